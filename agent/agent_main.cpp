@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ringmaster-agent: starts ranks on this host for consoles and relays their telemetry.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "agent/agent_options.h"
+#include "ringmaster/version.h"
+
+int main(int argc, char** argv) {
+  using namespace ringmaster::agent;
+  AgentOptions options;
+  CLI::App app{"Ringmaster host agent: launches ringmaster-worker ranks for consoles and streams their telemetry.\n"
+               "Listens on loopback unless given --token-file.",
+               "ringmaster-agent"};
+  app.set_version_flag("--version", std::string("ringmaster-agent ") + RINGMASTER_VERSION);
+  app.add_option("--listen", options.listen, "Address to listen on")->capture_default_str();
+  app.add_option("--port", options.port, "TCP port to listen on")->capture_default_str();
+  app.add_option("--token-file", options.tokenFile, "File holding the bearer token consoles must present")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-cert", options.tlsCert, "PEM certificate for TLS")->check(CLI::ExistingFile);
+  app.add_option("--tls-key", options.tlsKey, "PEM private key for TLS")->check(CLI::ExistingFile);
+  app.add_option("--state-dir", options.stateDir, "Directory for job journals (default: XDG state dir)");
+  app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this agent)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (auto problem = checkAgentOptions(options); !problem.empty()) {
+    std::cerr << "ringmaster-agent: " << problem << "\n";
+    return 2;
+  }
+  std::cerr << "ringmaster-agent: the agent service is not part of this build yet\n";
+  return 3;
+}

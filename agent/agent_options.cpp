@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/agent_options.h"
+
+namespace ringmaster::agent {
+
+bool isLoopbackAddress(const std::string& address) {
+  return address == "localhost" || address == "::1" || address == "[::1]" || address.rfind("127.", 0) == 0;
+}
+
+std::string checkAgentOptions(const AgentOptions& o) {
+  if (o.port < 1 || o.port > 65535) return "--port must be from 1 to 65535, got " + std::to_string(o.port);
+  if (!isLoopbackAddress(o.listen) && o.tokenFile.empty()) {
+    return "--listen " + o.listen + " is reachable from other machines: give --token-file FILE so that only "
+           "consoles holding the token can launch jobs (or listen on 127.0.0.1)";
+  }
+  if (o.tlsCert.empty() != o.tlsKey.empty()) return "--tls-cert and --tls-key go together; give both or neither";
+  return {};
+}
+
+}  // namespace ringmaster::agent

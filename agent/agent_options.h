@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How a host's agent listens and whom it trusts.
+#pragma once
+
+#include <string>
+
+namespace ringmaster::agent {
+
+// The agent's default TCP port (documented in README.md).
+inline constexpr int kDefaultAgentPort = 50551;
+
+struct AgentOptions {
+  std::string listen = "127.0.0.1";  // address to bind
+  int port = kDefaultAgentPort;
+  std::string tokenFile;             // required to listen beyond loopback
+  std::string tlsCert;
+  std::string tlsKey;
+  std::string stateDir;              // journals live here; default: XDG state dir
+  std::string workerPath;            // ringmaster-worker to start; default: beside the agent
+};
+
+bool isLoopbackAddress(const std::string& address);
+
+// Empty when the options are safe to run with, else what to change ("--listen 0.0.0.0 needs --token-file ...").
+std::string checkAgentOptions(const AgentOptions& options);
+
+}  // namespace ringmaster::agent

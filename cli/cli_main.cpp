@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ringmaster: launch, inspect, compare and report training runs from a terminal.
+#include <CLI/CLI.hpp>
+
+#include "ringmaster/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Ringmaster: launch data-parallel training across hosts, watch every rank, find stragglers,\n"
+               "leaks and stalls, compare runs and export reports.",
+               "ringmaster"};
+  app.set_version_flag("--version", std::string("ringmaster ") + RINGMASTER_VERSION);
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cout << app.help();
+    return 0;
+  }
+  return 0;
+}

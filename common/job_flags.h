@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The job flags shared by `ringmaster-worker` and `ringmaster run`, so both accept exactly the same words.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "common/job_spec.h"
+
+namespace ringmaster {
+
+// Registers --engine, --backend, --model, --data, hyper-parameters, checkpointing and --inject-* on `app`,
+// writing into `spec` as CLI11 parses. Call applyDefaults(spec) before parsing so defaults show in --help.
+void addJobFlags(CLI::App& app, v1::JobSpec& spec);
+
+// Parses "RANK:MS[@STEP]" for --inject-straggler. Throws InputError.
+v1::FaultInjection::Straggler parseStragglerFault(const std::string& text);
+// Parses "RANK:MB" for --inject-leak. Throws InputError.
+v1::FaultInjection::Leak parseLeakFault(const std::string& text);
+// Parses "RANK:STEP" for --inject-crash and --inject-hang. Throws InputError naming `flag`.
+v1::FaultInjection::AtStep parseStepFault(const std::string& text, const std::string& flag);
+
+}  // namespace ringmaster

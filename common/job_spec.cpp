@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/job_spec.h"
+
+#include <array>
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+namespace ringmaster {
+namespace {
+
+template <typename Enum, size_t N>
+using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr NameTable<v1::Engine, 2> kEngines{{{v1::ENGINE_DDP, "ddp"}, {v1::ENGINE_HOROVOD, "horovod"}}};
+constexpr NameTable<v1::Backend, 2> kBackends{{{v1::BACKEND_GLOO, "gloo"}, {v1::BACKEND_NCCL, "nccl"}}};
+constexpr NameTable<v1::Model, 4> kModels{{{v1::MODEL_MLP, "mlp"},
+                                           {v1::MODEL_CNN, "cnn"},
+                                           {v1::MODEL_RESNET18, "resnet18"},
+                                           {v1::MODEL_RESNET50, "resnet50"}}};
+constexpr NameTable<v1::Dataset, 3> kDatasets{{{v1::DATASET_SYNTHETIC, "synthetic"},
+                                               {v1::DATASET_FASHION_MNIST, "fashion-mnist"},
+                                               {v1::DATASET_CIFAR10, "cifar10"}}};
+constexpr NameTable<v1::Optimizer, 2> kOptimizers{{{v1::OPTIMIZER_SGD, "sgd"}, {v1::OPTIMIZER_ADAM, "adam"}}};
+constexpr NameTable<v1::Compression, 3> kCompressions{
+    {{v1::COMPRESSION_NONE, "none"}, {v1::COMPRESSION_FP16, "fp16"}, {v1::COMPRESSION_BF16, "bf16"}}};
+
+template <typename Enum, size_t N>
+std::string_view nameOf(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "unspecified";
+}
+
+template <typename Enum, size_t N>
+std::optional<Enum> parseName(const NameTable<Enum, N>& table, std::string_view text) {
+  for (const auto& [e, name] : table) {
+    if (name == text) return e;
+  }
+  return std::nullopt;
+}
+
+std::string formatNumber(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::string_view engineName(v1::Engine e) { return nameOf(kEngines, e); }
+std::string_view backendName(v1::Backend b) { return nameOf(kBackends, b); }
+std::string_view modelName(v1::Model m) { return nameOf(kModels, m); }
+std::string_view datasetName(v1::Dataset d) { return nameOf(kDatasets, d); }
+std::string_view optimizerName(v1::Optimizer o) { return nameOf(kOptimizers, o); }
+std::string_view compressionName(v1::Compression c) { return nameOf(kCompressions, c); }
+std::optional<v1::Engine> parseEngine(std::string_view t) { return parseName(kEngines, t); }
+std::optional<v1::Backend> parseBackend(std::string_view t) { return parseName(kBackends, t); }
+std::optional<v1::Model> parseModel(std::string_view t) { return parseName(kModels, t); }
+std::optional<v1::Dataset> parseDataset(std::string_view t) { return parseName(kDatasets, t); }
+std::optional<v1::Optimizer> parseOptimizer(std::string_view t) { return parseName(kOptimizers, t); }
+std::optional<v1::Compression> parseCompression(std::string_view t) { return parseName(kCompressions, t); }
+
+void applyDefaults(v1::JobSpec& spec) {
+  if (spec.engine() == v1::ENGINE_UNSPECIFIED) spec.set_engine(v1::ENGINE_DDP);
+  if (spec.backend() == v1::BACKEND_UNSPECIFIED) spec.set_backend(v1::BACKEND_GLOO);
+  if (spec.model() == v1::MODEL_UNSPECIFIED) spec.set_model(v1::MODEL_CNN);
+  if (spec.dataset() == v1::DATASET_UNSPECIFIED) spec.set_dataset(v1::DATASET_FASHION_MNIST);
+  if (spec.world_size() == 0) spec.set_world_size(1);
+  if (spec.rendezvous_timeout_s() == 0) spec.set_rendezvous_timeout_s(120);
+  auto* h = spec.mutable_hyper();
+  if (h->batch_size() == 0) h->set_batch_size(64);
+  if (h->optimizer() == v1::OPTIMIZER_UNSPECIFIED) h->set_optimizer(v1::OPTIMIZER_SGD);
+  if (h->lr() == 0) h->set_lr(0.01);
+  if (h->epochs() == 0 && h->steps() == 0) h->set_epochs(1);
+  if (h->accumulation_steps() == 0) h->set_accumulation_steps(1);
+  if (h->bucket_cap_mb() == 0) h->set_bucket_cap_mb(25);
+  if (h->cycle_time_ms() == 0) h->set_cycle_time_ms(1);
+  if (h->backward_passes_per_step() == 0) h->set_backward_passes_per_step(1);
+  if (h->stall_check_s() == 0) h->set_stall_check_s(60);
+}
+
+v1::JobSpec defaultJobSpec() {
+  v1::JobSpec spec;
+  spec.mutable_hyper()->set_fusion_threshold_mb(128);
+  applyDefaults(spec);
+  return spec;
+}
+
+std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
+  std::vector<FieldError> errors;
+  auto fail = [&](std::string field, std::string message) {
+    errors.push_back({std::move(field), std::move(message)});
+  };
+  if (engineName(spec.engine()) == "unspecified") fail("engine", "must be ddp or horovod");
+  if (backendName(spec.backend()) == "unspecified") fail("backend", "must be gloo or nccl");
+  if (modelName(spec.model()) == "unspecified") fail("model", "must be mlp, cnn, resnet18 or resnet50");
+  if (datasetName(spec.dataset()) == "unspecified") fail("dataset", "must be synthetic, fashion-mnist or cifar10");
+  if (spec.world_size() < 1 || spec.world_size() > 4096) fail("world_size", "must be from 1 to 4096");
+  if (!(spec.rendezvous_timeout_s() > 0)) fail("rendezvous_timeout_s", "must be above 0 seconds");
+
+  const auto& h = spec.hyper();
+  if (h.batch_size() < 1 || h.batch_size() > 65536) fail("hyper.batch_size", "must be from 1 to 65536");
+  if (optimizerName(h.optimizer()) == "unspecified") fail("hyper.optimizer", "must be sgd or adam");
+  if (!std::isfinite(h.lr()) || !(h.lr() > 0)) fail("hyper.lr", "must be a positive number");
+  if (!std::isfinite(h.momentum()) || h.momentum() < 0 || h.momentum() >= 1) {
+    fail("hyper.momentum", "must be in [0, 1)");
+  }
+  if (h.epochs() == 0 && h.steps() == 0) fail("hyper.epochs", "give epochs or steps (at least one above 0)");
+  if (h.accumulation_steps() < 1 || h.accumulation_steps() > 1024) {
+    fail("hyper.accumulation_steps", "must be from 1 to 1024");
+  }
+  if (compressionName(h.compression()) == "unspecified") fail("hyper.compression", "must be none, fp16 or bf16");
+  if (!std::isfinite(h.bucket_cap_mb()) || !(h.bucket_cap_mb() > 0) || h.bucket_cap_mb() > 4096) {
+    fail("hyper.bucket_cap_mb", "must be above 0 and at most 4096 MiB");
+  }
+  if (!std::isfinite(h.fusion_threshold_mb()) || h.fusion_threshold_mb() < 0 || h.fusion_threshold_mb() > 4096) {
+    fail("hyper.fusion_threshold_mb", "must be from 0 (no fusion) to 4096 MiB");
+  }
+  if (!std::isfinite(h.cycle_time_ms()) || !(h.cycle_time_ms() > 0) || h.cycle_time_ms() > 10000) {
+    fail("hyper.cycle_time_ms", "must be above 0 and at most 10000 ms");
+  }
+  if (h.backward_passes_per_step() < 1 || h.backward_passes_per_step() > 1024) {
+    fail("hyper.backward_passes_per_step", "must be from 1 to 1024");
+  }
+  if (!std::isfinite(h.stall_check_s()) || !(h.stall_check_s() > 0)) {
+    fail("hyper.stall_check_s", "must be above 0 seconds");
+  }
+  if (h.compression() == v1::COMPRESSION_BF16 && spec.engine() == v1::ENGINE_HOROVOD) {
+    fail("hyper.compression", "the horovod engine supports none or fp16 (as Horovod's Compression)");
+  }
+
+  int slots = 0;
+  for (int i = 0; i < spec.hosts_size(); ++i) {
+    const auto& host = spec.hosts(i);
+    std::string field = "hosts[" + std::to_string(i) + "]";
+    if (host.host().empty()) fail(field + ".host", "must name a host");
+    if (host.slots() < 1) fail(field + ".slots", "must be at least 1");
+    if (host.agent_port() > 65535) fail(field + ".agent_port", "must be a TCP port (1-65535)");
+    slots += static_cast<int>(host.slots());
+  }
+  if (spec.hosts_size() > 0 && slots < static_cast<int>(spec.world_size())) {
+    fail("hosts", "offer " + std::to_string(slots) + " slots for world_size " + std::to_string(spec.world_size()));
+  }
+
+  auto checkRank = [&](const std::string& field, int rank) {
+    if (rank < 0 || rank >= static_cast<int>(spec.world_size())) {
+      fail(field, "rank " + std::to_string(rank) + " is outside 0.." + std::to_string(spec.world_size() - 1));
+    }
+  };
+  const auto& f = spec.faults();
+  for (int i = 0; i < f.stragglers_size(); ++i) {
+    std::string field = "faults.stragglers[" + std::to_string(i) + "]";
+    checkRank(field + ".rank", f.stragglers(i).rank());
+    if (!(f.stragglers(i).extra_ms() > 0) || f.stragglers(i).extra_ms() > 600000) {
+      fail(field + ".extra_ms", "must be above 0 and at most 600000 ms");
+    }
+  }
+  for (int i = 0; i < f.leaks_size(); ++i) {
+    std::string field = "faults.leaks[" + std::to_string(i) + "]";
+    checkRank(field + ".rank", f.leaks(i).rank());
+    if (!(f.leaks(i).mb_per_step() > 0) || f.leaks(i).mb_per_step() > 1024) {
+      fail(field + ".mb_per_step", "must be above 0 and at most 1024 MiB");
+    }
+  }
+  for (int i = 0; i < f.crashes_size(); ++i) checkRank("faults.crashes[" + std::to_string(i) + "].rank", f.crashes(i).rank());
+  for (int i = 0; i < f.hangs_size(); ++i) checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
+
+  if (spec.resume() && spec.checkpoint_dir().empty()) fail("resume", "needs checkpoint_dir");
+  return errors;
+}
+
+std::string describe(const std::vector<FieldError>& errors) {
+  std::string text;
+  for (const auto& e : errors) {
+    if (!text.empty()) text += "; ";
+    text += e.field + ": " + e.message;
+  }
+  return text;
+}
+
+std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
+  const auto& h = spec.hyper();
+  std::vector<std::string> args = {
+      "--engine", std::string(engineName(spec.engine())),
+      "--backend", std::string(backendName(spec.backend())),
+      "--model", std::string(modelName(spec.model())),
+      "--data", std::string(datasetName(spec.dataset())),
+      "--batch-size", std::to_string(h.batch_size()),
+      "--optimizer", std::string(optimizerName(h.optimizer())),
+      "--lr", formatNumber(h.lr()),
+      "--momentum", formatNumber(h.momentum()),
+      "--seed", std::to_string(h.seed()),
+      "--accumulation-steps", std::to_string(h.accumulation_steps()),
+      "--compression", std::string(compressionName(h.compression())),
+      "--bucket-cap-mb", formatNumber(h.bucket_cap_mb()),
+      "--fusion-threshold-mb", formatNumber(h.fusion_threshold_mb()),
+      "--cycle-time-ms", formatNumber(h.cycle_time_ms()),
+      "--backward-passes-per-step", std::to_string(h.backward_passes_per_step()),
+      "--stall-check-s", formatNumber(h.stall_check_s()),
+      "--warmup-steps", std::to_string(h.warmup_steps()),
+      "--rendezvous-timeout-s", formatNumber(spec.rendezvous_timeout_s()),
+  };
+  auto add = [&](std::string flag, std::string value) {
+    args.push_back(std::move(flag));
+    args.push_back(std::move(value));
+  };
+  if (h.steps() > 0) add("--steps", std::to_string(h.steps()));
+  if (h.epochs() > 0) add("--epochs", std::to_string(h.epochs()));
+  if (h.scale_lr()) args.push_back("--scale-lr");
+  if (!spec.data_dir().empty()) add("--data-dir", spec.data_dir());
+  if (!spec.checkpoint_dir().empty()) {
+    add("--checkpoint-dir", spec.checkpoint_dir());
+    add("--checkpoint-every", std::to_string(spec.checkpoint_every()));
+  }
+  if (spec.resume()) args.push_back("--resume");
+  const auto& f = spec.faults();
+  for (const auto& s : f.stragglers()) {
+    add("--inject-straggler",
+        std::to_string(s.rank()) + ":" + formatNumber(s.extra_ms()) + "@" + std::to_string(s.from_step()));
+  }
+  for (const auto& l : f.leaks()) add("--inject-leak", std::to_string(l.rank()) + ":" + formatNumber(l.mb_per_step()));
+  for (const auto& c : f.crashes()) add("--inject-crash", std::to_string(c.rank()) + ":" + std::to_string(c.step()));
+  for (const auto& g : f.hangs()) add("--inject-hang", std::to_string(g.rank()) + ":" + std::to_string(g.step()));
+  return args;
+}
+
+}  // namespace ringmaster

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The job spec: defaults, the names users type, validation, and the flags that carry it to a rank.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringmaster/v1/job.pb.h"
+
+namespace ringmaster {
+
+namespace v1 = ::ringmaster::v1;
+
+// A spec with every default filled in (engine ddp, backend gloo, model cnn, fashion-mnist, batch 64, ...).
+v1::JobSpec defaultJobSpec();
+
+// Fills fields left at zero/unspecified with their defaults, leaving the rest alone.
+void applyDefaults(v1::JobSpec& spec);
+
+// One problem with one field of a spec, e.g. {"hyper.batch_size", "must be at least 1"}.
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+// Every problem in the spec; empty means valid. `builtBackends` lists what this build can run.
+std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec);
+
+// "hyper.batch_size: must be at least 1; ..." for a person.
+std::string describe(const std::vector<FieldError>& errors);
+
+// Names as users type them on command lines and in job files.
+std::string_view engineName(v1::Engine);
+std::string_view backendName(v1::Backend);
+std::string_view modelName(v1::Model);
+std::string_view datasetName(v1::Dataset);
+std::string_view optimizerName(v1::Optimizer);
+std::string_view compressionName(v1::Compression);
+std::optional<v1::Engine> parseEngine(std::string_view);
+std::optional<v1::Backend> parseBackend(std::string_view);
+std::optional<v1::Model> parseModel(std::string_view);
+std::optional<v1::Dataset> parseDataset(std::string_view);
+std::optional<v1::Optimizer> parseOptimizer(std::string_view);
+std::optional<v1::Compression> parseCompression(std::string_view);
+
+// The ringmaster-worker command-line flags that reproduce `spec` (without the torchrun environment).
+std::vector<std::string> workerArguments(const v1::JobSpec& spec);
+
+}  // namespace ringmaster

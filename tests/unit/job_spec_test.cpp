@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/job_flags.h"
+#include "common/job_spec.h"
+
+namespace v1 = ringmaster::v1;
+
+namespace {
+
+bool hasField(const std::vector<ringmaster::FieldError>& errors, const std::string& field) {
+  return std::any_of(errors.begin(), errors.end(), [&](const auto& e) { return e.field == field; });
+}
+
+v1::JobSpec parseFlags(std::vector<std::string> args) {
+  v1::JobSpec spec = ringmaster::defaultJobSpec();
+  CLI::App app;
+  ringmaster::addJobFlags(app, spec);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector form back to front
+  app.parse(args);
+  return spec;
+}
+
+}  // namespace
+
+TEST(JobSpec, DefaultsAreValid) {
+  auto spec = ringmaster::defaultJobSpec();
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty()) << ringmaster::describe(ringmaster::validateJobSpec(spec));
+  EXPECT_EQ(spec.engine(), v1::ENGINE_DDP);
+  EXPECT_EQ(spec.model(), v1::MODEL_CNN);
+  EXPECT_EQ(spec.hyper().batch_size(), 64u);
+  EXPECT_DOUBLE_EQ(spec.hyper().bucket_cap_mb(), 25);
+  EXPECT_DOUBLE_EQ(spec.hyper().fusion_threshold_mb(), 128);
+}
+
+TEST(JobSpec, ValidationNamesEachBadField) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.mutable_hyper()->set_batch_size(0);
+  spec.mutable_hyper()->set_lr(-1);
+  spec.set_world_size(2);
+  spec.mutable_faults()->add_stragglers()->set_rank(5);
+  auto errors = ringmaster::validateJobSpec(spec);
+  EXPECT_TRUE(hasField(errors, "hyper.batch_size"));
+  EXPECT_TRUE(hasField(errors, "hyper.lr"));
+  EXPECT_TRUE(hasField(errors, "faults.stragglers[0].rank"));
+  EXPECT_TRUE(hasField(errors, "faults.stragglers[0].extra_ms"));
+  EXPECT_FALSE(hasField(errors, "hyper.momentum"));
+}
+
+TEST(JobSpec, HostsMustOfferEnoughSlots) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.set_world_size(8);
+  auto* h = spec.add_hosts();
+  h->set_host("node1");
+  h->set_slots(4);
+  EXPECT_TRUE(hasField(ringmaster::validateJobSpec(spec), "hosts"));
+  h->set_slots(8);
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty());
+}
+
+TEST(JobSpec, NamesRoundTrip) {
+  for (auto e : {v1::ENGINE_DDP, v1::ENGINE_HOROVOD}) {
+    EXPECT_EQ(ringmaster::parseEngine(ringmaster::engineName(e)), e);
+  }
+  for (auto m : {v1::MODEL_MLP, v1::MODEL_CNN, v1::MODEL_RESNET18, v1::MODEL_RESNET50}) {
+    EXPECT_EQ(ringmaster::parseModel(ringmaster::modelName(m)), m);
+  }
+  EXPECT_FALSE(ringmaster::parseEngine("mpi").has_value());
+}
+
+TEST(JobFlags, WorkerArgumentsParseBackToTheSameSpec) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.set_engine(v1::ENGINE_HOROVOD);
+  spec.set_model(v1::MODEL_MLP);
+  spec.set_dataset(v1::DATASET_SYNTHETIC);
+  spec.mutable_hyper()->set_lr(0.125);
+  spec.mutable_hyper()->set_steps(30);
+  spec.mutable_hyper()->set_scale_lr(true);
+  spec.mutable_hyper()->set_fusion_threshold_mb(0);
+  spec.set_world_size(4);
+  auto* s = spec.mutable_faults()->add_stragglers();
+  s->set_rank(2);
+  s->set_extra_ms(50);
+  s->set_from_step(10);
+  auto* leak = spec.mutable_faults()->add_leaks();
+  leak->set_rank(1);
+  leak->set_mb_per_step(2);
+
+  auto back = parseFlags(ringmaster::workerArguments(spec));
+  back.set_world_size(spec.world_size());  // carried by the environment, not by flags
+  back.set_name(spec.name());
+  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString())
+      << back.DebugString() << "\nvs\n" << spec.DebugString();
+}
+
+TEST(JobFlags, BadValuesAreUsageErrorsNamingTheFlag) {
+  EXPECT_THROW(parseFlags({"--engine", "mpi"}), CLI::ValidationError);
+  EXPECT_THROW(parseFlags({"--batch-size", "0"}), CLI::ValidationError);
+  EXPECT_THROW(parseFlags({"--no-such-flag"}), CLI::ExtrasError);
+  try {
+    parseFlags({"--inject-straggler", "two:50"});
+    FAIL() << "accepted a bad straggler";
+  } catch (const ringmaster::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--inject-straggler"), std::string::npos) << e.what();
+  }
+}
