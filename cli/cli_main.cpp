@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ringmaster: launch, inspect, compare and report training runs from a terminal.
+// Each group of subcommands lives in its own file and registers itself here.
 #include <CLI/CLI.hpp>
 
+#include "cli/commands.h"
 #include "ringmaster/version.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +12,9 @@ int main(int argc, char** argv) {
                "ringmaster"};
   app.set_version_flag("--version", std::string("ringmaster ") + RINGMASTER_VERSION);
   app.require_subcommand(0, 1);
+
+  ringmaster::cli::CommandResult result;
+  ringmaster::cli::addCommands(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -20,5 +25,5 @@ int main(int argc, char** argv) {
     std::cout << app.help();
     return 0;
   }
-  return 0;
+  return result.exitCode;
 }
