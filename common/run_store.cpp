@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/run_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "common/clock.h"
+#include "common/json_tokenizer.h"
+#include "common/store_schema.h"
+
+namespace ringmaster {
+
+namespace {
+
+// One prepared statement; reset after each use so it can be bound again.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql, const std::string& path) : db_(db) {
+    if (sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) !=
+        SQLITE_OK) {
+      throw StoreError("run store " + path + ": " + sqlite3_errmsg(db));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt_, index, value);
+    return *this;
+  }
+  Statement& bind(int index, int value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, uint64_t value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, uint32_t value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+    return *this;
+  }
+  Statement& bind(int index, std::string_view text) {
+    sqlite3_bind_text(stmt_, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bindNull(int index) {
+    sqlite3_bind_null(stmt_, index);
+    return *this;
+  }
+  Statement& bindBlob(int index, const std::string& bytes) {
+    sqlite3_bind_blob(stmt_, index, bytes.data(), int(bytes.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+
+  // Steps once; true while a row is available. Throws on errors.
+  bool step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    std::string message = sqlite3_errmsg(db_);
+    sqlite3_reset(stmt_);
+    throw StoreError(std::string("run store ") + sqlite3_db_filename(db_, "main") + ": " + message);
+  }
+  // Runs a statement that returns no rows, then readies it for the next use.
+  void run() {
+    step();
+    reset();
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+  int integer(int column) const { return sqlite3_column_int(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+  bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  std::string_view text(int column) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    return p ? std::string_view(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string_view();
+  }
+  std::string blob(int column) const {
+    const void* p = sqlite3_column_blob(stmt_, column);
+    return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column))) : std::string();
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string encodeEvidence(const google::protobuf::Map<std::string, double>& evidence) {
+  std::string out = "{";
+  std::map<std::string, double> sorted(evidence.begin(), evidence.end());
+  for (const auto& [key, value] : sorted) {
+    if (out.size() > 1) out.push_back(',');
+    appendJsonString(out, key);
+    out.push_back(':');
+    if (!std::isfinite(value)) {
+      out += "null";
+      continue;
+    }
+    char number[32];
+    auto [end, ec] = std::to_chars(number, number + sizeof number, value);
+    out.append(number, ec == std::errc() ? end : number);
+  }
+  out.push_back('}');
+  return out;
+}
+
+void decodeEvidence(std::string_view json, google::protobuf::Map<std::string, double>& out) {
+  JsonTokenizer tokens(json);
+  if (tokens.next() != JsonTokenizer::Token::BeginObject) return;
+  for (auto t = tokens.next(); t == JsonTokenizer::Token::Key; t = tokens.next()) {
+    std::string key(tokens.text());
+    auto value = tokens.next();
+    if (value == JsonTokenizer::Token::Number) out[key] = tokens.number();
+    else tokens.skipValue(value);
+  }
+}
+
+std::string joinRanks(const google::protobuf::RepeatedField<int32_t>& ranks) {
+  std::string out;
+  for (int r : ranks) {
+    if (!out.empty()) out.push_back(',');
+    out += std::to_string(r);
+  }
+  return out;
+}
+
+std::string encodeStrings(const google::protobuf::RepeatedPtrField<std::string>& strings) {
+  std::string out = "[";
+  for (const auto& s : strings) {
+    if (out.size() > 1) out.push_back(',');
+    appendJsonString(out, s);
+  }
+  out.push_back(']');
+  return out;
+}
+
+}  // namespace
+
+std::string encodeStringMap(const std::map<std::string, std::string>& map) {
+  std::string out = "{";
+  for (const auto& [key, value] : map) {
+    if (out.size() > 1) out.push_back(',');
+    appendJsonString(out, key);
+    out.push_back(':');
+    appendJsonString(out, value);
+  }
+  out.push_back('}');
+  return out;
+}
+
+std::map<std::string, std::string> decodeStringMap(std::string_view json) {
+  std::map<std::string, std::string> out;
+  if (json.empty()) return out;
+  JsonTokenizer tokens(json);
+  if (tokens.next() != JsonTokenizer::Token::BeginObject) return out;
+  for (auto t = tokens.next(); t == JsonTokenizer::Token::Key; t = tokens.next()) {
+    std::string key(tokens.text());
+    auto value = tokens.next();
+    if (value == JsonTokenizer::Token::String || value == JsonTokenizer::Token::Number) {
+      out[key] = std::string(tokens.text());
+    } else {
+      tokens.skipValue(value);
+    }
+  }
+  return out;
+}
+
+struct RunStore::Impl {
+  std::string path;
+  sqlite3* db = nullptr;
+  int openedVersion = 0;
+  int version = 0;
+  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertTimeline, insertLog, insertStall,
+      insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+
+  ~Impl() {
+    // Statements must go before the connection.
+    insertStep.reset();
+    insertOp.reset();
+    insertMemory.reset();
+    insertTimeline.reset();
+    insertLog.reset();
+    insertStall.reset();
+    insertFinding.reset();
+    upsertRankState.reset();
+    upsertRankSummary.reset();
+    upsertHealth.reset();
+    insertHost.reset();
+    if (db) sqlite3_close_v2(db);
+  }
+
+  [[noreturn]] void fail(int rc, const std::string& doing) const {
+    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    int primary = rc & 0xFF;
+    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+      throw StoreError("run store " + path + " is damaged or not a database (" + detail +
+                       "); move it aside to start a new history, or pass another file with --store");
+    }
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+      throw StoreError("run store " + path + " is locked by another process (" + detail +
+                       "); wait for it to finish or pass another file with --store");
+    }
+    if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
+      throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
+                       "); check that the folder exists and is writable, or pass another file with --store");
+    }
+    throw StoreError("run store " + path + ": " + doing + " failed: " + detail);
+  }
+
+  void exec(std::string_view sql, const std::string& doing) {
+    char* message = nullptr;
+    int rc = sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, &message);
+    sqlite3_free(message);
+    if (rc != SQLITE_OK) fail(rc, doing);
+  }
+
+  int pragmaInt(const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+    if (rc != SQLITE_OK) fail(rc, "read");
+    rc = sqlite3_step(stmt);
+    int value = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(rc, "read");
+    return value;
+  }
+
+  std::unique_ptr<Statement> prepare(std::string_view sql) { return std::make_unique<Statement>(db, sql, path); }
+
+  // BEGIN IMMEDIATE ... COMMIT, rolled back if the body throws.
+  template <typename Body>
+  void transaction(Body&& body) {
+    exec("BEGIN IMMEDIATE", "write to");
+    try {
+      body();
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec("COMMIT", "write to");
+  }
+
+  void migrate(bool readOnly) {
+    int applicationId = pragmaInt("PRAGMA application_id");
+    openedVersion = pragmaInt("PRAGMA user_version");
+    int tables = pragmaInt("SELECT count(*) FROM sqlite_schema");
+    if (applicationId != store_schema::kApplicationId && (applicationId != 0 || tables > 0)) {
+      throw StoreError("run store " + path +
+                       " is an SQLite file of another program; pass a new file name with --store");
+    }
+    if (openedVersion > store_schema::kCurrentVersion) {
+      throw StoreError("run store " + path + " was written by a newer Ringmaster (schema version " +
+                       std::to_string(openedVersion) + ", this build knows up to " +
+                       std::to_string(store_schema::kCurrentVersion) + "); update Ringmaster to read it");
+    }
+    version = openedVersion;
+    if (version == store_schema::kCurrentVersion) return;
+    if (readOnly) {
+      throw StoreError("run store " + path + " needs a schema upgrade (version " + std::to_string(version) +
+                       " to " + std::to_string(store_schema::kCurrentVersion) +
+                       "); open it once without read-only access");
+    }
+    transaction([&] {
+      // Someone else may have migrated it while we waited for the write lock.
+      version = pragmaInt("PRAGMA user_version");
+      const auto& steps = store_schema::migrations();
+      for (int v = version; v < store_schema::kCurrentVersion; ++v) {
+        exec(steps[size_t(v)], "upgrade the schema of");
+      }
+      exec("PRAGMA application_id = " + std::to_string(store_schema::kApplicationId), "write to");
+      exec("PRAGMA user_version = " + std::to_string(store_schema::kCurrentVersion), "write to");
+      version = store_schema::kCurrentVersion;
+    });
+  }
+
+  void prepareWriters() {
+    insertStep = prepare(
+        "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, "
+        "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    insertOp = prepare(
+        "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, algbw_gbps, "
+        "busbw_gbps, tensors) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    insertMemory = prepare(
+        "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
+        "device_total_bytes, host_total_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+    insertTimeline = prepare(
+        "INSERT INTO timeline_events (run_id, rank, lane, name, start_ns, end_ns, step, args) "
+        "VALUES (?,?,?,?,?,?,?,?)");
+    insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
+    insertStall = prepare(
+        "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES (?,?,?,?,?)");
+    insertFinding = prepare(
+        "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
+        "VALUES (?,?,?,?,?,?,?,?,?)");
+    upsertRankState = prepare(
+        "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES (?,?,?,?,?,?,?,?) "
+        "ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "host = CASE WHEN excluded.host <> '' THEN excluded.host ELSE host END, "
+        "pid = CASE WHEN excluded.pid <> 0 THEN excluded.pid ELSE pid END, "
+        "state = excluded.state, exit_code = excluded.exit_code, signal = excluded.signal, "
+        "message = excluded.message");
+    upsertRankSummary = prepare(
+        "INSERT INTO ranks (run_id, rank, final_loss, test_accuracy, param_checksum, steps, samples_per_s) "
+        "VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "final_loss = excluded.final_loss, test_accuracy = excluded.test_accuracy, "
+        "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = excluded.samples_per_s");
+    upsertHealth = prepare(
+        "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
+        "ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
+    insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
+  }
+
+  void insertFindingRow(int64_t runId, const v1::Finding& f) {
+    insertFinding->bind(1, runId)
+        .bind(2, int(f.kind()))
+        .bind(3, int(f.severity()))
+        .bind(4, f.rank())
+        .bind(5, f.host())
+        .bind(6, f.since_step())
+        .bind(7, f.cause())
+        .bind(8, f.summary())
+        .bind(9, encodeEvidence(f.evidence()))
+        .run();
+  }
+
+  void insertTimelineRow(int64_t runId, const v1::TimelineEvent& e) {
+    insertTimeline->bind(1, runId).bind(2, e.rank()).bind(3, e.lane()).bind(4, e.name());
+    insertTimeline->bind(5, e.start_ns()).bind(6, e.end_ns()).bind(7, e.step());
+    if (e.args().empty()) {
+      insertTimeline->bindNull(8);
+    } else {
+      insertTimeline->bind(8, encodeStringMap(std::map<std::string, std::string>(e.args().begin(), e.args().end())));
+    }
+    insertTimeline->run();
+  }
+
+  void insert(int64_t runId, const v1::Record& record) {
+    switch (record.body_case()) {
+      case v1::Record::kStep: {
+        const auto& s = record.step();
+        insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
+        insertStep->bind(6, s.data_ns()).bind(7, s.forward_ns()).bind(8, s.backward_ns()).bind(9, s.comm_wait_ns());
+        insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
+        insertStep->bind(14, s.lr()).run();
+        break;
+      }
+      case v1::Record::kAllreduce: {
+        const auto& o = record.allreduce();
+        insertOp->bind(1, runId).bind(2, o.rank()).bind(3, o.step()).bind(4, o.bucket()).bind(5, o.bytes());
+        insertOp->bind(6, o.start_ns()).bind(7, o.end_ns()).bind(8, o.latency_us()).bind(9, o.algbw_gbps());
+        insertOp->bind(10, o.busbw_gbps()).bind(11, o.tensors()).run();
+        break;
+      }
+      case v1::Record::kMemory: {
+        const auto& m = record.memory();
+        insertMemory->bind(1, runId).bind(2, m.rank()).bind(3, m.step()).bind(4, m.time_ns());
+        insertMemory->bind(5, m.rss_bytes()).bind(6, m.heap_bytes()).bind(7, m.device_used_bytes());
+        insertMemory->bind(8, m.device_total_bytes()).bind(9, m.host_total_bytes()).run();
+        break;
+      }
+      case v1::Record::kTimeline: insertTimelineRow(runId, record.timeline()); break;
+      case v1::Record::kLog: {
+        const auto& l = record.log();
+        insertLog->bind(1, runId).bind(2, l.rank()).bind(3, int(l.stream())).bind(4, l.time_unix_ns());
+        insertLog->bind(5, l.text()).run();
+        break;
+      }
+      case v1::Record::kRankState: {
+        const auto& r = record.rank_state();
+        upsertRankState->bind(1, runId).bind(2, r.rank()).bind(3, r.host()).bind(4, r.pid()).bind(5, int(r.state()));
+        upsertRankState->bind(6, r.exit_code()).bind(7, r.signal()).bind(8, r.message()).run();
+        if (!r.host().empty()) insertHost->bind(1, runId).bind(2, r.host()).run();
+        break;
+      }
+      case v1::Record::kFinding: insertFindingRow(runId, record.finding()); break;
+      case v1::Record::kHealth: {
+        const auto& h = record.health();
+        upsertHealth->bind(1, runId).bind(2, h.rank()).bind(3, h.records_sent()).bind(4, h.records_dropped()).run();
+        break;
+      }
+      case v1::Record::kStall: {
+        const auto& s = record.stall();
+        insertStall->bind(1, runId).bind(2, s.reporting_rank()).bind(3, joinRanks(s.missing_ranks()));
+        insertStall->bind(4, encodeStrings(s.tensors())).bind(5, s.waited_s()).run();
+        break;
+      }
+      case v1::Record::kSummary: {
+        const auto& s = record.summary();
+        upsertRankSummary->bind(1, runId).bind(2, s.rank()).bind(3, s.final_loss());
+        if (s.test_accuracy() >= 0) upsertRankSummary->bind(4, s.test_accuracy());
+        else upsertRankSummary->bindNull(4);
+        upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
+        break;
+      }
+      case v1::Record::BODY_NOT_SET: break;
+    }
+  }
+
+  RunInfo readRun(Statement& q) const {
+    RunInfo info;
+    info.id = q.int64(0);
+    info.name = q.text(1);
+    info.status = q.text(2);
+    info.source = q.text(3);
+    info.engine = q.text(4);
+    info.backend = q.text(5);
+    info.worldSize = q.integer(6);
+    info.startedUnixNs = q.int64(7);
+    info.endedUnixNs = q.int64(8);
+    info.spec.ParseFromString(q.blob(9));
+    info.environment = decodeStringMap(q.text(10));
+    info.notes = q.text(11);
+    std::string_view tags = q.text(12);
+    // Tags are joined with a unit separator, which no tag contains (addTag refuses it).
+    while (!tags.empty()) {
+      size_t cut = tags.find('\x1f');
+      info.tags.emplace_back(tags.substr(0, cut));
+      if (cut == std::string_view::npos) break;
+      tags.remove_prefix(cut + 1);
+    }
+    return info;
+  }
+};
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT id, name, status, source, engine, backend, world_size, started_unix_ns, ended_unix_ns, spec, "
+    "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
+    "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
+
+}  // namespace
+
+RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  int flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &impl_->db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) impl_->fail(rc, options.readOnly ? "open" : "create or open");
+  sqlite3_extended_result_codes(impl_->db, 1);
+  sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+
+  if (!options.readOnly) {
+    // WAL lets readers run while a run is ingested; NORMAL sync is durable across crashes of the process.
+    impl_->exec("PRAGMA journal_mode = WAL", "open");
+    impl_->exec("PRAGMA synchronous = NORMAL", "open");
+  }
+  impl_->exec("PRAGMA cache_size = -32768", "open");
+  impl_->exec("PRAGMA temp_store = MEMORY", "open");
+  impl_->migrate(options.readOnly);
+  if (!options.readOnly) impl_->prepareWriters();
+}
+
+RunStore::~RunStore() = default;
+RunStore::RunStore(RunStore&&) noexcept = default;
+RunStore& RunStore::operator=(RunStore&&) noexcept = default;
+
+const std::string& RunStore::path() const { return impl_->path; }
+int RunStore::openedSchemaVersion() const { return impl_->openedVersion; }
+int RunStore::schemaVersion() const { return impl_->version; }
+
+int64_t RunStore::createRun(const NewRun& run) {
+  auto q = impl_->prepare(
+      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, environment) "
+      "VALUES (?,?,?,?,?,?,?,?,?)");
+  std::string engine, backend;
+  if (run.spec.engine() == v1::ENGINE_DDP) engine = "ddp";
+  if (run.spec.engine() == v1::ENGINE_HOROVOD) engine = "horovod";
+  if (run.spec.backend() == v1::BACKEND_GLOO) backend = "gloo";
+  if (run.spec.backend() == v1::BACKEND_NCCL) backend = "nccl";
+  q->bind(1, run.name).bind(2, run.status).bind(3, run.source).bind(4, engine).bind(5, backend);
+  q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
+  q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());
+  q->bindBlob(8, run.spec.SerializeAsString()).bind(9, encodeStringMap(run.environment));
+  q->run();
+  return sqlite3_last_insert_rowid(impl_->db);
+}
+
+void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
+  auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
+  q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
+}
+
+void RunStore::setWorldSize(int64_t runId, int worldSize) {
+  impl_->prepare("UPDATE runs SET world_size = ? WHERE id = ?")->bind(1, worldSize).bind(2, runId).run();
+}
+
+void RunStore::renameRun(int64_t runId, const std::string& name) {
+  impl_->prepare("UPDATE runs SET name = ? WHERE id = ?")->bind(1, name).bind(2, runId).run();
+}
+
+void RunStore::setNotes(int64_t runId, const std::string& notes) {
+  impl_->prepare("UPDATE runs SET notes = ? WHERE id = ?")->bind(1, notes).bind(2, runId).run();
+}
+
+void RunStore::addTag(int64_t runId, const std::string& tag) {
+  if (tag.empty() || tag.find('\x1f') != std::string::npos) {
+    throw InputError("tag '" + tag + "' is empty or holds a control character");
+  }
+  impl_->prepare("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?,?)")->bind(1, runId).bind(2, tag).run();
+}
+
+void RunStore::removeTag(int64_t runId, const std::string& tag) {
+  impl_->prepare("DELETE FROM run_tags WHERE run_id = ? AND tag = ?")->bind(1, runId).bind(2, tag).run();
+}
+
+void RunStore::deleteRun(int64_t runId) {
+  impl_->transaction([&] {
+    for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
+                              "logs", "stall_reports", "findings", "run_tags"}) {
+      impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?")->bind(1, runId).run();
+    }
+    impl_->prepare("DELETE FROM runs WHERE id = ?")->bind(1, runId).run();
+  });
+}
+
+void RunStore::setHostInfo(int64_t runId, const std::string& host, const std::map<std::string, std::string>& info) {
+  impl_->prepare("INSERT INTO hosts (run_id, host, info) VALUES (?,?,?) ON CONFLICT (run_id, host) DO UPDATE SET "
+                 "info = excluded.info")
+      ->bind(1, runId)
+      .bind(2, host)
+      .bind(3, encodeStringMap(info))
+      .run();
+}
+
+void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->transaction([&] {
+    for (const auto& record : batch.records()) impl_->insert(runId, record);
+  });
+}
+
+void RunStore::append(int64_t runId, const std::vector<v1::Record>& records) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->transaction([&] {
+    for (const auto& record : records) impl_->insert(runId, record);
+  });
+}
+
+void RunStore::appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->transaction([&] {
+    for (const auto& event : events) impl_->insertTimelineRow(runId, event);
+  });
+}
+
+void RunStore::replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings) {
+  impl_->transaction([&] {
+    impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
+    for (const auto& f : findings) impl_->insertFindingRow(runId, f);
+  });
+}
+
+std::vector<RunInfo> RunStore::runs() const {
+  auto q = impl_->prepare(std::string(kRunColumns) + " ORDER BY id DESC");
+  std::vector<RunInfo> out;
+  while (q->step()) out.push_back(impl_->readRun(*q));
+  return out;
+}
+
+std::optional<RunInfo> RunStore::run(int64_t runId) const {
+  auto q = impl_->prepare(std::string(kRunColumns) + " WHERE id = ?");
+  q->bind(1, runId);
+  if (!q->step()) return std::nullopt;
+  return impl_->readRun(*q);
+}
+
+int64_t RunStore::resolveRun(const std::string& text) const {
+  if (text == "last" || text == "latest") {
+    auto q = impl_->prepare("SELECT max(id) FROM runs");
+    if (q->step() && !q->isNull(0)) return q->int64(0);
+    throw InputError("run store " + impl_->path + " holds no runs yet");
+  }
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec == std::errc() && end == text.data() + text.size()) {
+    if (run(id)) return id;
+  } else {
+    auto q = impl_->prepare("SELECT max(id) FROM runs WHERE name = ?");
+    q->bind(1, text);
+    if (q->step() && !q->isNull(0)) return q->int64(0);
+  }
+  throw InputError("no run '" + text + "' in " + impl_->path + "; `ringmaster runs` lists the runs it holds");
+}
+
+RunCounts RunStore::counts(int64_t runId) const {
+  RunCounts c;
+  auto count = [&](const char* table) {
+    auto q = impl_->prepare(std::string("SELECT count(*) FROM ") + table + " WHERE run_id = ?");
+    q->bind(1, runId);
+    q->step();
+    return q->int64(0);
+  };
+  c.steps = count("steps");
+  c.allreduceOps = count("allreduce_ops");
+  c.memorySamples = count("memory_samples");
+  c.timelineEvents = count("timeline_events");
+  c.logLines = count("logs");
+  c.stallReports = count("stall_reports");
+  c.findings = count("findings");
+  return c;
+}
+
+std::vector<RankInfo> RunStore::ranks(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT rank, host, pid, state, exit_code, signal, message, final_loss, test_accuracy, param_checksum, steps, "
+      "samples_per_s, records_sent, records_dropped FROM ranks WHERE run_id = ? ORDER BY rank");
+  q->bind(1, runId);
+  std::vector<RankInfo> out;
+  while (q->step()) {
+    RankInfo r;
+    r.rank = q->integer(0);
+    r.host = q->text(1);
+    r.pid = q->integer(2);
+    r.state = static_cast<v1::RankState::State>(q->integer(3));
+    r.exitCode = q->integer(4);
+    r.signal = q->integer(5);
+    r.message = q->text(6);
+    if (!q->isNull(7)) r.finalLoss = q->real(7);
+    if (!q->isNull(8)) r.testAccuracy = q->real(8);
+    r.paramChecksum = q->text(9);
+    r.steps = uint64_t(q->int64(10));
+    r.samplesPerS = q->real(11);
+    r.recordsSent = uint64_t(q->int64(12));
+    r.recordsDropped = uint64_t(q->int64(13));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::map<std::string, std::map<std::string, std::string>> RunStore::hosts(int64_t runId) const {
+  auto q = impl_->prepare("SELECT host, info FROM hosts WHERE run_id = ? ORDER BY host");
+  q->bind(1, runId);
+  std::map<std::string, std::map<std::string, std::string>> out;
+  while (q->step()) out[std::string(q->text(0))] = decodeStringMap(q->text(1));
+  return out;
+}
+
+std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
+  std::map<int, RankSeries> byRank;
+  auto series = [&](int rank) -> RankSeries& {
+    RankSeries& s = byRank[rank];
+    s.rank = rank;
+    return s;
+  };
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, optimizer_ns, "
+        "total_ns, samples, loss, lr FROM steps WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::StepSample s;
+      s.set_rank(q->integer(0));
+      s.set_step(uint64_t(q->int64(1)));
+      s.set_epoch(uint32_t(q->int64(2)));
+      s.set_start_ns(q->int64(3));
+      s.set_data_ns(q->int64(4));
+      s.set_forward_ns(q->int64(5));
+      s.set_backward_ns(q->int64(6));
+      s.set_comm_wait_ns(q->int64(7));
+      s.set_optimizer_ns(q->int64(8));
+      s.set_total_ns(q->int64(9));
+      s.set_samples(uint32_t(q->int64(10)));
+      s.set_loss(q->real(11));
+      s.set_lr(q->real(12));
+      series(s.rank()).steps.push_back(std::move(s));
+    }
+  }
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, bucket, bytes, start_ns, end_ns, latency_us, algbw_gbps, busbw_gbps, tensors "
+        "FROM allreduce_ops WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::AllreduceOp o;
+      o.set_rank(q->integer(0));
+      o.set_step(uint64_t(q->int64(1)));
+      o.set_bucket(uint32_t(q->int64(2)));
+      o.set_bytes(uint64_t(q->int64(3)));
+      o.set_start_ns(q->int64(4));
+      o.set_end_ns(q->int64(5));
+      o.set_latency_us(q->real(6));
+      o.set_algbw_gbps(q->real(7));
+      o.set_busbw_gbps(q->real(8));
+      o.set_tensors(uint32_t(q->int64(9)));
+      series(o.rank()).allreduce.push_back(std::move(o));
+    }
+  }
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, device_total_bytes, "
+        "host_total_bytes FROM memory_samples WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::MemorySample m;
+      m.set_rank(q->integer(0));
+      m.set_step(uint64_t(q->int64(1)));
+      m.set_time_ns(q->int64(2));
+      m.set_rss_bytes(uint64_t(q->int64(3)));
+      m.set_heap_bytes(uint64_t(q->int64(4)));
+      m.set_device_used_bytes(uint64_t(q->int64(5)));
+      m.set_device_total_bytes(uint64_t(q->int64(6)));
+      m.set_host_total_bytes(uint64_t(q->int64(7)));
+      series(m.rank()).memory.push_back(std::move(m));
+    }
+  }
+  std::vector<RankSeries> out;
+  out.reserve(byRank.size());
+  for (auto& [rank, s] : byRank) {
+    auto byStep = [](const auto& a, const auto& b) { return a.step() < b.step(); };
+    std::stable_sort(s.steps.begin(), s.steps.end(), byStep);
+    std::stable_sort(s.allreduce.begin(), s.allreduce.end(), [](const auto& a, const auto& b) {
+      return a.step() != b.step() ? a.step() < b.step() : a.start_ns() < b.start_ns();
+    });
+    std::stable_sort(s.memory.begin(), s.memory.end(), byStep);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<v1::LogLine> RunStore::logs(int64_t runId, std::optional<int> rank) const {
+  auto q = impl_->prepare(rank ? "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? AND rank = ? "
+                                 "ORDER BY rowid"
+                               : "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? ORDER BY rowid");
+  q->bind(1, runId);
+  if (rank) q->bind(2, *rank);
+  std::vector<v1::LogLine> out;
+  while (q->step()) {
+    v1::LogLine l;
+    l.set_rank(q->integer(0));
+    l.set_stream(static_cast<v1::LogLine::Stream>(q->integer(1)));
+    l.set_time_unix_ns(q->int64(2));
+    l.set_text(std::string(q->text(3)));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT reporting_rank, missing_ranks, tensors, waited_s FROM stall_reports WHERE run_id = ? ORDER BY rowid");
+  q->bind(1, runId);
+  std::vector<v1::StallReport> out;
+  while (q->step()) {
+    v1::StallReport s;
+    s.set_reporting_rank(q->integer(0));
+    std::string_view ranks = q->text(1);
+    while (!ranks.empty()) {
+      size_t cut = ranks.find(',');
+      int r = 0;
+      std::from_chars(ranks.data(), ranks.data() + std::min(cut, ranks.size()), r);
+      s.add_missing_ranks(r);
+      if (cut == std::string_view::npos) break;
+      ranks.remove_prefix(cut + 1);
+    }
+    JsonTokenizer tokens(q->text(2));
+    if (tokens.next() == JsonTokenizer::Token::BeginArray) {
+      for (auto t = tokens.next(); t == JsonTokenizer::Token::String; t = tokens.next()) {
+        s.add_tensors(std::string(tokens.text()));
+      }
+    }
+    s.set_waited_s(q->real(3));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence FROM findings WHERE run_id = ? "
+      "ORDER BY severity DESC, rowid");
+  q->bind(1, runId);
+  std::vector<v1::Finding> out;
+  while (q->step()) {
+    v1::Finding f;
+    f.set_kind(static_cast<v1::Finding::Kind>(q->integer(0)));
+    f.set_severity(static_cast<v1::Finding::Severity>(q->integer(1)));
+    f.set_rank(q->integer(2));
+    f.set_host(std::string(q->text(3)));
+    f.set_since_step(uint64_t(q->int64(4)));
+    f.set_cause(std::string(q->text(5)));
+    f.set_summary(std::string(q->text(6)));
+    decodeEvidence(q->text(7), *f.mutable_evidence());
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void RunStore::forEachTimelineEvent(int64_t runId,
+                                    const std::function<void(const v1::TimelineEvent&)>& visit) const {
+  auto q = impl_->prepare(
+      "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? ORDER BY rowid");
+  q->bind(1, runId);
+  v1::TimelineEvent e;
+  while (q->step()) {
+    e.Clear();
+    e.set_rank(q->integer(0));
+    e.set_lane(std::string(q->text(1)));
+    e.set_name(std::string(q->text(2)));
+    e.set_start_ns(q->int64(3));
+    e.set_end_ns(q->int64(4));
+    e.set_step(uint64_t(q->int64(5)));
+    if (!q->isNull(6)) {
+      for (auto& [key, value] : decodeStringMap(q->text(6))) (*e.mutable_args())[key] = value;
+    }
+    visit(e);
+  }
+}
+
+}  // namespace ringmaster

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run history: one SQLite file per user holding every run with its ranks, hosts, step samples, all-reduce
+// ops, memory samples, timeline events, logs, stall reports and findings.
+//
+// Writes go in batches (one transaction per batch, prepared statements); the file is in WAL mode, so another
+// RunStore (another thread or process) can read a run while it is being ingested. One RunStore object is used
+// by one thread at a time. Records are protocol v1 messages; readers return value types.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "ringmaster/v1/job.pb.h"
+#include "ringmaster/v1/records.pb.h"
+
+namespace ringmaster {
+
+namespace v1 = ::ringmaster::v1;
+
+// The store file is unusable: corrupt, locked, foreign, newer than this build, or not writable.
+// The message names the file and says what to do.
+class StoreError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// What a new run starts with.
+struct NewRun {
+  std::string name;
+  std::string source = "live";          // "live", or "import:<file>"
+  std::string status = "running";
+  v1::JobSpec spec;
+  int worldSize = 0;                    // 0 = spec.world_size()
+  int64_t startedUnixNs = 0;            // 0 = now
+  std::map<std::string, std::string> environment;  // versions, backend details, ...
+};
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string name;
+  std::string status;
+  std::string source;
+  std::string engine;                   // "ddp", "horovod", or "" (imported)
+  std::string backend;
+  int worldSize = 0;
+  int64_t startedUnixNs = 0;
+  int64_t endedUnixNs = 0;              // 0 while running
+  v1::JobSpec spec;
+  std::map<std::string, std::string> environment;
+  std::string notes;
+  std::vector<std::string> tags;
+};
+
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  v1::RankState::State state = v1::RankState::STATE_UNSPECIFIED;
+  int exitCode = 0;
+  int signal = 0;
+  std::string message;
+  std::optional<double> finalLoss;
+  std::optional<double> testAccuracy;
+  std::string paramChecksum;
+  uint64_t steps = 0;
+  double samplesPerS = 0;
+  uint64_t recordsSent = 0;
+  uint64_t recordsDropped = 0;
+};
+
+// Rows a run holds, per table.
+struct RunCounts {
+  int64_t steps = 0;
+  int64_t allreduceOps = 0;
+  int64_t memorySamples = 0;
+  int64_t timelineEvents = 0;
+  int64_t logLines = 0;
+  int64_t stallReports = 0;
+  int64_t findings = 0;
+  int64_t total() const {
+    return steps + allreduceOps + memorySamples + timelineEvents + logLines + stallReports + findings;
+  }
+};
+
+// One rank's measurements, each sorted by step.
+struct RankSeries {
+  int rank = 0;
+  std::vector<v1::StepSample> steps;
+  std::vector<v1::AllreduceOp> allreduce;
+  std::vector<v1::MemorySample> memory;
+};
+
+class RunStore {
+ public:
+  struct Options {
+    bool readOnly = false;
+    int busyTimeoutMs = 5000;  // how long to wait for another writer before calling the file locked
+  };
+
+  // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError.
+  explicit RunStore(const std::string& path, Options options);
+  explicit RunStore(const std::string& path) : RunStore(path, Options{}) {}
+  ~RunStore();
+  RunStore(RunStore&&) noexcept;
+  RunStore& operator=(RunStore&&) noexcept;
+
+  const std::string& path() const;
+  // The schema version the file had when it was opened (0 for a new file), and the one it has now.
+  int openedSchemaVersion() const;
+  int schemaVersion() const;
+
+  // ---- writing
+  int64_t createRun(const NewRun& run);
+  void setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs = 0);
+  void setWorldSize(int64_t runId, int worldSize);
+  void renameRun(int64_t runId, const std::string& name);
+  void setNotes(int64_t runId, const std::string& notes);
+  void addTag(int64_t runId, const std::string& tag);
+  void removeTag(int64_t runId, const std::string& tag);
+  void deleteRun(int64_t runId);
+  void setHostInfo(int64_t runId, const std::string& host, const std::map<std::string, std::string>& info);
+
+  // Stores a batch of records in one transaction. Sequence numbers are not kept: the agent's journal owns them.
+  void append(int64_t runId, const v1::RecordBatch& batch);
+  void append(int64_t runId, const std::vector<v1::Record>& records);
+  void appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events);
+  // Replaces the run's findings (diagnosis re-runs as data arrives; the latest view wins).
+  void replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings);
+
+  // ---- reading
+  std::vector<RunInfo> runs() const;  // newest first
+  std::optional<RunInfo> run(int64_t runId) const;
+  // "12" (an id), "last", or a run's name (the newest of that name). Throws InputError naming `text`.
+  int64_t resolveRun(const std::string& text) const;
+  RunCounts counts(int64_t runId) const;
+  std::vector<RankInfo> ranks(int64_t runId) const;
+  std::map<std::string, std::map<std::string, std::string>> hosts(int64_t runId) const;
+  // Every rank that left any measurement, sorted by rank.
+  std::vector<RankSeries> rankSeries(int64_t runId) const;
+  std::vector<v1::LogLine> logs(int64_t runId, std::optional<int> rank = std::nullopt) const;
+  std::vector<v1::StallReport> stallReports(int64_t runId) const;
+  std::vector<v1::Finding> findings(int64_t runId) const;
+  // Streams the run's timeline in insertion order without holding it in memory.
+  void forEachTimelineEvent(int64_t runId, const std::function<void(const v1::TimelineEvent&)>& visit) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host names and string maps as JSON objects (shared with readers of the store's text columns).
+std::string encodeStringMap(const std::map<std::string, std::string>& map);
+std::map<std::string, std::string> decodeStringMap(std::string_view json);
+
+}  // namespace ringmaster

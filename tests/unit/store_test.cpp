@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/run_store.h"
+#include "common/store_schema.h"
+
+using ringmaster::NewRun;
+using ringmaster::RunStore;
+using ringmaster::StoreError;
+namespace v1 = ringmaster::v1;
+namespace fs = std::filesystem;
+
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rm_store_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string file(const std::string& name = "runs.sqlite") const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+NewRun named(const std::string& name) {
+  NewRun run;
+  run.name = name;
+  return run;
+}
+
+RunStore::Options readOnly() {
+  RunStore::Options options;
+  options.readOnly = true;
+  return options;
+}
+
+RunStore::Options impatient() {
+  RunStore::Options options;
+  options.busyTimeoutMs = 100;
+  return options;
+}
+
+v1::Record stepRecord(int rank, uint64_t step) {
+  v1::Record r;
+  auto* s = r.mutable_step();
+  s->set_rank(rank);
+  s->set_step(step);
+  s->set_start_ns(int64_t(step) * 1'000'000);
+  s->set_forward_ns(300'000 + rank);
+  s->set_backward_ns(500'000);
+  s->set_total_ns(1'000'000);
+  s->set_samples(64);
+  s->set_loss(2.5 - 0.01 * double(step));
+  s->set_lr(0.1);
+  return r;
+}
+
+// A small but complete batch: every record kind once or more.
+v1::RecordBatch sampleBatch() {
+  v1::RecordBatch batch;
+  for (int rank = 0; rank < 2; ++rank) {
+    for (uint64_t step = 0; step < 3; ++step) {
+      *batch.add_records() = stepRecord(rank, 2 - step);  // out of order on purpose
+      auto* op = batch.add_records()->mutable_allreduce();
+      op->set_rank(rank);
+      op->set_step(step);
+      op->set_bytes(4 << 20);
+      op->set_latency_us(800);
+      op->set_busbw_gbps(5.2);
+      auto* m = batch.add_records()->mutable_memory();
+      m->set_rank(rank);
+      m->set_step(step);
+      m->set_rss_bytes(1'000'000'000 + step * 2'000'000);
+      m->set_host_total_bytes(16'000'000'000ULL);
+    }
+    auto* state = batch.add_records()->mutable_rank_state();
+    state->set_rank(rank);
+    state->set_state(v1::RankState::STATE_RUNNING);
+    state->set_pid(100 + rank);
+    state->set_host(rank == 0 ? "alpha" : "beta");
+  }
+  auto* e = batch.add_records()->mutable_timeline();
+  e->set_rank(1);
+  e->set_lane("grad.fc1.weight");
+  e->set_name("NEGOTIATE_ALLREDUCE");
+  e->set_start_ns(10);
+  e->set_end_ns(20);
+  (*e->mutable_args())["ready \"ranks\""] = "0,1";
+  auto* log = batch.add_records()->mutable_log();
+  log->set_rank(0);
+  log->set_text("epoch 0 done");
+  auto* stall = batch.add_records()->mutable_stall();
+  stall->set_reporting_rank(0);
+  stall->add_missing_ranks(1);
+  stall->add_missing_ranks(3);
+  stall->add_tensors("grad.fc2.bias");
+  stall->set_waited_s(61.5);
+  auto* finding = batch.add_records()->mutable_finding();
+  finding->set_kind(v1::Finding::KIND_STRAGGLER);
+  finding->set_severity(v1::Finding::SEVERITY_WARNING);
+  finding->set_rank(1);
+  finding->set_summary("rank 1 is slow");
+  (*finding->mutable_evidence())["slowdown_pct"] = 21.5;
+  auto* summary = batch.add_records()->mutable_summary();
+  summary->set_rank(0);
+  summary->set_final_loss(0.25);
+  summary->set_test_accuracy(-1);
+  summary->set_param_checksum("abc123");
+  auto* health = batch.add_records()->mutable_health();
+  health->set_rank(1);
+  health->set_records_sent(99);
+  health->set_records_dropped(1);
+  return batch;
+}
+
+}  // namespace
+
+TEST_F(StoreTest, RoundTripsEveryRecordKind) {
+  RunStore store(file());
+  EXPECT_EQ(store.openedSchemaVersion(), 0);
+  EXPECT_EQ(store.schemaVersion(), ringmaster::store_schema::kCurrentVersion);
+  NewRun run;
+  run.name = "mnist-ddp";
+  run.spec.set_engine(v1::ENGINE_DDP);
+  run.spec.set_backend(v1::BACKEND_GLOO);
+  run.spec.set_world_size(2);
+  run.environment["libtorch"] = "1.13.1";
+  int64_t id = store.createRun(run);
+  store.append(id, sampleBatch());
+
+  auto info = store.run(id);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->name, "mnist-ddp");
+  EXPECT_EQ(info->engine, "ddp");
+  EXPECT_EQ(info->backend, "gloo");
+  EXPECT_EQ(info->worldSize, 2);
+  EXPECT_EQ(info->environment.at("libtorch"), "1.13.1");
+  EXPECT_EQ(info->status, "running");
+
+  auto counts = store.counts(id);
+  EXPECT_EQ(counts.steps, 6);
+  EXPECT_EQ(counts.allreduceOps, 6);
+  EXPECT_EQ(counts.memorySamples, 6);
+  EXPECT_EQ(counts.timelineEvents, 1);
+  EXPECT_EQ(counts.logLines, 1);
+  EXPECT_EQ(counts.stallReports, 1);
+  EXPECT_EQ(counts.findings, 1);
+
+  auto series = store.rankSeries(id);
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[1].rank, 1);
+  ASSERT_EQ(series[1].steps.size(), 3u);
+  EXPECT_EQ(series[1].steps[0].step(), 0u);  // sorted
+  EXPECT_EQ(series[1].steps[2].step(), 2u);
+  EXPECT_EQ(series[1].steps[0].forward_ns(), 300'001);
+  EXPECT_DOUBLE_EQ(series[0].allreduce[0].busbw_gbps(), 5.2);
+  EXPECT_EQ(series[0].memory[2].rss_bytes(), 1'004'000'000u);
+
+  auto ranks = store.ranks(id);
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0].host, "alpha");
+  EXPECT_EQ(ranks[0].pid, 100);
+  EXPECT_EQ(ranks[0].paramChecksum, "abc123");
+  EXPECT_DOUBLE_EQ(ranks[0].finalLoss.value(), 0.25);
+  EXPECT_FALSE(ranks[0].testAccuracy.has_value());
+  EXPECT_EQ(ranks[1].recordsDropped, 1u);
+  EXPECT_EQ(store.hosts(id).size(), 2u);
+
+  std::vector<v1::TimelineEvent> events;
+  store.forEachTimelineEvent(id, [&](const v1::TimelineEvent& e) { events.push_back(e); });
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].lane(), "grad.fc1.weight");
+  EXPECT_EQ(events[0].args().at("ready \"ranks\""), "0,1");
+
+  auto stalls = store.stallReports(id);
+  ASSERT_EQ(stalls.size(), 1u);
+  ASSERT_EQ(stalls[0].missing_ranks_size(), 2);
+  EXPECT_EQ(stalls[0].missing_ranks(1), 3);
+  EXPECT_EQ(stalls[0].tensors(0), "grad.fc2.bias");
+
+  auto findings = store.findings(id);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_DOUBLE_EQ(findings[0].evidence().at("slowdown_pct"), 21.5);
+  EXPECT_EQ(store.logs(id, 0).size(), 1u);
+  EXPECT_TRUE(store.logs(id, 1).empty());
+}
+
+TEST_F(StoreTest, FinishedRunReopensWithAllItsData) {
+  int64_t id;
+  {
+    RunStore store(file());
+    id = store.createRun(named("keep"));
+    store.append(id, sampleBatch());
+    store.setRunStatus(id, "finished", 12345);
+  }
+  RunStore reopened(file(), readOnly());
+  EXPECT_EQ(reopened.run(id)->status, "finished");
+  EXPECT_EQ(reopened.run(id)->endedUnixNs, 12345);
+  EXPECT_EQ(reopened.counts(id).steps, 6);
+}
+
+TEST_F(StoreTest, ResolvesRunsByIdNameAndLast) {
+  RunStore store(file());
+  int64_t a = store.createRun(named("baseline"));
+  int64_t b = store.createRun(named("nccl"));
+  EXPECT_EQ(store.resolveRun(std::to_string(a)), a);
+  EXPECT_EQ(store.resolveRun("nccl"), b);
+  EXPECT_EQ(store.resolveRun("last"), b);
+  try {
+    store.resolveRun("nope");
+    FAIL() << "expected an error";
+  } catch (const ringmaster::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'nope'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(store.resolveRun("999"), ringmaster::InputError);
+}
+
+TEST_F(StoreTest, TagsNotesRenameAndDelete) {
+  RunStore store(file());
+  int64_t id = store.createRun(named("x"));
+  store.append(id, sampleBatch());
+  store.addTag(id, "baseline");
+  store.addTag(id, "gloo");
+  store.addTag(id, "gloo");
+  store.setNotes(id, "first try");
+  store.renameRun(id, "y");
+  auto info = store.run(id);
+  EXPECT_EQ(info->name, "y");
+  EXPECT_EQ(info->notes, "first try");
+  EXPECT_EQ(info->tags, (std::vector<std::string>{"baseline", "gloo"}));
+  store.removeTag(id, "gloo");
+  EXPECT_EQ(store.run(id)->tags.size(), 1u);
+  EXPECT_THROW(store.addTag(id, ""), ringmaster::InputError);
+  store.deleteRun(id);
+  EXPECT_FALSE(store.run(id));
+  EXPECT_EQ(store.counts(id).total(), 0);
+}
+
+TEST_F(StoreTest, MigratesAVersionOneFile) {
+  // Write a store the way version 1 of the schema left it, with one run in it.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    std::string v1sql(ringmaster::store_schema::migrations()[0]);
+    ASSERT_EQ(sqlite3_exec(db, v1sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO runs (name, status, source, world_size) VALUES ('old', 'finished', 'live', 4);"
+                           "INSERT INTO steps VALUES (1, 0, 0, 0, 0, 1, 2, 3, 4, 5, 15, 32, 1.5, 0.1);"
+                           "PRAGMA application_id = 1380404563; PRAGMA user_version = 1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  RunStore store(file());
+  EXPECT_EQ(store.openedSchemaVersion(), 1);
+  EXPECT_EQ(store.schemaVersion(), 2);
+  int64_t id = store.resolveRun("old");
+  EXPECT_EQ(store.run(id)->worldSize, 4);
+  EXPECT_EQ(store.counts(id).steps, 1);
+  EXPECT_EQ(store.run(id)->notes, "");
+  store.addTag(id, "migrated");  // a version 2 feature works on the migrated file
+  EXPECT_EQ(store.run(id)->tags.at(0), "migrated");
+
+  RunStore again(file());
+  EXPECT_EQ(again.openedSchemaVersion(), 2);
+}
+
+TEST_F(StoreTest, CorruptFileIsAClearError) {
+  {
+    std::ofstream out(file(), std::ios::binary);
+    for (int i = 0; i < 512; ++i) out << "this is not sqlite ";
+  }
+  try {
+    RunStore store(file());
+    FAIL() << "opened a corrupt file";
+  } catch (const StoreError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find(file()), std::string::npos) << message;
+    EXPECT_NE(message.find("not a database"), std::string::npos) << message;
+  }
+  // The damaged file is left as it was.
+  EXPECT_EQ(fs::file_size(file()), 512u * 19u);
+}
+
+TEST_F(StoreTest, ForeignAndNewerFilesAreRefused) {
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open(file("foreign.sqlite").c_str(), &db);
+    sqlite3_exec(db, "CREATE TABLE recipes (name TEXT)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    sqlite3_open(file("newer.sqlite").c_str(), &db);
+    sqlite3_exec(db, "PRAGMA application_id = 1380404563; PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  EXPECT_THROW(
+      {
+        try {
+          RunStore store(file("foreign.sqlite"));
+        } catch (const StoreError& e) {
+          EXPECT_NE(std::string(e.what()).find("another program"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      StoreError);
+  EXPECT_THROW(
+      {
+        try {
+          RunStore store(file("newer.sqlite"));
+        } catch (const StoreError& e) {
+          EXPECT_NE(std::string(e.what()).find("newer Ringmaster"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      StoreError);
+}
+
+TEST_F(StoreTest, LockedFileIsAClearError) {
+  RunStore store(file(), impatient());
+  int64_t id = store.createRun(named("x"));
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  try {
+    store.append(id, sampleBatch());
+    FAIL() << "wrote while another process held the write lock";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(file()), std::string::npos) << e.what();
+  }
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  store.append(id, sampleBatch());  // and works again once the lock is gone
+  EXPECT_EQ(store.counts(id).steps, 6);
+}
+
+TEST_F(StoreTest, MissingFolderIsAClearError) {
+  try {
+    RunStore store((dir_ / "no" / "such" / "dir" / "runs.sqlite").string());
+    FAIL();
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("no/such/dir"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(StoreTest, ConcurrentReaderSeesARunGrowWhileItIsIngested) {
+  constexpr int kBatches = 60;
+  constexpr int kStepsPerBatch = 400;
+  RunStore writer(file());
+  int64_t id = writer.createRun(named("live"));
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::string readerError;
+  int64_t lastSeen = 0;
+  bool monotonic = true;
+
+  std::thread reader([&] {
+    try {
+      RunStore store(file(), readOnly());
+      while (!done.load()) {
+        int64_t now = store.counts(id).steps;
+        auto series = store.rankSeries(id);
+        if (now < lastSeen) monotonic = false;
+        lastSeen = now;
+        ++reads;
+      }
+      lastSeen = store.counts(id).steps;
+    } catch (const std::exception& e) {
+      readerError = e.what();
+    }
+  });
+  for (int b = 0; b < kBatches; ++b) {
+    std::vector<v1::Record> records;
+    for (int i = 0; i < kStepsPerBatch; ++i) records.push_back(stepRecord(i % 8, uint64_t(b * 50 + i / 8)));
+    writer.append(id, records);
+    if (b == kBatches / 2) {
+      // Let the reader get in while the run is half written.
+      for (int spin = 0; spin < 200 && reads.load() < 3; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(readerError, "");
+  EXPECT_TRUE(monotonic);
+  EXPECT_GE(reads.load(), 3);
+  EXPECT_EQ(lastSeen, int64_t(kBatches) * kStepsPerBatch);
+}
