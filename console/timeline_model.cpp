@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/timeline_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace ringmaster::console {
+namespace {
+
+// Whether an event that starts before t1 reaches into [t0, t1): ranges are half-open, instants count where they are.
+bool overlaps(const TimelineModel::Event& e, int64_t t0) { return e.endNs > t0 || e.startNs >= t0; }
+
+bool isNegotiation(const std::string& name) { return name.rfind("NEGOTIATE", 0) == 0; }
+
+// Horovod's timeline names a rank's ready tick by the rank number.
+bool parseRank(const std::string& text, int& rank) {
+  if (text.empty() || text.size() > 6) return false;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  rank = std::stoi(text);
+  return true;
+}
+
+}  // namespace
+
+TimelineModel::NameId TimelineModel::intern(const std::string& name) {
+  auto [it, inserted] = nameIds_.try_emplace(name, static_cast<NameId>(names_.size()));
+  if (inserted) names_.push_back(name);
+  return it->second;
+}
+
+const std::string& TimelineModel::name(NameId id) const { return names_.at(id); }
+
+int TimelineModel::laneIndex(int rank, const std::string& name) {
+  auto [it, inserted] = laneByKey_.try_emplace({rank, name}, static_cast<int>(lanes_.size()));
+  if (inserted) {
+    LaneData lane;
+    lane.info = Lane{rank, name};
+    lanes_.push_back(std::move(lane));
+  }
+  return it->second;
+}
+
+void TimelineModel::add(const v1::TimelineEvent& record) {
+  const int laneId = laneIndex(record.rank(), record.lane());
+  LaneData& lane = lanes_[static_cast<size_t>(laneId)];
+  const int64_t start = record.start_ns();
+  const int64_t end = std::max(record.end_ns(), start);
+  if (lane.info.isTensor()) {
+    int tickRank = record.rank();
+    const bool instant = end == start;
+    if (instant && parseRank(record.name(), tickRank)) {
+      // A bare tick: it marks a rank as ready and is not an activity of its own.
+      ticks_[lane.info.name].push_back({start, tickRank});
+      ticksSorted_ = false;
+      return;
+    }
+    if (isNegotiation(record.name())) {
+      ticks_[lane.info.name].push_back({start, record.rank()});
+      ticksSorted_ = false;
+    }
+  }
+
+  Event e;
+  e.startNs = start;
+  e.endNs = end;
+  e.step = static_cast<uint32_t>(std::min<uint64_t>(record.step(), UINT32_MAX));
+  e.name = intern(record.name());
+  e.rank = record.rank();
+  if (!record.args().empty()) {
+    std::vector<std::pair<std::string, std::string>> args(record.args().begin(), record.args().end());
+    std::sort(args.begin(), args.end());
+    argTable_.push_back(std::move(args));
+    e.args = static_cast<uint32_t>(argTable_.size());
+  }
+  if (!lane.events.empty() && start < lane.events.back().startNs) lane.sorted = false;
+  lane.events.push_back(e);
+  if (lane.sorted) lane.maxEndSoFar.push_back(std::max(end, lane.maxEndSoFar.empty() ? end : lane.maxEndSoFar.back()));
+  ++eventCount_;
+  beginNs_ = std::min(beginNs_, start);
+  endNs_ = std::max(endNs_, end);
+}
+
+void TimelineModel::add(const v1::RecordBatch& batch) {
+  for (const v1::Record& record : batch.records()) {
+    if (record.has_timeline()) add(record.timeline());
+  }
+}
+
+void TimelineModel::clear() { *this = TimelineModel(); }
+
+std::vector<std::pair<std::string, std::string>> TimelineModel::args(const Event& event) const {
+  if (event.args == 0 || event.args > argTable_.size()) return {};
+  return argTable_[event.args - 1];
+}
+
+void TimelineModel::prepare(LaneData& lane) const {
+  if (lane.sorted) return;
+  std::stable_sort(lane.events.begin(), lane.events.end(),
+                   [](const Event& a, const Event& b) { return a.startNs < b.startNs; });
+  lane.maxEndSoFar.resize(lane.events.size());
+  int64_t reach = INT64_MIN;
+  for (size_t i = 0; i < lane.events.size(); ++i) {
+    reach = std::max(reach, lane.events[i].endNs);
+    lane.maxEndSoFar[i] = reach;
+  }
+  lane.sorted = true;
+}
+
+const std::vector<TimelineModel::Event>& TimelineModel::events(int lane) const {
+  LaneData& data = lanes_[static_cast<size_t>(lane)];
+  prepare(data);
+  return data.events;
+}
+
+size_t TimelineModel::firstReaching(const LaneData& lane, int64_t t) const {
+  return static_cast<size_t>(std::lower_bound(lane.maxEndSoFar.begin(), lane.maxEndSoFar.end(), t) -
+                             lane.maxEndSoFar.begin());
+}
+
+std::vector<int> TimelineModel::rankRows() const {
+  std::vector<int> rows;
+  // laneByKey_ is ordered by (rank, name): "comm..." sorts before "compute", so place compute first by hand.
+  int currentRank = INT32_MIN;
+  size_t rankStart = 0;
+  for (const auto& [key, index] : laneByKey_) {
+    if (lanes_[static_cast<size_t>(index)].info.isTensor()) continue;
+    if (key.first != currentRank) {
+      currentRank = key.first;
+      rankStart = rows.size();
+    }
+    if (key.second == "compute") {
+      rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(rankStart), index);
+    } else {
+      rows.push_back(index);
+    }
+  }
+  return rows;
+}
+
+std::vector<int> TimelineModel::tensorRows() const {
+  std::map<std::string, int> lowest;  // tensor -> lane of its lowest rank
+  for (const auto& [key, index] : laneByKey_) {
+    if (lanes_[static_cast<size_t>(index)].info.isTensor()) lowest.try_emplace(key.second, index);
+  }
+  std::vector<std::pair<int64_t, int>> byFirstEvent;
+  for (const auto& [tensor, index] : lowest) {
+    const auto& ev = events(index);
+    byFirstEvent.push_back({ev.empty() ? INT64_MAX : ev.front().startNs, index});
+  }
+  std::stable_sort(byFirstEvent.begin(), byFirstEvent.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<int> rows;
+  for (const auto& [start, index] : byFirstEvent) rows.push_back(index);
+  return rows;
+}
+
+std::vector<TimelineModel::Box> TimelineModel::boxes(int laneId, int64_t t0, int64_t t1, double nsPerPixel,
+                                                     double minPixels) const {
+  std::vector<Box> out;
+  LaneData& lane = lanes_[static_cast<size_t>(laneId)];
+  prepare(lane);
+  const double narrowNs = minPixels * nsPerPixel;
+  bool open = false;
+  Box merged;
+  int64_t longest = -1;
+  for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
+    const Event& e = lane.events[i];
+    if (e.startNs >= t1) break;
+    if (!overlaps(e, t0)) continue;
+    const int64_t duration = e.endNs - e.startNs;
+    if (static_cast<double>(duration) >= narrowNs) {
+      // Nothing later can join a merged box this event starts beyond: close it first to keep start order.
+      if (open && static_cast<double>(e.startNs) > static_cast<double>(merged.endNs) + narrowNs) {
+        out.push_back(merged);
+        open = false;
+      }
+      out.push_back(Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i)});
+      continue;
+    }
+    if (open && static_cast<double>(e.startNs) <= static_cast<double>(merged.endNs) + narrowNs) {
+      merged.endNs = std::max(merged.endNs, e.endNs);
+      ++merged.count;
+      if (duration > longest) longest = duration, merged.name = e.name;
+      continue;
+    }
+    if (open) out.push_back(merged);
+    open = true;
+    merged = Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i)};
+    longest = duration;
+  }
+  if (open) out.push_back(merged);
+  return out;
+}
+
+int TimelineModel::eventAt(int laneId, int64_t t, int64_t toleranceNs) const {
+  LaneData& lane = lanes_[static_cast<size_t>(laneId)];
+  prepare(lane);
+  int best = -1;
+  for (size_t i = firstReaching(lane, t - toleranceNs); i < lane.events.size(); ++i) {
+    const Event& e = lane.events[i];
+    if (e.startNs - toleranceNs > t) break;
+    // Later starts are nested deeper: the last one that covers t is the innermost.
+    if (e.endNs + toleranceNs >= t) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::vector<TimelineModel::Tick> TimelineModel::ticks(int laneId, int64_t t0, int64_t t1) const {
+  if (!ticksSorted_) {
+    for (auto& [tensor, list] : ticks_) {
+      std::stable_sort(list.begin(), list.end(), [](const Tick& a, const Tick& b) { return a.timeNs < b.timeNs; });
+    }
+    ticksSorted_ = true;
+  }
+  auto it = ticks_.find(lanes_[static_cast<size_t>(laneId)].info.name);
+  if (it == ticks_.end()) return {};
+  const auto& list = it->second;
+  auto begin = std::lower_bound(list.begin(), list.end(), t0, [](const Tick& a, int64_t t) { return a.timeNs < t; });
+  auto end = std::upper_bound(begin, list.end(), t1, [](int64_t t, const Tick& a) { return t < a.timeNs; });
+  return {begin, end};
+}
+
+int TimelineModel::lateRank(int laneId, const Event& negotiate) const {
+  const std::vector<Tick> inside = ticks(laneId, negotiate.startNs, negotiate.endNs);
+  return inside.empty() ? -1 : inside.back().rank;
+}
+
+TimelineModel::RangeStats TimelineModel::rangeStats(int64_t t0, int64_t t1) const {
+  RangeStats stats;
+  for (LaneData& lane : lanes_) {
+    prepare(lane);
+    for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
+      const Event& e = lane.events[i];
+      if (e.startNs >= t1) break;
+      if (!overlaps(e, t0)) continue;
+      PhaseStats& s = stats[lane.info.rank][names_[e.name]];
+      s.totalNs += std::max<int64_t>(0, std::min(e.endNs, t1) - std::max(e.startNs, t0));
+      ++s.count;
+    }
+  }
+  return stats;
+}
+
+std::vector<v1::TimelineEvent> TimelineModel::eventsIn(int64_t t0, int64_t t1) const {
+  std::vector<v1::TimelineEvent> out;
+  for (LaneData& lane : lanes_) {
+    prepare(lane);
+    for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
+      const Event& e = lane.events[i];
+      if (e.startNs >= t1) break;
+      if (!overlaps(e, t0)) continue;
+      v1::TimelineEvent record;
+      record.set_rank(lane.info.rank);
+      record.set_lane(lane.info.name);
+      record.set_name(names_[e.name]);
+      record.set_start_ns(e.startNs);
+      record.set_end_ns(e.endNs);
+      record.set_step(e.step);
+      for (const auto& [key, value] : args(e)) (*record.mutable_args())[key] = value;
+      out.push_back(std::move(record));
+    }
+  }
+  return out;
+}
+
+size_t TimelineModel::bytesHeld() const {
+  size_t bytes = sizeof(*this);
+  for (const LaneData& lane : lanes_) {
+    bytes += sizeof(LaneData) + lane.events.capacity() * sizeof(Event) + lane.maxEndSoFar.capacity() * sizeof(int64_t);
+  }
+  for (const auto& args : argTable_) bytes += sizeof(args) + args.size() * 64;
+  for (const auto& [tensor, list] : ticks_) bytes += list.capacity() * sizeof(Tick);
+  return bytes;
+}
+
+}  // namespace ringmaster::console

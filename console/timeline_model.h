@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The timeline of a run for a custom-painted view: per-lane event arrays sorted by start, level-of-detail boxes
+// for a visible range, hit testing, per-phase statistics of a range, and Horovod's "who arrived late" ticks.
+//
+// Lanes are (rank, lane name). A rank's "compute" lane holds DATA FORWARD BACKWARD OPTIMIZER; "comm" lanes hold
+// ALLREDUCE and its wait; any other lane name is a tensor or fused buffer of the Horovod engine, holding
+// NEGOTIATE_ALLREDUCE, QUEUE, MEMCPY_IN_FUSION_BUFFER, ..._ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER. Two row layouts
+// are offered: by rank (its compute and comm lanes) and Horovod-style (one row per tensor, the lowest rank's
+// events, every rank's ready tick).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ringmaster/v1/records.pb.h"
+
+namespace ringmaster::console {
+
+namespace v1 = ::ringmaster::v1;
+
+class TimelineModel {
+ public:
+  using NameId = uint32_t;
+
+  // One event in a lane; 32 bytes, so 10 million events fit in a third of a gigabyte.
+  struct Event {
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    uint32_t step = 0;
+    NameId name = 0;
+    uint32_t args = 0;  // 1-based index into the argument table; 0 = none
+    int32_t rank = 0;
+  };
+
+  struct Lane {
+    int rank = 0;
+    std::string name;  // "compute", "comm", or a tensor name
+    bool isTensor() const { return name != "compute" && name.rfind("comm", 0) != 0; }
+  };
+
+  // What the view paints for one lane: an event (count 1) or several narrow neighbours merged into one box.
+  struct Box {
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    NameId name = 0;     // for a merged box, the name of its longest event
+    uint32_t count = 1;  // events in the box
+    uint32_t event = 0;  // index in the lane of the first event
+  };
+
+  // A rank became ready for a tensor (a tick inside NEGOTIATE_ALLREDUCE).
+  struct Tick {
+    int64_t timeNs = 0;
+    int rank = 0;
+  };
+
+  // Per phase, time spent inside a range and events touching it.
+  struct PhaseStats {
+    int64_t totalNs = 0;
+    uint32_t count = 0;
+  };
+  // rank -> phase name -> stats
+  using RangeStats = std::map<int, std::map<std::string, PhaseStats>>;
+
+  void add(const v1::TimelineEvent& event);
+  // Adds every timeline record of a batch (others are ignored).
+  void add(const v1::RecordBatch& batch);
+  void clear();
+
+  size_t eventCount() const { return eventCount_; }
+  int64_t beginNs() const { return eventCount_ ? beginNs_ : 0; }
+  int64_t endNs() const { return eventCount_ ? endNs_ : 0; }
+  const std::string& name(NameId id) const;
+  // Arguments of an event ("bytes" -> "4194304", ...), in name order.
+  std::vector<std::pair<std::string, std::string>> args(const Event& event) const;
+
+  int laneCount() const { return static_cast<int>(lanes_.size()); }
+  const Lane& lane(int index) const { return lanes_[static_cast<size_t>(index)].info; }
+  // Events of a lane, sorted by start.
+  const std::vector<Event>& events(int lane) const;
+
+  // Row layouts: lane indexes in display order.
+  std::vector<int> rankRows() const;    // rank by rank: compute, then comm lanes
+  std::vector<int> tensorRows() const;  // one per tensor name: the lowest rank's lane
+
+  // Boxes of lane `lane` inside [t0, t1) at `nsPerPixel`: events narrower than `minPixels` that lie within
+  // `minPixels` of each other merge into one box, so the box count stays near the pixel width at any zoom.
+  std::vector<Box> boxes(int lane, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 1.0) const;
+
+  // The innermost event of `lane` under time t, within `toleranceNs` of its edges; -1 when none.
+  int eventAt(int lane, int64_t t, int64_t toleranceNs = 0) const;
+
+  // Ready ticks of every rank for the tensor of `lane` (same tensor name on any rank), in [t0, t1], by time.
+  std::vector<Tick> ticks(int lane, int64_t t0, int64_t t1) const;
+  // The rank whose tick comes last inside the NEGOTIATE event (the one the others waited for); -1 without ticks.
+  int lateRank(int lane, const Event& negotiate) const;
+
+  // Time per phase per rank inside [t0, t1): each event's overlap with the range, over all lanes.
+  RangeStats rangeStats(int64_t t0, int64_t t1) const;
+
+  // The events overlapping [t0, t1) as records (for export), lane by lane.
+  std::vector<v1::TimelineEvent> eventsIn(int64_t t0, int64_t t1) const;
+
+  size_t bytesHeld() const;
+
+ private:
+  struct LaneData {
+    Lane info;
+    std::vector<Event> events;
+    std::vector<int64_t> maxEndSoFar;  // running maximum of end over events[0..i], for range searches
+    bool sorted = true;
+  };
+
+  NameId intern(const std::string& name);
+  int laneIndex(int rank, const std::string& name);
+  void prepare(LaneData& lane) const;
+  // Index of the first event of the lane that may reach t (every earlier one ends before t).
+  size_t firstReaching(const LaneData& lane, int64_t t) const;
+
+  mutable std::vector<LaneData> lanes_;
+  std::map<std::pair<int, std::string>, int> laneByKey_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, NameId> nameIds_;
+  std::vector<std::vector<std::pair<std::string, std::string>>> argTable_;
+  // Tensor name -> (time, rank) ticks, kept sorted lazily.
+  mutable std::map<std::string, std::vector<Tick>> ticks_;
+  mutable bool ticksSorted_ = true;
+  size_t eventCount_ = 0;
+  int64_t beginNs_ = INT64_MAX;
+  int64_t endNs_ = INT64_MIN;
+};
+
+}  // namespace ringmaster::console

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/timeline_model.h"
+
+#include <gtest/gtest.h>
+
+namespace ringmaster::console {
+namespace {
+
+v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start, int64_t end,
+                        std::map<std::string, std::string> args = {}) {
+  v1::TimelineEvent e;
+  e.set_rank(rank);
+  e.set_lane(lane);
+  e.set_name(name);
+  e.set_start_ns(start);
+  e.set_end_ns(end);
+  e.set_step(7);
+  for (const auto& [k, v] : args) (*e.mutable_args())[k] = v;
+  return e;
+}
+
+int laneOf(const TimelineModel& model, int rank, const std::string& name) {
+  for (int i = 0; i < model.laneCount(); ++i) {
+    if (model.lane(i).rank == rank && model.lane(i).name == name) return i;
+  }
+  return -1;
+}
+
+TEST(TimelineModel, RowsByRankAndByTensor) {
+  TimelineModel model;
+  model.add(event(1, "comm", "ALLREDUCE", 0, 10));
+  model.add(event(1, "compute", "FORWARD", 0, 10));
+  model.add(event(0, "compute", "FORWARD", 0, 10));
+  model.add(event(0, "comm", "ALLREDUCE", 0, 10));
+  model.add(event(1, "grad.fc1", "QUEUE", 5, 9));
+  model.add(event(0, "grad.fc2", "QUEUE", 1, 2));
+  model.add(event(0, "grad.fc1", "QUEUE", 3, 4));
+  const std::vector<int> byRank = model.rankRows();
+  ASSERT_EQ(byRank.size(), 4u);
+  EXPECT_EQ(byRank, (std::vector<int>{laneOf(model, 0, "compute"), laneOf(model, 0, "comm"),
+                                      laneOf(model, 1, "compute"), laneOf(model, 1, "comm")}));
+  // One row per tensor from its lowest rank, in order of first activity.
+  EXPECT_EQ(model.tensorRows(), (std::vector<int>{laneOf(model, 0, "grad.fc2"), laneOf(model, 0, "grad.fc1")}));
+  EXPECT_EQ(model.eventCount(), 7u);
+  EXPECT_EQ(model.beginNs(), 0);
+  EXPECT_EQ(model.endNs(), 10);
+}
+
+TEST(TimelineModel, SortsEventsThatArriveOutOfOrder) {
+  TimelineModel model;
+  model.add(event(0, "compute", "BACKWARD", 300, 600));
+  model.add(event(0, "compute", "DATA", 0, 100));
+  model.add(event(0, "compute", "FORWARD", 100, 300));
+  const auto& events = model.events(0);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(model.name(events[0].name), "DATA");
+  EXPECT_EQ(model.name(events[2].name), "BACKWARD");
+  EXPECT_EQ(model.eventAt(0, 150), 1);
+}
+
+class LevelOfDetail : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // 100 events of 10 ns back to back over [0, 1000), then one of 1000 ns at [2000, 3000).
+    for (int i = 0; i < 100; ++i) model.add(event(0, "compute", i % 2 ? "FORWARD" : "DATA", i * 10, i * 10 + 10));
+    model.add(event(0, "compute", "BACKWARD", 2000, 3000));
+  }
+  TimelineModel model;
+};
+
+TEST_F(LevelOfDetail, MergesEventsNarrowerThanAPixel) {
+  const auto boxes = model.boxes(0, 0, 5000, 100.0);  // 100 ns per pixel: the 10 ns events are narrow
+  ASSERT_EQ(boxes.size(), 2u);
+  EXPECT_EQ(boxes[0].startNs, 0);
+  EXPECT_EQ(boxes[0].endNs, 1000);
+  EXPECT_EQ(boxes[0].count, 100u);
+  EXPECT_EQ(boxes[1].startNs, 2000);
+  EXPECT_EQ(boxes[1].endNs, 3000);
+  EXPECT_EQ(boxes[1].count, 1u);
+  EXPECT_EQ(model.name(boxes[1].name), "BACKWARD");
+}
+
+TEST_F(LevelOfDetail, DrawsEveryEventWhenZoomedIn) {
+  EXPECT_EQ(model.boxes(0, 0, 5000, 5.0).size(), 101u);  // 10 ns = 2 pixels each
+  const auto visible = model.boxes(0, 95, 125, 5.0);   // events overlapping [95, 125): [90,100) .. [120,130)
+  ASSERT_EQ(visible.size(), 4u);
+  EXPECT_EQ(visible.front().startNs, 90);
+  EXPECT_EQ(visible.front().event, 9u);
+  EXPECT_EQ(visible.back().startNs, 120);
+}
+
+TEST_F(LevelOfDetail, ClipsToTheVisibleRange) {
+  const auto boxes = model.boxes(0, 500, 2500, 100.0);
+  ASSERT_EQ(boxes.size(), 2u);
+  EXPECT_EQ(boxes[0].startNs, 500);
+  EXPECT_EQ(boxes[0].count, 50u);
+  EXPECT_TRUE(model.boxes(0, 1100, 1900, 100.0).empty());
+}
+
+TEST(TimelineModelLod, KeepsDistantNarrowEventsApartAndNamesByTheLongest) {
+  TimelineModel model;
+  model.add(event(0, "compute", "DATA", 0, 10));
+  model.add(event(0, "compute", "FORWARD", 100, 130));  // within one pixel (100 ns) of the first: merged
+  model.add(event(0, "compute", "DATA", 500, 510));     // 370 ns after: a box of its own
+  const auto boxes = model.boxes(0, 0, 1000, 100.0);
+  ASSERT_EQ(boxes.size(), 2u);
+  EXPECT_EQ(boxes[0].count, 2u);
+  EXPECT_EQ(boxes[0].endNs, 130);
+  EXPECT_EQ(model.name(boxes[0].name), "FORWARD");
+  EXPECT_EQ(boxes[1].startNs, 500);
+}
+
+TEST(TimelineModel, FindsTheInnermostEventUnderThePointer) {
+  TimelineModel model;
+  model.add(event(0, "grad.w", "ALLREDUCE", 0, 100, {{"bytes", "4096"}}));
+  model.add(event(0, "grad.w", "NEGOTIATE_ALLREDUCE", 0, 40));
+  model.add(event(0, "grad.w", "GLOO_ALLREDUCE", 50, 90));
+  const auto& events = model.events(0);
+  EXPECT_EQ(model.name(events[model.eventAt(0, 60)].name), "GLOO_ALLREDUCE");
+  EXPECT_EQ(model.name(events[model.eventAt(0, 20)].name), "NEGOTIATE_ALLREDUCE");
+  EXPECT_EQ(model.name(events[model.eventAt(0, 45)].name), "ALLREDUCE");
+  EXPECT_EQ(model.eventAt(0, 200), -1);
+  EXPECT_EQ(model.name(events[model.eventAt(0, 102, 3)].name), "ALLREDUCE");
+  const auto args = model.args(events[0]);
+  ASSERT_EQ(args.size(), 1u);
+  EXPECT_EQ(args[0], (std::pair<std::string, std::string>{"bytes", "4096"}));
+}
+
+TEST(TimelineModel, ReadyTicksShowWhoArrivedLate) {
+  TimelineModel model;
+  model.add(event(0, "grad.w", "NEGOTIATE_ALLREDUCE", 0, 40));   // rank 0 ready at 0
+  model.add(event(1, "grad.w", "NEGOTIATE_ALLREDUCE", 10, 40));  // rank 1 ready at 10
+  model.add(event(2, "grad.w", "NEGOTIATE_ALLREDUCE", 30, 40));  // rank 2 ready at 30: the late one
+  const int row = model.tensorRows().at(0);
+  EXPECT_EQ(model.lane(row).rank, 0);
+  const auto ticks = model.ticks(row, 0, 40);
+  ASSERT_EQ(ticks.size(), 3u);
+  EXPECT_EQ(ticks[1].timeNs, 10);
+  EXPECT_EQ(ticks[1].rank, 1);
+  EXPECT_EQ(model.lateRank(row, model.events(row)[0]), 2);
+
+  // Horovod's own files mark readiness with instant events named by the rank.
+  model.add(event(0, "grad.w", "3", 35, 35));
+  EXPECT_EQ(model.lateRank(row, model.events(row)[0]), 3);
+  EXPECT_EQ(model.events(row).size(), 1u) << "a tick is not an activity";
+}
+
+TEST(TimelineModel, RangeStatisticsPerPhasePerRank) {
+  TimelineModel model;
+  model.add(event(0, "compute", "DATA", 0, 100));
+  model.add(event(0, "compute", "FORWARD", 100, 300));
+  model.add(event(0, "compute", "BACKWARD", 300, 600));
+  model.add(event(0, "compute", "OPTIMIZER", 600, 650));
+  model.add(event(1, "comm", "ALLREDUCE", 350, 500));
+  const auto stats = model.rangeStats(50, 400);
+  ASSERT_EQ(stats.size(), 2u);
+  const auto& r0 = stats.at(0);
+  EXPECT_EQ(r0.size(), 3u);
+  EXPECT_EQ(r0.at("DATA").totalNs, 50);
+  EXPECT_EQ(r0.at("FORWARD").totalNs, 200);
+  EXPECT_EQ(r0.at("BACKWARD").totalNs, 100);
+  EXPECT_EQ(r0.at("BACKWARD").count, 1u);
+  EXPECT_EQ(stats.at(1).at("ALLREDUCE").totalNs, 50);
+}
+
+TEST(TimelineModel, ExportsTheEventsOfARange) {
+  TimelineModel model;
+  model.add(event(0, "compute", "DATA", 0, 100, {{"batch", "3"}}));
+  model.add(event(0, "compute", "FORWARD", 100, 300));
+  model.add(event(1, "compute", "FORWARD", 500, 600));
+  const auto records = model.eventsIn(0, 150);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].name(), "DATA");
+  EXPECT_EQ(records[0].args().at("batch"), "3");
+  EXPECT_EQ(records[0].step(), 7u);
+  EXPECT_EQ(records[1].name(), "FORWARD");
+}
+
+}  // namespace
+}  // namespace ringmaster::console
