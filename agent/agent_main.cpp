@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ringmaster-agent: starts ranks on this host for consoles and relays their telemetry.
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <thread>
 
 #include "agent/agent_options.h"
+#include "agent/agent_server.h"
+#include "common/error.h"
 #include "ringmaster/version.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +36,33 @@ int main(int argc, char** argv) {
     std::cerr << "ringmaster-agent: " << problem << "\n";
     return 2;
   }
-  std::cerr << "ringmaster-agent: the agent service is not part of this build yet\n";
-  return 3;
+
+  // SIGINT/SIGTERM are taken by a thread of ours (sigwait) so that shutdown runs outside a signal handler.
+  // The ranks get a clean signal mask when they start.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<AgentServer> server;
+  try {
+    server = std::make_unique<AgentServer>(options);
+  } catch (const ringmaster::InputError& e) {
+    std::cerr << "ringmaster-agent: " << e.what() << "\n";
+    return 2;
+  }
+  std::cerr << "ringmaster-agent: listening on " << server->localAddress()
+            << (options.tlsCert.empty() ? "" : " (TLS)") << (options.tokenFile.empty() ? "" : " (token required)")
+            << std::endl;
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    std::cerr << "ringmaster-agent: stopping jobs and shutting down" << std::endl;
+    server->shutdown();
+  });
+  server->wait();
+  signals.join();
+  return 0;
 }

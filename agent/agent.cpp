@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/agent.h"
+
+#include <filesystem>
+#include <thread>
+
+#include "common/job_spec.h"
+
+namespace ringmaster::agent {
+namespace fs = std::filesystem;
+
+std::string checkJobId(const std::string& jobId) {
+  if (jobId.empty() || jobId.size() > 128) return "job_id must have 1 to 128 characters";
+  for (char c : jobId) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) return "job_id may hold only letters, digits, '.', '_' and '-', got '" + jobId + "'";
+  }
+  if (jobId == "." || jobId == "..") return "job_id cannot be '" + jobId + "'";
+  return {};
+}
+
+Agent::Agent(AgentConfig config) : config_(std::move(config)) {
+  fs::create_directories(fs::path(config_.stateDir) / "jobs");
+}
+
+Agent::~Agent() { stopAll(1); }
+
+void Agent::setTelemetryAddress(const std::string& address) {
+  std::lock_guard lock(mutex_);
+  config_.telemetryAddress = address;
+}
+
+v1::HostInfo Agent::hostInfo() {
+  {
+    std::lock_guard lock(mutex_);
+    if (hostInfo_) return *hostInfo_;
+  }
+  v1::HostInfo info = collectHostInfo(config_.workerPath, config_.stateDir);
+  std::lock_guard lock(mutex_);
+  hostInfo_ = info;
+  return info;
+}
+
+std::shared_ptr<Job> Agent::findJob(const std::string& jobId) {
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(jobId);
+  return it == jobs_.end() ? nullptr : it->second;
+}
+
+void Agent::launch(const v1::LaunchRequest& request,
+                   std::function<void(const grpc::Status&, const v1::LaunchReply&)> done) {
+  auto fail = [&](grpc::StatusCode code, const std::string& message) { done(grpc::Status(code, message), {}); };
+  if (auto problem = checkJobId(request.job_id()); !problem.empty()) {
+    return fail(grpc::INVALID_ARGUMENT, problem);
+  }
+  if (!request.has_spec()) return fail(grpc::INVALID_ARGUMENT, "spec: a launch needs a job spec");
+  if (auto errors = validateJobSpec(request.spec()); !errors.empty()) {
+    std::string text;
+    for (const auto& e : errors) text += (text.empty() ? "" : "; ") + ("spec." + e.field + ": " + e.message);
+    return fail(grpc::INVALID_ARGUMENT, "invalid job spec: " + text);
+  }
+  const auto& r = request;
+  if (r.world_size() != static_cast<int>(r.spec().world_size())) {
+    return fail(grpc::INVALID_ARGUMENT, "world_size " + std::to_string(r.world_size()) + " differs from spec.world_size " +
+                                            std::to_string(r.spec().world_size()));
+  }
+  if (r.local_ranks() < 1) return fail(grpc::INVALID_ARGUMENT, "local_ranks must be at least 1");
+  if (r.first_rank() < 0 || r.first_rank() + r.local_ranks() > r.world_size()) {
+    return fail(grpc::INVALID_ARGUMENT, "first_rank " + std::to_string(r.first_rank()) + " + local_ranks " +
+                                            std::to_string(r.local_ranks()) + " exceeds world_size " +
+                                            std::to_string(r.world_size()));
+  }
+  if (r.master_addr().empty()) return fail(grpc::INVALID_ARGUMENT, "master_addr must name rank 0's host");
+  if (r.master_port() < 1 || r.master_port() > 65535) {
+    return fail(grpc::INVALID_ARGUMENT, "master_port must be from 1 to 65535");
+  }
+  v1::HostInfo host = hostInfo();
+  if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
+    return fail(grpc::FAILED_PRECONDITION, "host " + host.hostname() + " cannot run this job: " + problem);
+  }
+
+  fs::path directory = fs::path(config_.stateDir) / "jobs" / r.job_id();
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard lock(mutex_);
+    std::error_code ec;
+    if (jobs_.count(r.job_id()) || fs::exists(directory, ec)) {
+      return fail(grpc::ALREADY_EXISTS, "job " + r.job_id() + " already exists on this host: choose a new job id");
+    }
+    if (!fs::create_directories(directory, ec)) {
+      return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
+    }
+    JobSetup setup{r, config_.workerPath, config_.telemetryAddress, directory.string(), host.hostname(),
+                   config_.stopGraceS};
+    try {
+      job = std::make_shared<Job>(std::move(setup));
+    } catch (const std::exception& e) {
+      return fail(grpc::FAILED_PRECONDITION, e.what());
+    }
+    jobs_[r.job_id()] = job;
+  }
+  job->start([done = std::move(done), hostname = host.hostname()](const StartResult& result) {
+    if (!result.ok) {
+      done(grpc::Status(grpc::FAILED_PRECONDITION, "host " + hostname + ": " + result.error), {});
+      return;
+    }
+    v1::LaunchReply reply;
+    for (int pid : result.pids) reply.add_pids(pid);
+    done(grpc::Status::OK, reply);
+  });
+}
+
+grpc::Status Agent::stop(const v1::StopRequest& request) {
+  auto job = findJob(request.job_id());
+  if (!job) return grpc::Status(grpc::NOT_FOUND, "no job " + request.job_id() + " runs on this host");
+  if (request.grace_s() < 0) return grpc::Status(grpc::INVALID_ARGUMENT, "grace_s cannot be negative");
+  job->stop(request.grace_s(), "stop requested");
+  return grpc::Status::OK;
+}
+
+grpc::Status Agent::control(const v1::ControlRequest& request) {
+  auto job = findJob(request.job_id());
+  if (!job) return grpc::Status(grpc::NOT_FOUND, "no job " + request.job_id() + " runs on this host");
+  if (request.rank() != -1 && !job->hasRank(request.rank())) {
+    return grpc::Status(grpc::INVALID_ARGUMENT,
+                        "rank " + std::to_string(request.rank()) + " of job " + request.job_id() + " is not on this host");
+  }
+  if (request.action() == v1::ControlRequest::ACTION_UNSPECIFIED) {
+    return grpc::Status(grpc::INVALID_ARGUMENT, "action: choose stop, timeline on/off or checkpoint now");
+  }
+  if (job->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + request.job_id() + " has finished");
+  job->control(request.rank(), request.action());
+  return grpc::Status::OK;
+}
+
+grpc::Status Agent::journalFor(const std::string& jobId, std::shared_ptr<Journal>& journal) {
+  if (auto problem = checkJobId(jobId); !problem.empty()) return grpc::Status(grpc::INVALID_ARGUMENT, problem);
+  if (auto job = findJob(jobId)) {
+    journal = job->sharedJournal();
+    return grpc::Status::OK;
+  }
+  std::lock_guard lock(mutex_);
+  if (auto it = pastJournals_.find(jobId); it != pastJournals_.end()) {
+    journal = it->second;
+    return grpc::Status::OK;
+  }
+  fs::path path = fs::path(config_.stateDir) / "jobs" / jobId / "journal";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return grpc::Status(grpc::NOT_FOUND, "no job " + jobId + " ran on this host");
+  try {
+    journal = Journal::openFinished(path.string());
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::DATA_LOSS, e.what());
+  }
+  pastJournals_[jobId] = journal;
+  return grpc::Status::OK;
+}
+
+grpc::Status Agent::reportTarget(const std::string& jobId, int rank, Job*& job) {
+  auto found = findJob(jobId);
+  if (!found) return grpc::Status(grpc::NOT_FOUND, "no job " + jobId + " runs on this host (RINGMASTER_JOB_ID)");
+  if (!found->hasRank(rank)) {
+    return grpc::Status(grpc::INVALID_ARGUMENT, "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
+  }
+  if (found->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + jobId + " has finished");
+  job = found.get();
+  return grpc::Status::OK;
+}
+
+void Agent::stopAll(double graceS) {
+  std::vector<std::shared_ptr<Job>> jobs;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, job] : jobs_) jobs.push_back(job);
+  }
+  for (auto& job : jobs) job->stop(graceS, "the agent is shutting down");
+  for (auto& job : jobs) {
+    while (!job->finished()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace ringmaster::agent

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The jobs of one host: launch requests checked and started, stop and control routed, journals found for watchers
+// and reporting ranks. The gRPC services (agent_server.h) are a thin layer over this.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <grpcpp/support/status.h>
+
+#include "agent/host_info.h"
+#include "agent/job.h"
+#include "agent/journal.h"
+
+namespace ringmaster::agent {
+
+struct AgentConfig {
+  std::string workerPath;        // the only program this agent starts
+  std::string stateDir;          // jobs/<job id>/ holds each job's journal
+  std::string telemetryAddress;  // where ranks report (a loopback port of this agent)
+  double stopGraceS = 5;         // SIGTERM to SIGKILL
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentConfig config);
+  // Stops every job still running and waits for them.
+  ~Agent();
+
+  void setTelemetryAddress(const std::string& address);
+  // This host, inspected once and remembered (the worker's --version is slow to ask).
+  v1::HostInfo hostInfo();
+
+  // Validates the request and starts the ranks; `done` is called once, perhaps from another thread.
+  void launch(const v1::LaunchRequest& request, std::function<void(const grpc::Status&, const v1::LaunchReply&)> done);
+  grpc::Status stop(const v1::StopRequest& request);
+  grpc::Status control(const v1::ControlRequest& request);
+  // The journal of a job this agent ran (perhaps before a restart); NOT_FOUND otherwise.
+  grpc::Status journalFor(const std::string& jobId, std::shared_ptr<Journal>& journal);
+  // The job `rank` reports into: NOT_FOUND / INVALID_ARGUMENT / FAILED_PRECONDITION when it cannot.
+  // Jobs live as long as the agent, so the pointer stays valid.
+  grpc::Status reportTarget(const std::string& jobId, int rank, Job*& job);
+  // Asks every job to stop and waits until their ranks have exited.
+  void stopAll(double graceS);
+
+  const AgentConfig& config() const { return config_; }
+
+ private:
+  std::shared_ptr<Job> findJob(const std::string& jobId);
+
+  AgentConfig config_;
+  std::mutex mutex_;
+  std::optional<v1::HostInfo> hostInfo_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_;
+  std::map<std::string, std::shared_ptr<Journal>> pastJournals_;
+};
+
+// Empty when `jobId` is usable as a folder name (letters, digits, '.', '_', '-'; 1-128 characters).
+std::string checkJobId(const std::string& jobId);
+
+}  // namespace ringmaster::agent

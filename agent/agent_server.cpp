@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/agent_server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/security/server_credentials.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "common/error.h"
+#include "ringmaster/v1/agent.grpc.pb.h"
+#include "ringmaster/v1/telemetry.grpc.pb.h"
+
+namespace ringmaster::agent {
+namespace {
+
+constexpr int kMaxMessageBytes = 64 << 20;
+constexpr size_t kWatchBatchRecords = 8192;
+
+std::string readFile(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(flag + " " + path + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool sameSecret(const std::string& a, const std::string& b) {
+  // Constant time in the length of the presented secret: no early exit on the first difference.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
+  return diff == 0 && !b.empty();
+}
+
+bool fromLoopback(const grpc::CallbackServerContext* context) {
+  const std::string peer = context->peer();
+  return peer.rfind("ipv4:127.", 0) == 0 || peer.rfind("ipv6:[::1]", 0) == 0 ||
+         peer.rfind("ipv6:%5B::1%5D", 0) == 0 || peer.rfind("unix:", 0) == 0;
+}
+
+// A streaming call refused before it began.
+template <typename Base>
+class Refusal : public Base {
+ public:
+  explicit Refusal(const grpc::Status& status) { this->Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+// Streams a job's journal from a sequence number on: what is on disk first, then records as they arrive, until the
+// job has finished (job_finished on the last reply) or the watcher goes away.
+class WatchReactor : public grpc::ServerWriteReactor<v1::WatchReply> {
+ public:
+  WatchReactor(grpc::CallbackServerContext* context, std::shared_ptr<Journal> journal, uint64_t fromSeq)
+      : context_(context), journal_(std::move(journal)), next_(std::max<uint64_t>(fromSeq, 1)) {
+    cursor_->reactor = this;
+    pump();
+  }
+  ~WatchReactor() override { releaseBatch(); }
+
+  void OnWriteDone(bool ok) override {
+    auto cursor = cursor_;
+    std::lock_guard lock(cursor->mutex);
+    writing_ = false;
+    releaseBatch();
+    if (!ok) broken_ = true;
+    pumpLocked();
+  }
+  void OnCancel() override { pump(); }
+  void OnDone() override {
+    {
+      std::lock_guard lock(cursor_->mutex);
+      cursor_->reactor = nullptr;
+    }
+    delete this;
+  }
+
+ private:
+  // Outlives the reactor so that a journal notification arriving after OnDone finds no one and does nothing.
+  struct Cursor {
+    std::recursive_mutex mutex;  // recursive: a notification may run inline inside pumpLocked()
+    WatchReactor* reactor = nullptr;
+    void wake() {
+      std::lock_guard lock(mutex);
+      if (reactor) reactor->pumpLocked();
+    }
+  };
+
+  void pump() {
+    auto cursor = cursor_;
+    std::lock_guard lock(cursor->mutex);
+    pumpLocked();
+  }
+
+  // Called with the cursor's mutex held. Finish() may run OnDone inline, so nothing touches members after it.
+  void pumpLocked() {
+    if (writing_ || finished_) return;
+    if (broken_ || context_->IsCancelled()) {
+      finished_ = true;
+      Finish(grpc::Status(grpc::CANCELLED, "the watcher went away"));
+      return;
+    }
+    if (lastSent_) {
+      finished_ = true;
+      Finish(grpc::Status::OK);
+      return;
+    }
+    std::shared_ptr<const v1::RecordBatch> batch;
+    try {
+      batch = journal_->read(next_, kWatchBatchRecords);
+    } catch (const std::exception& e) {
+      finished_ = true;
+      Finish(grpc::Status(grpc::DATA_LOSS, e.what()));
+      return;
+    }
+    if (batch && batch->records_size() > 0) {
+      next_ = batch->records(batch->records_size() - 1).seq() + 1;
+      // The batch is shared with the journal and other watchers: lend it to the reply instead of copying it.
+      batch_ = std::move(batch);
+      reply_.unsafe_arena_set_allocated_batch(const_cast<v1::RecordBatch*>(batch_.get()));
+      reply_.set_job_finished(false);
+      writing_ = true;
+      StartWrite(&reply_);
+      return;
+    }
+    if (journal_->finished() && next_ > journal_->durableSeq()) {
+      reply_.set_job_finished(true);
+      lastSent_ = true;
+      writing_ = true;
+      StartWrite(&reply_);
+      return;
+    }
+    journal_->notifyWhen(next_, [cursor = cursor_] { cursor->wake(); });
+  }
+
+  void releaseBatch() {
+    if (batch_) {
+      reply_.unsafe_arena_release_batch();
+      batch_.reset();
+    }
+  }
+
+  grpc::CallbackServerContext* context_;
+  std::shared_ptr<Journal> journal_;
+  std::shared_ptr<Cursor> cursor_ = std::make_shared<Cursor>();
+  uint64_t next_;
+  v1::WatchReply reply_;
+  std::shared_ptr<const v1::RecordBatch> batch_;
+  bool writing_ = false;
+  bool broken_ = false;
+  bool lastSent_ = false;
+  bool finished_ = false;
+};
+
+// Takes a rank's stream of record batches into its job's journal.
+class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
+ public:
+  ReportReactor(Agent& agent, v1::ReportReply* reply) : agent_(agent), reply_(reply) { StartRead(&request_); }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The rank is done: answer once everything it sent is on disk.
+      if (!job_) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      job_->journal().notifyWhen(lastSeq_, [this] { Finish(grpc::Status::OK); });
+      return;
+    }
+    if (!job_) {
+      grpc::Status status = agent_.reportTarget(request_.job_id(), request_.rank(), job_);
+      if (!status.ok()) {
+        Finish(status);
+        return;
+      }
+      rank_ = request_.rank();
+    } else if (request_.job_id() != job_->id() || request_.rank() != rank_) {
+      Finish(grpc::Status(grpc::INVALID_ARGUMENT, "one Report stream carries one rank of one job"));
+      return;
+    }
+    auto* records = request_.mutable_batch()->mutable_records();
+    std::vector<v1::Record> batch(std::make_move_iterator(records->begin()), std::make_move_iterator(records->end()));
+    size_t count = batch.size();
+    if (uint64_t last = job_->journal().append(std::move(batch)); last > 0) {
+      lastSeq_ = last;
+      reply_->set_accepted(reply_->accepted() + count);
+    }
+    request_.Clear();
+    StartRead(&request_);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  Agent& agent_;
+  v1::ReportReply* reply_;
+  v1::ReportRequest request_;
+  Job* job_ = nullptr;
+  int rank_ = -1;
+  uint64_t lastSeq_ = 0;
+};
+
+}  // namespace
+
+class AgentServer::Services {
+ public:
+  Services(Agent& agent, std::string token) : agentService(agent, token), telemetryService(agent, token) {}
+
+  // Every call needs the bearer token when the agent has one.
+  static grpc::Status authorize(const grpc::CallbackServerContext* context, const std::string& token) {
+    if (token.empty()) return grpc::Status::OK;
+    const auto& metadata = context->client_metadata();
+    auto it = metadata.find("authorization");
+    if (it == metadata.end()) {
+      return grpc::Status(grpc::UNAUTHENTICATED,
+                          "this agent requires a token: give the console --token-file with the agent's token");
+    }
+    std::string presented(it->second.data(), it->second.size());
+    if (!sameSecret(presented, "Bearer " + token)) {
+      return grpc::Status(grpc::UNAUTHENTICATED,
+                          "the token presented does not match the agent's --token-file: check the console's "
+                          "--token-file");
+    }
+    return grpc::Status::OK;
+  }
+
+  class AgentService : public v1::Agent::CallbackService {
+   public:
+    AgentService(Agent& agent, std::string token) : agent_(agent), token_(std::move(token)) {}
+
+    grpc::ServerUnaryReactor* GetHostInfo(grpc::CallbackServerContext* context, const v1::GetHostInfoRequest*,
+                                          v1::HostInfo* reply) override {
+      auto* reactor = context->DefaultReactor();
+      grpc::Status status = authorize(context, token_);
+      if (status.ok()) *reply = agent_.hostInfo();
+      reactor->Finish(status);
+      return reactor;
+    }
+
+    grpc::ServerUnaryReactor* Launch(grpc::CallbackServerContext* context, const v1::LaunchRequest* request,
+                                     v1::LaunchReply* reply) override {
+      auto* reactor = context->DefaultReactor();
+      grpc::Status status = authorize(context, token_);
+      if (!status.ok()) {
+        reactor->Finish(status);
+        return reactor;
+      }
+      agent_.launch(*request, [reactor, reply](const grpc::Status& s, const v1::LaunchReply& r) {
+        *reply = r;
+        reactor->Finish(s);
+      });
+      return reactor;
+    }
+
+    grpc::ServerUnaryReactor* Stop(grpc::CallbackServerContext* context, const v1::StopRequest* request,
+                                   v1::StopReply*) override {
+      auto* reactor = context->DefaultReactor();
+      grpc::Status status = authorize(context, token_);
+      reactor->Finish(status.ok() ? agent_.stop(*request) : status);
+      return reactor;
+    }
+
+    grpc::ServerUnaryReactor* Control(grpc::CallbackServerContext* context, const v1::ControlRequest* request,
+                                      v1::ControlReply*) override {
+      auto* reactor = context->DefaultReactor();
+      grpc::Status status = authorize(context, token_);
+      reactor->Finish(status.ok() ? agent_.control(*request) : status);
+      return reactor;
+    }
+
+    grpc::ServerWriteReactor<v1::WatchReply>* Watch(grpc::CallbackServerContext* context,
+                                                    const v1::WatchRequest* request) override {
+      grpc::Status status = authorize(context, token_);
+      std::shared_ptr<Journal> journal;
+      if (status.ok()) status = agent_.journalFor(request->job_id(), journal);
+      if (!status.ok()) return new Refusal<grpc::ServerWriteReactor<v1::WatchReply>>(status);
+      return new WatchReactor(context, std::move(journal), request->from_seq());
+    }
+
+   private:
+    Agent& agent_;
+    std::string token_;
+  };
+
+  class TelemetryService : public v1::Telemetry::CallbackService {
+   public:
+    TelemetryService(Agent& agent, std::string token) : agent_(agent), token_(std::move(token)) {}
+
+    // Ranks report over loopback; anything arriving from elsewhere must hold the token like a console.
+    grpc::Status authorizeRank(const grpc::CallbackServerContext* context) const {
+      return fromLoopback(context) ? grpc::Status::OK : authorize(context, token_);
+    }
+
+    grpc::ServerReadReactor<v1::ReportRequest>* Report(grpc::CallbackServerContext* context,
+                                                       v1::ReportReply* reply) override {
+      grpc::Status status = authorizeRank(context);
+      if (!status.ok()) return new Refusal<grpc::ServerReadReactor<v1::ReportRequest>>(status);
+      return new ReportReactor(agent_, reply);
+    }
+
+    grpc::ServerUnaryReactor* PollControl(grpc::CallbackServerContext* context, const v1::ControlPollRequest* request,
+                                          v1::ControlPollReply* reply) override {
+      auto* reactor = context->DefaultReactor();
+      grpc::Status status = authorizeRank(context);
+      Job* job = nullptr;
+      if (status.ok()) status = agent_.reportTarget(request->job_id(), request->rank(), job);
+      if (status.ok()) *reply = job->takeControl(request->rank());
+      reactor->Finish(status);
+      return reactor;
+    }
+
+   private:
+    Agent& agent_;
+    std::string token_;
+  };
+
+  AgentService agentService;
+  TelemetryService telemetryService;
+};
+
+std::string defaultWorkerPath() {
+  char self[PATH_MAX] = {};
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "ringmaster-worker";
+  return (std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() / "ringmaster-worker")
+      .string();
+}
+
+std::string defaultStateDir() {
+  if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state) {
+    return std::string(state) + "/ringmaster/agent";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.local/state/ringmaster/agent";
+}
+
+std::string readTokenFile(const std::string& path) {
+  std::string token = readFile(path, "--token-file");
+  token.erase(0, token.find_first_not_of(" \t\r\n"));
+  token.erase(token.find_last_not_of(" \t\r\n") + 1);
+  if (token.empty()) throw InputError("--token-file " + path + ": the file is empty; put a long random token in it");
+  if (token.find_first_of(" \t\r\n") != std::string::npos) {
+    throw InputError("--token-file " + path + ": the token must be one word without spaces");
+  }
+  return token;
+}
+
+AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
+  AgentOptions checked = options;
+  if (checked.port == 0) checked.port = 1;  // 0 (any free port) is for programs embedding the agent
+  if (auto problem = checkAgentOptions(checked); !problem.empty()) throw InputError(problem);
+  std::string token = options.tokenFile.empty() ? "" : readTokenFile(options.tokenFile);
+
+  AgentConfig config;
+  config.workerPath = options.workerPath.empty() ? defaultWorkerPath() : options.workerPath;
+  config.stateDir = options.stateDir.empty() ? defaultStateDir() : options.stateDir;
+  try {
+    agent_ = std::make_unique<Agent>(config);
+  } catch (const std::filesystem::filesystem_error& e) {
+    throw InputError("--state-dir " + config.stateDir + ": " + e.code().message());
+  }
+  services_ = std::make_unique<Services>(*agent_, token);
+
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tlsCert.empty()) {
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({readFile(options.tlsKey, "--tls-key"), readFile(options.tlsCert, "--tls-cert")});
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  std::string host = options.listen;
+  if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
+  grpc::ServerBuilder builder;
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a second agent on the same port must fail, not share
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.AddListeningPort(host + ":" + std::to_string(options.port), credentials, &port_);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &telemetryPort_);
+  builder.RegisterService(&services_->agentService);
+  builder.RegisterService(&services_->telemetryService);
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
+    throw InputError("cannot listen on " + host + ":" + std::to_string(options.port) +
+                     ": the port is in use or the address is not one of this host's (see --listen, --port)");
+  }
+  agent_->setTelemetryAddress("127.0.0.1:" + std::to_string(telemetryPort_));
+}
+
+AgentServer::~AgentServer() { shutdown(); }
+
+std::string AgentServer::localAddress() const {
+  std::string host = options_.listen;
+  if (host == "0.0.0.0" || host == "::") host = "127.0.0.1";  // listening everywhere includes loopback
+  if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
+  return host + ":" + std::to_string(port_);
+}
+
+void AgentServer::wait() {
+  if (server_) server_->Wait();
+}
+
+void AgentServer::shutdown() {
+  if (shutDown_) return;
+  shutDown_ = true;
+  // Ranks first: their journals close, so watchers get job_finished and end their streams.
+  agent_->stopAll(agent_->config().stopGraceS);
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+}  // namespace ringmaster::agent

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace ringmaster::agent {
+namespace {
+
+struct Pipe {
+  int read = -1;
+  int write = -1;
+};
+
+Pipe makePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  return {fds[0], fds[1]};
+}
+
+void closeFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+std::vector<char*> cStrings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> environmentWith(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  auto nameOf = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    bool replaced = false;
+    for (const auto& o : overrides) replaced = replaced || nameOf(o) == nameOf(entry);
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+ChildProcess::ChildProcess(const SpawnOptions& options) {
+  if (options.argv.empty()) throw std::runtime_error("no program to start");
+  // Everything the child needs is prepared before fork: between fork and exec only async-signal-safe calls.
+  std::vector<char*> argv = cStrings(options.argv);
+  std::vector<char*> envp = cStrings(options.env);
+  Pipe out = makePipe();
+  Pipe err = makePipe();
+  Pipe execStatus = makePipe();  // closed by a successful exec; carries errno otherwise
+  int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  pid_t parent = ::getpid();
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    for (int fd : {out.read, out.write, err.read, err.write, execStatus.read, execStatus.write, devNull}) ::close(fd);
+    throw std::runtime_error(std::string("cannot fork: ") + std::strerror(e));
+  }
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP}) ::signal(sig, SIG_DFL);
+    ::setpgid(0, 0);
+    if (options.dieWithParent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    }
+    ::dup2(devNull, STDIN_FILENO);
+    ::dup2(out.write, STDOUT_FILENO);
+    ::dup2(err.write, STDERR_FILENO);
+    ::execve(argv[0], argv.data(), envp.data());
+    int e = errno;
+    ssize_t ignored = ::write(execStatus.write, &e, sizeof e);
+    (void)ignored;
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so that signalGroup works even before the child ran
+  pid_ = pid;
+  for (int fd : {out.write, err.write, execStatus.write, devNull}) ::close(fd);
+  int childErrno = 0;
+  ssize_t n;
+  do {
+    n = ::read(execStatus.read, &childErrno, sizeof childErrno);
+  } while (n < 0 && errno == EINTR);
+  ::close(execStatus.read);
+  if (n == sizeof childErrno) {
+    ::close(out.read);
+    ::close(err.read);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    pid_ = -1;
+    throw std::runtime_error(options.argv[0] + ": " + std::strerror(childErrno));
+  }
+  stdout_ = out.read;
+  stderr_ = err.read;
+  for (int fd : {stdout_, stderr_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !exited_) {
+    signalGroup(SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  closeFd(stdout_);
+  closeFd(stderr_);
+}
+
+void ChildProcess::closeOutput(int fd) {
+  if (fd == stdout_) closeFd(stdout_);
+  if (fd == stderr_) closeFd(stderr_);
+}
+
+bool ChildProcess::poll() {
+  if (exited_ || pid_ <= 0) return exited_;
+  int status = 0;
+  pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done != pid_) return false;
+  exited_ = true;
+  if (WIFEXITED(status)) exitCode_ = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) signal_ = WTERMSIG(status);
+  // Whatever the rank started must not outlive it.
+  ::kill(-pid_, SIGKILL);
+  return true;
+}
+
+void ChildProcess::signalGroup(int sig) {
+  if (pid_ > 0 && !exited_) ::kill(-pid_, sig);
+}
+
+std::string signalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+std::string runForOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  ChildProcess child(SpawnOptions{argv, environmentWith({}), false});
+  std::string out;
+  std::string err;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buffer[4096];
+  while (child.stdoutFd() >= 0 || child.stderrFd() >= 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error(argv[0] + " did not finish within " + std::to_string(timeout.count()) + " ms");
+    }
+    pollfd fds[2] = {{child.stdoutFd(), POLLIN, 0}, {child.stderrFd(), POLLIN, 0}};
+    ::poll(fds, 2, 50);
+    for (int i = 0; i < 2; ++i) {
+      int fd = fds[i].fd;
+      if (fd < 0) continue;
+      ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n > 0) (i == 0 ? out : err).append(buffer, static_cast<size_t>(n));
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) child.closeOutput(fd);
+    }
+  }
+  while (!child.poll()) {
+    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error(argv[0] + " did not exit");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (child.exitCode() != 0 || child.signal() != 0) {
+    throw std::runtime_error(argv[0] + " failed (exit " + std::to_string(child.exitCode()) + "): " + err);
+  }
+  return out;
+}
+
+}  // namespace ringmaster::agent

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/job.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "agent/child_process.h"
+#include "common/clock.h"
+#include "common/job_spec.h"
+
+namespace ringmaster::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxLineBytes = 16 * 1024;     // longer lines are cut into pieces of this size
+constexpr size_t kMaxReadPerTurn = 1 << 20;     // one chatty rank cannot starve the others
+constexpr int kPollIntervalMs = 20;
+
+}  // namespace
+
+struct Job::Rank {
+  int rank = 0;
+  int localRank = 0;
+  std::unique_ptr<ChildProcess> process;
+  std::string partial[2];       // stdout, stderr: text after the last newline
+  bool exitReported = false;
+  bool stoppedByAgent = false;  // it was sent SIGTERM/SIGKILL by us
+};
+
+Job::Job(JobSetup setup) : setup_(std::move(setup)) {
+  journal_ = Journal::create(setup_.directory + "/journal");
+  const auto& r = setup_.request;
+  for (int i = 0; i < r.local_ranks(); ++i) {
+    auto rank = std::make_unique<Rank>();
+    rank->rank = r.first_rank() + i;
+    rank->localRank = i;
+    ranks_.push_back(std::move(rank));
+  }
+  wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+Job::~Job() {
+  stop(0.5, "the agent is shutting down");
+  if (supervisor_.joinable()) supervisor_.join();
+  journal_->close();
+  ::close(wakeFd_);
+}
+
+void Job::start(std::function<void(const StartResult&)> started) {
+  supervisor_ = std::thread([this, started = std::move(started)]() mutable { supervise(std::move(started)); });
+}
+
+bool Job::hasRank(int rank) const {
+  const auto& r = setup_.request;
+  return rank >= r.first_rank() && rank < r.first_rank() + r.local_ranks();
+}
+
+void Job::stop(double graceS, const std::string& why) {
+  {
+    std::lock_guard lock(mutex_);
+    double grace = graceS > 0 ? graceS : setup_.defaultGraceS;
+    if (!stopRequested_) {
+      stopRequested_ = true;
+      stopGraceS_ = grace;
+      stopWhy_ = why;
+    }
+    stopGraceS_ = std::min(stopGraceS_, grace);
+  }
+  uint64_t one = 1;
+  ssize_t ignored = ::write(wakeFd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void Job::control(int rank, v1::ControlRequest::Action action) {
+  std::lock_guard lock(mutex_);
+  for (const auto& r : ranks_) {
+    if (rank != -1 && r->rank != rank) continue;
+    auto& pending = pendingControl_[r->rank];
+    switch (action) {
+      case v1::ControlRequest::ACTION_STOP: pending.set_stop(true); break;
+      case v1::ControlRequest::ACTION_TIMELINE_ON:
+        pending.set_timeline_on(true);
+        pending.set_timeline_off(false);
+        break;
+      case v1::ControlRequest::ACTION_TIMELINE_OFF:
+        pending.set_timeline_off(true);
+        pending.set_timeline_on(false);
+        break;
+      case v1::ControlRequest::ACTION_CHECKPOINT_NOW: pending.set_checkpoint_now(true); break;
+      default: break;
+    }
+  }
+}
+
+v1::ControlPollReply Job::takeControl(int rank) {
+  std::lock_guard lock(mutex_);
+  auto it = pendingControl_.find(rank);
+  if (it == pendingControl_.end()) return {};
+  v1::ControlPollReply reply = std::move(it->second);
+  pendingControl_.erase(it);
+  return reply;
+}
+
+std::vector<std::string> Job::rankEnvironment(int index) const {
+  const auto& r = setup_.request;
+  const Rank& rank = *ranks_[index];
+  std::vector<std::string> env = {
+      "RANK=" + std::to_string(rank.rank),
+      "LOCAL_RANK=" + std::to_string(rank.localRank),
+      "WORLD_SIZE=" + std::to_string(r.world_size()),
+      "LOCAL_WORLD_SIZE=" + std::to_string(r.local_ranks()),
+      "MASTER_ADDR=" + r.master_addr(),
+      "MASTER_PORT=" + std::to_string(r.master_port()),
+      "RINGMASTER_AGENT=" + setup_.telemetryAddress,
+      "RINGMASTER_JOB_ID=" + r.job_id(),
+  };
+  // As torchrun does: ranks sharing a host share its cores instead of each starting one thread per core.
+  if (!::getenv("OMP_NUM_THREADS")) {
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1u, cores / std::max(1, r.local_ranks()))));
+  }
+  return environmentWith(env);
+}
+
+std::vector<std::string> Job::rankArguments(int index) const {
+  std::vector<std::string> argv = {setup_.workerPath};
+  for (auto& a : workerArguments(setup_.request.spec())) argv.push_back(std::move(a));
+  if (setup_.request.spec().timeline()) {
+    argv.push_back("--timeline");
+    argv.push_back(setup_.directory + "/rank" + std::to_string(ranks_[index]->rank) + ".trace.json");
+  }
+  return argv;
+}
+
+v1::Record Job::rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const {
+  v1::Record record;
+  auto* s = record.mutable_rank_state();
+  s->set_rank(rank.rank);
+  s->set_state(state);
+  if (rank.process) {
+    s->set_pid(rank.process->pid());
+    s->set_exit_code(rank.process->exitCode());
+    s->set_signal(rank.process->signal());
+  }
+  s->set_time_unix_ns(unixNs());
+  s->set_host(setup_.hostname);
+  s->set_message(message);
+  return record;
+}
+
+v1::Record Job::agentLine(int rank, const std::string& text) const {
+  v1::Record record;
+  auto* line = record.mutable_log();
+  line->set_rank(rank);
+  line->set_stream(v1::LogLine::STREAM_AGENT);
+  line->set_time_unix_ns(unixNs());
+  line->set_text(text);
+  return record;
+}
+
+StartResult Job::spawnRanks() {
+  StartResult result;
+  std::vector<v1::Record> records;
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    Rank& rank = *ranks_[i];
+    try {
+      rank.process = std::make_unique<ChildProcess>(SpawnOptions{rankArguments(static_cast<int>(i)),
+                                                                 rankEnvironment(static_cast<int>(i)), true});
+      result.pids.push_back(rank.process->pid());
+      records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));
+    } catch (const std::exception& e) {
+      result.error = "rank " + std::to_string(rank.rank) + " could not start: " + e.what();
+      rank.exitReported = true;
+      records.push_back(rankState(rank, v1::RankState::STATE_FAILED_TO_START, e.what()));
+      break;
+    }
+  }
+  journal_->append(std::move(records));
+  result.ok = result.error.empty();
+  return result;
+}
+
+void Job::readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out) {
+  int stream = fd == rank.process->stdoutFd() ? 0 : 1;
+  std::string& partial = rank.partial[stream];
+  auto emit = [&](std::string text) {
+    v1::Record record;
+    auto* line = record.mutable_log();
+    line->set_rank(rank.rank);
+    line->set_stream(stream == 0 ? v1::LogLine::STREAM_STDOUT : v1::LogLine::STREAM_STDERR);
+    line->set_time_unix_ns(unixNs());
+    line->set_text(std::move(text));
+    out.push_back(std::move(record));
+  };
+  char buffer[65536];
+  size_t total = 0;
+  while (toEnd || total < kMaxReadPerTurn) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0 || errno != EAGAIN) {  // end of output: the last line may lack its newline
+        if (!partial.empty()) emit(std::move(partial));
+        partial.clear();
+        rank.process->closeOutput(fd);
+      }
+      break;
+    }
+    total += static_cast<size_t>(n);
+    partial.append(buffer, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+      emit(partial.substr(start, nl - start));
+    }
+    partial.erase(0, start);
+    while (partial.size() >= kMaxLineBytes) {
+      emit(partial.substr(0, kMaxLineBytes));
+      partial.erase(0, kMaxLineBytes);
+    }
+  }
+}
+
+void Job::beginStop(const std::string& why, std::vector<v1::Record>& out) {
+  std::string who;
+  for (auto& rank : ranks_) {
+    if (!rank->process || rank->process->exited()) continue;
+    rank->stoppedByAgent = true;
+    rank->process->signalGroup(SIGTERM);
+    who += (who.empty() ? "" : ", ") + std::to_string(rank->rank);
+  }
+  if (!who.empty()) {
+    out.push_back(agentLine(-1, "stopping rank" + std::string(who.find(',') == std::string::npos ? " " : "s ") +
+                                    who + ": " + why));
+  }
+}
+
+void Job::supervise(std::function<void(const StartResult&)> started) {
+  StartResult result = spawnRanks();
+  started(result);
+
+  bool stopping = false;
+  Clock::time_point killAt = Clock::time_point::max();
+  std::string stopWhy;
+  if (!result.ok) {
+    // Take down what did start: a job with a missing rank cannot train.
+    std::vector<v1::Record> records;
+    stopping = true;
+    stopWhy = result.error;
+    beginStop(stopWhy, records);
+    killAt = Clock::now() + std::chrono::milliseconds(static_cast<int>(setup_.defaultGraceS * 1000));
+    journal_->append(std::move(records));
+  }
+
+  while (true) {
+    std::vector<v1::Record> records;
+    std::vector<pollfd> fds = {{wakeFd_, POLLIN, 0}};
+    std::vector<Rank*> owners = {nullptr};
+    for (auto& rank : ranks_) {
+      if (!rank->process) continue;
+      for (int fd : {rank->process->stdoutFd(), rank->process->stderrFd()}) {
+        if (fd < 0) continue;
+        fds.push_back({fd, POLLIN, 0});
+        owners.push_back(rank.get());
+      }
+    }
+    ::poll(fds.data(), fds.size(), kPollIntervalMs);
+    if (fds[0].revents & POLLIN) {
+      uint64_t count;
+      ssize_t ignored = ::read(wakeFd_, &count, sizeof count);
+      (void)ignored;
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents) readOutput(*owners[i], fds[i].fd, false, records);
+    }
+
+    bool allExited = true;
+    for (auto& rank : ranks_) {
+      if (!rank->process || rank->exitReported) continue;
+      if (!rank->process->poll()) {
+        allExited = false;
+        continue;
+      }
+      // Read what it wrote before it died, so its last lines come before its exit.
+      for (int fd : {rank->process->stdoutFd(), rank->process->stderrFd()}) {
+        if (fd >= 0) readOutput(*rank, fd, true, records);
+      }
+      rank->exitReported = true;
+      const ChildProcess& p = *rank->process;
+      bool failed = p.signal() != 0 || p.exitCode() != 0;
+      std::string how = p.signal() != 0 ? "killed by " + signalName(p.signal())
+                                         : "exited with code " + std::to_string(p.exitCode());
+      std::string message = how;
+      if (rank->stoppedByAgent) message += " (stopped by the agent: " + stopWhy + ")";
+      records.push_back(rankState(*rank, p.signal() != 0 ? v1::RankState::STATE_SIGNALED : v1::RankState::STATE_EXITED,
+                                  message));
+      if (failed && !stopping) {
+        // One rank down means the collective is broken: stop the others, as torchrun does.
+        stopping = true;
+        stopWhy = "rank " + std::to_string(rank->rank) + " " + how;
+        beginStop(stopWhy, records);
+        killAt = Clock::now() + std::chrono::milliseconds(static_cast<int>(setup_.defaultGraceS * 1000));
+      }
+    }
+
+    {
+      std::lock_guard lock(mutex_);
+      if (stopRequested_ && !stopping) {
+        stopping = true;
+        stopWhy = stopWhy_;
+        beginStop(stopWhy, records);
+        killAt = Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000));
+      } else if (stopRequested_ && stopGraceS_ < setup_.defaultGraceS) {
+        killAt = std::min(killAt, Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000)));
+      }
+    }
+    if (stopping && Clock::now() >= killAt) {
+      for (auto& rank : ranks_) {
+        if (rank->process && !rank->process->exited()) {
+          rank->stoppedByAgent = true;
+          rank->process->signalGroup(SIGKILL);
+        }
+      }
+    }
+    journal_->append(std::move(records));
+    if (allExited) break;
+  }
+  journal_->close();
+}
+
+}  // namespace ringmaster::agent

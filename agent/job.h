@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One job's ranks on this host: started, watched and stopped by the job's supervisor thread, with everything they
+// say (telemetry, output lines, exits) appended to the job's journal.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/journal.h"
+#include "ringmaster/v1/agent.pb.h"
+#include "ringmaster/v1/telemetry.pb.h"
+
+namespace ringmaster::agent {
+
+struct JobSetup {
+  v1::LaunchRequest request;     // already validated
+  std::string workerPath;        // the ringmaster-worker to start
+  std::string telemetryAddress;  // host:port the ranks report to (RINGMASTER_AGENT)
+  std::string directory;         // the job's folder: journal, rank timelines (created by the caller)
+  std::string hostname;          // named in rank states
+  double defaultGraceS = 5;      // SIGTERM to SIGKILL when a stop names no grace
+};
+
+// What starting the ranks came to.
+struct StartResult {
+  bool ok = false;
+  std::string error;      // why a rank could not start, for a person
+  std::vector<int> pids;  // in rank order
+};
+
+class Job {
+ public:
+  // Creates the job's journal. Throws std::runtime_error.
+  explicit Job(JobSetup setup);
+  // Kills ranks still running and waits for the supervisor to finish.
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Starts the ranks on the job's own supervisor thread, which they die with (PR_SET_PDEATHSIG), and calls
+  // `started` once from that thread.
+  void start(std::function<void(const StartResult&)> started);
+  // SIGTERM to every rank, SIGKILL after `graceS` seconds (<= 0: the default). Returns at once.
+  void stop(double graceS, const std::string& why);
+  // Queues a control action for `rank` (-1: every rank here); ranks pick it up with takeControl().
+  void control(int rank, v1::ControlRequest::Action action);
+  v1::ControlPollReply takeControl(int rank);
+
+  const std::string& id() const { return setup_.request.job_id(); }
+  const std::string& directory() const { return setup_.directory; }
+  bool hasRank(int rank) const;
+  Journal& journal() { return *journal_; }
+  std::shared_ptr<Journal> sharedJournal() const { return journal_; }
+  // Every rank has exited and the journal holds everything they said.
+  bool finished() const { return journal_->finished(); }
+
+ private:
+  struct Rank;
+  void supervise(std::function<void(const StartResult&)> started);
+  StartResult spawnRanks();
+  std::vector<std::string> rankEnvironment(int rank) const;
+  std::vector<std::string> rankArguments(int rank) const;
+  void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);
+  void beginStop(const std::string& why, std::vector<v1::Record>& out);
+  v1::Record rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const;
+  v1::Record agentLine(int rank, const std::string& text) const;
+
+  const JobSetup setup_;
+  std::shared_ptr<Journal> journal_;
+  std::vector<std::unique_ptr<Rank>> ranks_;
+  int wakeFd_ = -1;  // eventfd: stop() wakes the supervisor
+  std::thread supervisor_;
+
+  std::mutex mutex_;  // guards the requests below
+  bool stopRequested_ = false;
+  double stopGraceS_ = 0;
+  std::string stopWhy_;
+  std::map<int, v1::ControlPollReply> pendingControl_;
+};
+
+}  // namespace ringmaster::agent
