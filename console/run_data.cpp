@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/run_data.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ringmaster::console {
+namespace {
+
+// Ranks' recent throughput and step time are averaged over this many steps.
+constexpr uint64_t kRecentSteps = 20;
+
+}  // namespace
+
+void RunData::ingest(const v1::Record& record) {
+  switch (record.body_case()) {
+    case v1::Record::kStep:
+    case v1::Record::kAllreduce:
+    case v1::Record::kMemory:
+      series.ingest(record);
+      break;
+    case v1::Record::kTimeline:
+      timeline.add(record.timeline());
+      break;
+    case v1::Record::kLog:
+      logs.push_back(record.log());
+      break;
+    case v1::Record::kFinding: {
+      // A detector re-reports a finding as it evolves: the latest one of a kind and rank wins.
+      const v1::Finding& f = record.finding();
+      auto same = std::find_if(findings.begin(), findings.end(), [&](const v1::Finding& g) {
+        return g.kind() == f.kind() && g.rank() == f.rank();
+      });
+      if (same != findings.end()) {
+        *same = f;
+      } else {
+        findings.push_back(f);
+      }
+      break;
+    }
+    case v1::Record::kRankState:
+      rankStates[record.rank_state().rank()] = record.rank_state();
+      break;
+    case v1::Record::kSummary:
+      summaries[record.summary().rank()] = record.summary();
+      break;
+    default:
+      break;
+  }
+}
+
+void RunData::ingest(const v1::RecordBatch& batch) {
+  for (const v1::Record& record : batch.records()) ingest(record);
+}
+
+std::vector<RankRow> RunData::rankRows() const {
+  std::map<int, RankRow> rows;
+  for (int r = 0; r < series.rankCount(); ++r) rows[r].rank = r;
+  for (const auto& [rank, state] : rankStates) {
+    RankRow& row = rows[rank];
+    row.rank = rank;
+    row.host = state.host();
+    row.state = state.state();
+    row.exitCode = state.exit_code();
+    row.signal = state.signal();
+  }
+  for (auto& [rank, row] : rows) {
+    if (rank < 0 || rank >= series.rankCount()) continue;
+    const StepSeries& throughput = series.rank(rank, RankMetric::Throughput);
+    row.steps = static_cast<uint64_t>(throughput.count());
+    const uint64_t end = throughput.endStep();
+    const uint64_t from = end > kRecentSteps ? end - kRecentSteps : 0;
+    const double samples = throughput.mean(from, end);
+    row.samplesPerS = std::isnan(samples) ? 0 : samples;
+    double stepMs = 0;
+    for (RankMetric m : kPhaseMetrics) {
+      const double v = series.rank(rank, m).mean(from, end);
+      if (!std::isnan(v)) stepMs += v;
+    }
+    row.stepMs = stepMs;
+    const StepSeries& rss = series.rank(rank, RankMetric::RssMb);
+    const float latest = rss.endStep() > 0 ? rss.at(rss.endStep() - 1) : NAN;
+    row.rssMb = std::isnan(latest) ? 0 : latest;
+  }
+  std::vector<RankRow> out;
+  for (auto& [rank, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+RunData loadRun(const RunStore& store, int64_t runId) {
+  RunData data;
+  data.info = store.run(runId);
+  if (!data.info) throw StoreError("run " + std::to_string(runId) + " is not in " + store.path());
+  for (const RankSeries& rank : store.rankSeries(runId)) {
+    for (const auto& s : rank.steps) data.series.ingest(s);
+    for (const auto& op : rank.allreduce) data.series.ingest(op);
+    for (const auto& m : rank.memory) data.series.ingest(m);
+  }
+  store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
+  data.logs = store.logs(runId);
+  data.findings = store.findings(runId);
+  for (const RankInfo& r : store.ranks(runId)) {
+    v1::RankState state;
+    state.set_rank(r.rank);
+    state.set_host(r.host);
+    state.set_pid(r.pid);
+    state.set_state(r.state);
+    state.set_exit_code(r.exitCode);
+    state.set_signal(r.signal);
+    state.set_message(r.message);
+    data.rankStates[r.rank] = state;
+  }
+  return data;
+}
+
+}  // namespace ringmaster::console

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Everything the views show about one run, live or reopened from the store: the charted series, the timeline,
+// logs, findings and the ranks' states. A plain value built on any thread and handed to the GUI whole.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "common/run_store.h"
+#include "console/live_series.h"
+#include "console/timeline_model.h"
+
+namespace ringmaster::console {
+
+// What the ranks table shows about one rank.
+struct RankRow {
+  int rank = 0;
+  std::string host;
+  v1::RankState::State state = v1::RankState::STATE_UNSPECIFIED;
+  int exitCode = 0;
+  int signal = 0;
+  uint64_t steps = 0;           // steps reported so far
+  double samplesPerS = 0;       // mean throughput over the last steps
+  double stepMs = 0;            // mean step time over the last steps
+  double rssMb = 0;             // latest resident memory
+};
+
+struct RunData {
+  std::optional<RunInfo> info;  // set for stored runs
+  LiveSeries series;
+  TimelineModel timeline;
+  std::vector<v1::LogLine> logs;
+  std::vector<v1::Finding> findings;
+  std::map<int, v1::RankState> rankStates;
+  std::map<int, v1::RankSummary> summaries;
+
+  // Files one record where its view needs it.
+  void ingest(const v1::Record& record);
+  void ingest(const v1::RecordBatch& batch);
+
+  // One row per rank seen (states, steps, throughput and memory), sorted by rank.
+  std::vector<RankRow> rankRows() const;
+};
+
+// Reads a stored run whole: run info, per-rank series, timeline, logs, findings, ranks. Throws StoreError.
+// Slow for big runs: call it off the GUI thread.
+RunData loadRun(const RunStore& store, int64_t runId);
+
+}  // namespace ringmaster::console

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run history as a table: name, status, engine, backend, ranks, start, duration, tags.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+#include "common/run_store.h"
+
+namespace ringmaster::console {
+
+class RunsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Id, Name, Status, Engine, Backend, Ranks, Started, Duration, Tags, ColumnCount };
+  // The raw value of a cell (numbers as numbers) for sorting; Qt::UserRole on any column gives the run id.
+  static constexpr int SortRole = Qt::UserRole + 1;
+  static constexpr int RunIdRole = Qt::UserRole;
+
+  explicit RunsModel(QObject* parent = nullptr);
+
+  void setRuns(std::vector<RunInfo> runs);
+  const RunInfo* run(int row) const;
+  int rowOf(int64_t runId) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  std::vector<RunInfo> runs_;
+};
+
+}  // namespace ringmaster::console
