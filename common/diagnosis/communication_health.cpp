@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/diagnosis/communication_health.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/diagnosis/finding.h"
+#include "common/statistics.h"
+
+namespace ringmaster::diagnosis {
+
+namespace {
+// Medians need only a sample: past this size every other value is dropped (for 100k-step live runs).
+constexpr size_t kMaxValues = 16384;
+
+int sizeClass(uint64_t bytes) { return bytes == 0 ? 0 : int(std::log2(double(bytes))); }
+}  // namespace
+
+CommunicationMonitor::CommunicationMonitor(CommunicationConfig config) : config_(config) {}
+
+void CommunicationMonitor::setHost(int rank, const std::string& host) { hosts_[rank] = host; }
+
+void CommunicationMonitor::keep(std::vector<double>& values, double value) {
+  values.push_back(value);
+  if (values.size() > kMaxValues) {
+    for (size_t i = 0; 2 * i < values.size(); ++i) values[i] = values[2 * i];
+    values.resize((values.size() + 1) / 2);
+  }
+}
+
+void CommunicationMonitor::add(const v1::StepSample& sample) {
+  commWaitNs_ += double(sample.comm_wait_ns());
+  stepNs_ += double(sample.total_ns());
+}
+
+void CommunicationMonitor::add(const v1::AllreduceOp& op) {
+  ++ops_;
+  double latencyUs = op.latency_us() > 0 ? op.latency_us() : double(op.end_ns() - op.start_ns()) / 1e3;
+  opLatencyNs_ += latencyUs * 1e3;
+  keep(latencies_, latencyUs);
+  if (op.busbw_gbps() > 0) {
+    keep(busbwByRank_[op.rank()], op.busbw_gbps());
+    keep(busbwBySize_[sizeClass(op.bytes())], op.busbw_gbps());
+  }
+}
+
+CommunicationSummary CommunicationMonitor::summary() const {
+  CommunicationSummary s;
+  s.ops = ops_;
+  std::vector<double> all;
+  for (const auto& [size, values] : busbwBySize_) {
+    all.insert(all.end(), values.begin(), values.end());
+    double median = stats::median(values);
+    s.slowOps += uint64_t(std::count_if(values.begin(), values.end(),
+                                        [&](double v) { return v < config_.slowOpFraction * median; }));
+  }
+  s.medianBusbwGbps = stats::median(all);
+  s.medianLatencyUs = stats::median(latencies_);
+  for (const auto& [rank, values] : busbwByRank_) s.rankBusbwGbps[rank] = stats::median(values);
+  s.exposedCommShare = stepNs_ > 0 ? commWaitNs_ / stepNs_ : 0;
+  s.overlapPct = opLatencyNs_ > 0 ? std::clamp(100 * (1 - commWaitNs_ / opLatencyNs_), 0.0, 100.0) : 0;
+  return s;
+}
+
+std::vector<v1::Finding> CommunicationMonitor::findings() const {
+  std::vector<v1::Finding> out;
+  CommunicationSummary s = summary();
+
+  // A rank whose links are slow: its bandwidth well below the other ranks'.
+  std::vector<double> rankMedians;
+  for (const auto& [rank, median] : s.rankBusbwGbps) rankMedians.push_back(median);
+  double typical = stats::median(rankMedians);
+  if (rankMedians.size() >= 3 && typical > 0) {
+    for (const auto& [rank, median] : s.rankBusbwGbps) {
+      if (busbwByRank_.at(rank).size() < config_.minOpsPerRank || median >= config_.slowRankFraction * typical) {
+        continue;
+      }
+      auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
+      v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, rank, host, 0,
+                                  "communication");
+      std::string where = host.empty() ? "" : " (" + host + ")";
+      f.set_summary(format("rank %d%s: all-reduce bus bandwidth %.2f GB/s, %.0f%% below the other ranks' %.2f GB/s",
+                           rank, where.c_str(), median, 100 * (1 - median / typical), typical));
+      (*f.mutable_evidence())["busbw_gbps"] = median;
+      (*f.mutable_evidence())["ranks_median_busbw_gbps"] = typical;
+      out.push_back(std::move(f));
+    }
+  }
+
+  // Communication the backward pass does not hide.
+  if (s.exposedCommShare >= config_.exposedWarning && s.ops > 0) {
+    v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, -1, "", 0,
+                                "exposed communication");
+    f.set_summary(format("%.0f%% of step time waits on all-reduce (%.0f%% of all-reduce time overlapped with "
+                         "compute; median bus bandwidth %.2f GB/s)",
+                         100 * s.exposedCommShare, s.overlapPct, s.medianBusbwGbps));
+    (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
+    (*f.mutable_evidence())["overlap_pct"] = s.overlapPct;
+    (*f.mutable_evidence())["median_busbw_gbps"] = s.medianBusbwGbps;
+    out.push_back(std::move(f));
+  }
+  if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
+    v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0,
+                                "communication");
+    f.set_summary(format("%.0f%% of all-reduce ops ran at under half the median bus bandwidth of ops their size",
+                         100 * double(s.slowOps) / double(s.ops)));
+    (*f.mutable_evidence())["slow_ops"] = double(s.slowOps);
+    (*f.mutable_evidence())["ops"] = double(s.ops);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace ringmaster::diagnosis

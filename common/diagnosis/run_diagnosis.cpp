@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/diagnosis/run_diagnosis.h"
+
+#include <algorithm>
+
+namespace ringmaster::diagnosis {
+
+RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
+    : stragglers_(worldSize, config.straggler),
+      leaks_(config.leak),
+      stalls_(worldSize, config.stall),
+      communication_(config.communication) {}
+
+void RunDiagnosis::setHost(int rank, const std::string& host) {
+  stragglers_.setHost(rank, host);
+  leaks_.setHost(rank, host);
+  stalls_.setHost(rank, host);
+  communication_.setHost(rank, host);
+}
+
+void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
+  switch (record.body_case()) {
+    case v1::Record::kStep:
+      stragglers_.add(record.step());
+      stalls_.progress(record.step(), arrivalNs);
+      communication_.add(record.step());
+      break;
+    case v1::Record::kAllreduce:
+      stragglers_.add(record.allreduce());
+      communication_.add(record.allreduce());
+      break;
+    case v1::Record::kMemory: leaks_.add(record.memory()); break;
+    case v1::Record::kStall: stalls_.add(record.stall()); break;
+    case v1::Record::kFinding: received_.push_back(record.finding()); break;
+    case v1::Record::kRankState: {
+      const auto& state = record.rank_state();
+      if (!state.host().empty()) setHost(state.rank(), state.host());
+      if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||
+          state.state() == v1::RankState::STATE_FAILED_TO_START) {
+        stalls_.exited(state.rank());
+      }
+      break;
+    }
+    default: break;
+  }
+}
+
+std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
+  std::vector<v1::Finding> out = received_;
+  auto stragglers = stragglers_.findings();
+  out.insert(out.end(), stragglers.begin(), stragglers.end());
+  auto leaks = leaks_.findings();
+  out.insert(out.end(), leaks.begin(), leaks.end());
+  auto stalls = stalls_.findings(nowNs);
+  out.insert(out.end(), stalls.begin(), stalls.end());
+  for (auto& f : communication_.findings()) {
+    // With a straggler, the others' exposed wait is the straggler's doing, not the network's.
+    if (f.cause() == "exposed communication" && !stragglers.empty()) continue;
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const v1::Finding& a, const v1::Finding& b) { return a.severity() > b.severity(); });
+  return out;
+}
+
+RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1::StallReport>& stalls,
+                    const std::vector<RankInfo>& ranks, int worldSize, DiagnosisConfig config) {
+  RunDiagnosis diagnosis(worldSize, config);
+  for (const auto& r : ranks) {
+    if (!r.host.empty()) diagnosis.setHost(r.rank, r.host);
+  }
+  // Step by step across ranks, each step's ops before its samples, so the detectors see what they would live.
+  std::vector<size_t> stepAt(series.size()), opAt(series.size()), memoryAt(series.size());
+  v1::Record record;
+  for (;;) {
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (opAt[i] < series[i].allreduce.size()) next = std::min(next, series[i].allreduce[opAt[i]].step());
+      if (stepAt[i] < series[i].steps.size()) next = std::min(next, series[i].steps[stepAt[i]].step());
+      if (memoryAt[i] < series[i].memory.size()) next = std::min(next, series[i].memory[memoryAt[i]].step());
+    }
+    if (next == UINT64_MAX) break;
+    for (size_t i = 0; i < series.size(); ++i) {
+      for (; opAt[i] < series[i].allreduce.size() && series[i].allreduce[opAt[i]].step() == next; ++opAt[i]) {
+        *record.mutable_allreduce() = series[i].allreduce[opAt[i]];
+        diagnosis.observe(record);
+      }
+    }
+    for (size_t i = 0; i < series.size(); ++i) {
+      for (; stepAt[i] < series[i].steps.size() && series[i].steps[stepAt[i]].step() == next; ++stepAt[i]) {
+        *record.mutable_step() = series[i].steps[stepAt[i]];
+        diagnosis.observe(record);
+      }
+      for (; memoryAt[i] < series[i].memory.size() && series[i].memory[memoryAt[i]].step() == next; ++memoryAt[i]) {
+        *record.mutable_memory() = series[i].memory[memoryAt[i]];
+        diagnosis.observe(record);
+      }
+    }
+  }
+  for (const auto& s : stalls) {
+    *record.mutable_stall() = s;
+    diagnosis.observe(record);
+  }
+  return diagnosis;
+}
+
+}  // namespace ringmaster::diagnosis

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every detector behind one interface: feed it a run's records as they arrive (live) or replay a stored run, and
+// ask for the findings. Findings that arrived as records (from an agent or a rank) are kept as they are.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/diagnosis/communication_health.h"
+#include "common/diagnosis/memory_leak_detector.h"
+#include "common/diagnosis/stall_detector.h"
+#include "common/diagnosis/straggler_detector.h"
+#include "common/run_store.h"
+
+namespace ringmaster::diagnosis {
+
+struct DiagnosisConfig {
+  StragglerConfig straggler;
+  LeakConfig leak;
+  StallConfig stall;
+  CommunicationConfig communication;
+};
+
+class RunDiagnosis {
+ public:
+  explicit RunDiagnosis(int worldSize, DiagnosisConfig config = {});
+
+  void setHost(int rank, const std::string& host);
+  // `arrivalNs`: the console's monotonic clock when the record arrived (0 when replaying a stored run).
+  void observe(const v1::Record& record, int64_t arrivalNs = 0);
+
+  // Current findings, most severe first. `nowNs` (the arrival clock) lets stalls be seen while nothing arrives.
+  std::vector<v1::Finding> findings(int64_t nowNs = 0) const;
+  CommunicationSummary communication() const { return communication_.summary(); }
+  std::vector<MemoryTrend> memoryTrends() const { return leaks_.trends(); }
+
+ private:
+  StragglerDetector stragglers_;
+  MemoryLeakDetector leaks_;
+  StallDetector stalls_;
+  CommunicationMonitor communication_;
+  std::vector<v1::Finding> received_;
+};
+
+// Replays a stored run through the detectors, step by step across ranks.
+RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1::StallReport>& stalls,
+                    const std::vector<RankInfo>& ranks, int worldSize, DiagnosisConfig config = {});
+
+}  // namespace ringmaster::diagnosis

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Finds stalls and hangs: the Horovod engine's stall reports name the ranks that have not submitted a tensor;
+// rank progress shows a job that stopped, and which ranks stopped behind the others.
+//
+// Times passed in are the console's monotonic clock when a record arrived (live use); a stored run has only the
+// stall reports.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ringmaster/v1/records.pb.h"
+
+namespace ringmaster::diagnosis {
+
+namespace v1 = ::ringmaster::v1;
+
+struct StallConfig {
+  double stallSeconds = 5;  // no step completed by any rank for this long = a stall (seconds)
+};
+
+class StallDetector {
+ public:
+  explicit StallDetector(int worldSize, StallConfig config = {});
+
+  void setHost(int rank, const std::string& host);
+  void add(const v1::StallReport& report);
+  void progress(const v1::StepSample& sample, int64_t arrivalNs);
+  // A rank that exited is not stalled (the launcher reports it).
+  void exited(int rank);
+  // Looks at progress as of `nowNs` (same clock as arrivals) and returns every stall finding so far.
+  std::vector<v1::Finding> findings(int64_t nowNs) const;
+  std::vector<v1::Finding> findings() const { return findings(0); }
+
+ private:
+  struct Missing {
+    std::set<std::string> tensors;
+    std::set<int> reporters;
+    double waitedS = 0;
+  };
+
+  int worldSize_;
+  StallConfig config_;
+  std::map<int, std::string> hosts_;
+  std::map<int, Missing> missing_;            // from stall reports, by missing rank
+  std::map<int, uint64_t> lastStep_;          // last completed step per rank
+  std::map<int, int64_t> lastProgressNs_;     // when it arrived
+  std::set<int> exited_;
+  int64_t lastAnyProgressNs_ = 0;
+};
+
+}  // namespace ringmaster::diagnosis

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "common/diagnosis/run_diagnosis.h"
+#include "tests/unit/diagnosis_synthetic.h"
+
+using namespace ringmaster::diagnosis;
+using ringmaster::test::generate;
+using ringmaster::test::SyntheticRun;
+
+namespace {
+
+std::vector<v1::Finding> ofKind(const std::vector<v1::Finding>& all, v1::Finding::Kind kind) {
+  std::vector<v1::Finding> out;
+  for (const auto& f : all) {
+    if (f.kind() == kind) out.push_back(f);
+  }
+  return out;
+}
+
+// Feeds the run record by record and returns the step at which rank `rank` was first flagged (-1 if never).
+int firstFlaggedStep(const SyntheticRun& run, int rank, v1::Finding* finding = nullptr) {
+  RunDiagnosis diagnosis(run.ranks);
+  int flagged = -1;
+  for (const auto& record : generate(run).records) {
+    diagnosis.observe(record);
+    if (flagged < 0 && record.has_step() && record.step().rank() == run.ranks - 1) {
+      for (const auto& f : ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER)) {
+        if (f.rank() == rank) flagged = int(record.step().step());
+      }
+    }
+  }
+  if (finding) {
+    for (const auto& f : ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER)) {
+      if (f.rank() == rank) *finding = f;
+    }
+  }
+  return flagged;
+}
+
+}  // namespace
+
+TEST(Stragglers, ARankTwentyPercentSlowerIsFlaggedWithinTenSteps) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SyntheticRun run;
+    run.seed = seed;
+    run.steps = 120;
+    run.slowRank = 3;
+    run.slowFrom = 50;
+    run.slowCompute = 0.20;
+    v1::Finding finding;
+    int flagged = firstFlaggedStep(run, 3, &finding);
+    ASSERT_GE(flagged, 50) << "seed " << seed;
+    EXPECT_LT(flagged, 60) << "seed " << seed;
+    EXPECT_EQ(finding.cause(), "compute");
+    EXPECT_GE(finding.since_step(), 50u);
+    EXPECT_LE(finding.since_step(), 53u);
+    // Own time is data + compute, so 20% more compute is ~19% more own time.
+    EXPECT_NEAR(finding.evidence().at("slowdown_pct"), 19, 4) << finding.summary();
+    EXPECT_GT(finding.evidence().at("throughput_lost_pct"), 5);
+    EXPECT_GT(finding.evidence().at("others_wait_ms_per_step"), 8);
+  }
+}
+
+TEST(Stragglers, WorksWithFourAndTwoRanks) {
+  for (int ranks : {4, 2}) {
+    SyntheticRun run;
+    run.ranks = ranks;
+    run.steps = 100;
+    run.slowRank = ranks - 1;
+    run.slowFrom = 30;
+    run.slowCompute = 0.20;
+    int flagged = firstFlaggedStep(run, ranks - 1);
+    EXPECT_GE(flagged, 30) << ranks << " ranks";
+    EXPECT_LT(flagged, 40) << ranks << " ranks";
+  }
+}
+
+TEST(Stragglers, SlowDataLoadingIsBlamedOnData) {
+  SyntheticRun run;
+  run.steps = 100;
+  run.slowRank = 5;
+  run.slowFrom = 20;
+  run.slowData = 15;  // ms per step waiting for batches
+  v1::Finding finding;
+  ASSERT_GE(firstFlaggedStep(run, 5, &finding), 20);
+  EXPECT_EQ(finding.cause(), "data");
+}
+
+TEST(Stragglers, SlowLinkAtEqualComputeIsBlamedOnCommunication) {
+  SyntheticRun run;
+  run.steps = 100;
+  run.slowRank = 2;
+  run.slowFrom = 20;
+  run.slowCommUs = 6000;
+  v1::Finding finding;
+  ASSERT_GE(firstFlaggedStep(run, 2, &finding), 20);
+  EXPECT_EQ(finding.cause(), "communication");
+}
+
+TEST(Stragglers, FalsePositiveRateOnCleanRunsIsUnderOnePercent) {
+  constexpr int kRuns = 1000;
+  int runsWithFalseAlarm = 0;
+  for (int i = 0; i < kRuns; ++i) {
+    SyntheticRun run;
+    run.seed = 1000 + uint64_t(i);
+    run.steps = 150;
+    StragglerDetector detector(run.ranks);
+    for (const auto& record : generate(run).records) {
+      if (record.has_step()) detector.add(record.step());
+      if (record.has_allreduce()) detector.add(record.allreduce());
+    }
+    if (!detector.findings().empty()) ++runsWithFalseAlarm;
+  }
+  double rate = double(runsWithFalseAlarm) / kRuns;
+  std::printf("straggler false-positive rate: %d of %d clean 8-rank runs (150 steps each) = %.2f%%\n",
+              runsWithFalseAlarm, kRuns, 100 * rate);
+  RecordProperty("false_positive_rate_pct", std::to_string(100 * rate));
+  EXPECT_LT(rate, 0.01);
+}
+
+TEST(MemoryLeaks, TwoMiBPerStepIsEstimatedWithinTwentyFivePercent) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SyntheticRun run;
+    run.seed = seed;
+    run.steps = 150;
+    run.leakRank = 1;
+    run.leakMiBPerStep = 2;
+    RunDiagnosis diagnosis(run.ranks);
+    for (const auto& record : generate(run).records) diagnosis.observe(record);
+    auto leaks = ofKind(diagnosis.findings(), v1::Finding::KIND_MEMORY_LEAK);
+    ASSERT_EQ(leaks.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(leaks[0].rank(), 1);
+    EXPECT_NEAR(leaks[0].evidence().at("mib_per_step"), 2, 0.5);
+    EXPECT_GT(leaks[0].evidence().at("mib_per_min"), 0);
+    EXPECT_GT(leaks[0].evidence().at("minutes_to_limit"), 0);
+    EXPECT_NE(leaks[0].summary().find("MiB per step"), std::string::npos);
+  }
+}
+
+TEST(MemoryLeaks, NoLeakForAFlatNoisySeries) {
+  int reported = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    MemoryLeakDetector detector;
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> noise(0, 8);
+    for (int step = 0; step < 300; ++step) {
+      v1::MemorySample m;
+      m.set_rank(0);
+      m.set_step(uint64_t(step));
+      m.set_time_ns(int64_t(step) * 100'000'000);
+      // A warm-up ramp, then a flat, noisy level with allocator steps up and back down.
+      double mib = step < 20 ? 500 + 50 * step : 1500 + noise(random) + ((step / 40) % 2 ? 24 : 0);
+      m.set_rss_bytes(uint64_t(mib * 1024 * 1024));
+      detector.add(m);
+    }
+    if (!detector.findings().empty()) ++reported;
+  }
+  EXPECT_EQ(reported, 0);
+}
+
+TEST(Stalls, StallReportsNameTheMissingRankAndTensors) {
+  RunDiagnosis diagnosis(4);
+  v1::Record record;
+  auto* state = record.mutable_rank_state();
+  state->set_rank(2);
+  state->set_host("gpu-node-2");
+  state->set_state(v1::RankState::STATE_RUNNING);
+  diagnosis.observe(record);
+  auto* stall = record.mutable_stall();
+  stall->set_reporting_rank(0);
+  stall->add_missing_ranks(2);
+  stall->add_tensors("grad.layer4.weight");
+  stall->set_waited_s(7.5);
+  diagnosis.observe(record);
+  auto stalls = ofKind(diagnosis.findings(), v1::Finding::KIND_STALL);
+  ASSERT_EQ(stalls.size(), 1u);
+  EXPECT_EQ(stalls[0].rank(), 2);
+  EXPECT_EQ(stalls[0].host(), "gpu-node-2");
+  EXPECT_EQ(stalls[0].severity(), v1::Finding::SEVERITY_CRITICAL);
+  EXPECT_NE(stalls[0].summary().find("grad.layer4.weight"), std::string::npos) << stalls[0].summary();
+  EXPECT_NE(stalls[0].summary().find("0,1,3"), std::string::npos) << stalls[0].summary();
+}
+
+TEST(Stalls, ARankThatStopsBehindTheOthersIsNamedWithinSeconds) {
+  StallDetector detector(4, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  for (int step = 0; step <= 10; ++step) {
+    for (int r = 0; r < 4; ++r) {
+      if (r == 2 && step == 10) continue;  // rank 2 never finishes step 10
+      v1::StepSample s;
+      s.set_rank(r);
+      s.set_step(uint64_t(step));
+      detector.progress(s, step * second / 10);
+    }
+  }
+  EXPECT_TRUE(detector.findings(3 * second).empty());
+  auto found = detector.findings(7 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 2);
+  EXPECT_EQ(found[0].since_step(), 10u);
+  EXPECT_NE(found[0].summary().find("stopped after step 9"), std::string::npos) << found[0].summary();
+}
+
+TEST(Stalls, AWholeJobThatStopsIsAJobWideFinding) {
+  StallDetector detector(2, StallConfig{5});
+  v1::StepSample s;
+  s.set_step(4);
+  detector.progress(s, 1'000'000'000);
+  s.set_rank(1);
+  detector.progress(s, 1'000'000'000);
+  auto found = detector.findings(8'000'000'000);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), -1);
+}
+
+TEST(Communication, ARankWithHalfTheBandwidthIsFlagged) {
+  CommunicationMonitor monitor;
+  for (int step = 0; step < 50; ++step) {
+    for (int r = 0; r < 4; ++r) {
+      v1::AllreduceOp op;
+      op.set_rank(r);
+      op.set_step(uint64_t(step));
+      op.set_bytes(1 << 24);
+      op.set_latency_us(1000);
+      op.set_busbw_gbps(r == 3 ? 2.0 : 5.0 + 0.01 * step);
+      monitor.add(op);
+    }
+  }
+  std::vector<v1::Finding> ranked;
+  for (const auto& f : monitor.findings()) {
+    if (f.rank() >= 0) ranked.push_back(f);
+  }
+  ASSERT_EQ(ranked.size(), 1u);
+  EXPECT_EQ(ranked[0].rank(), 3);
+  EXPECT_EQ(ranked[0].kind(), v1::Finding::KIND_COMMUNICATION);
+  EXPECT_NEAR(monitor.summary().rankBusbwGbps.at(3), 2.0, 1e-9);
+}
+
+TEST(Communication, ExposedCommunicationShareAndOverlap) {
+  CommunicationMonitor monitor;
+  for (int step = 0; step < 10; ++step) {
+    v1::StepSample s;
+    s.set_total_ns(100'000'000);
+    s.set_comm_wait_ns(40'000'000);
+    monitor.add(s);
+    v1::AllreduceOp op;
+    op.set_bytes(1 << 20);
+    op.set_latency_us(80'000);  // 80 ms of all-reduce, of which 40 ms exposed: 50% overlapped
+    op.set_busbw_gbps(1);
+    monitor.add(op);
+  }
+  auto summary = monitor.summary();
+  EXPECT_NEAR(summary.exposedCommShare, 0.4, 1e-9);
+  EXPECT_NEAR(summary.overlapPct, 50, 1e-9);
+  auto found = monitor.findings();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause(), "exposed communication");
+}
+
+TEST(Replay, AStoredRunGivesTheSameFindingsAsLive) {
+  SyntheticRun run;
+  run.steps = 120;
+  run.slowRank = 6;
+  run.slowFrom = 40;
+  run.slowCompute = 0.3;
+  run.leakRank = 2;
+  run.leakMiBPerStep = 3;
+  auto records = generate(run).records;
+  RunDiagnosis live(run.ranks);
+  std::vector<ringmaster::RankSeries> series(size_t(run.ranks));
+  for (const auto& r : records) {
+    live.observe(r);
+    if (r.has_step()) series[size_t(r.step().rank())].steps.push_back(r.step());
+    if (r.has_allreduce()) series[size_t(r.allreduce().rank())].allreduce.push_back(r.allreduce());
+    if (r.has_memory()) series[size_t(r.memory().rank())].memory.push_back(r.memory());
+  }
+  for (int r = 0; r < run.ranks; ++r) series[size_t(r)].rank = r;
+  auto stored = replay(series, {}, {}, run.ranks).findings();
+  auto liveFindings = live.findings();
+  ASSERT_EQ(stored.size(), liveFindings.size());
+  for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].summary(), liveFindings[i].summary());
+  EXPECT_EQ(ofKind(stored, v1::Finding::KIND_STRAGGLER).at(0).rank(), 6);
+  EXPECT_EQ(ofKind(stored, v1::Finding::KIND_MEMORY_LEAK).at(0).rank(), 2);
+}
