@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/horovod_timeline_reader.h"
+#include "common/json_tokenizer.h"
+
+using ringmaster::JsonError;
+using ringmaster::JsonTokenizer;
+using Token = JsonTokenizer::Token;
+namespace fs = std::filesystem;
+namespace v1 = ringmaster::v1;
+
+namespace {
+
+std::vector<std::pair<Token, std::string>> tokenize(const std::string& text, size_t chunk) {
+  std::istringstream in(text);
+  JsonTokenizer tokens(in, chunk);
+  std::vector<std::pair<Token, std::string>> out;
+  for (Token t = tokens.next(); t != Token::End; t = tokens.next()) out.emplace_back(t, std::string(tokens.text()));
+  return out;
+}
+
+// A timeline the way Horovod's TimelineWriter writes it: tensors as processes, nested B/E phases, one tick per rank
+// inside NEGOTIATE_ALLREDUCE, cycle markers, and a closing "]" after every event.
+struct HorovodFile {
+  std::string text;
+  int events = 0;  // timeline events a reader should produce
+};
+
+HorovodFile writeHorovodTimeline(int ranks, int tensors, int iterations) {
+  std::ostringstream out;
+  out << "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": "
+         "{\"start_time_since_epoch_in_micros\":1700000000000000}},\n"
+      << "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"sort_index\": 0}},\n";
+  HorovodFile file;
+  long ts = 100;
+  for (int t = 0; t < tensors; ++t) {
+    out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << t + 1
+        << ", \"args\": {\"name\": \"grad.layer" << t << ".weight\"}},\n";
+  }
+  for (int it = 0; it < iterations; ++it) {
+    out << "{\"ph\": \"i\", \"name\": \"CYCLE_START\", \"ts\": " << ts << ", \"s\": \"g\"},\n";
+    ++file.events;
+    for (int t = 0; t < tensors; ++t) {
+      int pid = t + 1;
+      out << "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      for (int r = 0; r < ranks; ++r) {
+        out << "{\"ph\": \"X\", \"name\": \"" << (r + it) % ranks << "\", \"ts\": " << ts + 5 + r * 7
+            << ", \"pid\": " << pid << ", \"dur\": 0},\n";
+      }
+      ts += 5 + ranks * 7;
+      out << "{\"ph\": \"E\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      out << "{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      for (const char* phase : {"QUEUE", "MEMCPY_IN_FUSION_BUFFER", "GLOO_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER"}) {
+        out << "{\"ph\": \"B\", \"name\": \"" << phase << "\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+        ts += 20;
+        out << "{\"ph\": \"E\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      }
+      out << "{\"ph\": \"E\", \"ts\": " << ts << ", \"pid\": " << pid
+          << ", \"args\": {\"dtype\": \"float32\", \"shape\": \"[128, 64]\"}},\n";
+      file.events += 1 + ranks + 1 + 4;
+    }
+  }
+  file.text = out.str();
+  file.text.erase(file.text.size() - 2);  // the last ",\n"
+  file.text += "]";
+  return file;
+}
+
+class ImportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("rm_import_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+std::vector<v1::TimelineEvent> storedEvents(ringmaster::RunStore& store, int64_t run) {
+  std::vector<v1::TimelineEvent> events;
+  store.forEachTimelineEvent(run, [&](const v1::TimelineEvent& e) { events.push_back(e); });
+  return events;
+}
+
+}  // namespace
+
+TEST(JsonTokenizer, TokensSurviveEveryChunkBoundary) {
+  std::string text = R"({"a": [1, -2.5e3, true, false, null], "s\"q": "x\u00e9\ud83d\ude00\n", "o": {}})";
+  auto whole = tokenize(text, 1 << 20);
+  ASSERT_EQ(whole.size(), 15u);
+  EXPECT_EQ(whole[1].second, "a");
+  EXPECT_EQ(whole[4].second, "-2.5e3");
+  EXPECT_EQ(whole[9].second, "s\"q");
+  EXPECT_EQ(whole[10].second, "x\xc3\xa9\xf0\x9f\x98\x80\n");
+  for (size_t chunk = 1; chunk < 12; ++chunk) EXPECT_EQ(tokenize(text, chunk), whole) << "chunk " << chunk;
+}
+
+TEST(JsonTokenizer, MalformedInputIsReportedWithItsBytePosition) {
+  struct Case {
+    std::string text;
+    uint64_t position;
+  };
+  for (const Case& c : std::vector<Case>{{"[1, 2 3]", 6},
+                                         {"{\"a\" 1}", 5},
+                                         {"[1,]", 3},
+                                         {"{\"a\": tru}", 6},
+                                         {"\x7f\x45\x4c\x46", 0},
+                                         {"[\"bad \\q escape\"]", 6},
+                                         {"[1] x", 4}}) {
+    std::istringstream in(c.text);
+    JsonTokenizer tokens(in, 2);
+    try {
+      while (tokens.next() != Token::End) {
+      }
+      FAIL() << "accepted " << c.text;
+    } catch (const JsonError& e) {
+      EXPECT_EQ(e.position(), c.position) << c.text << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("byte " + std::to_string(c.position)), std::string::npos);
+    }
+  }
+}
+
+TEST(JsonTokenizer, InputCutShortEndsWithoutError) {
+  std::istringstream in(R"([{"a": 1}, {"b": "unfinish)");
+  JsonTokenizer tokens(in, 4);
+  int objects = 0;
+  for (Token t = tokens.next(); t != Token::End; t = tokens.next()) objects += t == Token::EndObject;
+  EXPECT_EQ(objects, 1);
+  EXPECT_FALSE(tokens.complete());
+}
+
+TEST_F(ImportTest, HorovodTimelineBecomesARunWithEveryRankAndPhase) {
+  auto file = writeHorovodTimeline(4, 3, 5);
+  std::string path = write("timeline.json", file.text);
+  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  auto result = ringmaster::importTimeline(store, path);
+  EXPECT_EQ(result.summary.format, ringmaster::TraceFormat::HorovodTimeline);
+  EXPECT_TRUE(result.summary.complete);
+  EXPECT_EQ(result.summary.unfinished, 0u);
+  EXPECT_EQ(result.summary.ranks, 4);
+  EXPECT_EQ(result.summary.timelineEvents, uint64_t(file.events));
+
+  auto run = store.run(result.runId);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->name, "timeline.json");
+  EXPECT_EQ(run->status, "imported");
+  EXPECT_EQ(run->worldSize, 4);
+  EXPECT_EQ(store.counts(result.runId).timelineEvents, file.events);
+
+  auto events = storedEvents(store, result.runId);
+  std::map<std::string, int> phases;
+  std::set<int> tickRanks;
+  for (const auto& e : events) {
+    ++phases[e.name()];
+    if (e.start_ns() == e.end_ns() && e.name().size() == 1) {
+      tickRanks.insert(e.rank());
+      EXPECT_EQ(e.name(), std::to_string(e.rank()));
+    }
+  }
+  EXPECT_EQ(phases["NEGOTIATE_ALLREDUCE"], 15);
+  EXPECT_EQ(phases["GLOO_ALLREDUCE"], 15);
+  EXPECT_EQ(phases["CYCLE_START"], 5);
+  EXPECT_EQ(tickRanks, (std::set<int>{0, 1, 2, 3}));
+  // A NEGOTIATE span holds its ticks; the ALLREDUCE span carries the E event's args.
+  const auto& negotiate = *std::find_if(events.begin(), events.end(),
+                                        [](const auto& e) { return e.name() == "NEGOTIATE_ALLREDUCE"; });
+  EXPECT_EQ(negotiate.lane(), "grad.layer0.weight");
+  EXPECT_EQ(negotiate.end_ns() - negotiate.start_ns(), (5 + 4 * 7) * 1000);
+  const auto& allreduce =
+      *std::find_if(events.begin(), events.end(), [](const auto& e) { return e.name() == "ALLREDUCE"; });
+  EXPECT_EQ(allreduce.args().at("dtype"), "float32");
+}
+
+TEST_F(ImportTest, TruncatedTimelineKeepsWhatIsWholeAndSaysSo) {
+  auto file = writeHorovodTimeline(4, 3, 5);
+  std::string cut = file.text.substr(0, file.text.size() * 6 / 10);
+  // Make sure the cut lands inside an event.
+  while (cut.back() == '\n' || cut.back() == ',' || cut.back() == '}') cut.pop_back();
+  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  auto result = ringmaster::importTimeline(store, write("cut.json", cut));
+  EXPECT_FALSE(result.summary.complete);
+  EXPECT_GT(result.summary.timelineEvents, 0u);
+  EXPECT_LT(result.summary.timelineEvents, uint64_t(file.events));
+  EXPECT_GT(result.summary.unfinished, 0u);  // the ALLREDUCE open at the cut
+  EXPECT_EQ(store.counts(result.runId).timelineEvents, int64_t(result.summary.timelineEvents));
+  for (const auto& e : storedEvents(store, result.runId)) EXPECT_GE(e.end_ns(), e.start_ns());
+
+  // Horovod's older writer left the array open ("},\n" at the end): same treatment.
+  std::string open = file.text.substr(0, file.text.size() - 1) + ",\n";
+  auto legacy = ringmaster::importTimeline(store, write("open.json", open));
+  EXPECT_FALSE(legacy.summary.complete);
+  EXPECT_EQ(legacy.summary.timelineEvents, uint64_t(file.events));
+}
+
+TEST_F(ImportTest, GarbageIsRefusedWithAPositionAndNothingIsKept) {
+  std::mt19937 random(1);
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage.push_back(char(random() % 256));
+  garbage[0] = '\x01';
+  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  std::string path = write("garbage.bin", garbage);
+  try {
+    ringmaster::importTimeline(store, path);
+    FAIL() << "imported garbage";
+  } catch (const ringmaster::InputError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("byte 0"), std::string::npos) << message;
+  }
+
+  auto file = writeHorovodTimeline(2, 2, 3);
+  size_t at = file.text.find("\"ph\": \"E\"", 800);
+  std::string broken = file.text;
+  broken[at + 5] = ';';  // "ph"; "E"
+  try {
+    ringmaster::importTimeline(store, write("broken.json", broken));
+    FAIL() << "imported malformed JSON";
+  } catch (const ringmaster::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("byte " + std::to_string(at + 5)), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(store.runs().empty());
+
+  EXPECT_THROW(ringmaster::importTimeline(store, write("plain.json", R"({"loss": [1, 2]})")), ringmaster::InputError);
+  EXPECT_THROW(ringmaster::importTimeline(store, (dir_ / "missing.json").string()), ringmaster::InputError);
+  EXPECT_TRUE(store.runs().empty());
+}
+
+TEST_F(ImportTest, ChromeTraceFromAProfilerBecomesRanksAndLanes) {
+  std::string trace = R"({"schemaVersion": 1, "deviceProperties": [{"name": "cpu"}],
+    "traceEvents": [
+      {"ph": "M", "name": "process_name", "pid": 4242, "args": {"name": "rank 3"}},
+      {"ph": "M", "name": "thread_name", "pid": 4242, "tid": 7, "args": {"name": "compute"}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 4242, "tid": 7, "ts": 1000.5, "dur": 250,
+       "args": {"step": 12, "Input Dims": [[1, 2]]}},
+      {"ph": "B", "name": "DATA", "pid": 4242, "tid": 7, "ts": 2000},
+      {"ph": "E", "pid": 4242, "tid": 7, "ts": 2100},
+      {"ph": "C", "name": "memory", "pid": 4242, "ts": 2100, "args": {"bytes": 5}},
+      {"ph": "X", "name": "ncclAllReduce", "pid": 99, "tid": "stream 7", "ts": 3000, "dur": 10}
+    ],
+    "distributedInfo": {"rank": 3}})";
+  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  auto result = ringmaster::importTimeline(store, write("profile.json", trace), "resnet-profile");
+  EXPECT_EQ(result.summary.format, ringmaster::TraceFormat::ChromeTrace);
+  EXPECT_EQ(result.summary.timelineEvents, 3u);
+  EXPECT_EQ(result.summary.skipped, 1u);
+  EXPECT_EQ(result.summary.ranks, 2);
+  auto events = storedEvents(store, result.runId);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].rank(), 3);
+  EXPECT_EQ(events[0].lane(), "compute");
+  EXPECT_EQ(events[0].start_ns(), 1'000'500);
+  EXPECT_EQ(events[0].end_ns(), 1'250'500);
+  EXPECT_EQ(events[0].step(), 12u);
+  EXPECT_EQ(events[0].args().at("Input Dims"), "[...]");
+  EXPECT_EQ(events[1].name(), "DATA");
+  EXPECT_EQ(events[1].end_ns() - events[1].start_ns(), 100'000);
+  EXPECT_EQ(events[2].lane(), "thread stream 7");
+  EXPECT_EQ(store.run(result.runId)->name, "resnet-profile");
+}
