@@ -75,6 +75,7 @@ void JsonTokenizer::failUnexpected(char c, bool inObject, int expect) const {
 }
 
 JsonTokenizer::Token JsonTokenizer::next() {
+  text_ = {};
   for (;;) {
     skipWhitespace();
     tokenPosition_ = consumed_ + pos_;
@@ -164,6 +165,7 @@ JsonTokenizer::Token JsonTokenizer::readLiteral(std::string_view word, Token tok
   }
   if (data_.compare(pos_, word.size(), word) != 0) failHere("expected '" + std::string(word) + "'");
   pos_ += word.size();
+  text_ = word;
   return scalarDone(token);
 }
 
