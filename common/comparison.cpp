@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/diagnosis/finding.h"
+#include "common/diagnosis/run_diagnosis.h"
+
+namespace ringmaster {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+}
+
+double PhaseTimes::otherMs() const {
+  return std::max(0.0, totalMs - dataMs - forwardMs - backwardMs - commWaitMs - optimizerMs);
+}
+
+RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& series,
+                          const std::vector<RankInfo>& ranks, std::vector<v1::Finding> findings) {
+  RunMetrics m;
+  m.info = info;
+  m.findings = std::move(findings);
+  std::map<int, std::string> hosts;
+  for (const auto& r : ranks) hosts[r.rank] = r.host;
+
+  // Per step across ranks: the job's step time is the slowest rank's total.
+  std::map<uint64_t, std::pair<int, std::pair<double, double>>> byStep;  // step -> (ranks, (max total, samples))
+  std::vector<double> allBusbw, allLatency;
+  double commWaitNs = 0, totalNs = 0, opLatencyNs = 0;
+  int ranksWithSteps = 0;
+  diagnosis::MemoryLeakDetector memory;
+
+  for (const auto& s : series) {
+    RankMetrics r;
+    r.rank = s.rank;
+    r.host = hosts.count(s.rank) ? hosts[s.rank] : "";
+    r.steps = s.steps.size();
+    if (!s.steps.empty()) ++ranksWithSteps;
+    double samples = 0, rankTotalNs = 0;
+    for (const auto& step : s.steps) {
+      r.phases.dataMs += double(step.data_ns());
+      r.phases.forwardMs += double(step.forward_ns());
+      r.phases.backwardMs += double(step.backward_ns());
+      r.phases.commWaitMs += double(step.comm_wait_ns());
+      r.phases.optimizerMs += double(step.optimizer_ns());
+      r.phases.totalMs += double(step.total_ns());
+      samples += step.samples();
+      rankTotalNs += double(step.total_ns());
+      auto& entry = byStep[step.step()];
+      ++entry.first;
+      entry.second.first = std::max(entry.second.first, double(step.total_ns()) / 1e6);
+      entry.second.second += step.samples();
+    }
+    commWaitNs += r.phases.commWaitMs;
+    totalNs += r.phases.totalMs;
+    double n = double(std::max<size_t>(s.steps.size(), 1));
+    for (double* v : {&r.phases.dataMs, &r.phases.forwardMs, &r.phases.backwardMs, &r.phases.commWaitMs,
+                      &r.phases.optimizerMs, &r.phases.totalMs}) {
+      *v /= n * 1e6;
+    }
+    r.samplesPerS = rankTotalNs > 0 ? samples / (rankTotalNs / 1e9) : 0;
+    if (!s.steps.empty()) m.finalLoss = s.steps.back().loss();
+
+    std::vector<double> busbw, latency;
+    for (const auto& op : s.allreduce) {
+      busbw.push_back(op.busbw_gbps());
+      latency.push_back(op.latency_us());
+      opLatencyNs += op.latency_us() * 1e3;
+    }
+    r.busbwGbps = stats::median(busbw);
+    r.allreduceLatencyUs = stats::median(latency);
+    allBusbw.insert(allBusbw.end(), busbw.begin(), busbw.end());
+    allLatency.insert(allLatency.end(), latency.begin(), latency.end());
+    m.allreduceOps += s.allreduce.size();
+
+    for (const auto& sample : s.memory) {
+      r.peakRssMiB = std::max(r.peakRssMiB, double(sample.rss_bytes()) / kMiB);
+      memory.add(sample);
+    }
+    m.peakRssMiB = std::max(m.peakRssMiB, r.peakRssMiB);
+    m.perRank.push_back(r);
+  }
+  for (const auto& trend : memory.trends()) {
+    if (trend.device) continue;
+    for (auto& r : m.perRank) {
+      if (r.rank == trend.rank) r.rssSlopeMiBPerStep = trend.bytesPerStep / kMiB;
+    }
+    m.rssSlopeMiBPerStep = std::max(m.rssSlopeMiBPerStep, trend.bytesPerStep / kMiB);
+  }
+
+  m.ranks = int(series.size());
+  double samples = 0, seconds = 0;
+  for (const auto& [step, entry] : byStep) {
+    if (entry.first < ranksWithSteps) continue;  // a step some rank never finished
+    ++m.steps;
+    m.stepTimesMs.push_back(entry.second.first);
+    if (entry.second.first > 0) m.stepThroughput.push_back(entry.second.second / (entry.second.first / 1e3));
+    samples += entry.second.second;
+    seconds += entry.second.first / 1e3;
+  }
+  m.throughput = seconds > 0 ? samples / seconds : 0;
+  m.stepMeanMs = stats::mean(m.stepTimesMs);
+  m.stepP50Ms = stats::quantile(m.stepTimesMs, 0.5);
+  m.stepP95Ms = stats::quantile(m.stepTimesMs, 0.95);
+  double weight = 0;
+  for (const auto& r : m.perRank) {
+    double w = double(r.steps);
+    weight += w;
+    m.phases.dataMs += w * r.phases.dataMs;
+    m.phases.forwardMs += w * r.phases.forwardMs;
+    m.phases.backwardMs += w * r.phases.backwardMs;
+    m.phases.commWaitMs += w * r.phases.commWaitMs;
+    m.phases.optimizerMs += w * r.phases.optimizerMs;
+    m.phases.totalMs += w * r.phases.totalMs;
+  }
+  if (weight > 0) {
+    for (double* v : {&m.phases.dataMs, &m.phases.forwardMs, &m.phases.backwardMs, &m.phases.commWaitMs,
+                      &m.phases.optimizerMs, &m.phases.totalMs}) {
+      *v /= weight;
+    }
+  }
+  m.busbwGbps = stats::median(allBusbw);
+  m.allreduceLatencyUs = stats::median(allLatency);
+  m.exposedCommPct = totalNs > 0 ? 100 * commWaitNs / totalNs : 0;
+  m.overlapPct = opLatencyNs > 0 ? std::clamp(100 * (1 - commWaitNs / opLatencyNs), 0.0, 100.0) : 0;
+  return m;
+}
+
+RunMetrics loadMetrics(const RunStore& store, int64_t runId) {
+  auto info = store.run(runId);
+  if (!info) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
+  auto series = store.rankSeries(runId);
+  auto ranks = store.ranks(runId);
+  auto findings = store.findings(runId);
+  if (findings.empty() && !series.empty()) {
+    int worldSize = info->worldSize > 0 ? info->worldSize : int(series.size());
+    findings = diagnosis::replay(series, store.stallReports(runId), ranks, worldSize).findings();
+  }
+  return computeMetrics(*info, series, ranks, std::move(findings));
+}
+
+namespace {
+
+MetricDelta delta(const std::string& metric, const std::string& unit, double base, double other, bool lowerIsBetter) {
+  MetricDelta d;
+  d.metric = metric;
+  d.unit = unit;
+  d.base = base;
+  d.other = other;
+  d.relative = base != 0 ? (other - base) / base : 0;
+  d.lowerIsBetter = lowerIsBetter;
+  return d;
+}
+
+std::string label(const RunInfo& info) {
+  return "run " + std::to_string(info.id) + (info.name.empty() ? "" : " (" + info.name + ")");
+}
+
+}  // namespace
+
+RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
+  RunComparison c;
+  c.baseName = label(base.info);
+  c.otherName = label(other.info);
+  auto throughput = delta("throughput", "samples/s", base.throughput, other.throughput, false);
+  if (!base.stepThroughput.empty() && !other.stepThroughput.empty()) {
+    throughput.interval = stats::bootstrapRelativeDifference(base.stepThroughput, other.stepThroughput);
+  }
+  auto meanStep = delta("step time mean", "ms", base.stepMeanMs, other.stepMeanMs, true);
+  auto p50 = delta("step time p50", "ms", base.stepP50Ms, other.stepP50Ms, true);
+  if (!base.stepTimesMs.empty() && !other.stepTimesMs.empty()) {
+    meanStep.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs);
+    p50.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
+  }
+  c.deltas = {throughput,
+              meanStep,
+              p50,
+              delta("step time p95", "ms", base.stepP95Ms, other.stepP95Ms, true),
+              delta("data wait", "ms/step", base.phases.dataMs, other.phases.dataMs, true),
+              delta("forward", "ms/step", base.phases.forwardMs, other.phases.forwardMs, true),
+              delta("backward", "ms/step", base.phases.backwardMs, other.phases.backwardMs, true),
+              delta("exposed comm wait", "ms/step", base.phases.commWaitMs, other.phases.commWaitMs, true),
+              delta("optimizer", "ms/step", base.phases.optimizerMs, other.phases.optimizerMs, true),
+              delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true),
+              delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false),
+              delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true),
+              delta("memory peak", "MiB", base.peakRssMiB, other.peakRssMiB, true),
+              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true),
+              delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
+
+  if (meanStep.interval) {
+    const auto& ci = *meanStep.interval;
+    // Step time lower = faster; speed-up expressed on the step time's relative change.
+    if (ci.upper < 0 || ci.lower > 0) {
+      bool faster = ci.estimate < 0;
+      c.verdict = diagnosis::format("%s is %.1f%% %s than %s (step time, 95%% CI %.1f%% to %.1f%%)",
+                                    c.otherName.c_str(), std::fabs(100 * ci.estimate), faster ? "faster" : "slower",
+                                    c.baseName.c_str(), std::fabs(100 * (faster ? ci.upper : ci.lower)),
+                                    std::fabs(100 * (faster ? ci.lower : ci.upper)));
+    } else {
+      c.verdict = diagnosis::format("no significant difference in step time between %s and %s (%+.1f%%, 95%% CI "
+                                    "%+.1f%% to %+.1f%%)",
+                                    c.otherName.c_str(), c.baseName.c_str(), 100 * ci.estimate, 100 * ci.lower,
+                                    100 * ci.upper);
+    }
+  } else {
+    c.verdict = "no step samples to compare";
+  }
+  return c;
+}
+
+double scalingEfficiency(const RunMetrics& run, const RunMetrics& baseline) {
+  if (baseline.throughput <= 0 || baseline.ranks <= 0 || run.ranks <= 0) return 0;
+  return run.throughput / (double(run.ranks) / double(baseline.ranks) * baseline.throughput);
+}
+
+v1::Finding scalingFinding(const RunMetrics& run, const RunMetrics& baseline) {
+  double efficiency = scalingEfficiency(run, baseline);
+  auto severity = efficiency < 0.7 ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO;
+  v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_SCALING, severity, -1, "", 0, "scaling");
+  f.set_summary(diagnosis::format("scaling efficiency %.0f%% on %d ranks against %s on %d (%.0f vs %.0f samples/s)",
+                                  100 * efficiency, run.ranks, label(baseline.info).c_str(), baseline.ranks,
+                                  run.throughput, baseline.throughput));
+  (*f.mutable_evidence())["efficiency_pct"] = 100 * efficiency;
+  (*f.mutable_evidence())["throughput"] = run.throughput;
+  (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;
+  (*f.mutable_evidence())["ranks"] = run.ranks;
+  (*f.mutable_evidence())["baseline_ranks"] = baseline.ranks;
+  return f;
+}
+
+}  // namespace ringmaster

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include "common/comparison.h"
+#include "tests/unit/diagnosis_synthetic.h"
+
+using namespace ringmaster;
+using ringmaster::test::generate;
+using ringmaster::test::SyntheticRun;
+
+namespace {
+
+RunMetrics metricsOf(const SyntheticRun& run, int64_t id, const std::string& name) {
+  std::vector<RankSeries> series(size_t(run.ranks));
+  for (int r = 0; r < run.ranks; ++r) series[size_t(r)].rank = r;
+  for (const auto& rec : generate(run).records) {
+    if (rec.has_step()) series[size_t(rec.step().rank())].steps.push_back(rec.step());
+    if (rec.has_allreduce()) series[size_t(rec.allreduce().rank())].allreduce.push_back(rec.allreduce());
+    if (rec.has_memory()) series[size_t(rec.memory().rank())].memory.push_back(rec.memory());
+  }
+  RunInfo info;
+  info.id = id;
+  info.name = name;
+  return computeMetrics(info, series, {}, {});
+}
+
+}  // namespace
+
+TEST(Comparison, MetricsOfARun) {
+  SyntheticRun run;
+  run.ranks = 4;
+  run.steps = 100;
+  run.jitter = 0;
+  run.rankBias = 0;
+  run.jobJitter = 0;
+  run.spikeChance = 0;
+  run.dataHiccupChance = 0;
+  auto m = metricsOf(run, 1, "flat");
+  EXPECT_EQ(m.ranks, 4);
+  EXPECT_EQ(m.steps, 100u);
+  EXPECT_NEAR(m.phases.forwardMs, 20, 0.01);
+  EXPECT_NEAR(m.phases.backwardMs, 40, 0.01);
+  EXPECT_NEAR(m.stepP50Ms, m.phases.totalMs, 1);
+  // 4 ranks x 64 samples per step over the step time.
+  EXPECT_NEAR(m.throughput, 4 * 64 / (m.stepMeanMs / 1e3), 1);
+  EXPECT_GT(m.busbwGbps, 0);
+  EXPECT_NEAR(m.peakRssMiB, 2000, 20);
+}
+
+TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
+  SyntheticRun fast;
+  fast.steps = 200;
+  SyntheticRun slow = fast;
+  slow.seed = 2;
+  slow.forwardMs *= 1.15;
+  slow.backwardMs *= 1.15;
+  auto a = metricsOf(fast, 1, "ddp");
+  auto b = metricsOf(slow, 2, "horovod");
+  auto c = compareRuns(a, b);
+  const auto& step = c.deltas.at(1);
+  ASSERT_EQ(step.metric, "step time mean");
+  ASSERT_TRUE(step.interval);
+  EXPECT_GT(step.interval->lower, 0.05);
+  EXPECT_LT(step.interval->upper, 0.20);
+  EXPECT_NE(c.verdict.find("run 2 (horovod) is"), std::string::npos) << c.verdict;
+  EXPECT_NE(c.verdict.find("slower than run 1 (ddp)"), std::string::npos) << c.verdict;
+  EXPECT_LT(c.deltas.at(0).relative, 0);  // throughput dropped
+
+  auto reverse = compareRuns(b, a);
+  EXPECT_NE(reverse.verdict.find("faster"), std::string::npos) << reverse.verdict;
+}
+
+TEST(Comparison, TheSameJobTwiceIsNotSignificantlyDifferent) {
+  SyntheticRun one;
+  one.steps = 200;
+  SyntheticRun two = one;
+  two.seed = 99;
+  auto c = compareRuns(metricsOf(one, 1, "a"), metricsOf(two, 2, "b"));
+  EXPECT_NE(c.verdict.find("no significant difference"), std::string::npos) << c.verdict;
+}
+
+TEST(Comparison, ScalingEfficiencyAgainstABaseline) {
+  RunMetrics one, eight;
+  one.ranks = 1;
+  one.throughput = 1000;
+  eight.ranks = 8;
+  eight.throughput = 6000;
+  EXPECT_DOUBLE_EQ(scalingEfficiency(eight, one), 0.75);
+  auto f = scalingFinding(eight, one);
+  EXPECT_EQ(f.kind(), v1::Finding::KIND_SCALING);
+  EXPECT_DOUBLE_EQ(f.evidence().at("efficiency_pct"), 75);
+}
