@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/commands.h"
 
+#include "cli/run_command.h"
+
 namespace ringmaster::cli {
 
 void addCommands(CLI::App& app, CommandResult& result) {
   // Subcommand groups register here, one line each (run, agent, runs/show/compare/report/import).
-  (void)app;
-  (void)result;
+  addRunCommand(app, result);
+  addAgentCommand(app, result);
 }
 
 }  // namespace ringmaster::cli

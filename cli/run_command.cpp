@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/run_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "agent/agent_server.h"
+#include "common/error.h"
+#include "common/host_list.h"
+#include "common/job_flags.h"
+#include "console/launcher.h"
+#include "console/run_progress.h"
+#include "console/run_summary.h"
+#include "console/timeline_sink.h"
+
+namespace ringmaster::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> interrupts{0};
+void onInterrupt(int) { interrupts.fetch_add(1); }
+
+struct RunOptions {
+  int ranks = 1;
+  std::string hostList;
+  std::string hostfile;
+  int agentPort = agent::kDefaultAgentPort;
+  std::string tokenFile;
+  std::string tlsCa;
+  std::string summaryJson;
+  std::string timeline;
+  std::string jobId;
+  std::string worker;
+  std::string stateDir;
+};
+
+std::string readWholeFile(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(flag + " " + path + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string duration(double seconds) {
+  if (seconds < 0) return "?";
+  long s = static_cast<long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+  }
+  return text;
+}
+
+// What ranks and agents say that a person should see: errors, warnings, the agent's own notes.
+class LinePrinter : public console::RecordSink {
+ public:
+  void onRecords(const std::string&, const std::string&, const std::vector<v1::Record>& records) override {
+    std::lock_guard lock(mutex_);
+    for (const auto& r : records) {
+      if (!r.has_log() || r.log().stream() == v1::LogLine::STREAM_STDOUT) continue;
+      std::string who = r.log().rank() >= 0 ? "[rank " + std::to_string(r.log().rank()) + "] " : "[agent] ";
+      lines_.push_back(who + r.log().text());
+    }
+  }
+  std::deque<std::string> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(lines_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<std::string> lines_;
+};
+
+// The live display: a redrawn block on a terminal, a plain line every few seconds otherwise.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(bool terminal) : terminal_(terminal) {}
+
+  void show(const console::ProgressSnapshot& snap, std::deque<std::string> lines) {
+    std::ostringstream out;
+    if (terminal_) erase(out);
+    for (const auto& line : lines) out << line << "\n";
+    if (terminal_) {
+      drawn_ = draw(out, snap);
+    } else if (std::chrono::steady_clock::now() >= nextPlain_ && snap.step > 0 && snap.step != lastPlainStep_) {
+      out << headline(snap) << "\n";
+      lastPlainStep_ = snap.step;
+      nextPlain_ = std::chrono::steady_clock::now() + 5s;
+    }
+    std::cout << out.str() << std::flush;
+  }
+
+  void finish(const console::ProgressSnapshot& snap, std::deque<std::string> lines) {
+    std::ostringstream out;
+    if (terminal_) erase(out);
+    for (const auto& line : lines) out << line << "\n";
+    if (terminal_) {
+      draw(out, snap);
+    } else {
+      out << headline(snap) << "\n";
+    }
+    drawn_ = 0;
+    std::cout << out.str() << std::flush;
+  }
+
+ private:
+  void erase(std::ostringstream& out) {
+    for (int i = 0; i < drawn_; ++i) out << "\x1b[1A\r\x1b[2K";
+    drawn_ = 0;
+  }
+
+  static std::string headline(const console::ProgressSnapshot& snap) {
+    std::ostringstream line;
+    line << "step " << snap.step << "/" << (snap.totalSteps ? std::to_string(snap.totalSteps) : "?") << "  "
+         << std::fixed << std::setprecision(0) << snap.samplesPerS << " samples/s  loss " << std::setprecision(4)
+         << snap.loss << "  ETA " << duration(snap.etaS);
+    return line.str();
+  }
+
+  static int draw(std::ostringstream& out, const console::ProgressSnapshot& snap) {
+    const int width = 24;
+    double fraction = snap.totalSteps ? std::min(1.0, static_cast<double>(snap.step) / snap.totalSteps) : 0;
+    int filled = static_cast<int>(fraction * width);
+    out << "[" << std::string(filled, '#') << std::string(width - filled, '-') << "] " << headline(snap) << "\n";
+    out << "  rank  host              step  samples/s  compute ms  comm ms   rss MB  state\n";
+    int lines = 2;
+    const size_t shown = 16;
+    for (size_t i = 0; i < snap.ranks.size() && i < shown; ++i) {
+      const auto& r = snap.ranks[i];
+      char row[160];
+      std::snprintf(row, sizeof row, "  %4d  %-16.16s %5llu  %9.0f  %10.1f  %7.1f  %7.0f  %s\n", r.rank, r.host.c_str(),
+                    static_cast<unsigned long long>(r.step), r.samplesPerS, r.computeMs, r.commWaitMs, r.rssMb,
+                    r.state.c_str());
+      out << row;
+      ++lines;
+    }
+    if (snap.ranks.size() > shown) {
+      out << "  ... and " << snap.ranks.size() - shown << " more ranks\n";
+      ++lines;
+    }
+    return lines;
+  }
+
+  const bool terminal_;
+  int drawn_ = 0;
+  uint64_t lastPlainStep_ = 0;
+  std::chrono::steady_clock::time_point nextPlain_{};
+};
+
+int runJob(const RunOptions& o, v1::JobSpec spec) {
+  if (o.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(o.ranks));
+  if (!o.hostList.empty() && !o.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
+  spec.set_world_size(static_cast<uint32_t>(o.ranks));
+
+  console::LaunchPlan plan;
+  if (!o.hostList.empty()) plan.hosts = parseHostList(o.hostList);
+  if (!o.hostfile.empty()) plan.hosts = readHostfile(o.hostfile);
+  plan.agentPort = o.agentPort;
+  if (!o.tokenFile.empty()) plan.token = agent::readTokenFile(o.tokenFile);
+  if (!o.tlsCa.empty()) plan.tlsCaPem = readWholeFile(o.tlsCa, "--tls-ca");
+  plan.jobId = o.jobId;
+  plan.workerPath = o.worker;
+  plan.stateDir = o.stateDir;
+  if (!o.timeline.empty()) spec.set_timeline(true);
+  plan.spec = spec;
+
+  std::unique_ptr<console::TimelineSink> timeline;
+  if (!o.timeline.empty()) timeline = std::make_unique<console::TimelineSink>(o.timeline);
+
+  console::Launcher launcher(plan);
+  applyDefaults(spec);
+  console::LiveProgress progress(spec);
+  console::RunSummaryBuilder summary(spec);
+  LinePrinter printer;
+  launcher.addSink(&progress);
+  launcher.addSink(&summary);
+  launcher.addSink(&printer);
+  if (timeline) launcher.addSink(timeline.get());
+
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  try {
+    launcher.start();
+  } catch (const console::LaunchError& e) {
+    std::cerr << "ringmaster run: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "ringmaster run: job " << launcher.jobId() << ": " << o.ranks << " rank" << (o.ranks == 1 ? "" : "s")
+            << " on";
+  for (const auto& p : launcher.placements()) {
+    std::cerr << " " << p.host << " (ranks " << p.firstRank << "-" << p.firstRank + p.localRanks - 1 << ")";
+  }
+  std::cerr << std::endl;
+
+  ProgressDisplay display(::isatty(STDOUT_FILENO));
+  int handledInterrupts = 0;
+  std::optional<console::JobOutcome> outcome;
+  while (!(outcome = launcher.waitFor(250ms))) {
+    int seen = interrupts.load();
+    if (seen > handledInterrupts) {
+      handledInterrupts = seen;
+      // First Ctrl-C: SIGTERM with a grace period; another one: no more grace.
+      std::cerr << (seen == 1 ? "\nringmaster run: stopping the job (Ctrl-C again to kill it now)\n"
+                              : "\nringmaster run: killing the job\n");
+      launcher.stop(seen == 1 ? 5 : 0.1);
+    }
+    display.show(progress.snapshot(), printer.take());
+  }
+  display.finish(progress.snapshot(), printer.take());
+
+  if (!o.summaryJson.empty()) summary.writeJson(o.summaryJson, launcher.jobId(), *outcome);
+  if (timeline) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
+  switch (outcome->status) {
+    case console::JobStatus::Succeeded:
+      std::cerr << "ringmaster run: job " << launcher.jobId() << " succeeded\n";
+      return 0;
+    case console::JobStatus::Stopped:
+      std::cerr << "ringmaster run: job " << launcher.jobId() << " stopped\n";
+      return 130;
+    default: break;
+  }
+  std::cerr << "ringmaster run: job " << launcher.jobId() << " FAILED: " << outcome->message << "\n";
+  if (outcome->failedRank && !outcome->failedRank->lastLines.empty()) {
+    std::cerr << "last lines of rank " << outcome->failedRank->rank << ":\n";
+    for (const auto& line : outcome->failedRank->lastLines) std::cerr << "  | " << line << "\n";
+  }
+  return 1;
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app, CommandResult& result) {
+  auto* run = app.add_subcommand("run", "Launch a training job on this machine or across hosts and watch it");
+  auto options = std::make_shared<RunOptions>();
+  auto spec = std::make_shared<v1::JobSpec>(defaultJobSpec());
+  const std::string launch = "Launch";
+  run->add_option("-n,-np,--ranks", options->ranks, "Ranks in all")->capture_default_str()->group(launch);
+  run->add_option("-H,--hosts", options->hostList, "Hosts and their slots: host1:4,host2:4 (default: this machine)")
+      ->group(launch);
+  run->add_option("--hostfile", options->hostfile, "File with one 'host slots=N' per line")
+      ->check(CLI::ExistingFile)
+      ->group(launch);
+  run->add_option("--agent-port", options->agentPort, "TCP port of the hosts' agents")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535))
+      ->group(launch);
+  run->add_option("--token-file", options->tokenFile, "File with the agents' bearer token")
+      ->check(CLI::ExistingFile)
+      ->group(launch);
+  run->add_option("--tls-ca", options->tlsCa, "CA certificate (PEM) of the agents' TLS certificates")
+      ->check(CLI::ExistingFile)
+      ->group(launch);
+  run->add_option("--job-id", options->jobId, "Job id (default: date, time and a random suffix)")->group(launch);
+  run->add_option("--worker", options->worker, "ringmaster-worker for local runs (default: beside ringmaster)")
+      ->group(launch);
+  run->add_option("--state-dir", options->stateDir, "Journal folder for local runs (default: XDG state dir)")
+      ->group(launch);
+  const std::string outputs = "Outputs";
+  run->add_option("--summary-json", options->summaryJson, "Write the run summary as JSON to FILE")
+      ->type_name("FILE")
+      ->group(outputs);
+  run->add_option("--timeline", options->timeline, "Write every rank's timeline as Chrome trace JSON to FILE")
+      ->type_name("FILE")
+      ->group(outputs);
+  addJobFlags(*run, *spec);
+  run->callback([options, spec, &result] {
+    try {
+      result.exitCode = runJob(*options, *spec);
+    } catch (const InputError& e) {
+      std::cerr << "ringmaster run: " << e.what() << "\n";
+      result.exitCode = 2;
+    } catch (const console::LaunchError& e) {
+      std::cerr << "ringmaster run: " << e.what() << "\n";
+      result.exitCode = 1;
+    }
+  });
+}
+
+void addAgentCommand(CLI::App& app, CommandResult& result) {
+  auto* command = app.add_subcommand("agent", "Run this host's agent in the foreground (like ringmaster-agent)");
+  auto options = std::make_shared<agent::AgentOptions>();
+  command->add_option("--listen", options->listen, "Address to listen on")->capture_default_str();
+  command->add_option("--port", options->port, "TCP port to listen on")->capture_default_str();
+  command->add_option("--token-file", options->tokenFile, "File holding the bearer token consoles must present")
+      ->check(CLI::ExistingFile);
+  command->add_option("--tls-cert", options->tlsCert, "PEM certificate for TLS")->check(CLI::ExistingFile);
+  command->add_option("--tls-key", options->tlsKey, "PEM private key for TLS")->check(CLI::ExistingFile);
+  command->add_option("--state-dir", options->stateDir, "Directory for job journals (default: XDG state dir)");
+  command->add_option("--worker", options->workerPath, "ringmaster-worker to start (default: beside ringmaster)");
+  command->callback([options, &result] {
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+    try {
+      agent::AgentServer server(*options);
+      std::cerr << "ringmaster agent: listening on " << server.localAddress() << std::endl;
+      std::thread signals([&] {
+        int sig = 0;
+        sigwait(&stopSignals, &sig);
+        server.shutdown();
+      });
+      server.wait();
+      signals.join();
+      result.exitCode = 0;
+    } catch (const InputError& e) {
+      std::cerr << "ringmaster agent: " << e.what() << "\n";
+      result.exitCode = 2;
+    }
+  });
+}
+
+}  // namespace ringmaster::cli

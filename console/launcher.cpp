@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/launcher.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <random>
+
+#include "agent/agent_options.h"
+#include "agent/child_process.h"
+#include "agent/agent_server.h"
+#include "agent/host_info.h"
+#include "common/error.h"
+#include "common/job_spec.h"
+
+namespace ringmaster::console {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kLastLinesKept = 20;
+constexpr double kStopAfterFailureGraceS = 3;
+
+bool isLoopbackHost(const std::string& host) {
+  return host == "localhost" || agent::isLoopbackAddress(host);
+}
+
+// A TCP port free on this machine right now (the embedded case: rank 0 runs here).
+int freeLocalPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  if (port == 0) throw LaunchError("cannot find a free TCP port on this machine for MASTER_PORT");
+  return port;
+}
+
+bool isFailure(const v1::RankState& s) {
+  return s.state() == v1::RankState::STATE_FAILED_TO_START ||
+         (s.state() == v1::RankState::STATE_EXITED && s.exit_code() != 0) ||
+         s.state() == v1::RankState::STATE_SIGNALED;
+}
+
+bool stoppedByAgent(const v1::RankState& s) { return s.message().find("(stopped by the agent") != std::string::npos; }
+
+std::string describeExit(const RankExit& e) {
+  std::string how = e.signal != 0 ? "was killed by " + agent::signalName(e.signal)
+                                  : e.exitCode != 0 ? "exited with code " + std::to_string(e.exitCode)
+                                                    : "exited normally";
+  if (!e.message.empty() && e.signal == 0 && e.exitCode == 0) how = e.message;
+  return "rank " + std::to_string(e.rank) + " on host " + e.host + " " + how;
+}
+
+}  // namespace
+
+std::string_view statusName(JobStatus status) {
+  switch (status) {
+    case JobStatus::Running: return "running";
+    case JobStatus::Succeeded: return "succeeded";
+    case JobStatus::Failed: return "failed";
+    case JobStatus::Stopped: return "stopped";
+  }
+  return "unknown";
+}
+
+std::string newJobId() {
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  std::random_device random;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%06x", random() & 0xffffff);
+  return std::string(stamp) + "-" + suffix;
+}
+
+struct Launcher::Host {
+  size_t index = 0;
+  std::unique_ptr<AgentClient> client;
+  std::unique_ptr<JournalFollower> follower;
+  bool launched = false;
+  bool finished = false;
+};
+
+Launcher::Launcher(LaunchPlan plan) : plan_(std::move(plan)) {
+  if (plan_.jobId.empty()) plan_.jobId = newJobId();
+}
+
+Launcher::~Launcher() {
+  bool running;
+  {
+    std::lock_guard lock(mutex_);
+    running = started_ && outcomeLocked().status == JobStatus::Running;
+  }
+  if (running) stop(2);
+  for (auto& host : hosts_) {
+    if (host->follower) host->follower->stop();
+  }
+  // Followers first (they call back into this object), then the embedded agent.
+  for (auto& host : hosts_) host->follower.reset();
+  embedded_.reset();
+}
+
+JournalFollower& Launcher::follower(size_t host) { return *hosts_.at(host)->follower; }
+
+void Launcher::addSink(RecordSink* sink) { sinks_.push_back(sink); }
+
+void Launcher::start() {
+  applyDefaults(plan_.spec);
+  std::vector<HostSlots> hosts = plan_.hosts;
+  if (hosts.empty()) {
+    agent::AgentOptions options;
+    options.listen = "127.0.0.1";
+    options.port = 0;
+    options.workerPath = plan_.workerPath;
+    options.stateDir = plan_.stateDir;
+    embedded_ = std::make_unique<agent::AgentServer>(options);
+    hosts.push_back({"127.0.0.1", static_cast<int>(plan_.spec.world_size())});
+    plan_.agentPort = embedded_->port();
+  }
+  plan_.spec.clear_hosts();
+  for (const auto& h : plan_.hosts) {
+    auto* slots = plan_.spec.add_hosts();
+    slots->set_host(h.host);
+    slots->set_slots(static_cast<uint32_t>(h.slots));
+    slots->set_agent_port(static_cast<uint32_t>(plan_.agentPort));
+  }
+  if (auto errors = validateJobSpec(plan_.spec); !errors.empty()) throw InputError("invalid job: " + describe(errors));
+
+  std::vector<RankRange> ranges = assignRanks(hosts, static_cast<int>(plan_.spec.world_size()));
+  if (ranges.size() > 1 && isLoopbackHost(ranges[0].host)) {
+    throw InputError("-H: rank 0's host is " + ranges[0].host + ", which the other hosts cannot reach; name this "
+                     "machine by an address they can reach");
+  }
+  for (const auto& range : ranges) {
+    auto host = std::make_unique<Host>();
+    host->index = hosts_.size();
+    host->client = std::make_unique<AgentClient>(AgentEndpoint{range.host, plan_.agentPort, plan_.token, plan_.tlsCaPem});
+    hosts_.push_back(std::move(host));
+    placements_.push_back({range.host, range.firstRank, range.localRanks, {}});
+  }
+  checkHosts();
+  launchAll();
+  {
+    std::lock_guard lock(mutex_);
+    started_ = true;
+  }
+  for (auto& host : hosts_) {
+    Host* h = host.get();
+    h->follower = std::make_unique<JournalFollower>(
+        *h->client, plan_.jobId, 1, [this, h](const std::vector<v1::Record>& records) { onRecords(*h, records); },
+        [this, h](const grpc::Status& status) { onEnd(*h, status); });
+  }
+}
+
+void Launcher::checkHosts() {
+  std::string problems;
+  for (auto& host : hosts_) {
+    auto& placement = placements_[host->index];
+    grpc::Status status = host->client->hostInfo(placement.info);
+    std::string problem;
+    if (!status.ok()) {
+      problem = describeStatus(status, host->client->endpoint());
+    } else {
+      problem = agent::checkHostCanRun(placement.info, plan_.spec);
+    }
+    if (!problem.empty()) problems += "\n  host " + placement.host + ": " + problem;
+  }
+  if (!problems.empty()) throw LaunchError("cannot launch job " + plan_.jobId + ":" + problems);
+  if (embedded_) placements_[0].host = placements_[0].info.hostname();
+}
+
+void Launcher::launchAll() {
+  const std::string masterAddr = embedded_ ? "127.0.0.1" : placements_[0].host;
+  int masterPort = 0;
+  if (embedded_ || isLoopbackHost(masterAddr)) {
+    masterPort = freeLocalPort();
+  } else {
+    // Rank 0's host is elsewhere: pick from a range torchrun users keep free (29500 and up).
+    std::random_device random;
+    masterPort = 29500 + static_cast<int>(random() % 20000);
+  }
+  for (auto& host : hosts_) {
+    const auto& placement = placements_[host->index];
+    v1::LaunchRequest request;
+    request.set_job_id(plan_.jobId);
+    *request.mutable_spec() = plan_.spec;
+    request.set_first_rank(placement.firstRank);
+    request.set_local_ranks(placement.localRanks);
+    request.set_world_size(static_cast<int>(plan_.spec.world_size()));
+    request.set_master_addr(masterAddr);
+    request.set_master_port(static_cast<uint32_t>(masterPort));
+    v1::LaunchReply reply;
+    grpc::Status status = host->client->launch(request, reply);
+    if (status.ok()) {
+      host->launched = true;
+      continue;
+    }
+    std::string why = "host " + placement.host + " could not start its ranks: " +
+                      describeStatus(status, host->client->endpoint());
+    std::string stopped;
+    for (auto& other : hosts_) {
+      // A host that failed part-way may have started some ranks too.
+      if (!other->launched && other.get() != host.get()) continue;
+      other->client->stop(plan_.jobId, 1);
+      if (other->launched) stopped += (stopped.empty() ? "" : ", ") + placements_[other->index].host;
+    }
+    if (!stopped.empty()) why += "; stopped the ranks already started on " + stopped;
+    throw LaunchError(why);
+  }
+}
+
+void Launcher::onRecords(Host& host, const std::vector<v1::Record>& records) {
+  bool failedNow = false;
+  {
+    std::lock_guard lock(mutex_);
+    const std::string& hostName = placements_[host.index].host;
+    for (const auto& record : records) {
+      if (record.has_log() && record.log().rank() >= 0) {
+        auto& lines = lastLines_[record.log().rank()];
+        lines.push_back(record.log().text());
+        if (lines.size() > kLastLinesKept) lines.erase(lines.begin());
+      }
+      if (!record.has_rank_state()) continue;
+      const auto& s = record.rank_state();
+      if (s.state() != v1::RankState::STATE_EXITED && s.state() != v1::RankState::STATE_SIGNALED &&
+          s.state() != v1::RankState::STATE_FAILED_TO_START) {
+        continue;
+      }
+      RankExit exit{s.rank(), hostName, s.exit_code(), s.signal(), s.message(), lastLines_[s.rank()],
+                    s.time_unix_ns()};
+      exits_[s.rank()] = exit;
+      if (isFailure(s) && !stoppedByAgent(s) && !stopRequested_) {
+        if (!firstFailure_ || exit.timeUnixNs < firstFailure_->timeUnixNs) firstFailure_ = exit;
+        if (!stoppingAfterFailure_) {
+          stoppingAfterFailure_ = true;
+          failedNow = true;
+        }
+      }
+    }
+  }
+  {
+    std::lock_guard lock(sinkMutex_);
+    for (auto* sink : sinks_) sink->onRecords(plan_.jobId, placements_[host.index].host, records);
+  }
+  if (failedNow) stopAllAfterFailure();
+  changed_.notify_all();
+}
+
+void Launcher::onEnd(Host& host, const grpc::Status& status) {
+  {
+    std::lock_guard lock(mutex_);
+    host.finished = true;
+    if (!status.ok() && status.error_code() != grpc::CANCELLED && lostHost_.empty()) {
+      lostHost_ = "lost host " + placements_[host.index].host + ": " + describeStatus(status, host.client->endpoint());
+    }
+  }
+  changed_.notify_all();
+}
+
+void Launcher::stopAllAfterFailure() {
+  // The agent that saw the failure stops its own ranks; the other hosts' ranks are stopped from here.
+  for (auto& host : hosts_) host->client->stop(plan_.jobId, kStopAfterFailureGraceS);
+}
+
+void Launcher::stop(double graceS) {
+  {
+    std::lock_guard lock(mutex_);
+    stopRequested_ = true;
+  }
+  for (auto& host : hosts_) {
+    if (host->launched) host->client->stop(plan_.jobId, graceS);
+  }
+}
+
+std::optional<RankExit> Launcher::firstFailure() const {
+  std::lock_guard lock(mutex_);
+  return firstFailure_;
+}
+
+JobOutcome Launcher::outcomeLocked() const {
+  JobOutcome outcome;
+  for (const auto& host : hosts_) {
+    if (!host->finished) return outcome;
+  }
+  if (firstFailure_) {
+    outcome.status = JobStatus::Failed;
+    outcome.failedRank = firstFailure_;
+    outcome.message = describeExit(*firstFailure_);
+    return outcome;
+  }
+  if (!lostHost_.empty()) {
+    outcome.status = JobStatus::Failed;
+    outcome.message = lostHost_;
+    return outcome;
+  }
+  if (stopRequested_) {
+    outcome.status = JobStatus::Stopped;
+    outcome.message = "stopped on request";
+    return outcome;
+  }
+  for (int rank = 0; rank < static_cast<int>(plan_.spec.world_size()); ++rank) {
+    auto it = exits_.find(rank);
+    if (it == exits_.end()) {
+      outcome.status = JobStatus::Failed;
+      outcome.message = "rank " + std::to_string(rank) + " never reported its exit";
+      return outcome;
+    }
+    if (it->second.exitCode != 0 || it->second.signal != 0) {
+      outcome.status = JobStatus::Failed;
+      outcome.failedRank = it->second;
+      outcome.message = describeExit(it->second);
+      return outcome;
+    }
+  }
+  outcome.status = JobStatus::Succeeded;
+  outcome.message = "every rank finished";
+  return outcome;
+}
+
+std::optional<JobOutcome> Launcher::waitFor(std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    JobOutcome outcome = outcomeLocked();
+    if (outcome.status != JobStatus::Running) return outcome;
+    auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    // A host that stays unreachable is given up on, and the rest of the job stopped.
+    for (auto& host : hosts_) {
+      auto since = host->follower ? host->follower->unreachableSince() : Clock::time_point{};
+      if (!host->finished && since != Clock::time_point{} && now - since > std::chrono::seconds(kHostLostAfterS)) {
+        host->finished = true;
+        if (lostHost_.empty()) {
+          lostHost_ = "lost host " + placements_[host->index].host + ": its agent has not answered for " +
+                      std::to_string(kHostLostAfterS) + " s";
+        }
+        lock.unlock();
+        stopAllAfterFailure();
+        lock.lock();
+      }
+    }
+    changed_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(250)));
+  }
+}
+
+JobOutcome Launcher::wait() {
+  while (true) {
+    if (auto outcome = waitFor(std::chrono::hours(1))) return *outcome;
+  }
+}
+
+}  // namespace ringmaster::console

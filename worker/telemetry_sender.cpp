@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "worker/telemetry_sender.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "common/chrome_trace.h"
+#include "ringmaster/v1/telemetry.grpc.pb.h"
+
+namespace ringmaster::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kRecordsPerRequest = 4096;
+constexpr auto kReconnectEvery = std::chrono::seconds(1);
+constexpr auto kPollControlEvery = std::chrono::milliseconds(200);
+constexpr auto kHealthEvery = std::chrono::seconds(2);
+constexpr auto kCloseTimeout = std::chrono::seconds(5);
+
+}  // namespace
+
+TelemetryOptions TelemetryOptions::fromEnvironment(std::string timelineFile) {
+  TelemetryOptions options;
+  if (const char* agent = std::getenv("RINGMASTER_AGENT")) options.agentAddress = agent;
+  if (const char* job = std::getenv("RINGMASTER_JOB_ID")) options.jobId = job;
+  options.timelineFile = std::move(timelineFile);
+  return options;
+}
+
+std::string timelinePathForRank(const std::string& path, int rank, int worldSize) {
+  if (path.empty()) return path;
+  std::string out = path;
+  if (size_t at = out.find("%r"); at != std::string::npos) return out.replace(at, 2, std::to_string(rank));
+  if (worldSize <= 1) return out;
+  size_t slash = out.rfind('/');
+  size_t dot = out.rfind('.');
+  std::string tag = ".rank" + std::to_string(rank);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return out + tag;
+  return out.insert(dot, tag);
+}
+
+// The sender thread and everything it owns (the stream, the trace file).
+class TelemetrySession::Sender {
+ public:
+  Sender(TelemetrySession& session, TelemetryOptions options) : session_(session), options_(std::move(options)) {
+    Probe& probe = session_.probe_;
+    if (!options_.timelineFile.empty()) {
+      timelinePath_ = timelinePathForRank(options_.timelineFile, probe.rank(), probe.worldSize());
+      trace_ = std::make_unique<ChromeTraceWriter>(timelinePath_);
+      trace_->nameRank(probe.rank(), "rank " + std::to_string(probe.rank()));
+      probe.setTimelineOn(true);
+    }
+    if (!options_.agentAddress.empty()) {
+      grpc::ChannelArguments args;
+      args.SetMaxSendMessageSize(64 << 20);
+      stub_ = v1::Telemetry::NewStub(
+          grpc::CreateCustomChannel(options_.agentAddress, grpc::InsecureChannelCredentials(), args));
+    }
+    thread_ = std::thread([this] { run(); });
+  }
+
+  ~Sender() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    // The agent gets a few seconds to take the last records; a hung agent must not keep the rank alive.
+    {
+      std::unique_lock lock(mutex_);
+      if (!wake_.wait_for(lock, kCloseTimeout, [&] { return done_; })) {
+        std::lock_guard streamLock(streamMutex_);
+        if (context_) context_->TryCancel();
+      }
+    }
+    thread_.join();
+  }
+
+  const std::string& timelinePath() const { return timelinePath_; }
+
+ private:
+  void run() {
+    auto nextPoll = Clock::now();
+    auto nextHealth = Clock::now() + kHealthEvery;
+    while (true) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait_for(lock, options_.interval, [&] { return stopping_; });
+        if (stopping_) break;
+      }
+      drain();
+      if (Clock::now() >= nextHealth) {
+        reportHealth();
+        nextHealth = Clock::now() + kHealthEvery;
+      }
+      if (stub_ && Clock::now() >= nextPoll) {
+        pollControl();
+        nextPoll = Clock::now() + kPollControlEvery;
+      }
+    }
+    drain();
+    reportHealth();
+    drain();
+    closeStream();
+    if (trace_) trace_->flush();
+    std::lock_guard lock(mutex_);
+    done_ = true;
+    wake_.notify_all();
+  }
+
+  void drain() {
+    RecordBuffer& buffer = session_.probe_.buffer();
+    while (true) {
+      std::vector<v1::Record> records = buffer.drain(kRecordsPerRequest);
+      if (records.empty()) break;
+      if (trace_) {
+        for (const auto& r : records) {
+          if (r.has_timeline()) trace_->add(r.timeline());
+        }
+      }
+      send(std::move(records));
+    }
+    if (trace_) {
+      try {
+        trace_->flush();
+      } catch (const std::exception& e) {
+        std::cerr << "ringmaster-worker: " << e.what() << "; the timeline stops here, training goes on\n";
+        trace_.reset();
+      }
+    }
+  }
+
+  void send(std::vector<v1::Record> records) {
+    if (!stub_) return;
+    size_t count = records.size();
+    if (!writer_ && !openStream()) {
+      session_.probe_.buffer().countDropped(count);
+      return;
+    }
+    v1::ReportRequest request;
+    request.set_job_id(options_.jobId);
+    request.set_rank(session_.probe_.rank());
+    auto* batch = request.mutable_batch()->mutable_records();
+    batch->Reserve(static_cast<int>(count));
+    for (auto& r : records) *batch->Add() = std::move(r);
+    if (writer_->Write(request)) {
+      session_.sent_.fetch_add(count, std::memory_order_relaxed);
+      return;
+    }
+    session_.probe_.buffer().countDropped(count);
+    grpc::Status status = finishStream();
+    warnOnce("the agent at " + options_.agentAddress + " stopped taking telemetry (" + status.error_message() + ")");
+  }
+
+  bool openStream() {
+    if (Clock::now() < nextConnect_) return false;
+    nextConnect_ = Clock::now() + kReconnectEvery;
+    std::lock_guard lock(streamMutex_);
+    context_ = std::make_unique<grpc::ClientContext>();
+    writer_ = stub_->Report(context_.get(), &reply_);
+    return writer_ != nullptr;
+  }
+
+  grpc::Status finishStream() {
+    if (!writer_) return grpc::Status::OK;
+    grpc::Status status = writer_->Finish();
+    std::lock_guard lock(streamMutex_);
+    writer_.reset();
+    context_.reset();
+    return status;
+  }
+
+  void closeStream() {
+    if (!writer_) return;
+    writer_->WritesDone();
+    grpc::Status status = finishStream();
+    if (!status.ok()) warnOnce("the agent did not confirm the last telemetry (" + status.error_message() + ")");
+  }
+
+  void reportHealth() {
+    if (!stub_) return;
+    v1::Record record;
+    auto* health = record.mutable_health();
+    health->set_rank(session_.probe_.rank());
+    health->set_records_sent(session_.sent_.load(std::memory_order_relaxed));
+    health->set_records_dropped(session_.probe_.buffer().dropped());
+    send({std::move(record)});
+  }
+
+  void pollControl() {
+    if (!writer_) return;  // no agent to ask right now
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    v1::ControlPollRequest request;
+    request.set_job_id(options_.jobId);
+    request.set_rank(session_.probe_.rank());
+    v1::ControlPollReply reply;
+    if (!stub_->PollControl(&context, request, &reply).ok()) return;
+    if (reply.stop()) session_.stopRequested_.store(true, std::memory_order_relaxed);
+    if (reply.checkpoint_now()) session_.checkpointRequested_.store(true, std::memory_order_relaxed);
+    if (reply.timeline_on()) session_.probe_.setTimelineOn(true);
+    if (reply.timeline_off()) session_.probe_.setTimelineOn(false);
+  }
+
+  void warnOnce(const std::string& what) {
+    if (warned_) return;
+    warned_ = true;
+    std::cerr << "ringmaster-worker: " << what << "; training goes on and telemetry is counted as dropped\n";
+  }
+
+  TelemetrySession& session_;
+  const TelemetryOptions options_;
+  std::string timelinePath_;
+  std::unique_ptr<ChromeTraceWriter> trace_;
+  std::unique_ptr<v1::Telemetry::Stub> stub_;
+
+  std::mutex streamMutex_;  // guards context_ against TryCancel from the destructor
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientWriter<v1::ReportRequest>> writer_;
+  v1::ReportReply reply_;
+  Clock::time_point nextConnect_{};
+  bool warned_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+TelemetrySession::TelemetrySession(Probe& probe, TelemetryOptions options)
+    : probe_(probe), sender_(std::make_unique<Sender>(*this, std::move(options))) {}
+
+TelemetrySession::~TelemetrySession() = default;
+
+std::string TelemetrySession::timelinePath() const { return sender_->timelinePath(); }
+
+}  // namespace ringmaster::worker
