@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/ingest.h"
+
+#include "common/clock.h"
+
+namespace ringmaster::console {
+
+namespace {
+constexpr int64_t kFindingsEveryNs = 1'000'000'000;
+
+int worldSizeOf(const NewRun& run) { return run.worldSize > 0 ? run.worldSize : int(run.spec.world_size()); }
+}  // namespace
+
+RunIngest::RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config)
+    : store_(storePath), diagnosis_(std::max(worldSizeOf(run), 1), config) {
+  runId_ = store_.createRun(run);
+}
+
+void RunIngest::onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) {
+  (void)jobId;
+  add(records, host);
+}
+
+void RunIngest::add(const std::vector<v1::Record>& records, const std::string& host) {
+  if (records.empty()) return;
+  bool needsHost = false;
+  for (const auto& r : records) needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
+  if (needsHost) {
+    std::vector<v1::Record> copy = records;
+    for (auto& r : copy) {
+      if (r.has_rank_state() && r.rank_state().host().empty()) r.mutable_rank_state()->set_host(host);
+    }
+    add(copy, "");
+    return;
+  }
+  store_.append(runId_, records);
+  recordsStored_ += records.size();
+  int64_t now = monotonicNs();
+  for (const auto& r : records) diagnosis_.observe(r, now);
+  storeFindingsIfDue(false);
+}
+
+void RunIngest::add(const v1::RecordBatch& batch, const std::string& host) {
+  add(std::vector<v1::Record>(batch.records().begin(), batch.records().end()), host);
+}
+
+std::vector<v1::Finding> RunIngest::findings() const { return diagnosis_.findings(monotonicNs()); }
+
+void RunIngest::storeFindingsIfDue(bool now) {
+  int64_t t = monotonicNs();
+  if (!now && t - lastFindingsNs_ < kFindingsEveryNs) return;
+  lastFindingsNs_ = t;
+  auto current = diagnosis_.findings(t);
+  // Nothing found before and nothing now: no need to touch the table.
+  if (current.empty() && lastFindingsCount_ == 0) return;
+  store_.replaceFindings(runId_, current);
+  lastFindingsCount_ = current.size();
+}
+
+void RunIngest::finish(const std::string& status) {
+  storeFindingsIfDue(true);
+  store_.setRunStatus(runId_, status, unixNs());
+}
+
+}  // namespace ringmaster::console

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Feeds a watched job's records into the run store as they arrive, and diagnoses them on the way: batches are
+// written in one transaction each, findings are refreshed in the store about once a second (so the GUI and
+// `ringmaster show` see them during the run), and finish() records the outcome.
+//
+// A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other threads
+// read the same file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/diagnosis/run_diagnosis.h"
+#include "common/run_store.h"
+#include "console/record_sink.h"
+
+namespace ringmaster::console {
+
+class RunIngest : public RecordSink {
+ public:
+  // Opens the store at `storePath` (throws StoreError) and creates the run.
+  RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config = {});
+
+  int64_t runId() const { return runId_; }
+  const std::string& storePath() const { return store_.path(); }
+
+  // Stores the records; rank states without a host get the agent's `host`.
+  void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void add(const std::vector<v1::Record>& records, const std::string& host = "");
+  void add(const v1::RecordBatch& batch, const std::string& host = "");
+
+  // The findings so far (also as of now for stalls).
+  std::vector<v1::Finding> findings() const;
+  // Writes the findings and the run's final status ("finished", "failed", "stopped").
+  void finish(const std::string& status);
+  uint64_t recordsStored() const { return recordsStored_; }
+
+ private:
+  void storeFindingsIfDue(bool now);
+
+  RunStore store_;
+  int64_t runId_ = 0;
+  diagnosis::RunDiagnosis diagnosis_;
+  int64_t lastFindingsNs_ = 0;
+  size_t lastFindingsCount_ = 0;
+  uint64_t recordsStored_ = 0;
+};
+
+}  // namespace ringmaster::console
