@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/commands.h"
+#include "cli/history_commands.h"
 
 #include "cli/run_command.h"
 
@@ -9,6 +10,7 @@ void addCommands(CLI::App& app, CommandResult& result) {
   // Subcommand groups register here, one line each (run, agent, runs/show/compare/report/import).
   addRunCommand(app, result);
   addAgentCommand(app, result);
+  addHistoryCommands(app, result);
 }
 
 }  // namespace ringmaster::cli

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/history_commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "common/comparison.h"
+#include "common/diagnosis/finding.h"
+#include "common/error.h"
+#include "common/horovod_timeline_reader.h"
+#include "common/run_store.h"
+#include "console/report.h"
+#include "console/store_location.h"
+
+namespace ringmaster::cli {
+namespace {
+
+using diagnosis::format;
+
+struct StoreOption {
+  std::string path;
+  std::string resolved() const {
+    return path.empty() ? console::defaultStorePath().toStdString() : path;
+  }
+};
+
+void addStoreOption(CLI::App* command, StoreOption& store) {
+  command->add_option("--store", store.path, "Run store file (default: $XDG_DATA_HOME/ringmaster/runs.sqlite)");
+}
+
+// Runs a command body; user errors print one line naming the problem and give exit code 1.
+template <typename Body>
+void guarded(const char* name, CommandResult& result, Body&& body) {
+  try {
+    result.exitCode = body();
+  } catch (const InputError& e) {
+    std::cerr << "ringmaster " << name << ": " << e.what() << "\n";
+    result.exitCode = 1;
+  } catch (const std::exception& e) {
+    std::cerr << "ringmaster " << name << ": " << e.what() << "\n";
+    result.exitCode = 1;
+  }
+}
+
+// Read-only unless the file does not exist yet or needs its schema upgraded.
+std::unique_ptr<RunStore> openForReading(const StoreOption& option) {
+  std::string path = option.resolved();
+  if (!std::filesystem::exists(path)) {
+    throw InputError("no run store at " + path + " yet; run a job or import a timeline first (or pass --store)");
+  }
+  return std::make_unique<RunStore>(path);
+}
+
+std::string when(int64_t unixNs) {
+  if (unixNs <= 0) return "-";
+  std::time_t seconds = std::time_t(unixNs / 1'000'000'000);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M", std::localtime(&seconds));
+  return buffer;
+}
+
+std::string elapsed(const RunInfo& run) {
+  if (run.endedUnixNs <= run.startedUnixNs) return "-";
+  double s = double(run.endedUnixNs - run.startedUnixNs) / 1e9;
+  return s < 120 ? format("%.0fs", s) : s < 7200 ? format("%.0fm", s / 60) : format("%.1fh", s / 3600);
+}
+
+void printFindings(const std::vector<v1::Finding>& findings) {
+  if (findings.empty()) {
+    std::cout << "Findings: none (no stragglers, leaks, stalls or communication problems)\n";
+    return;
+  }
+  std::cout << "Findings:\n";
+  for (const auto& f : findings) {
+    std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
+                        f.summary().c_str());
+  }
+}
+
+int runsCommand(const StoreOption& option) {
+  if (!std::filesystem::exists(option.resolved())) {
+    std::cout << "No runs yet: " << option.resolved() << " does not exist (run a job or import a timeline)\n";
+    return 0;
+  }
+  auto store = openForReading(option);
+  auto runs = store->runs();
+  if (runs.empty()) {
+    std::cout << "No runs in " << store->path() << "\n";
+    return 0;
+  }
+  std::cout << format("%5s  %-24s %-9s %-8s %-7s %5s  %-16s %8s %6s %8s  %s\n", "ID", "NAME", "STATUS", "ENGINE",
+                      "BACKEND", "RANKS", "STARTED", "DURATION", "STEPS", "FINDINGS", "TAGS");
+  for (const auto& run : runs) {
+    auto counts = store->counts(run.id);
+    std::string tags;
+    for (const auto& t : run.tags) tags += (tags.empty() ? "" : ",") + t;
+    std::string name = run.name.size() > 24 ? run.name.substr(0, 23) + "~" : run.name;
+    std::cout << format("%5lld  %-24s %-9s %-8s %-7s %5d  %-16s %8s %6lld %8lld  %s\n", (long long)run.id,
+                        name.c_str(), run.status.c_str(), run.engine.empty() ? "-" : run.engine.c_str(),
+                        run.backend.empty() ? "-" : run.backend.c_str(), run.worldSize, when(run.startedUnixNs).c_str(),
+                        elapsed(run).c_str(), (long long)(run.worldSize > 0 ? counts.steps / run.worldSize : 0),
+                        (long long)counts.findings, tags.c_str());
+  }
+  return 0;
+}
+
+int showCommand(const StoreOption& option, const std::string& runText) {
+  auto store = openForReading(option);
+  int64_t id = store->resolveRun(runText);
+  RunMetrics m = loadMetrics(*store, id);
+  auto counts = store->counts(id);
+  const RunInfo& run = m.info;
+  std::cout << format("Run %lld  %s\n", (long long)run.id, run.name.c_str());
+  std::cout << format("  status %s, %d ranks, engine %s, backend %s, started %s, took %s\n", run.status.c_str(),
+                      run.worldSize, run.engine.empty() ? "-" : run.engine.c_str(),
+                      run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
+                      elapsed(run).c_str());
+  if (run.source != "live") std::cout << "  source " << run.source << "\n";
+  if (!run.tags.empty()) {
+    std::string tags;
+    for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;
+    std::cout << "  tags " << tags << "\n";
+  }
+  if (m.steps > 0) {
+    std::cout << format("  throughput %.1f samples/s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
+                        m.throughput, (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms, m.stepP95Ms);
+    std::cout << format("  phases (ms/step): data %.2f, forward %.2f, backward %.2f, exposed comm %.2f, optimizer "
+                        "%.2f, total %.2f\n",
+                        m.phases.dataMs, m.phases.forwardMs, m.phases.backwardMs, m.phases.commWaitMs,
+                        m.phases.optimizerMs, m.phases.totalMs);
+    std::cout << format("  all-reduce: %llu ops, median %.1f us, busbw %.2f GB/s, exposed comm %.1f%%, overlap %.0f%%\n",
+                        (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.exposedCommPct,
+                        m.overlapPct);
+    std::cout << format("  memory: peak %.0f MiB, steepest growth %.3f MiB/step; final loss %.4f\n", m.peakRssMiB,
+                        m.rssSlopeMiBPerStep, m.finalLoss);
+    std::cout << format("\n%5s  %-16s %7s %10s %8s %8s %8s %8s %8s %9s %9s\n", "RANK", "HOST", "STEPS", "SAMPLES/S",
+                        "DATA", "FORWARD", "BACKWARD", "COMM", "OPTIM", "BUSBW", "PEAK MiB");
+    for (const auto& r : m.perRank) {
+      std::cout << format("%5d  %-16s %7llu %10.1f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.0f\n", r.rank,
+                          r.host.empty() ? "-" : r.host.c_str(), (unsigned long long)r.steps, r.samplesPerS,
+                          r.phases.dataMs, r.phases.forwardMs, r.phases.backwardMs, r.phases.commWaitMs,
+                          r.phases.optimizerMs, r.busbwGbps, r.peakRssMiB);
+    }
+    std::cout << "\n";
+  } else {
+    std::cout << format("  %lld timeline events (no step samples)\n\n", (long long)counts.timelineEvents);
+  }
+  printFindings(m.findings);
+  return 0;
+}
+
+int compareCommand(const StoreOption& option, const std::vector<std::string>& runTexts) {
+  auto store = openForReading(option);
+  std::vector<RunMetrics> runs;
+  for (const auto& text : runTexts) runs.push_back(loadMetrics(*store, store->resolveRun(text)));
+  const RunMetrics& base = runs.front();
+  for (size_t i = 1; i < runs.size(); ++i) {
+    RunComparison c = compareRuns(base, runs[i]);
+    std::cout << c.otherName << " against " << c.baseName << "\n";
+    std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", "METRIC", "UNIT", "BASE", "OTHER", "CHANGE",
+                        "95% CI");
+    for (const auto& d : c.deltas) {
+      std::string ci = d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
+      std::cout << format("  %-24s %-10s %14.4g %14.4g %+9.1f%%  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
+                          d.other, 100 * d.relative, ci.c_str());
+    }
+    std::cout << "  " << c.verdict << "\n";
+    if (runs[i].ranks != base.ranks && base.throughput > 0) {
+      std::cout << "  " << scalingFinding(runs[i], base).summary() << "\n";
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+std::string inferFormat(const std::string& output) {
+  std::string ext = std::filesystem::path(output).extension().string();
+  if (ext == ".html" || ext == ".htm") return "html";
+  if (ext == ".pdf") return "pdf";
+  if (ext == ".csv") return "csv";
+  if (ext == ".json") return "trace";
+  throw InputError("--format is missing and the extension of '" + output +
+                   "' does not say which (html, pdf, csv or trace)");
+}
+
+int reportCommand(const StoreOption& option, const std::string& runText, const std::vector<std::string>& compare,
+                  std::string formatName, const std::string& output) {
+  auto store = openForReading(option);
+  int64_t id = store->resolveRun(runText);
+  if (formatName.empty()) formatName = inferFormat(output);
+  auto started = std::chrono::steady_clock::now();
+  std::string what;
+  if (formatName == "csv") {
+    what = format("%llu rows", (unsigned long long)console::writeCsv(*store, id, output));
+  } else if (formatName == "trace") {
+    what = format("%llu events", (unsigned long long)console::writeTrace(*store, id, output));
+  } else {
+    std::vector<int64_t> others;
+    for (const auto& text : compare) others.push_back(store->resolveRun(text));
+    auto report = console::buildReport(*store, id, others);
+    if (formatName == "html") console::writeHtmlReport(report, output);
+    else console::writePdfReport(report, output);
+    what = format("%zu charts, %zu findings", report.charts.size(), report.metrics.findings.size());
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << format("wrote %s (%s report of run %lld: %s) in %.2f s\n", output.c_str(), formatName.c_str(),
+                      (long long)id, what.c_str(), seconds);
+  return 0;
+}
+
+int importCommand(const StoreOption& option, const std::string& file, const std::string& name) {
+  RunStore store(option.resolved());
+  auto started = std::chrono::steady_clock::now();
+  ImportResult result = importTimeline(store, file, name);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto& s = result.summary;
+  std::cout << format("imported %s as run %lld: %s, %llu events on %d ranks (%.1f MB in %.2f s)\n", file.c_str(),
+                      (long long)result.runId, formatName(s.format).c_str(), (unsigned long long)s.timelineEvents,
+                      s.ranks, double(s.bytesRead) / 1e6, seconds);
+  if (s.skipped) std::cout << format("  skipped %llu events a timeline does not show (counters, flows)\n",
+                                     (unsigned long long)s.skipped);
+  if (!s.complete) {
+    std::cout << format("  note: the file is cut short after byte %llu; kept every whole event%s\n",
+                        (unsigned long long)s.bytesRead,
+                        s.unfinished ? format(" (%llu unfinished spans dropped)", (unsigned long long)s.unfinished).c_str()
+                                     : "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addHistoryCommands(CLI::App& app, CommandResult& result) {
+  // Options outlive parsing: the callbacks run after app.parse() fills them.
+  static StoreOption store;
+  static std::string runText, formatName, output, importFile, importName;
+  static std::vector<std::string> compareRuns, compareWith;
+
+  auto* runs = app.add_subcommand("runs", "List the runs in the run store");
+  addStoreOption(runs, store);
+  runs->callback([&result] { guarded("runs", result, [] { return runsCommand(store); }); });
+
+  auto* show = app.add_subcommand("show", "Print a run's summary, per-rank table and findings");
+  show->add_option("RUN", runText, "Run id, name, or 'last'")->required();
+  addStoreOption(show, store);
+  show->callback([&result] { guarded("show", result, [] { return showCommand(store, runText); }); });
+
+  auto* compare = app.add_subcommand("compare", "Compare runs against the first, with 95% confidence intervals");
+  compare->add_option("RUNS", compareRuns, "Two or more runs (id, name or 'last'); the first is the baseline")
+      ->required()
+      ->expected(2, -1);
+  addStoreOption(compare, store);
+  compare->callback([&result] { guarded("compare", result, [] { return compareCommand(store, compareRuns); }); });
+
+  auto* report = app.add_subcommand("report", "Export a run as HTML, PDF, CSV or a Chrome trace");
+  report->add_option("RUN", runText, "Run id, name, or 'last'")->required();
+  report->add_option("--compare", compareWith, "Runs to compare with (HTML and PDF)");
+  report->add_option("--format", formatName, "html, pdf, csv or trace (default: from the file's extension)")
+      ->check(CLI::IsMember({"html", "pdf", "csv", "trace"}));
+  report->add_option("-o,--output", output, "File to write")->required();
+  addStoreOption(report, store);
+  report->callback([&result] {
+    guarded("report", result, [] { return reportCommand(store, runText, compareWith, formatName, output); });
+  });
+
+  auto* import = app.add_subcommand("import", "Import a Horovod timeline or a Chrome trace JSON as a run");
+  import->add_option("FILE", importFile, "Timeline or trace file")->required();
+  import->add_option("--name", importName, "Name of the new run (default: the file's name)");
+  addStoreOption(import, store);
+  import->callback([&result] { guarded("import", result, [] { return importCommand(store, importFile, importName); }); });
+}
+
+}  // namespace ringmaster::cli
