@@ -22,21 +22,36 @@ void RunIngest::onRecords(const std::string& jobId, const std::string& host, con
 }
 
 void RunIngest::add(const std::vector<v1::Record>& records, const std::string& host) {
+  std::lock_guard lock(mutex_);
   if (records.empty()) return;
   bool needsHost = false;
   for (const auto& r : records) needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
-  if (needsHost) {
-    std::vector<v1::Record> copy = records;
-    for (auto& r : copy) {
-      if (r.has_rank_state() && r.rank_state().host().empty()) r.mutable_rank_state()->set_host(host);
-    }
-    add(copy, "");
+  if (!needsHost) {
+    store(records);
     return;
   }
+  std::vector<v1::Record> copy = records;
+  for (auto& r : copy) {
+    if (r.has_rank_state() && r.rank_state().host().empty()) r.mutable_rank_state()->set_host(host);
+  }
+  store(copy);
+}
+
+void RunIngest::store(const std::vector<v1::Record>& records) {
   store_.append(runId_, records);
   recordsStored_ += records.size();
   int64_t now = monotonicNs();
-  for (const auto& r : records) diagnosis_.observe(r, now);
+  bool urgent = false;
+  for (const auto& r : records) {
+    diagnosis_.observe(r, now);
+    // Stall reports, findings from elsewhere and ranks that end are news: store them at once.
+    urgent |= r.has_stall() || r.has_finding() || r.has_rank_state();
+  }
+  storeFindingsIfDue(urgent);
+}
+
+void RunIngest::tick() {
+  std::lock_guard lock(mutex_);
   storeFindingsIfDue(false);
 }
 
@@ -44,7 +59,10 @@ void RunIngest::add(const v1::RecordBatch& batch, const std::string& host) {
   add(std::vector<v1::Record>(batch.records().begin(), batch.records().end()), host);
 }
 
-std::vector<v1::Finding> RunIngest::findings() const { return diagnosis_.findings(monotonicNs()); }
+std::vector<v1::Finding> RunIngest::findings() const {
+  std::lock_guard lock(mutex_);
+  return diagnosis_.findings(monotonicNs());
+}
 
 void RunIngest::storeFindingsIfDue(bool now) {
   int64_t t = monotonicNs();
@@ -58,6 +76,7 @@ void RunIngest::storeFindingsIfDue(bool now) {
 }
 
 void RunIngest::finish(const std::string& status) {
+  std::lock_guard lock(mutex_);
   storeFindingsIfDue(true);
   store_.setRunStatus(runId_, status, unixNs());
 }

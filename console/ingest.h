@@ -4,10 +4,11 @@
 // `ringmaster show` see them during the run), and finish() records the outcome.
 //
 // A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other threads
-// read the same file.
+// read the same file. Its calls are serialised, so a display loop may call tick() while the launcher feeds it.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,13 +33,17 @@ class RunIngest : public RecordSink {
 
   // The findings so far (also as of now for stalls).
   std::vector<v1::Finding> findings() const;
+  // Call about once a second while a job runs: a job that stops sending anything is still diagnosed (stalls).
+  void tick();
   // Writes the findings and the run's final status ("finished", "failed", "stopped").
   void finish(const std::string& status);
   uint64_t recordsStored() const { return recordsStored_; }
 
  private:
+  void store(const std::vector<v1::Record>& records);
   void storeFindingsIfDue(bool now);
 
+  mutable std::mutex mutex_;
   RunStore store_;
   int64_t runId_ = 0;
   diagnosis::RunDiagnosis diagnosis_;

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Run store ingest: rows per second into a fresh SQLite store, in batches the way the console ingests a live run.
+// Goal (issue 5): at least 500 000 rows/s.
+#include <cstdio>
+#include <random>
+
+#include "bench/bench_support.h"
+#include "common/run_store.h"
+
+using namespace ringmaster;
+using namespace ringmaster::bench;
+
+namespace {
+
+double ingest(RunStore& store, int64_t run, const std::vector<std::vector<v1::Record>>& batches, uint64_t& rows) {
+  auto start = std::chrono::steady_clock::now();
+  for (const auto& batch : batches) {
+    store.append(run, batch);
+    rows += batch.size();
+  }
+  return secondsSince(start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = argc > 1 ? std::atoi(argv[1]) : 2000;
+  constexpr int kRanks = 64, kBuckets = 2;
+  ScratchDir dir("rm-store-bench");
+  std::mt19937_64 random(1);
+
+  // Batches of one step across 64 ranks (256 rows), as they arrive at about 100 ms intervals...
+  std::vector<std::vector<v1::Record>> perStep;
+  for (int s = 0; s < steps; ++s) perStep.push_back(syntheticStep(kRanks, uint64_t(s), kBuckets, random));
+  // ...and the same rows in batches of ~10 000 (a console catching up on a journal).
+  std::vector<std::vector<v1::Record>> large(1);
+  for (const auto& batch : perStep) {
+    for (const auto& r : batch) {
+      if (large.back().size() == 10000) large.emplace_back();
+      large.back().push_back(r);
+    }
+  }
+
+  std::printf("store ingest: %d ranks x %d steps, step + %d all-reduce + memory records per rank and step\n", kRanks,
+              steps, kBuckets);
+  for (const auto& [label, batches] : {std::pair{"batches of one step (256 rows)", &perStep},
+                                       std::pair{"batches of 10 000 rows", &large}}) {
+    RunStore store(dir.file(std::string("runs-") + std::to_string(batches->size()) + ".sqlite"));
+    int64_t run = store.createRun(NewRun{});
+    uint64_t rows = 0;
+    double cpu = cpuSeconds();
+    double seconds = ingest(store, run, *batches, rows);
+    cpu = cpuSeconds() - cpu;
+    double rate = double(rows) / seconds;
+    std::printf("  %-32s %9llu rows in %6.2f s = %9.0f rows/s  (goal 500 000: %.2fx; %.0f rows per CPU second)\n",
+                label, (unsigned long long)rows, seconds, rate, rate / 500000, double(rows) / cpu);
+  }
+  return 0;
+}
