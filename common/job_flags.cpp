@@ -123,6 +123,9 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
                                     [h](uint32_t v) { h->set_backward_passes_per_step(v); },
                                     "Horovod local gradient accumulation")
       ->default_str(std::to_string(h->backward_passes_per_step()))->check(CLI::Range(1, 1024))->group(hyper);
+  addChoice(app, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
+            std::string(reduceOpName(h->reduce_op())), parseReduceOp,
+            [h](v1::ReduceOp r) { h->set_reduce_op(r); })->group(hyper);
   app.add_option_function<double>("--stall-check-s", [h](double v) { h->set_stall_check_s(v); },
                                   "Horovod stall inspector warning threshold (s)")
       ->default_str(std::to_string(h->stall_check_s()))->check(CLI::PositiveNumber)->group(hyper);

@@ -24,6 +24,7 @@ constexpr NameTable<v1::Dataset, 3> kDatasets{{{v1::DATASET_SYNTHETIC, "syntheti
 constexpr NameTable<v1::Optimizer, 2> kOptimizers{{{v1::OPTIMIZER_SGD, "sgd"}, {v1::OPTIMIZER_ADAM, "adam"}}};
 constexpr NameTable<v1::Compression, 3> kCompressions{
     {{v1::COMPRESSION_NONE, "none"}, {v1::COMPRESSION_FP16, "fp16"}, {v1::COMPRESSION_BF16, "bf16"}}};
+constexpr NameTable<v1::ReduceOp, 2> kReduceOps{{{v1::REDUCE_OP_AVERAGE, "average"}, {v1::REDUCE_OP_SUM, "sum"}}};
 
 template <typename Enum, size_t N>
 std::string_view nameOf(const NameTable<Enum, N>& table, Enum value) {
@@ -56,12 +57,14 @@ std::string_view modelName(v1::Model m) { return nameOf(kModels, m); }
 std::string_view datasetName(v1::Dataset d) { return nameOf(kDatasets, d); }
 std::string_view optimizerName(v1::Optimizer o) { return nameOf(kOptimizers, o); }
 std::string_view compressionName(v1::Compression c) { return nameOf(kCompressions, c); }
+std::string_view reduceOpName(v1::ReduceOp r) { return nameOf(kReduceOps, r); }
 std::optional<v1::Engine> parseEngine(std::string_view t) { return parseName(kEngines, t); }
 std::optional<v1::Backend> parseBackend(std::string_view t) { return parseName(kBackends, t); }
 std::optional<v1::Model> parseModel(std::string_view t) { return parseName(kModels, t); }
 std::optional<v1::Dataset> parseDataset(std::string_view t) { return parseName(kDatasets, t); }
 std::optional<v1::Optimizer> parseOptimizer(std::string_view t) { return parseName(kOptimizers, t); }
 std::optional<v1::Compression> parseCompression(std::string_view t) { return parseName(kCompressions, t); }
+std::optional<v1::ReduceOp> parseReduceOp(std::string_view t) { return parseName(kReduceOps, t); }
 
 void applyDefaults(v1::JobSpec& spec) {
   if (spec.engine() == v1::ENGINE_UNSPECIFIED) spec.set_engine(v1::ENGINE_DDP);
@@ -80,6 +83,7 @@ void applyDefaults(v1::JobSpec& spec) {
   if (h->cycle_time_ms() == 0) h->set_cycle_time_ms(1);
   if (h->backward_passes_per_step() == 0) h->set_backward_passes_per_step(1);
   if (h->stall_check_s() == 0) h->set_stall_check_s(60);
+  if (h->reduce_op() == v1::REDUCE_OP_UNSPECIFIED) h->set_reduce_op(v1::REDUCE_OP_AVERAGE);
 }
 
 v1::JobSpec defaultJobSpec() {
@@ -113,6 +117,7 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
     fail("hyper.accumulation_steps", "must be from 1 to 1024");
   }
   if (compressionName(h.compression()) == "unspecified") fail("hyper.compression", "must be none, fp16 or bf16");
+  if (reduceOpName(h.reduce_op()) == "unspecified") fail("hyper.reduce_op", "must be average or sum");
   if (!std::isfinite(h.bucket_cap_mb()) || !(h.bucket_cap_mb() > 0) || h.bucket_cap_mb() > 4096) {
     fail("hyper.bucket_cap_mb", "must be above 0 and at most 4096 MiB");
   }
@@ -200,6 +205,7 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
       "--cycle-time-ms", formatNumber(h.cycle_time_ms()),
       "--backward-passes-per-step", std::to_string(h.backward_passes_per_step()),
       "--stall-check-s", formatNumber(h.stall_check_s()),
+      "--reduce-op", std::string(reduceOpName(h.reduce_op())),
       "--warmup-steps", std::to_string(h.warmup_steps()),
       "--rendezvous-timeout-s", formatNumber(spec.rendezvous_timeout_s()),
   };

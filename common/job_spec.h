@@ -38,12 +38,14 @@ std::string_view modelName(v1::Model);
 std::string_view datasetName(v1::Dataset);
 std::string_view optimizerName(v1::Optimizer);
 std::string_view compressionName(v1::Compression);
+std::string_view reduceOpName(v1::ReduceOp);
 std::optional<v1::Engine> parseEngine(std::string_view);
 std::optional<v1::Backend> parseBackend(std::string_view);
 std::optional<v1::Model> parseModel(std::string_view);
 std::optional<v1::Dataset> parseDataset(std::string_view);
 std::optional<v1::Optimizer> parseOptimizer(std::string_view);
 std::optional<v1::Compression> parseCompression(std::string_view);
+std::optional<v1::ReduceOp> parseReduceOp(std::string_view);
 
 // The ringmaster-worker command-line flags that reproduce `spec` (without the torchrun environment).
 std::vector<std::string> workerArguments(const v1::JobSpec& spec);

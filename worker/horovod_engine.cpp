@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "worker/horovod_engine.h"
+
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "worker/ddp_engine.h"
+#include "worker/engine_support.h"
+#include "worker/fusion_buffer.h"
+#include "worker/negotiation.h"
+
+namespace ringmaster::worker {
+namespace {
+
+// The controller's own Gloo group, so that negotiation never interleaves with the gradients' collectives.
+// It shares the job group's Gloo devices when there is one (same interface, GLOO_SOCKET_IFNAME honoured).
+c10::intrusive_ptr<c10d::ProcessGroup> makeNegotiationGroup(const EngineContext& context) {
+  // Each engine a rank creates gets its own key space; ranks create engines in the same order.
+  const auto instance =
+      context.store->add("ringmaster/horovod/instances/rank" + std::to_string(context.rank), 1);
+  auto store = c10::make_intrusive<c10d::PrefixStore>(
+      "ringmaster/horovod/negotiation/" + std::to_string(instance), context.store);
+  auto options = c10d::ProcessGroupGloo::Options::create();
+  options->threads = 1;
+  if (auto* gloo = dynamic_cast<c10d::ProcessGroupGloo*>(context.group.get())) {
+    options->devices = gloo->getOptions()->devices;
+  } else if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+    std::string first(interface);
+    options->devices.push_back(
+        c10d::ProcessGroupGloo::createDeviceForInterface(first.substr(0, first.find(','))));
+  } else {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  }
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, context.rank, context.worldSize, options);
+}
+
+int64_t positiveNs(int64_t ns) { return ns > 0 ? ns : 1; }
+
+}  // namespace
+
+void broadcastOptimizerState(c10d::ProcessGroup& group, torch::optim::Optimizer& optimizer) {
+  std::string bytes;
+  if (group.getRank() == 0) {
+    torch::serialize::OutputArchive archive;
+    optimizer.save(archive);
+    std::ostringstream out;
+    archive.save_to(out);
+    bytes = out.str();
+  }
+  std::vector<at::Tensor> length{torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64)};
+  group.broadcast(length, c10d::BroadcastOptions{0})->wait();
+  std::vector<at::Tensor> payload{torch::empty({length[0].item<int64_t>()}, torch::kUInt8)};
+  if (group.getRank() == 0) std::memcpy(payload[0].data_ptr(), bytes.data(), bytes.size());
+  group.broadcast(payload, c10d::BroadcastOptions{0})->wait();
+  if (group.getRank() == 0) return;
+  bytes.assign(static_cast<const char*>(payload[0].data_ptr()), payload[0].numel());
+  std::istringstream in(bytes);
+  torch::serialize::InputArchive archive;
+  archive.load_from(in);
+  optimizer.load(archive);
+}
+
+class HorovodEngine::Controller {
+ public:
+  Controller(EngineContext context, std::vector<std::pair<std::string, torch::Tensor>> parameters)
+      : ctx_(std::move(context)),
+        format_(wireFormatFor(ctx_.hyper.compression(), *ctx_.group)),
+        divisor_(ctx_.hyper.reduce_op() == v1::REDUCE_OP_SUM ? 1 : ctx_.worldSize),
+        fusionBytes_(static_cast<size_t>(ctx_.hyper.fusion_threshold_mb() * 1024.0 * 1024.0)),
+        hangStep_(hangStepFor(ctx_.faults, ctx_.rank)),
+        reduceName_(ctx_.group->getBackendName() == "nccl" ? "NCCL_ALLREDUCE" : "GLOO_ALLREDUCE") {
+    TORCH_CHECK(ctx_.group && ctx_.store && ctx_.probe, "the Horovod engine needs a group, a store and a probe");
+    for (auto& [name, param] : parameters) {
+      TORCH_CHECK(param.requires_grad(), "parameter ", name, " does not require a gradient");
+      Entry entry;
+      entry.name = name;
+      entry.param = param;
+      names_.push_back(name);
+      entries_.push_back(std::move(entry));
+    }
+    negotiation_ = makeNegotiationGroup(ctx_);
+    const size_t n = entries_.size();
+    reportTensor_ = torch::zeros({static_cast<int64_t>(CycleReport::encodedSize(n))}, torch::kInt64);
+    responseTensor_ = torch::zeros({static_cast<int64_t>(CycleResponse::encodedSize(n))}, torch::kInt64);
+    if (ctx_.rank == 0) {
+      gathered_.emplace_back();
+      for (int r = 0; r < ctx_.worldSize; ++r) gathered_[0].push_back(torch::zeros_like(reportTensor_));
+      stallInspector_.emplace(n, ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0);
+    }
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      auto accumulator = torch::autograd::impl::grad_accumulator(entries_[i].param);
+      auto hook = std::make_unique<torch::autograd::utils::LambdaPostHook>(
+          [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+            onGradientReady(i);
+            return outputs;
+          });
+      hookKeys_.push_back(accumulator->add_post_hook(std::move(hook)));
+      accumulators_.push_back(std::move(accumulator));
+    }
+    completionThread_ = std::thread([this] { completionLoop(); });
+    cycleThread_ = std::thread([this] { cycleLoop(); });
+  }
+
+  ~Controller() {
+    for (size_t i = 0; i < accumulators_.size(); ++i) accumulators_[i]->del_post_hook(hookKeys_[i]);
+    {
+      std::lock_guard lock(mutex_);
+      shutdownRequested_ = true;
+    }
+    workCv_.notify_all();
+    cycleThread_.join();
+    {
+      std::lock_guard lock(mutex_);
+      completionStop_ = true;
+    }
+    completionCv_.notify_all();
+    completionThread_.join();
+  }
+
+  void beforeBackward(uint64_t step, bool sync) {
+    std::lock_guard lock(mutex_);
+    step_ = step;
+    sync_ = sync;
+  }
+
+  int64_t finishBackward() {
+    const int64_t start = ctx_.probe->now();
+    std::unique_lock lock(mutex_);
+    if (!sync_) return 0;
+    active_ = true;  // even a rank with nothing to submit must keep negotiating (the stall inspector needs it)
+    workCv_.notify_all();
+    // synchronize(): parameters whose hook did not fire this step are reduced too, so all ranks agree.
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].state != State::kIdle || withholds(i)) continue;
+      auto& grad = entries_[i].param.mutable_grad();
+      if (!grad.defined()) grad = torch::zeros_like(entries_[i].param);
+      submit(i);
+    }
+    doneCv_.wait(lock, [this] { return failed() || allDone(); });
+    if (failed()) {
+      throw std::runtime_error("horovod engine on rank " + std::to_string(ctx_.rank) + ": " +
+                               (error_.empty() ? "the engine was shut down" : error_));
+    }
+    for (auto& entry : entries_) entry.state = State::kIdle;
+    lastStepFusion_ = std::move(stepFusion_);
+    stepFusion_.clear();
+    active_ = false;
+    return ctx_.probe->now() - start;
+  }
+
+  EngineStats stats() const {
+    std::lock_guard lock(mutex_);
+    return stats_;
+  }
+
+  std::vector<std::vector<size_t>> lastStepFusion() const {
+    std::lock_guard lock(mutex_);
+    return lastStepFusion_;
+  }
+
+ private:
+  enum class State { kIdle, kSubmitted, kScheduled, kDone };
+  struct Entry {
+    std::string name;
+    torch::Tensor param;
+    State state = State::kIdle;
+    int64_t submittedNs = 0;
+    uint64_t step = 0;
+  };
+  // One fusion buffer (or one lone gradient) on the wire.
+  struct InFlight {
+    std::vector<size_t> tensors;
+    std::vector<int64_t> submittedNs;
+    std::vector<std::map<std::string, std::string>> readiness;  // rank 0: each rank's submission time
+    torch::Tensor wire;
+    bool packed = false;  // `wire` is a fusion buffer, not the gradient itself
+    c10::intrusive_ptr<c10d::Work> work;
+    std::shared_ptr<CompletionTime> done;
+    uint64_t step = 0;
+    uint32_t index = 0;  // buffer index within its cycle
+    int64_t negotiatedNs = 0, copyInNs = 0, launchNs = 0;
+  };
+
+  bool withholds(size_t index) const { return index == 0 && hangStep_ && step_ >= *hangStep_; }
+  bool failed() const { return !error_.empty() || stopped_; }
+  bool allDone() const {
+    for (const auto& entry : entries_) {
+      if (entry.state != State::kDone) return false;
+    }
+    return true;
+  }
+
+  void onGradientReady(size_t index) {
+    std::lock_guard lock(mutex_);
+    if (!sync_) return;  // a local accumulation pass (backward_passes_per_step)
+    if (withholds(index)) {
+      if (!hangAnnounced_) {
+        std::cerr << "rank " << ctx_.rank << ": --inject-hang: not submitting tensor '" << entries_[index].name
+                  << "' from step " << step_ << "; the other ranks will wait for it" << std::endl;
+        hangAnnounced_ = true;
+      }
+      return;
+    }
+    TORCH_CHECK(entries_[index].state == State::kIdle, "the gradient of '", entries_[index].name,
+                "' was computed twice in one step; call finishBackward() (synchronize) before the next backward");
+    submit(index);
+  }
+
+  void submit(size_t index) {
+    bool quiet = true;
+    for (const auto& other : entries_) quiet = quiet && other.state != State::kSubmitted;
+    if (quiet) wakeEarly_ = true;
+    Entry& entry = entries_[index];
+    entry.state = State::kSubmitted;
+    entry.submittedNs = positiveNs(ctx_.probe->now());
+    entry.step = step_;
+    active_ = true;
+    workCv_.notify_all();
+  }
+
+  // The background cycle: negotiate, then start what every rank has ready. After a cycle in which no rank was
+  // inside a backward, every rank waits for local work instead of spinning. Unlike Horovod, a submission into
+  // an empty queue starts the next cycle at once instead of at the next tick: the first gradient of a backward
+  // (and a lone tensor) is not delayed by up to a cycle, and tensors that follow are still batched per cycle.
+  void cycleLoop() {
+    const auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::milli>(ctx_.hyper.cycle_time_ms() > 0 ? ctx_.hyper.cycle_time_ms() : 1));
+    auto lastStart = std::chrono::steady_clock::now() - cycle;
+    bool idle = false;
+    try {
+      for (;;) {
+        {
+          std::unique_lock lock(mutex_);
+          if (idle) {
+            workCv_.wait(lock, [this] { return active_ || shutdownRequested_; });
+          } else {
+            workCv_.wait_until(lock, lastStart + cycle, [this] { return wakeEarly_ || shutdownRequested_; });
+          }
+          wakeEarly_ = false;
+        }
+        lastStart = std::chrono::steady_clock::now();
+        CycleResponse response = negotiate(snapshot());
+        if (response.shutdown) break;
+        idle = response.idle;
+        execute(response);
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      error_ = std::string("negotiation with the other ranks failed: ") + e.what();
+    }
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    doneCv_.notify_all();
+  }
+
+  CycleReport snapshot() {
+    std::lock_guard lock(mutex_);
+    CycleReport report;
+    report.shutdown = shutdownRequested_;
+    report.active = active_;
+    report.readyNs.resize(entries_.size(), 0);
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].state == State::kSubmitted) report.readyNs[i] = entries_[i].submittedNs;
+    }
+    return report;
+  }
+
+  // One round trip through the coordinator: gather every rank's report on rank 0, broadcast its answer.
+  CycleResponse negotiate(const CycleReport& report) {
+    const size_t n = entries_.size();
+    auto encoded = report.encode();
+    std::memcpy(reportTensor_.data_ptr<int64_t>(), encoded.data(), encoded.size() * sizeof(int64_t));
+    std::vector<at::Tensor> input{reportTensor_};
+    std::vector<std::vector<at::Tensor>> output;
+    if (ctx_.rank == 0) output = gathered_;
+    c10d::GatherOptions gather;
+    gather.rootRank = 0;
+    negotiation_->gather(output, input, gather)->wait();
+    if (ctx_.rank == 0) {
+      lastReports_.clear();
+      for (const auto& t : gathered_[0]) lastReports_.push_back(CycleReport::decode(t.data_ptr<int64_t>(), n));
+      CycleResponse response = coordinate(lastReports_);
+      inspectStalls();
+      auto answer = response.encode(n);
+      std::memcpy(responseTensor_.data_ptr<int64_t>(), answer.data(), answer.size() * sizeof(int64_t));
+    }
+    std::vector<at::Tensor> message{responseTensor_};
+    negotiation_->broadcast(message, c10d::BroadcastOptions{0})->wait();
+    return CycleResponse::decode(responseTensor_.data_ptr<int64_t>(), n);
+  }
+
+  void inspectStalls() {
+    const double threshold = ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0;
+    auto stall = stallInspector_->check(lastReports_, ctx_.probe->now());
+    if (!stall) return;
+    std::cerr << "rank " << ctx_.rank << ": " << stall->describe(names_, threshold) << std::endl;
+    v1::StallReport report;
+    std::vector<std::string> tensors;
+    for (const auto& [rank, missing] : stall->missing) {
+      report.add_missing_ranks(rank);
+      for (size_t t : missing) {
+        if (std::find(tensors.begin(), tensors.end(), names_[t]) == tensors.end()) tensors.push_back(names_[t]);
+      }
+    }
+    for (auto& name : tensors) report.add_tensors(name);
+    report.set_waited_s(stall->waitedS);
+    ctx_.probe->stall(std::move(report));
+  }
+
+  // Packs the answered tensors into fusion buffers and starts one all-reduce per buffer.
+  void execute(const CycleResponse& response) {
+    if (response.order.empty()) return;
+    const int64_t negotiatedNs = ctx_.probe->now();
+    std::vector<torch::Tensor> grads;
+    std::vector<int64_t> submitted;
+    uint64_t step = 0;
+    {
+      std::lock_guard lock(mutex_);
+      for (size_t i : response.order) {
+        TORCH_CHECK(i < entries_.size() && entries_[i].state == State::kSubmitted,
+                    "the coordinator scheduled tensor ", i, " which this rank has not submitted");
+        entries_[i].state = State::kScheduled;
+        grads.push_back(entries_[i].param.grad());
+        submitted.push_back(entries_[i].submittedNs);
+        step = entries_[i].step;
+      }
+    }
+    const size_t wireSize = format_.wire == c10::ScalarType::Undefined ? 0 : c10::elementSize(format_.wire);
+    const auto plan = planFusion(grads, fusionBytes_, wireSize);
+    torch::NoGradGuard noGrad;
+    for (size_t b = 0; b < plan.size(); ++b) {
+      InFlight f;
+      f.step = step;
+      f.index = static_cast<uint32_t>(b);
+      f.negotiatedNs = negotiatedNs;
+      f.copyInNs = ctx_.probe->now();
+      std::vector<torch::Tensor> sources;
+      int64_t elements = 0;
+      for (size_t k : plan[b]) {
+        const size_t tensor = response.order[k];
+        f.tensors.push_back(tensor);
+        f.submittedNs.push_back(submitted[k]);
+        if (ctx_.rank == 0 && ctx_.probe->timelineOn()) f.readiness.push_back(readinessOf(tensor));
+        sources.push_back(grads[k]);
+        elements += grads[k].numel();
+      }
+      if (sources.size() == 1 && format_.wire == c10::ScalarType::Undefined) {
+        f.wire = sources[0];  // a lone tensor is reduced in place, as Horovod does
+      } else {
+        const auto type = format_.wire == c10::ScalarType::Undefined ? sources[0].scalar_type() : format_.wire;
+        f.wire = pool_.acquire(type, elements);
+        packFusionBuffer(sources, f.wire);
+        f.packed = true;
+      }
+      if (format_.roundToBf16) f.wire.copy_(f.wire.to(torch::kBFloat16));
+      f.launchNs = ctx_.probe->now();
+      std::vector<at::Tensor> tensors{f.wire};
+      f.work = ctx_.group->allreduce(tensors);
+      f.done = CompletionTime::watch(f.work, *ctx_.probe);
+      {
+        std::lock_guard lock(mutex_);
+        ++stats_.collectives;
+        stats_.bytesReduced += static_cast<uint64_t>(f.wire.numel()) * f.wire.element_size();
+        stepFusion_.push_back(f.tensors);
+        inFlight_.push_back(std::move(f));
+      }
+      completionCv_.notify_one();
+    }
+  }
+
+  std::map<std::string, std::string> readinessOf(size_t tensor) const {
+    std::map<std::string, std::string> args;
+    for (size_t r = 0; r < lastReports_.size(); ++r) {
+      args["ready_ns rank " + std::to_string(r)] = std::to_string(lastReports_[r].readyNs[tensor]);
+    }
+    return args;
+  }
+
+  // Waits for each buffer's all-reduce in launch order, unpacks it and completes its handles.
+  void completionLoop() {
+    for (;;) {
+      InFlight f;
+      {
+        std::unique_lock lock(mutex_);
+        completionCv_.wait(lock, [this] { return !inFlight_.empty() || completionStop_; });
+        if (inFlight_.empty()) return;
+        f = std::move(inFlight_.front());
+        inFlight_.pop_front();
+      }
+      try {
+        f.work->wait();
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mutex_);
+        error_ = std::string("an all-reduce failed: ") + e.what();
+        doneCv_.notify_all();
+        continue;
+      }
+      const int64_t waited = ctx_.probe->now();
+      const int64_t end = f.done->endNs(waited);
+      {
+        torch::NoGradGuard noGrad;
+        if (f.packed) {
+          std::vector<torch::Tensor> targets;
+          {
+            std::lock_guard lock(mutex_);
+            for (size_t t : f.tensors) targets.push_back(entries_[t].param.grad());
+          }
+          unpackFusionBuffer(f.wire, targets, divisor_);
+          pool_.release(f.wire);
+        } else if (divisor_ != 1) {
+          f.wire.div_(divisor_);
+        }
+      }
+      const int64_t unpacked = ctx_.probe->now();
+      record(f, end, waited, unpacked);
+      std::lock_guard lock(mutex_);
+      for (size_t t : f.tensors) entries_[t].state = State::kDone;
+      doneCv_.notify_all();
+    }
+  }
+
+  void record(const InFlight& f, int64_t end, int64_t unpackStart, int64_t unpackEnd) {
+    const uint64_t bytes = static_cast<uint64_t>(f.wire.numel()) * f.wire.element_size();
+    v1::AllreduceOp op;
+    op.set_step(f.step);
+    op.set_bucket(f.index);
+    op.set_bytes(bytes);
+    op.set_start_ns(f.launchNs);
+    op.set_end_ns(end);
+    op.set_tensors(static_cast<uint32_t>(f.tensors.size()));
+    ctx_.probe->allreduce(std::move(op));
+    if (!ctx_.probe->timelineOn()) return;
+    const std::map<std::string, std::string> reduceArgs{{"bytes", std::to_string(bytes)},
+                                                        {"tensors", std::to_string(f.tensors.size())}};
+    for (size_t k = 0; k < f.tensors.size(); ++k) {
+      const std::string& lane = names_[f.tensors[k]];
+      ctx_.probe->timeline(lane, "NEGOTIATE_ALLREDUCE", f.submittedNs[k], f.negotiatedNs, f.step,
+                           k < f.readiness.size() ? f.readiness[k] : std::map<std::string, std::string>{});
+      ctx_.probe->timeline(lane, "QUEUE", f.negotiatedNs, f.copyInNs, f.step);
+      if (f.packed) ctx_.probe->timeline(lane, "MEMCPY_IN_FUSION_BUFFER", f.copyInNs, f.launchNs, f.step);
+      ctx_.probe->timeline(lane, reduceName_, f.launchNs, end, f.step, reduceArgs);
+      if (f.packed) ctx_.probe->timeline(lane, "MEMCPY_OUT_FUSION_BUFFER", unpackStart, unpackEnd, f.step);
+    }
+  }
+
+  EngineContext ctx_;
+  const WireFormat format_;
+  const int64_t divisor_;
+  const size_t fusionBytes_;
+  const std::optional<uint64_t> hangStep_;
+  const std::string reduceName_;
+  std::vector<std::string> names_;
+  c10::intrusive_ptr<c10d::ProcessGroup> negotiation_;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<uintptr_t> hookKeys_;
+
+  // Used by the cycle thread only.
+  torch::Tensor reportTensor_, responseTensor_;
+  std::vector<std::vector<at::Tensor>> gathered_;  // rank 0
+  std::vector<CycleReport> lastReports_;           // rank 0
+  std::optional<StallInspector> stallInspector_;   // rank 0
+  FusionBufferPool pool_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable workCv_;        // local work appeared, or shutdown (wakes an idle cycle thread)
+  std::condition_variable doneCv_;        // handles completed, or the engine failed
+  std::condition_variable completionCv_;  // a buffer went on the wire
+  std::vector<Entry> entries_;
+  std::deque<InFlight> inFlight_;
+  std::vector<std::vector<size_t>> stepFusion_, lastStepFusion_;
+  uint64_t step_ = 0;
+  bool sync_ = true;
+  bool active_ = false;     // submitted or synchronising since the last finishBackward()
+  bool wakeEarly_ = false;  // a submission arrived while nothing was waiting
+  bool shutdownRequested_ = false;
+  bool stopped_ = false;
+  bool completionStop_ = false;
+  bool hangAnnounced_ = false;
+  std::string error_;
+  EngineStats stats_;
+
+  std::thread completionThread_;
+  std::thread cycleThread_;
+};
+
+HorovodEngine::HorovodEngine(EngineContext context, std::vector<std::pair<std::string, torch::Tensor>> parameters)
+    : group_(context.group), controller_(std::make_unique<Controller>(std::move(context), std::move(parameters))) {}
+
+HorovodEngine::~HorovodEngine() = default;
+
+void HorovodEngine::broadcastInitialState(torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+  std::vector<torch::Tensor> state = model.parameters();
+  for (auto& buffer : model.buffers()) state.push_back(buffer);
+  broadcastCoalesced(*group_, std::move(state));
+  broadcastOptimizerState(*group_, optimizer);
+}
+
+void HorovodEngine::beforeBackward(uint64_t step, bool sync) { controller_->beforeBackward(step, sync); }
+int64_t HorovodEngine::finishBackward() { return controller_->finishBackward(); }
+EngineStats HorovodEngine::stats() const { return controller_->stats(); }
+std::vector<std::vector<size_t>> HorovodEngine::lastStepFusion() const { return controller_->lastStepFusion(); }
+
+std::unique_ptr<GradientEngine> makeHorovodEngine(EngineContext context,
+                                                  std::vector<std::pair<std::string, torch::Tensor>> parameters) {
+  return std::make_unique<HorovodEngine>(std::move(context), std::move(parameters));
+}
+
+}  // namespace ringmaster::worker
