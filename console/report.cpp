@@ -305,14 +305,16 @@ std::string renderBody(const Report& report, const std::function<std::string(siz
     out << "<p>No stragglers, leaks, stalls or communication problems were found.</p>\n";
   } else {
     out << "<table class=\"findings\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
-    row(out, {"severity", "kind", "rank", "host", "since step", "cause", "what", "evidence"}, true);
+    row(out, {"severity", "kind", "rank", "host", "since step", "cause", "what"}, true);
     for (const auto& f : m.findings) {
       std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
       std::string shown;
-      for (const auto& [key, value] : evidence) shown += (shown.empty() ? "" : "; ") + key + " = " + format("%.4g", value);
+      for (const auto& [key, value] : evidence) shown += (shown.empty() ? "" : ", ") + key + " " + format("%.4g", value);
       row(out, {diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
                 f.rank() < 0 ? "job" : std::to_string(f.rank()), f.host(), std::to_string(f.since_step()), f.cause(),
-                f.summary(), shown});
+                f.summary()});
+      // The figures behind the finding, on a row of their own so that long names do not squeeze the table.
+      out << "<tr><td colspan=\"7\" class=\"evidence\"><i>evidence:</i> " << escapeXml(shown) << "</td></tr>\n";
     }
     out << "</table>\n";
   }

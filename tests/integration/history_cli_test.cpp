@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ringmaster runs / show / compare / report / import` as a user runs them: the real binary on a real store file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "console/ingest.h"
+#include "tests/integration/process.h"
+#include "tests/unit/diagnosis_synthetic.h"
+
+using ringmaster::test::binPath;
+using ringmaster::test::runProcess;
+namespace fs = std::filesystem;
+namespace v1 = ringmaster::v1;
+
+namespace {
+
+class HistoryCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("rm_history_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    store_ = file("runs.sqlite");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  ringmaster::test::ProcessResult ringmaster(std::vector<std::string> args) {
+    args.insert(args.begin(), binPath("ringmaster"));
+    args.push_back("--store");
+    args.push_back(store_);
+    return runProcess(args, {{"QT_QPA_PLATFORM", "offscreen"}}, std::chrono::seconds(120));
+  }
+
+  // A 4-rank run with a straggler (rank 2) ingested the way `ringmaster run` ingests.
+  int64_t ingest(const std::string& name, double slowCompute, uint64_t seed) {
+    ringmaster::test::SyntheticRun run;
+    run.ranks = 4;
+    run.steps = 120;
+    run.seed = seed;
+    run.slowRank = slowCompute > 0 ? 2 : -1;
+    run.slowFrom = 30;
+    run.slowCompute = slowCompute;
+    ringmaster::NewRun spec;
+    spec.name = name;
+    spec.spec.set_engine(v1::ENGINE_DDP);
+    spec.spec.set_backend(v1::BACKEND_GLOO);
+    spec.spec.set_world_size(4);
+    ringmaster::console::RunIngest ingest(store_, spec);
+    std::vector<v1::Record> records;
+    for (int rank = 0; rank < run.ranks; ++rank) {
+      v1::Record state;  // no host: the ingest fills in the agent's
+      state.mutable_rank_state()->set_rank(rank);
+      state.mutable_rank_state()->set_state(v1::RankState::STATE_RUNNING);
+      records.push_back(state);
+    }
+    for (auto& r : ringmaster::test::generate(run).records) records.push_back(std::move(r));
+    ingest.add(records, "localhost");
+    ingest.finish("finished");
+    return ingest.runId();
+  }
+
+  void writeTimeline(const std::string& path, int iterations) {
+    std::ofstream out(path);
+    out << "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": "
+           "{\"start_time_since_epoch_in_micros\": 1}},\n"
+        << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"grad.fc.weight\"}}";
+    long ts = 0;
+    for (int i = 0; i < iterations; ++i) {
+      out << ",\n{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " << ts << ", \"pid\": 1}";
+      for (int r = 0; r < 3; ++r) {
+        out << ",\n{\"ph\": \"X\", \"name\": \"" << r << "\", \"ts\": " << ts + r << ", \"pid\": 1, \"dur\": 0}";
+      }
+      out << ",\n{\"ph\": \"E\", \"ts\": " << ts + 5 << ", \"pid\": 1}";
+      out << ",\n{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": " << ts + 5 << ", \"pid\": 1}";
+      out << ",\n{\"ph\": \"E\", \"ts\": " << ts + 25 << ", \"pid\": 1}";
+      ts += 30;
+    }
+    out << "]";
+  }
+
+  fs::path dir_;
+  std::string store_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t lines(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_F(HistoryCli, AnEmptyHistorySaysSo) {
+  auto r = ringmaster({"runs"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("No runs yet"), std::string::npos) << r.out;
+}
+
+TEST_F(HistoryCli, RunsShowAndCompareStoredRuns) {
+  int64_t slow = ingest("with-straggler", 0.4, 1);
+  int64_t clean = ingest("clean", 0, 2);
+
+  auto runs = ringmaster({"runs"});
+  ASSERT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("with-straggler"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
+
+  auto show = ringmaster({"show", std::to_string(slow)});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("straggler: rank 2 (localhost)"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("cause: compute"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("SAMPLES/S"), std::string::npos) << show.out;
+
+  auto compare = ringmaster({"compare", "clean", std::to_string(slow)});
+  ASSERT_EQ(compare.exitCode, 0) << compare.err;
+  EXPECT_NE(compare.out.find("step time mean"), std::string::npos) << compare.out;
+  EXPECT_NE(compare.out.find("slower than run " + std::to_string(clean)), std::string::npos) << compare.out;
+  EXPECT_NE(compare.out.find("95% CI"), std::string::npos) << compare.out;
+}
+
+TEST_F(HistoryCli, ReportsInEveryFormat) {
+  int64_t id = ingest("r", 0.4, 1);
+  int64_t other = ingest("o", 0, 3);
+  std::string html = file("report.html"), pdf = file("report.pdf"), csv = file("run.csv"), trace = file("trace.json");
+
+  auto r = ringmaster({"report", std::to_string(id), "--compare", std::to_string(other), "--format", "html", "-o", html});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::string page = slurp(html);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_NE(page.find("Comparison"), std::string::npos);
+
+  r = ringmaster({"report", std::to_string(id), "--format", "pdf", "-o", pdf});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto info = runProcess({"/usr/bin/pdfinfo", pdf});
+  if (info.exitCode == -1 && info.err.find("No such file") != std::string::npos) GTEST_SKIP() << "no pdfinfo";
+  ASSERT_EQ(info.exitCode, 0) << info.err;
+  size_t at = info.out.find("Pages:");
+  ASSERT_NE(at, std::string::npos) << info.out;
+  EXPECT_GE(std::stoi(info.out.substr(at + 6)), 3) << info.out;
+
+  r = ringmaster({"report", std::to_string(id), "-o", csv});  // format from the extension
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  size_t rows = lines(csv) - 1;
+  EXPECT_NE(r.out.find(std::to_string(rows) + " rows"), std::string::npos) << r.out;
+  // 4 ranks x 120 steps: 9 step metrics, 2 ops x 6 metrics, 5 memory metrics, plus the findings' evidence.
+  EXPECT_GE(rows, size_t(4 * 120 * (9 + 12 + 5)));
+  EXPECT_LT(rows, size_t(4 * 120 * (9 + 12 + 5) + 100));
+
+  r = ringmaster({"report", "last", "--format", "trace", "-o", trace});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::string json = slurp(trace);
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_NE(json.find("\"pid\":" + std::to_string(rank)), std::string::npos) << "rank " << rank;
+  }
+}
+
+TEST_F(HistoryCli, ImportsAHorovodTimelineACutCopyAndRefusesGarbage) {
+  std::string timeline = file("timeline.json");
+  writeTimeline(timeline, 40);
+  auto r = ringmaster({"import", timeline, "--name", "horovod-run"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("Horovod timeline, 200 events on 3 ranks"), std::string::npos) << r.out;
+
+  std::string text = slurp(timeline);
+  std::string cut = file("cut.json");
+  std::ofstream(cut) << text.substr(0, text.size() / 2);
+  r = ringmaster({"import", cut});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("cut short"), std::string::npos) << r.out;
+
+  std::string garbage = file("garbage.json");
+  std::ofstream(garbage) << "[{\"ph\": \"B\", \"ts\": 1}, {\"ph\" \"E\"}]";
+  r = ringmaster({"import", garbage});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("byte 29"), std::string::npos) << r.err;
+
+  auto show = ringmaster({"show", "horovod-run"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("200 timeline events"), std::string::npos) << show.out;
+  auto runs = ringmaster({"runs"});
+  EXPECT_NE(runs.out.find("cut.json"), std::string::npos);
+  EXPECT_EQ(runs.out.find("garbage.json"), std::string::npos);  // nothing kept of it
+
+  std::string trace = file("trace.json");
+  r = ringmaster({"report", "horovod-run", "--format", "trace", "-o", trace});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("200 events"), std::string::npos) << r.out;
+}
+
+TEST_F(HistoryCli, BadInputGetsAClearMessage) {
+  ingest("x", 0, 1);
+  auto r = ringmaster({"show", "no-such-run"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("no run 'no-such-run'"), std::string::npos) << r.err;
+
+  r = ringmaster({"report", "x", "-o", file("report.txt")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("--format"), std::string::npos) << r.err;
+
+  r = ringmaster({"report", "x", "--format", "html", "-o", file("missing/dir/report.html")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("missing/dir/report.html"), std::string::npos) << r.err;
+
+  r = ringmaster({"report", "x", "--format", "docx", "-o", file("r.docx")});
+  EXPECT_EQ(r.exitCode, 2);
+
+  r = ringmaster({"compare", "x"});
+  EXPECT_EQ(r.exitCode, 2);
+
+  std::ofstream(file("corrupt.sqlite")) << std::string(8192, 'x');
+  auto corrupt = runProcess({binPath("ringmaster"), "runs", "--store", file("corrupt.sqlite")});
+  EXPECT_EQ(corrupt.exitCode, 1);
+  EXPECT_NE(corrupt.err.find("corrupt.sqlite is damaged or not a database"), std::string::npos) << corrupt.err;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Diagnosis end to end on real runs: real ranks (ringmaster-worker) launched through the embedded agent, their
+// records ingested into a real store as `ringmaster run` does, with faults injected: a straggler, a leak, a hang.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "console/ingest.h"
+#include "console/launcher.h"
+#include "tests/integration/agent_test_support.h"
+
+using namespace ringmaster;
+using namespace std::chrono_literals;
+using test::binPath;
+using test::smallJob;
+using test::TempDir;
+
+namespace {
+
+console::LaunchPlan planFor(const TempDir& dir, v1::JobSpec spec) {
+  console::LaunchPlan plan;
+  plan.spec = std::move(spec);
+  plan.workerPath = binPath("ringmaster-worker");
+  plan.stateDir = dir.file("state");
+  return plan;
+}
+
+NewRun newRun(const v1::JobSpec& spec, const std::string& name) {
+  NewRun run;
+  run.name = name;
+  run.spec = spec;
+  return run;
+}
+
+// Runs the job to its end with the store ingesting it; returns the run's stored findings.
+std::vector<v1::Finding> runToEnd(const TempDir& dir, const v1::JobSpec& spec, const std::string& name) {
+  console::RunIngest ingest(dir.file("runs.sqlite"), newRun(spec, name));
+  console::Launcher launcher(planFor(dir, spec));
+  launcher.addSink(&ingest);
+  launcher.start();
+  auto outcome = launcher.waitFor(240s);
+  EXPECT_TRUE(outcome.has_value()) << "the job did not end";
+  if (!outcome) launcher.stop(1);
+  EXPECT_EQ(outcome ? outcome->status : console::JobStatus::Running, console::JobStatus::Succeeded)
+      << (outcome ? outcome->message : "");
+  ingest.finish("finished");
+  RunStore store(dir.file("runs.sqlite"));
+  EXPECT_GT(store.counts(ingest.runId()).steps, 0);
+  return store.findings(ingest.runId());
+}
+
+const v1::Finding* find(const std::vector<v1::Finding>& findings, v1::Finding::Kind kind, int rank) {
+  for (const auto& f : findings) {
+    if (f.kind() == kind && f.rank() == rank) return &f;
+  }
+  return nullptr;
+}
+
+std::string describe(const std::vector<v1::Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings) out += "\n  " + f.summary();
+  return out;
+}
+
+}  // namespace
+
+TEST(DiagnosisEndToEnd, InjectedStragglerIsFoundWithCauseCompute) {
+  TempDir dir("e2e-straggler");
+  v1::JobSpec spec = smallJob(4, 60);
+  auto* straggler = spec.mutable_faults()->add_stragglers();  // --inject-straggler 2:50
+  straggler->set_rank(2);
+  straggler->set_extra_ms(50);
+  auto findings = runToEnd(dir, spec, "straggler");
+  const v1::Finding* f = find(findings, v1::Finding::KIND_STRAGGLER, 2);
+  ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
+  EXPECT_EQ(f->cause(), "compute") << f->summary();
+  EXPECT_GT(f->evidence().at("others_wait_ms_per_step"), 30) << f->summary();
+  for (int other : {0, 1, 3}) EXPECT_EQ(find(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
+}
+
+TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {
+  TempDir dir("e2e-leak");
+  v1::JobSpec spec = smallJob(2, 150);
+  auto* leak = spec.mutable_faults()->add_leaks();  // --inject-leak 1:2
+  leak->set_rank(1);
+  leak->set_mb_per_step(2);
+  auto findings = runToEnd(dir, spec, "leak");
+  const v1::Finding* f = find(findings, v1::Finding::KIND_MEMORY_LEAK, 1);
+  ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
+  EXPECT_NEAR(f->evidence().at("mib_per_step"), 2, 0.5) << f->summary();
+  EXPECT_EQ(find(findings, v1::Finding::KIND_MEMORY_LEAK, 0), nullptr) << describe(findings);
+}
+
+TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
+  TempDir dir("e2e-hang");
+  v1::JobSpec spec = smallJob(4, 100000);
+  spec.set_engine(v1::ENGINE_HOROVOD);
+  spec.mutable_hyper()->set_stall_check_s(2);
+  auto* hang = spec.mutable_faults()->add_hangs();  // --inject-hang 1:10
+  hang->set_rank(1);
+  hang->set_step(10);
+  console::RunIngest ingest(dir.file("runs.sqlite"), newRun(spec, "hang"));
+  console::Launcher launcher(planFor(dir, spec));
+  launcher.addSink(&ingest);
+  launcher.start();
+
+  RunStore reader(dir.file("runs.sqlite"));
+  auto lastProgress = std::chrono::steady_clock::now();
+  int64_t lastSteps = -1;
+  const v1::Finding* stall = nullptr;
+  std::vector<v1::Finding> findings;
+  auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (!stall && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+    ingest.tick();
+    int64_t steps = reader.counts(ingest.runId()).steps;
+    if (steps != lastSteps) {
+      lastSteps = steps;
+      lastProgress = std::chrono::steady_clock::now();
+    }
+    findings = reader.findings(ingest.runId());
+    stall = find(findings, v1::Finding::KIND_STALL, 1);
+  }
+  double secondsAfterLastStep =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - lastProgress).count();
+  launcher.stop(1);
+  launcher.waitFor(60s);
+  ingest.finish("stopped");
+  ASSERT_NE(stall, nullptr) << "no stall finding for rank 1; findings:" << describe(findings);
+  EXPECT_LT(secondsAfterLastStep, 10) << stall->summary();
+  EXPECT_NE(stall->summary().find("rank 1"), std::string::npos) << stall->summary();
+}
