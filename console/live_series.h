@@ -49,6 +49,7 @@ class LiveSeries {
   const StepSeries& rank(int rank, RankMetric metric) const;
   // Sum of the ranks' throughput per step (samples/s).
   StepSeries& totalThroughput() { return totalThroughput_; }
+  const StepSeries& totalThroughput() const { return totalThroughput_; }
   // Mean loss over the ranks that reported the step.
   StepSeries& loss() { return loss_; }
 

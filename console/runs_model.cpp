@@ -5,17 +5,13 @@
 #include <QStringList>
 
 namespace ringmaster::console {
-namespace {
-
-QString durationText(int64_t ns) {
+QString RunsModel::durationText(int64_t ns) {
   if (ns <= 0) return {};
   const int64_t s = ns / 1'000'000'000;
-  if (s < 60) return RunsModel::tr("%1 s").arg(s);
-  if (s < 3600) return RunsModel::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
-  return RunsModel::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+  if (s < 60) return tr("%1 s").arg(s);
+  if (s < 3600) return tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+  return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }
-
-}  // namespace
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -30,6 +30,9 @@ class RunsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
+  // "1 min 35 s" for a duration in ns; empty for none.
+  static QString durationText(int64_t ns);
+
  private:
   std::vector<RunInfo> runs_;
 };

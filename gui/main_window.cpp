@@ -1,16 +1,398 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/main_window.h"
 
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "agent/host_info.h"
+#include "common/horovod_timeline_reader.h"
+#include "console/store_location.h"
+#include "gui/background.h"
+#include "gui/compare_page.h"
+#include "gui/dashboard_page.h"
+#include "gui/launch_page.h"
+#include "gui/live_run.h"
+#include "gui/report_dialog.h"
+#include "gui/series_chart.h"
+#include "gui/simple_pages.h"
+#include "gui/store_access.h"
+#include "gui/timeline_page.h"
+#include "gui/timeline_view.h"
 
 namespace ringmaster::gui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+const char* const kPageKeys[] = {"hosts", "launch", "dashboard", "timeline", "findings", "compare", "logs", "runs"};
+
+// Resetting the findings model loses the user's selection: do it only when something changed.
+bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Finding>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].SerializeAsString() != b[i].SerializeAsString()) return false;
+  }
+  return true;
+}
+
+QString workerBesideUs() {
+  return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), options_(std::move(options)) {
   setWindowTitle(tr("Ringmaster"));
-  auto* pages = new QTabWidget(this);
-  pages->setDocumentMode(true);
-  setCentralWidget(pages);
-  resize(1280, 800);
+  if (options_.storePath.isEmpty()) options_.storePath = console::defaultStorePath();
+  if (options_.workerPath.isEmpty()) options_.workerPath = workerBesideUs();
+
+  store_ = new StoreAccess(options_.storePath, this);
+  hostsModel_ = new console::HostsModel(this);
+  logModel_ = new console::LogModel(200'000, this);
+  runsModel_ = new console::RunsModel(this);
+  findingsModel_ = new console::FindingsModel(this);
+
+  hosts_ = new HostsPage(hostsModel_, this);
+  launch_ = new LaunchPage(this);
+  dashboard_ = new DashboardPage(this);
+  timeline_ = new TimelinePage(this);
+  findings_ = new FindingsPage(findingsModel_, this);
+  compare_ = new ComparePage(runsModel_, store_, this);
+  logs_ = new LogsPage(logModel_, this);
+  runs_ = new RunsPage(runsModel_, this);
+
+  pages_ = new QTabWidget(this);
+  pages_->setDocumentMode(true);
+  pages_->addTab(hosts_, tr("Hosts"));
+  pages_->addTab(launch_, tr("Launch"));
+  pages_->addTab(dashboard_, tr("Dashboard"));
+  pages_->addTab(timeline_, tr("Timeline"));
+  pages_->addTab(findings_, tr("Findings"));
+  pages_->addTab(compare_, tr("Compare"));
+  pages_->addTab(logs_, tr("Logs"));
+  pages_->addTab(runs_, tr("Runs"));
+
+  banner_ = new QLabel(this);
+  banner_->setWordWrap(true);
+  banner_->setMargin(6);
+  banner_->hide();
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(banner_);
+  layout->addWidget(pages_, 1);
+  setCentralWidget(central);
+  resize(1440, 900);
+
+  connect(store_, &StoreAccess::failed, this, [this](const QString& message) {
+    setBanner(tr("Run history: %1").arg(message), true);
+    Q_EMIT problem(message);
+  });
+  connect(launch_, &LaunchPage::launchRequested, this, &MainWindow::launch);
+  connect(dashboard_, &DashboardPage::rankSelected, this, &MainWindow::selectRank);
+  connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
+    if (live_) {
+      live_->stop();
+      setBanner(tr("Stopping the run…"));
+    }
+  });
+  connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
+  connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTimeline);
+  connect(runs_, &RunsPage::openRequested, this, &MainWindow::openRun);
+  connect(runs_, &RunsPage::refreshRequested, this, &MainWindow::refreshRuns);
+  connect(runs_, &RunsPage::reportRequested, this, [this](int64_t id) {
+    auto* dialog = new ReportDialog(store_, id, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+  });
+  connect(runs_, &RunsPage::renameRequested, this, [this](int64_t id, const QString& name) {
+    store_->post<bool>(this, [id, name = name.toStdString()](RunStore& s) { s.renameRun(id, name); return true; },
+                       [this](bool) { refreshRuns(); });
+  });
+  connect(runs_, &RunsPage::tagRequested, this, [this](int64_t id, const QString& tag) {
+    store_->post<bool>(this, [id, tag = tag.toStdString()](RunStore& s) { s.addTag(id, tag); return true; },
+                       [this](bool) { refreshRuns(); });
+  });
+  connect(runs_, &RunsPage::deleteRequested, this, [this](int64_t id) {
+    store_->post<bool>(this, [id](RunStore& s) { s.deleteRun(id); return true; }, [this](bool) { refreshRuns(); });
+  });
+  connect(hosts_, &HostsPage::checkRequested, this, [this](int row) {
+    if (row == 0) checkLocalHost();
+  });
+  connect(hosts_, &HostsPage::addRequested, this, [this](const console::HostEntry& entry) {
+    const int row = hostsModel_->addHost(entry);
+    hostsModel_->setState(row, console::HostEntry::State::Unknown,
+                          tr("remote launches go through `ringmaster run -H`; this console launches on this machine"));
+  });
+  connect(hosts_, &HostsPage::removeRequested, hostsModel_, &console::HostsModel::removeHost);
+
+  restoreSettings();
+  refreshRuns();
+  checkLocalHost();
+}
+
+MainWindow::~MainWindow() {
+  saveSettings();
+  live_.reset();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (live_ && !live_->finished()) {
+    // Ranks of the embedded agent are children of this process: closing ends them, so ask first.
+    const auto answer = QMessageBox::question(
+        this, tr("A run is in progress"),
+        tr("The run on this machine stops when the console closes. Stop it and close?"));
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  for (auto* split : findChildren<QSplitter*>()) {
+    const QByteArray state = settings.value(QStringLiteral("window/") + split->objectName()).toByteArray();
+    if (!split->objectName().isEmpty() && !state.isEmpty()) split->restoreState(state);
+  }
+  const QString last = settings.value(QStringLiteral("launch/last")).toString();
+  v1::JobSpec spec;
+  if (!last.isEmpty() && google::protobuf::util::JsonStringToMessage(last.toStdString(), &spec).ok()) {
+    launch_->setSpec(spec);
+  }
+  const QString page = settings.value(QStringLiteral("window/page")).toString();
+  for (int i = 0; i < PageCount; ++i) {
+    if (page == QLatin1String(kPageKeys[i])) pages_->setCurrentIndex(i);
+  }
+}
+
+void MainWindow::saveSettings() {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  for (auto* split : findChildren<QSplitter*>()) {
+    if (!split->objectName().isEmpty()) settings.setValue(QStringLiteral("window/") + split->objectName(), split->saveState());
+  }
+  settings.setValue(QStringLiteral("window/page"), QLatin1String(kPageKeys[pages_->currentIndex()]));
+  std::string json;
+  google::protobuf::util::MessageToJsonString(launch_->spec(), &json);
+  settings.setValue(QStringLiteral("launch/last"), QString::fromStdString(json));
+}
+
+void MainWindow::setBanner(const QString& text, bool warning) {
+  banner_->setVisible(!text.isEmpty());
+  banner_->setText(text);
+  banner_->setStyleSheet(warning ? QStringLiteral("background: #fbe3d6; color: #7a1f0f;")
+                                 : QStringLiteral("background: #dbeafe; color: #12305c;"));
+}
+
+void MainWindow::checkLocalHost() {
+  hostsModel_->setState(0, console::HostEntry::State::Connecting);
+  const std::string worker = options_.workerPath.toStdString();
+  const std::string stateDir = options_.stateDir.toStdString();
+  runInBackground<v1::HostInfo>(
+      this, [worker, stateDir] { return agent::collectHostInfo(worker, stateDir); },
+      [this](v1::HostInfo info) {
+        hostsModel_->setInfo(0, info);
+        hostsModel_->setState(0, console::HostEntry::State::Connected);
+      },
+      [this](const QString& error) { hostsModel_->setState(0, console::HostEntry::State::Unreachable, error); });
+}
+
+void MainWindow::refreshRuns() {
+  store_->post<std::vector<RunInfo>>(this, [](RunStore& s) { return s.runs(); },
+                                     [this](std::vector<RunInfo> runs) {
+                                       runsModel_->setRuns(std::move(runs));
+                                       runs_->setStatus(tr("%n run(s) in %1", nullptr, runsModel_->rowCount())
+                                                            .arg(QDir::toNativeSeparators(store_->path())));
+                                       Q_EMIT runsRefreshed();
+                                     });
+}
+
+void MainWindow::openRun(int64_t runId) {
+  setBanner(tr("Opening run %1…").arg(runId));
+  store_->post<std::shared_ptr<console::RunData>>(
+      this,
+      [runId](RunStore& s) {
+        auto data = std::make_shared<console::RunData>(console::loadRun(s, runId));
+        // A stored run without findings is diagnosed now, from its stored measurements.
+        if (data->findings.empty() && data->info) {
+          const auto replayed = diagnosis::replay(s.rankSeries(runId), s.stallReports(runId), s.ranks(runId),
+                                                  data->info->worldSize);
+          data->findings = replayed.findings();
+        }
+        return data;
+      },
+      [this, runId](std::shared_ptr<console::RunData> data) {
+        const QString title = tr("Run %1 · %2 · %3")
+                                  .arg(runId)
+                                  .arg(QString::fromStdString(data->info->name), QString::fromStdString(data->info->status));
+        auto owned = std::make_unique<console::RunData>(std::move(*data));
+        setBanner({});
+        showRunData(std::move(owned), title, false, runId);
+        pages_->setCurrentWidget(dashboard_);
+      });
+}
+
+void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QString& title, bool live, int64_t runId) {
+  // Views first let go of the old run, then it is replaced.
+  dashboard_->setRun(nullptr, {}, false);
+  timeline_->setModel(nullptr);
+  run_ = std::move(data);
+  shownRunId_ = runId;
+  dashboard_->setRun(run_.get(), title, live);
+  timeline_->setModel(&run_->timeline);
+  timelineEventsShown_ = run_->timeline.eventCount();
+  logModel_->clear();
+  logModel_->append(run_->logs);
+  logs_->setRankCount(run_->series.rankCount());
+  findingsModel_->setFindings(run_->findings);
+  dashboard_->setFindings(run_->findings);
+  selectRank(-1);
+  Q_EMIT runShown(runId);
+}
+
+void MainWindow::launch(const v1::JobSpec& spec) {
+  if (live_ && !live_->finished()) {
+    setBanner(tr("A run is already in progress; stop it before launching another."), true);
+    return;
+  }
+  console::LaunchPlan plan;
+  plan.spec = spec;
+  plan.workerPath = options_.workerPath.toStdString();
+  plan.stateDir = options_.stateDir.toStdString();
+  for (const auto& h : spec.hosts()) plan.hosts.push_back(HostSlots{h.host(), static_cast<int>(h.slots())});
+  live_.reset();
+  live_ = std::make_unique<LiveRun>(plan, options_.storePath,
+                                    [this](const std::vector<v1::Record>& records,
+                                           const std::vector<v1::Finding>& findings) { ingestLive(records, findings); });
+  const QString name = QString::fromStdString(spec.name().empty() ? std::string("unnamed run") : spec.name());
+  connect(live_.get(), &LiveRun::started, this, [this, name](int64_t runId, const QString& jobId) {
+    setBanner(tr("Run %1 (%2) is running on this machine.").arg(runId).arg(jobId));
+    showRunData(std::make_unique<console::RunData>(), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
+    pages_->setCurrentWidget(dashboard_);
+    refreshRuns();
+  });
+  connect(live_.get(), &LiveRun::failedToStart, this, [this](const QString& message) {
+    setBanner(tr("The run could not start: %1").arg(message), true);
+    Q_EMIT liveRunEnded(QStringLiteral("failed"));
+  });
+  connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
+    setBanner(tr("The run ended: %1. %2").arg(status, message), status != QLatin1String("finished"));
+    dashboard_->markDirty();
+    refreshRuns();
+    Q_EMIT liveRunEnded(status);
+  });
+  setBanner(tr("Starting %n rank(s) on this machine…", nullptr, static_cast<int>(spec.world_size())));
+  live_->start();
+}
+
+void MainWindow::ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
+  if (!run_ || !live_ || shownRunId_ != live_->runId()) return;
+  std::vector<v1::LogLine> lines;
+  for (const v1::Record& r : records) {
+    run_->ingest(r);
+    if (r.has_log()) lines.push_back(r.log());
+  }
+  logModel_->append(lines);
+  logs_->setRankCount(run_->series.rankCount());
+  // Findings from the detectors replace the list; those that came as records stay.
+  if (!findings.empty()) {
+    std::vector<v1::Finding> merged = run_->findings;
+    for (const auto& f : findings) {
+      auto same = std::find_if(merged.begin(), merged.end(),
+                               [&](const v1::Finding& g) { return g.kind() == f.kind() && g.rank() == f.rank(); });
+      if (same != merged.end()) *same = f;
+      else merged.push_back(f);
+    }
+    if (!sameFindings(merged, run_->findings)) {
+      run_->findings = merged;
+      findingsModel_->setFindings(merged);
+      dashboard_->setFindings(merged);
+    }
+  }
+  dashboard_->markDirty();
+  if (run_->timeline.eventCount() != timelineEventsShown_) {
+    timelineEventsShown_ = run_->timeline.eventCount();
+    timeline_->modelChanged();
+  }
+}
+
+void MainWindow::selectRank(int rank) {
+  selectedRank_ = rank;
+  dashboard_->highlightRank(rank);
+  timeline_->highlightRank(rank);
+  logs_->showRank(rank);
+}
+
+void MainWindow::showEvidence(const v1::Finding& finding) {
+  selectRank(finding.rank());
+  if (!run_) return;
+  // The chart range: from a little before the finding's first step to the end of the run.
+  const uint64_t since = finding.since_step();
+  const uint64_t end = std::max<uint64_t>(run_->series.endStep(), since + 1);
+  dashboard_->showSteps(since > 10 ? since - 10 : 0, end);
+  // The timeline range: the steps from `since` of the finding's rank (a few steps, so the picture is readable).
+  const auto& tl = run_->timeline;
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  for (int lane : tl.rankRows()) {
+    if (finding.rank() >= 0 && tl.lane(lane).rank != finding.rank()) continue;
+    for (const auto& e : tl.events(lane)) {
+      if (e.step >= since && e.step < since + 3) {
+        t0 = std::min(t0, e.startNs);
+        t1 = std::max(t1, e.endNs);
+      }
+    }
+  }
+  if (t0 < t1) timeline_->showRange(t0, t1);
+}
+
+void MainWindow::importTimeline(const QString& path) {
+  setBanner(tr("Importing %1…").arg(QFileInfo(path).fileName()));
+  store_->post<ImportResult>(
+      this, [file = path.toStdString()](RunStore& s) { return ringmaster::importTimeline(s, file); },
+      [this, path](ImportResult result) {
+        setBanner(result.summary.complete
+                      ? tr("Imported %1: %2 events.").arg(QFileInfo(path).fileName()).arg(result.summary.timelineEvents)
+                      : tr("Imported %1: %2 events; the file was cut short, what was whole is kept.")
+                            .arg(QFileInfo(path).fileName())
+                            .arg(result.summary.timelineEvents),
+                  !result.summary.complete);
+        refreshRuns();
+        openRun(result.runId);
+        connect(this, &MainWindow::runShown, this, [this] { pages_->setCurrentWidget(timeline_); },
+                Qt::SingleShotConnection);
+      });
+}
+
+void MainWindow::showPage(Page page) { pages_->setCurrentIndex(page); }
+
+QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix) {
+  QDir().mkpath(dir);
+  QStringList written;
+  const int current = pages_->currentIndex();
+  for (int i = 0; i < PageCount; ++i) {
+    pages_->setCurrentIndex(i);
+    if (i == Dashboard) dashboard_->redraw();
+    const QString file = QDir(dir).filePath(QLatin1String(kPageKeys[i]) + suffix + QStringLiteral(".png"));
+    if (grab().save(file)) written << file;
+  }
+  pages_->setCurrentIndex(current);
+  return written;
 }
 
 }  // namespace ringmaster::gui

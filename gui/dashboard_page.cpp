@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/dashboard_page.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChartView>
+#include <QComboBox>
+#include <QEvent>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedBarSeries>
+#include <QTableView>
+#include <QValueAxis>
+
+#include <cmath>
+
+#include "gui/heatmap_view.h"
+#include "gui/palette.h"
+#include "gui/series_chart.h"
+
+namespace ringmaster::gui {
+namespace {
+
+constexpr int kRedrawMs = 40;  // ~25 Hz
+const char* const kPhaseNames[] = {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER"};
+
+}  // namespace
+
+DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
+  title_ = new QLabel(tr("No run selected. Launch one or open a past run from Runs."), this);
+  QFont bold = title_->font();
+  bold.setBold(true);
+  title_->setFont(bold);
+  rankPicker_ = new QComboBox(this);
+  rankPicker_->setToolTip(tr("Highlight one rank in every chart"));
+  allreduceBy_ = new QComboBox(this);
+  allreduceBy_->addItem(tr("All-reduce per rank"));
+  allreduceBy_->addItem(tr("All-reduce per bucket"));
+  stop_ = new QPushButton(tr("Stop run"), this);
+  timeline_ = new QPushButton(tr("Record timeline"), this);
+  timeline_->setCheckable(true);
+  stop_->setEnabled(false);
+  timeline_->setEnabled(false);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(title_, 1);
+  bar->addWidget(rankPicker_);
+  bar->addWidget(allreduceBy_);
+  bar->addWidget(timeline_);
+  bar->addWidget(stop_);
+
+  ranksModel_ = new console::RanksModel(this);
+  ranksView_ = new QTableView(this);
+  ranksView_->setModel(ranksModel_);
+  ranksView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  ranksView_->setSelectionMode(QAbstractItemView::SingleSelection);
+  ranksView_->verticalHeader()->hide();
+  ranksView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  ranksView_->setAlternatingRowColors(true);
+
+  throughput_ = new SeriesChart(tr("Throughput"), tr("samples/s"), this);
+  latency_ = new SeriesChart(tr("All-reduce latency"), tr("ms"), this);
+  busbw_ = new SeriesChart(tr("All-reduce bus bandwidth"), tr("GB/s"), this);
+  memory_ = new SeriesChart(tr("Memory per rank (RSS)"), tr("MiB"), this);
+  heatmap_ = new HeatmapView(this);
+
+  auto* phaseChart = new QChart();
+  phaseChart->setTitle(tr("Step phases per rank (mean)"));
+  phaseChart->setMargins(QMargins(4, 4, 4, 4));
+  phaseChart->setBackgroundRoundness(0);
+  phaseSeries_ = new QStackedBarSeries(phaseChart);
+  const QString phaseLabels[] = {tr("data"), tr("forward"), tr("backward"), tr("exposed comm"), tr("optimizer")};
+  for (int i = 0; i < 5; ++i) {
+    auto* set = new QBarSet(phaseLabels[i], phaseSeries_);
+    set->setColor(phaseColor(QString::fromLatin1(kPhaseNames[i])));
+    set->setBorderColor(Qt::transparent);
+    phaseSeries_->append(set);
+  }
+  phaseSeries_->setBarWidth(0.8);
+  phaseChart->addSeries(phaseSeries_);
+  phaseRanks_ = new QBarCategoryAxis(phaseChart);
+  phaseMs_ = new QValueAxis(phaseChart);
+  phaseMs_->setTitleText(tr("ms"));
+  phaseMs_->setLabelFormat(QStringLiteral("%.4g"));
+  phaseChart->addAxis(phaseRanks_, Qt::AlignBottom);
+  phaseChart->addAxis(phaseMs_, Qt::AlignLeft);
+  phaseSeries_->attachAxis(phaseRanks_);
+  phaseSeries_->attachAxis(phaseMs_);
+  phaseChart->legend()->setAlignment(Qt::AlignBottom);
+  phases_ = new QChartView(phaseChart, this);
+  phases_->setRenderHint(QPainter::Antialiasing, true);
+  phases_->setMinimumSize(320, 200);
+
+  auto* charts = new QWidget(this);
+  auto* grid = new QGridLayout(charts);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->addWidget(throughput_, 0, 0);
+  grid->addWidget(phases_, 0, 1);
+  grid->addWidget(latency_, 1, 0);
+  grid->addWidget(busbw_, 1, 1);
+  grid->addWidget(memory_, 2, 0);
+  grid->addWidget(heatmap_, 2, 1);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("dashboardSplit"));
+  split->addWidget(ranksView_);
+  split->addWidget(charts);
+  split->setStretchFactor(1, 4);
+  split->setSizes({330, 1100});
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+
+  connect(&timer_, &QTimer::timeout, this, [this] {
+    if (dirty_ && isVisible()) redraw();
+  });
+  timer_.start(kRedrawMs);
+  connect(rankPicker_, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+    Q_EMIT rankSelected(rankPicker_->itemData(index).toInt());
+  });
+  connect(allreduceBy_, qOverload<int>(&QComboBox::activated), this, [this] {
+    rankCount_ = -1;  // rebuild the lines
+    redraw();
+  });
+  connect(ranksView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) Q_EMIT rankSelected(current.data(console::RanksModel::RankRole).toInt());
+          });
+  connect(heatmap_, &HeatmapView::rankClicked, this, &DashboardPage::rankSelected);
+  connect(stop_, &QPushButton::clicked, this, &DashboardPage::stopRequested);
+  connect(timeline_, &QPushButton::toggled, this, &DashboardPage::timelineRecordingToggled);
+  applyTheme();
+}
+
+void DashboardPage::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) applyTheme();
+  QWidget::changeEvent(event);
+}
+
+void DashboardPage::applyTheme() {
+  const bool dark = isDark(palette());
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->setDarkTheme(dark);
+  phases_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  const auto sets = phaseSeries_->barSets();
+  for (int i = 0; i < sets.size(); ++i) {
+    sets[i]->setColor(phaseColor(QString::fromLatin1(kPhaseNames[i])));
+    sets[i]->setBorderColor(Qt::transparent);
+  }
+  rankCount_ = -1;
+  dirty_ = true;
+}
+
+void DashboardPage::setRun(console::RunData* run, const QString& title, bool live) {
+  run_ = run;
+  title_->setText(run ? title : tr("No run selected. Launch one or open a past run from Runs."));
+  stop_->setEnabled(live);
+  timeline_->setEnabled(live);
+  rankCount_ = -1;
+  windowFrom_ = windowTo_ = 0;
+  phaseMax_ = 0;
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->resetAxes();
+  if (!run) {
+    for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->setLines({});
+    ranksModel_->setRows({});
+    heatmap_->clear();
+  }
+  dirty_ = true;
+  redraw();
+}
+
+void DashboardPage::highlightRank(int rank) {
+  highlighted_ = rank;
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->highlightRank(rank);
+  heatmap_->highlightRank(rank);
+  const int pick = rankPicker_->findData(rank);
+  if (pick >= 0) rankPicker_->setCurrentIndex(pick);
+  const auto& rows = ranksModel_->rows();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].rank == rank && ranksView_->currentIndex().row() != static_cast<int>(i)) {
+      ranksView_->selectRow(static_cast<int>(i));
+    }
+  }
+  if (rank < 0) ranksView_->clearSelection();
+  const auto sets = phaseSeries_->barSets();
+  for (QBarSet* set : sets) {
+    set->deselectAllBars();
+    if (rank >= 0 && rank < set->count()) set->selectBar(rank);
+    set->setSelectedColor(set->color().lighter(140));
+  }
+}
+
+void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
+  std::vector<SeriesChart::Trend> trends;
+  double limit = std::nan("");
+  double highest = 0;
+  for (const v1::Finding& f : findings) {
+    if (f.kind() != v1::Finding::KIND_MEMORY_LEAK) continue;
+    const auto& ev = f.evidence();
+    const auto slope = ev.find("mib_per_step");
+    const auto intercept = ev.find("intercept_mib");
+    if (slope == ev.end() || intercept == ev.end()) continue;
+    const int ranks = run_ ? run_->series.rankCount() : f.rank() + 1;
+    trends.push_back({tr("rank %1 trend").arg(f.rank()), intercept->second, slope->second,
+                      static_cast<double>(f.since_step()), rankColor(f.rank(), ranks, isDark(palette())).darker(130)});
+    const auto last = ev.find("last_mib");
+    if (last != ev.end()) highest = std::max(highest, last->second);
+    const auto cap = ev.find("limit_mib");
+    if (cap != ev.end()) limit = cap->second;
+  }
+  memory_->setTrends(std::move(trends));
+  // The limit line only when it is within sight: far above, it would flatten every line.
+  const bool near = !std::isnan(limit) && highest > 0 && limit < 3 * highest;
+  memory_->setLimit(near ? limit : std::nan(""), tr("memory limit"));
+  dirty_ = true;
+}
+
+void DashboardPage::showSteps(uint64_t from, uint64_t to) {
+  windowFrom_ = from;
+  windowTo_ = to;
+  dirty_ = true;
+  redraw();
+}
+
+void DashboardPage::rebuildLines() {
+  auto& s = run_->series;
+  const int ranks = s.rankCount();
+  const bool dark = isDark(palette());
+  std::vector<SeriesChart::Line> throughput, latency, busbw, memory;
+  throughput.push_back({tr("total"), &s.totalThroughput(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
+  for (int r = 0; r < ranks; ++r) {
+    const QColor color = rankColor(r, ranks, dark);
+    const QString name = tr("rank %1").arg(r);
+    throughput.push_back({name, &s.rank(r, console::RankMetric::Throughput), color, r});
+    memory.push_back({name, &s.rank(r, console::RankMetric::RssMb), color, r});
+  }
+  const bool byBucket = allreduceBy_->currentIndex() == 1;
+  if (byBucket) {
+    const auto buckets = s.buckets();
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      const QColor color = rankColor(static_cast<int>(i), static_cast<int>(buckets.size()), dark);
+      const QString name = tr("bucket %1").arg(buckets[i]);
+      latency.push_back({name, &s.bucketLatency(buckets[i]), color, -1});
+      busbw.push_back({name, &s.bucketBusbw(buckets[i]), color, -1});
+    }
+  } else {
+    for (int r = 0; r < ranks; ++r) {
+      const QColor color = rankColor(r, ranks, dark);
+      const QString name = tr("rank %1").arg(r);
+      latency.push_back({name, &s.rank(r, console::RankMetric::AllreduceLatencyMs), color, r});
+      busbw.push_back({name, &s.rank(r, console::RankMetric::AllreduceBusbwGbps), color, r});
+    }
+  }
+  throughput_->setLines(std::move(throughput));
+  latency_->setLines(std::move(latency));
+  busbw_->setLines(std::move(busbw));
+  memory_->setLines(std::move(memory));
+
+  rankPicker_->clear();
+  rankPicker_->addItem(tr("All ranks"), -1);
+  QStringList categories;
+  for (int r = 0; r < ranks; ++r) {
+    rankPicker_->addItem(tr("Rank %1").arg(r), r);
+    categories << QString::number(r);
+  }
+  phaseRanks_->clear();
+  phaseRanks_->append(categories);
+  for (QBarSet* set : phaseSeries_->barSets()) {
+    set->remove(0, set->count());
+    for (int r = 0; r < ranks; ++r) set->append(0);
+  }
+  rankCount_ = ranks;
+  bucketCount_ = s.buckets().size();
+  highlightRank(highlighted_);
+}
+
+void DashboardPage::refreshPhases(uint64_t from, uint64_t to) {
+  const auto sets = phaseSeries_->barSets();
+  double tallest = 0;
+  for (int r = 0; r < rankCount_; ++r) {
+    const std::vector<double> means = run_->series.phaseMeans(r, from, to);
+    double total = 0;
+    for (size_t i = 0; i < means.size() && i < static_cast<size_t>(sets.size()); ++i) {
+      const double v = std::isnan(means[i]) ? 0 : means[i];
+      if (sets[static_cast<int>(i)]->at(r) != v) sets[static_cast<int>(i)]->replace(r, v);
+      total += v;
+    }
+    tallest = std::max(tallest, total);
+  }
+  if (tallest > phaseMax_) {
+    phaseMax_ = niceCeil(tallest * 1.05);
+    phaseMs_->setRange(0, phaseMax_);
+  }
+}
+
+qsizetype DashboardPage::redraw() {
+  dirty_ = false;
+  if (!run_) return 0;
+  auto& s = run_->series;
+  if (s.rankCount() != rankCount_ || s.buckets().size() != bucketCount_) rebuildLines();
+  // The x axis grows in round steps ahead of the data, so it does not move with every step.
+  double x0 = 0;
+  double x1 = niceCeil(std::max<double>(10, static_cast<double>(s.endStep()) * 1.05));
+  if (windowTo_ > windowFrom_) {
+    x0 = static_cast<double>(windowFrom_);
+    x1 = static_cast<double>(windowTo_);
+  }
+  qsizetype pushed = 0;
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) pushed += c->refresh(x0, x1);
+  refreshPhases(static_cast<uint64_t>(x0), static_cast<uint64_t>(x1));
+  heatmap_->refresh(s, x0, x1);
+  ranksModel_->setRows(run_->rankRows());
+  return pushed;
+}
+
+}  // namespace ringmaster::gui

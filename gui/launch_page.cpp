@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/launch_page.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include "common/error.h"
+#include "common/host_list.h"
+#include "common/job_flags.h"
+
+namespace ringmaster::gui {
+namespace {
+
+QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+
+QComboBox* choices(QWidget* parent, std::initializer_list<std::string_view> names) {
+  auto* box = new QComboBox(parent);
+  for (auto n : names) box->addItem(q(n));
+  return box;
+}
+
+QDoubleSpinBox* number(QWidget* parent, double lo, double hi, int decimals, const QString& suffix = {}) {
+  auto* box = new QDoubleSpinBox(parent);
+  box->setRange(lo, hi);
+  box->setDecimals(decimals);
+  box->setSuffix(suffix);
+  return box;
+}
+
+QSpinBox* integer(QWidget* parent, int lo, int hi, const QString& special = {}) {
+  auto* box = new QSpinBox(parent);
+  box->setRange(lo, hi);
+  if (!special.isEmpty()) box->setSpecialValueText(special);
+  return box;
+}
+
+// Quotes an argument for a POSIX shell when it needs it.
+QString shellQuote(const QString& arg) {
+  static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+  if (plain.match(arg).hasMatch()) return arg;
+  QString quoted = arg;
+  quoted.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
+  return QStringLiteral("'") + quoted + QStringLiteral("'");
+}
+
+}  // namespace
+
+LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
+  auto add = [this](const QString& key, QWidget* w) {
+    w->setObjectName(key);
+    fields_.insert(key, w);
+    return w;
+  };
+  name_ = static_cast<QLineEdit*>(add(QStringLiteral("name"), new QLineEdit(this)));
+  name_->setPlaceholderText(tr("e.g. resnet18 ddp baseline"));
+  engine_ = static_cast<QComboBox*>(add(QStringLiteral("engine"), choices(this, {"ddp", "horovod"})));
+  backend_ = static_cast<QComboBox*>(add(QStringLiteral("backend"), choices(this, {"gloo", "nccl"})));
+  model_ = static_cast<QComboBox*>(add(QStringLiteral("model"), choices(this, {"mlp", "cnn", "resnet18", "resnet50"})));
+  dataset_ = static_cast<QComboBox*>(
+      add(QStringLiteral("dataset"), choices(this, {"synthetic", "fashion-mnist", "cifar10"})));
+  dataDir_ = static_cast<QLineEdit*>(add(QStringLiteral("data_dir"), new QLineEdit(this)));
+  dataDir_->setPlaceholderText(tr("packaged default"));
+  ranks_ = static_cast<QSpinBox*>(add(QStringLiteral("world_size"), integer(this, 1, 4096)));
+  hosts_ = static_cast<QLineEdit*>(add(QStringLiteral("hosts"), new QLineEdit(this)));
+  hosts_->setPlaceholderText(tr("this machine; or host1:4,host2:4"));
+  batch_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.batch_size"), integer(this, 1, 65536)));
+  optimizer_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.optimizer"), choices(this, {"sgd", "adam"})));
+  lr_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.lr"), number(this, 0, 10, 6)));
+  momentum_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.momentum"), number(this, 0, 0.999, 3)));
+  epochs_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.epochs"), integer(this, 0, 100000, tr("use steps"))));
+  steps_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.steps"), integer(this, 0, 100000000, tr("use epochs"))));
+  bucketCap_ = static_cast<QDoubleSpinBox*>(
+      add(QStringLiteral("hyper.bucket_cap_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
+  fusion_ = static_cast<QDoubleSpinBox*>(
+      add(QStringLiteral("hyper.fusion_threshold_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
+  cycle_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.cycle_time_ms"), number(this, 0, 10000, 2, tr(" ms"))));
+  compression_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.compression"), choices(this, {"none", "fp16", "bf16"})));
+  reduceOp_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.reduce_op"), choices(this, {"average", "sum"})));
+  accumulation_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.accumulation_steps"), integer(this, 1, 1024)));
+  checkpointDir_ = static_cast<QLineEdit*>(add(QStringLiteral("checkpoint_dir"), new QLineEdit(this)));
+  checkpointDir_->setPlaceholderText(tr("no checkpoints"));
+  checkpointEvery_ = static_cast<QSpinBox*>(
+      add(QStringLiteral("checkpoint_every"), integer(this, 0, 100000000, tr("only at the end"))));
+  timeline_ = static_cast<QCheckBox*>(add(QStringLiteral("timeline"), new QCheckBox(tr("Record from the start"), this)));
+  straggler_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.stragglers"), new QLineEdit(this)));
+  straggler_->setPlaceholderText(tr("RANK:MS[@STEP], e.g. 2:50"));
+  leak_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.leaks"), new QLineEdit(this)));
+  leak_->setPlaceholderText(tr("RANK:MB, e.g. 1:2"));
+  crash_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.crashes"), new QLineEdit(this)));
+  crash_->setPlaceholderText(tr("RANK:STEP"));
+  hang_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.hangs"), new QLineEdit(this)));
+  hang_->setPlaceholderText(tr("RANK:STEP"));
+
+  auto* job = new QGroupBox(tr("Job"), this);
+  auto* jobForm = new QFormLayout(job);
+  jobForm->addRow(tr("Name"), name_);
+  jobForm->addRow(tr("Engine"), engine_);
+  jobForm->addRow(tr("Backend"), backend_);
+  jobForm->addRow(tr("Model"), model_);
+  jobForm->addRow(tr("Data"), dataset_);
+  jobForm->addRow(tr("Data folder"), dataDir_);
+  jobForm->addRow(tr("Ranks"), ranks_);
+  jobForm->addRow(tr("Hosts"), hosts_);
+
+  auto* training = new QGroupBox(tr("Training"), this);
+  auto* trainForm = new QFormLayout(training);
+  trainForm->addRow(tr("Batch size per rank"), batch_);
+  trainForm->addRow(tr("Optimizer"), optimizer_);
+  trainForm->addRow(tr("Learning rate"), lr_);
+  trainForm->addRow(tr("Momentum"), momentum_);
+  trainForm->addRow(tr("Epochs"), epochs_);
+  trainForm->addRow(tr("Steps"), steps_);
+  trainForm->addRow(tr("Gradient accumulation"), accumulation_);
+  trainForm->addRow(tr("Checkpoint folder"), checkpointDir_);
+  trainForm->addRow(tr("Checkpoint every (steps)"), checkpointEvery_);
+  trainForm->addRow(tr("Timeline"), timeline_);
+
+  auto* comm = new QGroupBox(tr("Communication"), this);
+  auto* commForm = new QFormLayout(comm);
+  commForm->addRow(tr("DDP bucket cap"), bucketCap_);
+  commForm->addRow(tr("Horovod fusion threshold"), fusion_);
+  commForm->addRow(tr("Horovod cycle time"), cycle_);
+  commForm->addRow(tr("Gradient compression"), compression_);
+  commForm->addRow(tr("Horovod reduction"), reduceOp_);
+
+  auto* faults = new QGroupBox(tr("Fault injection (for demos and tests)"), this);
+  auto* faultForm = new QFormLayout(faults);
+  faultForm->addRow(tr("Straggler"), straggler_);
+  faultForm->addRow(tr("Memory leak"), leak_);
+  faultForm->addRow(tr("Crash"), crash_);
+  faultForm->addRow(tr("Hang"), hang_);
+
+  problemsLabel_ = new QLabel(this);
+  problemsLabel_->setWordWrap(true);
+  problemsLabel_->setObjectName(QStringLiteral("problems"));
+  command_ = new QPlainTextEdit(this);
+  command_->setReadOnly(true);
+  command_->setMaximumHeight(70);
+  command_->setObjectName(QStringLiteral("commandLine"));
+  QFont mono(QStringLiteral("monospace"));
+  mono.setStyleHint(QFont::Monospace);
+  command_->setFont(mono);
+  auto* copy = new QPushButton(tr("Copy command"), this);
+  presets_ = new QComboBox(this);
+  presets_->setMinimumWidth(160);
+  auto* loadPresetButton = new QPushButton(tr("Load preset"), this);
+  auto* savePresetButton = new QPushButton(tr("Save as preset…"), this);
+  launch_ = new QPushButton(tr("Launch"), this);
+  launch_->setObjectName(QStringLiteral("launch"));
+  launch_->setDefault(true);
+
+  auto* columns = new QHBoxLayout;
+  auto* left = new QVBoxLayout;
+  left->addWidget(job);
+  left->addWidget(comm);
+  left->addStretch();
+  auto* right = new QVBoxLayout;
+  right->addWidget(training);
+  right->addWidget(faults);
+  right->addStretch();
+  columns->addLayout(left);
+  columns->addLayout(right);
+
+  auto* presetRow = new QHBoxLayout;
+  presetRow->addWidget(new QLabel(tr("Presets"), this));
+  presetRow->addWidget(presets_);
+  presetRow->addWidget(loadPresetButton);
+  presetRow->addWidget(savePresetButton);
+  presetRow->addStretch();
+  presetRow->addWidget(launch_);
+
+  auto* commandRow = new QHBoxLayout;
+  commandRow->addWidget(command_, 1);
+  commandRow->addWidget(copy, 0, Qt::AlignTop);
+
+  auto* inner = new QWidget(this);
+  auto* layout = new QVBoxLayout(inner);
+  layout->addLayout(columns);
+  layout->addWidget(problemsLabel_);
+  layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
+  layout->addLayout(commandRow);
+  layout->addLayout(presetRow);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(inner);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
+
+  for (QWidget* w : fields_) {
+    if (auto* e = qobject_cast<QLineEdit*>(w)) connect(e, &QLineEdit::textChanged, this, &LaunchPage::revalidate);
+    if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentIndexChanged, this, &LaunchPage::revalidate);
+    if (auto* s = qobject_cast<QSpinBox*>(w)) connect(s, &QSpinBox::valueChanged, this, &LaunchPage::revalidate);
+    if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) connect(d, &QDoubleSpinBox::valueChanged, this, &LaunchPage::revalidate);
+    if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &LaunchPage::revalidate);
+  }
+  connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
+  connect(launch_, &QPushButton::clicked, this, [this] {
+    if (problems().isEmpty()) Q_EMIT launchRequested(spec());
+  });
+  connect(savePresetButton, &QPushButton::clicked, this, [this] {
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name"), QLineEdit::Normal,
+                                               name_->text(), &ok);
+    if (ok && !name.trimmed().isEmpty()) savePreset(name.trimmed());
+  });
+  connect(loadPresetButton, &QPushButton::clicked, this, [this] {
+    if (!presets_->currentText().isEmpty()) loadPreset(presets_->currentText());
+  });
+
+  v1::JobSpec defaults = defaultJobSpec();
+  setSpec(defaults);
+  presets_->addItems(presetNames());
+}
+
+void LaunchPage::setSpec(const v1::JobSpec& spec) {
+  const auto& h = spec.hyper();
+  name_->setText(QString::fromStdString(spec.name()));
+  engine_->setCurrentText(q(engineName(spec.engine())));
+  backend_->setCurrentText(q(backendName(spec.backend())));
+  model_->setCurrentText(q(modelName(spec.model())));
+  dataset_->setCurrentText(q(datasetName(spec.dataset())));
+  dataDir_->setText(QString::fromStdString(spec.data_dir()));
+  ranks_->setValue(static_cast<int>(spec.world_size()));
+  QStringList hosts;
+  for (const auto& host : spec.hosts()) hosts << QStringLiteral("%1:%2").arg(QString::fromStdString(host.host())).arg(host.slots());
+  hosts_->setText(hosts.join(QLatin1Char(',')));
+  batch_->setValue(static_cast<int>(h.batch_size()));
+  optimizer_->setCurrentText(q(optimizerName(h.optimizer())));
+  lr_->setValue(h.lr());
+  momentum_->setValue(h.momentum());
+  epochs_->setValue(static_cast<int>(h.epochs()));
+  steps_->setValue(static_cast<int>(h.steps()));
+  bucketCap_->setValue(h.bucket_cap_mb());
+  fusion_->setValue(h.fusion_threshold_mb());
+  cycle_->setValue(h.cycle_time_ms());
+  compression_->setCurrentText(q(compressionName(h.compression())));
+  reduceOp_->setCurrentText(q(reduceOpName(h.reduce_op())));
+  accumulation_->setValue(static_cast<int>(h.accumulation_steps()));
+  checkpointDir_->setText(QString::fromStdString(spec.checkpoint_dir()));
+  checkpointEvery_->setValue(static_cast<int>(spec.checkpoint_every()));
+  timeline_->setChecked(spec.timeline());
+  auto faultText = [](const auto& list, auto format) {
+    QStringList parts;
+    for (const auto& f : list) parts << format(f);
+    return parts.join(QLatin1Char(' '));
+  };
+  straggler_->setText(faultText(spec.faults().stragglers(), [](const v1::FaultInjection::Straggler& s) {
+    return QStringLiteral("%1:%2@%3").arg(s.rank()).arg(s.extra_ms()).arg(s.from_step());
+  }));
+  leak_->setText(faultText(spec.faults().leaks(), [](const v1::FaultInjection::Leak& l) {
+    return QStringLiteral("%1:%2").arg(l.rank()).arg(l.mb_per_step());
+  }));
+  auto atStep = [](const v1::FaultInjection::AtStep& a) { return QStringLiteral("%1:%2").arg(a.rank()).arg(a.step()); };
+  crash_->setText(faultText(spec.faults().crashes(), atStep));
+  hang_->setText(faultText(spec.faults().hangs(), atStep));
+  revalidate();
+}
+
+v1::JobSpec LaunchPage::build(QStringList* problems) const {
+  // Fields the form does not show keep their defaults.
+  v1::JobSpec spec = defaultJobSpec();
+  spec.set_name(name_->text().trimmed().toStdString());
+  spec.set_engine(parseEngine(engine_->currentText().toStdString()).value_or(v1::ENGINE_UNSPECIFIED));
+  spec.set_backend(parseBackend(backend_->currentText().toStdString()).value_or(v1::BACKEND_UNSPECIFIED));
+  spec.set_model(parseModel(model_->currentText().toStdString()).value_or(v1::MODEL_UNSPECIFIED));
+  spec.set_dataset(parseDataset(dataset_->currentText().toStdString()).value_or(v1::DATASET_UNSPECIFIED));
+  spec.set_data_dir(dataDir_->text().trimmed().toStdString());
+  spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
+  auto* h = spec.mutable_hyper();
+  h->set_batch_size(static_cast<uint32_t>(batch_->value()));
+  h->set_optimizer(parseOptimizer(optimizer_->currentText().toStdString()).value_or(v1::OPTIMIZER_UNSPECIFIED));
+  h->set_lr(lr_->value());
+  h->set_momentum(momentum_->value());
+  h->set_epochs(static_cast<uint32_t>(epochs_->value()));
+  h->set_steps(static_cast<uint64_t>(steps_->value()));
+  h->set_bucket_cap_mb(bucketCap_->value());
+  h->set_fusion_threshold_mb(fusion_->value());
+  h->set_cycle_time_ms(cycle_->value());
+  h->set_compression(parseCompression(compression_->currentText().toStdString()).value_or(v1::COMPRESSION_NONE));
+  h->set_reduce_op(parseReduceOp(reduceOp_->currentText().toStdString()).value_or(v1::REDUCE_OP_UNSPECIFIED));
+  h->set_accumulation_steps(static_cast<uint32_t>(accumulation_->value()));
+  spec.set_checkpoint_dir(checkpointDir_->text().trimmed().toStdString());
+  spec.set_checkpoint_every(static_cast<uint64_t>(checkpointEvery_->value()));
+  spec.set_timeline(timeline_->isChecked());
+
+  auto note = [problems](const QString& text) {
+    if (problems) problems->append(text);
+  };
+  const QString hostText = hosts_->text().trimmed();
+  if (!hostText.isEmpty()) {
+    try {
+      for (const HostSlots& hs : parseHostList(hostText.toStdString())) {
+        auto* host = spec.add_hosts();
+        host->set_host(hs.host);
+        host->set_slots(static_cast<uint32_t>(hs.slots));
+      }
+    } catch (const InputError& e) {
+      note(tr("Hosts: %1").arg(QString::fromStdString(e.what())));
+    }
+  }
+  auto each = [](const QLineEdit* edit) {
+    return edit->text().split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts);
+  };
+  auto* faults = spec.mutable_faults();
+  try {
+    for (const QString& t : each(straggler_)) *faults->add_stragglers() = parseStragglerFault(t.toStdString());
+    for (const QString& t : each(leak_)) *faults->add_leaks() = parseLeakFault(t.toStdString());
+    for (const QString& t : each(crash_)) *faults->add_crashes() = parseStepFault(t.toStdString(), "--inject-crash");
+    for (const QString& t : each(hang_)) *faults->add_hangs() = parseStepFault(t.toStdString(), "--inject-hang");
+  } catch (const InputError& e) {
+    note(tr("Fault injection: %1").arg(QString::fromStdString(e.what())));
+  }
+  return spec;
+}
+
+v1::JobSpec LaunchPage::spec() const { return build(nullptr); }
+
+QStringList LaunchPage::problems() const {
+  QStringList problems;
+  const v1::JobSpec spec = build(&problems);
+  for (const FieldError& e : validateJobSpec(spec)) {
+    problems << QStringLiteral("%1: %2").arg(QString::fromStdString(e.field), QString::fromStdString(e.message));
+  }
+  return problems;
+}
+
+QString LaunchPage::commandLine() const {
+  const v1::JobSpec spec = this->spec();
+  QStringList words{QStringLiteral("ringmaster"), QStringLiteral("run"), QStringLiteral("-np"),
+                    QString::number(spec.world_size())};
+  if (spec.hosts_size() > 0) words << QStringLiteral("-H") << hosts_->text().trimmed();
+  // Only the flags whose value differs from the default: a short line a person can read.
+  const std::vector<std::string> defaults = workerArguments(defaultJobSpec());
+  std::set<std::pair<std::string, std::string>> defaultPairs;
+  for (size_t i = 0; i + 1 < defaults.size(); i += 2) defaultPairs.insert({defaults[i], defaults[i + 1]});
+  const std::vector<std::string> args = workerArguments(spec);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool hasValue = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+    if (!hasValue) {
+      words << QString::fromStdString(args[i]);
+      continue;
+    }
+    if (!defaultPairs.count({args[i], args[i + 1]})) {
+      words << QString::fromStdString(args[i]) << QString::fromStdString(args[i + 1]);
+    }
+    ++i;
+  }
+  for (QString& w : words) w = shellQuote(w);
+  return words.join(QLatin1Char(' '));
+}
+
+void LaunchPage::revalidate() {
+  const QStringList found = problems();
+  // Mark the fields a message names.
+  for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+    bool bad = false;
+    for (const QString& p : found) {
+      if (p.startsWith(it.key() + QLatin1Char(':')) || p.startsWith(it.key() + QLatin1Char('['))) bad = true;
+    }
+    it.value()->setStyleSheet(bad ? QStringLiteral("border: 1px solid #d62828;") : QString());
+    it.value()->setToolTip(bad ? found.filter(it.key()).join(QLatin1Char('\n')) : QString());
+  }
+  if (found.isEmpty()) {
+    problemsLabel_->setText(tr("Ready to launch."));
+    problemsLabel_->setStyleSheet(QString());
+  } else {
+    problemsLabel_->setText(QStringLiteral("• ") + found.join(QStringLiteral("\n• ")));
+    problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
+  }
+  command_->setPlainText(commandLine());
+  launch_->setEnabled(found.isEmpty() && launchEnabled_);
+  launch_->setToolTip(launchEnabled_ ? QString() : launchBlockedWhy_);
+}
+
+void LaunchPage::setLaunchEnabled(bool enabled, const QString& why) {
+  launchEnabled_ = enabled;
+  launchBlockedWhy_ = why;
+  revalidate();
+}
+
+void LaunchPage::savePreset(const QString& name) {
+  std::string json;
+  google::protobuf::util::MessageToJsonString(spec(), &json);
+  QSettings settings;
+  settings.setValue(QStringLiteral("presets/") + name, QString::fromStdString(json));
+  presets_->clear();
+  presets_->addItems(presetNames());
+  presets_->setCurrentText(name);
+}
+
+bool LaunchPage::loadPreset(const QString& name) {
+  QSettings settings;
+  const QString json = settings.value(QStringLiteral("presets/") + name).toString();
+  v1::JobSpec spec;
+  if (json.isEmpty() || !google::protobuf::util::JsonStringToMessage(json.toStdString(), &spec).ok()) return false;
+  setSpec(spec);
+  return true;
+}
+
+QStringList LaunchPage::presetNames() const {
+  QSettings settings;
+  settings.beginGroup(QStringLiteral("presets"));
+  return settings.childKeys();
+}
+
+}  // namespace ringmaster::gui

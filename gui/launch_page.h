@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The job form: every field of a job spec, checked as the user types with validateJobSpec's messages, presets
+// saved and loaded, and the equivalent `ringmaster run ...` command line to copy.
+#pragma once
+
+#include <QMap>
+#include <QWidget>
+
+#include "common/job_spec.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace ringmaster::gui {
+
+class LaunchPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LaunchPage(QWidget* parent = nullptr);
+
+  // The spec the form describes, and the problems with it (empty when it can launch).
+  v1::JobSpec spec() const;
+  QStringList problems() const;
+  void setSpec(const v1::JobSpec& spec);
+  // `ringmaster run -np N [-H hosts] [flags that differ from the defaults]`.
+  QString commandLine() const;
+
+  // Presets live in QSettings under "presets/<name>".
+  void savePreset(const QString& name);
+  bool loadPreset(const QString& name);
+  QStringList presetNames() const;
+
+  // Fields by spec path, for tests that fill the form as a user would.
+  QWidget* field(const QString& name) const { return fields_.value(name); }
+  void setLaunchEnabled(bool enabled, const QString& why = {});
+
+ Q_SIGNALS:
+  void launchRequested(const v1::JobSpec& spec);
+
+ private:
+  void revalidate();
+  // Builds the spec; text fields that do not parse add to `problems`.
+  v1::JobSpec build(QStringList* problems) const;
+
+  QMap<QString, QWidget*> fields_;
+  QLineEdit* name_;
+  QComboBox* engine_;
+  QComboBox* backend_;
+  QComboBox* model_;
+  QComboBox* dataset_;
+  QLineEdit* dataDir_;
+  QSpinBox* ranks_;
+  QLineEdit* hosts_;
+  QSpinBox* batch_;
+  QComboBox* optimizer_;
+  QDoubleSpinBox* lr_;
+  QDoubleSpinBox* momentum_;
+  QSpinBox* epochs_;
+  QSpinBox* steps_;
+  QDoubleSpinBox* bucketCap_;
+  QDoubleSpinBox* fusion_;
+  QDoubleSpinBox* cycle_;
+  QComboBox* compression_;
+  QComboBox* reduceOp_;
+  QSpinBox* accumulation_;
+  QLineEdit* checkpointDir_;
+  QSpinBox* checkpointEvery_;
+  QCheckBox* timeline_;
+  QLineEdit* straggler_;
+  QLineEdit* leak_;
+  QLineEdit* crash_;
+  QLineEdit* hang_;
+  QLabel* problemsLabel_;
+  QPlainTextEdit* command_;
+  QComboBox* presets_;
+  QPushButton* launch_;
+  QString launchBlockedWhy_;
+  bool launchEnabled_ = true;
+};
+
+}  // namespace ringmaster::gui

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Colours shared by every view, so a rank and a phase look the same everywhere.
+#pragma once
+
+#include <QColor>
+#include <QPalette>
+#include <QString>
+
+namespace ringmaster::gui {
+
+// A distinct colour per rank (hues spread evenly, lighter on dark backgrounds).
+QColor rankColor(int rank, int rankCount, bool dark);
+// Timeline and step-phase colours by Horovod's phase names (DATA, FORWARD, ..., NEGOTIATE_ALLREDUCE, ...).
+QColor phaseColor(const QString& phase);
+// Whether the system palette is dark, so charts pick a matching theme.
+bool isDark(const QPalette& palette);
+// Viridis-like colour for t in [0, 1] (heatmaps).
+QColor heatColor(double t);
+
+}  // namespace ringmaster::gui

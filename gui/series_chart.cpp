@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/series_chart.h"
+
+#include <QLineSeries>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace ringmaster::gui {
+namespace {
+
+constexpr int kFallbackColumns = 600;
+
+}  // namespace
+
+double niceCeil(double v) {
+  if (!(v > 0)) return 1;
+  const double power = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= v * (1 - 1e-12)) return m * power;
+  }
+  return 10 * power;
+}
+
+SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* parent)
+    : QChartView(parent), unit_(unit), limitValue_(std::nan("")) {
+  auto* chart = new QChart();
+  chart->setTitle(title);
+  chart->legend()->setVisible(false);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->setBackgroundRoundness(0);
+  xAxis_ = new QValueAxis(chart);
+  xAxis_->setLabelFormat(QStringLiteral("%.0f"));
+  xAxis_->setTitleText(tr("step"));
+  yAxis_ = new QValueAxis(chart);
+  yAxis_->setTitleText(unit);
+  yAxis_->setLabelFormat(QStringLiteral("%.4g"));
+  chart->addAxis(xAxis_, Qt::AlignBottom);
+  chart->addAxis(yAxis_, Qt::AlignLeft);
+  xAxis_->setRange(0, 10);
+  yAxis_->setRange(0, 1);
+  setChart(chart);
+  setRenderHint(QPainter::Antialiasing, true);
+  setMinimumSize(320, 200);
+}
+
+void SeriesChart::setDarkTheme(bool dark) {
+  chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  applyPens();
+}
+
+void SeriesChart::setLines(std::vector<Line> lines) {
+  while (series_.size() > lines.size()) {
+    chart()->removeSeries(series_.back());
+    delete series_.back();
+    series_.pop_back();
+  }
+  while (series_.size() < lines.size()) {
+    auto* s = new QLineSeries(chart());
+    chart()->addSeries(s);
+    s->attachAxis(xAxis_);
+    s->attachAxis(yAxis_);
+    series_.push_back(s);
+  }
+  lines_ = std::move(lines);
+  for (size_t i = 0; i < lines_.size(); ++i) series_[i]->setName(lines_[i].name);
+  chart()->legend()->setVisible(lines_.size() > 1 && lines_.size() <= 8);
+  applyPens();
+}
+
+void SeriesChart::applyPens() {
+  for (size_t i = 0; i < lines_.size() && i < series_.size(); ++i) {
+    const Line& line = lines_[i];
+    QColor color = line.color;
+    double width = lines_.size() > 16 ? 1.0 : 1.6;
+    if (highlighted_ >= 0 && line.rank >= 0) {
+      if (line.rank == highlighted_) {
+        width = 3.0;
+      } else {
+        color.setAlphaF(0.25f);
+      }
+    }
+    QPen pen(color);
+    pen.setWidthF(width);
+    series_[i]->setPen(pen);
+  }
+}
+
+void SeriesChart::highlightRank(int rank) {
+  if (rank == highlighted_) return;
+  highlighted_ = rank;
+  applyPens();
+}
+
+void SeriesChart::resetAxes() {
+  yMax_ = 0;
+  yMin_ = 0;
+  xAxis_->setRange(0, 10);
+  yAxis_->setRange(0, 1);
+}
+
+void SeriesChart::setTrends(std::vector<Trend> trends) {
+  for (QLineSeries* s : trendSeries_) {
+    chart()->removeSeries(s);
+    delete s;
+  }
+  trendSeries_.clear();
+  trends_ = std::move(trends);
+  for (const Trend& t : trends_) {
+    auto* s = new QLineSeries(chart());
+    chart()->addSeries(s);
+    s->attachAxis(xAxis_);
+    s->attachAxis(yAxis_);
+    s->setName(t.name);
+    QPen pen(t.color);
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(2.0);
+    s->setPen(pen);
+    trendSeries_.push_back(s);
+  }
+}
+
+void SeriesChart::setLimit(double value, const QString& label) {
+  if (std::isnan(value)) {
+    if (limit_) {
+      chart()->removeSeries(limit_);
+      delete limit_;
+      limit_ = nullptr;
+    }
+    limitValue_ = value;
+    return;
+  }
+  if (!limit_) {
+    limit_ = new QLineSeries(chart());
+    chart()->addSeries(limit_);
+    limit_->attachAxis(xAxis_);
+    limit_->attachAxis(yAxis_);
+    QPen pen(QColor(0xd6, 0x28, 0x28));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.5);
+    limit_->setPen(pen);
+  }
+  limit_->setName(label);
+  limitValue_ = value;
+}
+
+qsizetype SeriesChart::pointCount(int line) const { return series_.at(static_cast<size_t>(line))->count(); }
+
+qsizetype SeriesChart::refresh(double x0, double x1) {
+  const QRectF plot = chart()->plotArea();
+  const int columns = plot.width() >= 10 ? static_cast<int>(plot.width()) : kFallbackColumns;
+  const console::PixelGrid grid{x0, x1, columns};
+  double lo = yMin_;
+  double hi = yMax_;
+  qsizetype pushed = 0;
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const QList<QPointF>& points = lines_[i].series->decimated(grid);
+    const auto extent = lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
+    if (!extent.empty()) {
+      hi = std::max(hi, static_cast<double>(extent.max));
+      lo = std::min(lo, static_cast<double>(extent.min));
+    }
+    series_[i]->replace(points);
+    pushed += points.size();
+  }
+  for (size_t i = 0; i < trends_.size(); ++i) {
+    const Trend& t = trends_[i];
+    const double from = std::max(t.fromX, x0);
+    if (from >= x1) {
+      trendSeries_[i]->clear();
+      continue;
+    }
+    const double yEnd = t.intercept + t.slope * x1;
+    trendSeries_[i]->replace(QList<QPointF>{{from, t.intercept + t.slope * from}, {x1, yEnd}});
+    hi = std::max(hi, yEnd);
+  }
+  if (limit_) {
+    limit_->replace(QList<QPointF>{{x0, limitValue_}, {x1, limitValue_}});
+    hi = std::max(hi, limitValue_);
+  }
+  if (xAxis_->min() != x0 || xAxis_->max() != x1) xAxis_->setRange(x0, x1);
+  // Axes only widen, to round numbers, so the picture does not wobble as samples arrive.
+  if (hi > yMax_ || lo < yMin_) {
+    yMax_ = hi > 0 ? niceCeil(hi * 1.05) : 0;
+    yMin_ = lo < 0 ? -niceCeil(-lo * 1.05) : 0;
+    yAxis_->setRange(yMin_, std::max(yMax_, yMin_ + 1e-9));
+  }
+  return pushed;
+}
+
+}  // namespace ringmaster::gui

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A line chart over steps fed from StepSeries: each refresh decimates every line to the plot's pixel width
+// before its QLineSeries sees it, pushes with QXYSeries::replace, and only ever widens the axes (to round
+// numbers), so a live chart does not jump on every sample.
+#pragma once
+
+#include <QChartView>
+#include <QColor>
+#include <QString>
+
+#include <vector>
+
+#include "console/step_series.h"
+
+class QLineSeries;
+class QValueAxis;
+
+namespace ringmaster::gui {
+
+class SeriesChart : public QChartView {
+  Q_OBJECT
+
+ public:
+  struct Line {
+    QString name;
+    console::StepSeries* series = nullptr;
+    QColor color;
+    int rank = -1;  // -1 for lines that belong to no rank (totals, buckets)
+  };
+
+  SeriesChart(const QString& title, const QString& unit, QWidget* parent = nullptr);
+
+  // Replaces the set of lines (series objects are reused when the count is unchanged).
+  void setLines(std::vector<Line> lines);
+  // Decimates every line for steps [x0, x1) and pushes the points. Returns the points pushed.
+  qsizetype refresh(double x0, double x1);
+  // Points each line holds now (tests and benchmarks look at what the chart received).
+  qsizetype pointCount(int line) const;
+  int lineCount() const { return static_cast<int>(lines_.size()); }
+  // Emphasises one rank's line and fades the others; -1 shows all alike.
+  void highlightRank(int rank);
+  // Forgets the axis ranges (a different run is shown).
+  void resetAxes();
+  // A fitted straight line y = intercept + slope * x from fromX to the right edge (e.g. a memory leak's trend).
+  struct Trend {
+    QString name;
+    double intercept = 0;
+    double slope = 0;
+    double fromX = 0;
+    QColor color;
+  };
+  void setTrends(std::vector<Trend> trends);
+  // Draws a horizontal reference line (e.g. the host memory limit); NaN removes it.
+  void setLimit(double value, const QString& label);
+  void setDarkTheme(bool dark);
+
+ private:
+  void applyPens();
+
+  QString unit_;
+  std::vector<Line> lines_;
+  std::vector<QLineSeries*> series_;
+  QLineSeries* limit_ = nullptr;
+  std::vector<Trend> trends_;
+  std::vector<QLineSeries*> trendSeries_;
+  double limitValue_;
+  QValueAxis* xAxis_;
+  QValueAxis* yAxis_;
+  double yMax_ = 0;
+  double yMin_ = 0;
+  int highlighted_ = -1;
+};
+
+// The smallest 1, 2 or 5 times a power of ten that is at least v (v > 0).
+double niceCeil(double v);
+
+}  // namespace ringmaster::gui

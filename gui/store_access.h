@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run store, used from one worker thread: the GUI posts work and gets results back as queued calls, so
+// SQLite never runs on the GUI thread.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QThread>
+
+#include <functional>
+#include <memory>
+
+#include "common/run_store.h"
+
+namespace ringmaster::gui {
+
+class StoreAccess : public QObject {
+  Q_OBJECT
+
+ public:
+  // Opens `path` on the worker thread; a failure is reported through failed().
+  explicit StoreAccess(const QString& path, QObject* parent = nullptr);
+  ~StoreAccess() override;
+
+  const QString& path() const { return path_; }
+
+  // Runs `work` with the store on the worker thread, then `done` with its result on `context`'s thread.
+  template <typename T>
+  void post(QObject* context, std::function<T(RunStore&)> work, std::function<void(T)> done) {
+    QPointer<QObject> guard(context);
+    QPointer<StoreAccess> self(this);
+    QMetaObject::invokeMethod(
+        worker_,
+        [this, self, guard, work = std::move(work), done = std::move(done)]() mutable {
+          if (!store_) return;
+          auto result = std::make_shared<T>();
+          try {
+            *result = work(*store_);
+          } catch (const std::exception& e) {
+            const QString message = QString::fromStdString(e.what());
+            QMetaObject::invokeMethod(self, [self, message] { if (self) Q_EMIT self->failed(message); },
+                                      Qt::QueuedConnection);
+            return;
+          }
+          if (!guard) return;
+          QMetaObject::invokeMethod(
+              guard, [guard, result, done = std::move(done)] { if (guard) done(std::move(*result)); },
+              Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+  }
+
+ Q_SIGNALS:
+  void failed(const QString& message);
+
+ private:
+  QString path_;
+  QThread thread_;
+  QObject* worker_;
+  std::unique_ptr<RunStore> store_;  // touched on the worker thread only
+};
+
+}  // namespace ringmaster::gui

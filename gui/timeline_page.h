@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The timeline page: the TimelineView with its row mode, the details of the clicked event, per-phase statistics
+// per rank of the selected range, import of Horovod timelines / Chrome traces, and export of the visible range.
+#pragma once
+
+#include <QWidget>
+
+#include "console/timeline_model.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTreeWidget;
+
+namespace ringmaster::gui {
+
+class TimelineView;
+
+class TimelinePage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelinePage(QWidget* parent = nullptr);
+
+  void setModel(const console::TimelineModel* model);
+  void modelChanged();
+  void highlightRank(int rank);
+  // Moves to [t0, t1) and selects it (a finding's evidence).
+  void showRange(int64_t t0, int64_t t1);
+  // Writes the visible range as Chrome trace JSON to `path` (on a worker thread); `exported` tells the result.
+  void exportVisibleRange(const QString& path);
+
+  TimelineView* view() const { return view_; }
+  QTreeWidget* statsTable() const { return stats_; }
+  QString detailsText() const;
+
+ Q_SIGNALS:
+  void importRequested(const QString& path);
+  void exported(const QString& path, const QString& error);
+
+ private:
+  void showStats(int64_t t0, int64_t t1);
+  void showEvent(int lane, int event);
+
+  const console::TimelineModel* model_ = nullptr;
+  TimelineView* view_;
+  QComboBox* rows_;
+  QLabel* details_;
+  QLabel* rangeLabel_;
+  QTreeWidget* stats_;
+  QLabel* status_;
+};
+
+}  // namespace ringmaster::gui

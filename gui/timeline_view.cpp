@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/timeline_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include <cmath>
+
+#include "gui/palette.h"
+
+namespace ringmaster::gui {
+namespace {
+
+constexpr int kRowHeight = 18;
+constexpr int kAxisHeight = 26;
+constexpr double kZoomStep = 1.25;
+constexpr double kMinNsPerPixel = 0.01;
+constexpr int kClickSlopPx = 4;
+
+}  // namespace
+
+QString formatDuration(double ns) {
+  const double a = std::abs(ns);
+  if (a >= 1e9) return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'g', 4);
+  if (a >= 1e6) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'g', 4);
+  if (a >= 1e3) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'g', 4);
+  return QStringLiteral("%1 ns").arg(ns, 0, 'g', 4);
+}
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(false);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(400, 200);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void TimelineView::setModel(const console::TimelineModel* model) {
+  model_ = model;
+  selectedLane_ = selectedEvent_ = -1;
+  selBegin_ = selEnd_ = 0;
+  rebuildRows();
+  zoomToFit();
+}
+
+void TimelineView::modelChanged() {
+  rebuildRows();
+  update();
+}
+
+void TimelineView::setRowMode(RowMode mode) {
+  mode_ = mode;
+  rowScroll_ = 0;
+  rebuildRows();
+  update();
+}
+
+void TimelineView::rebuildRows() {
+  rows_.clear();
+  if (!model_) return;
+  rows_ = mode_ == RowMode::ByRank ? model_->rankRows() : model_->tensorRows();
+}
+
+QRect TimelineView::plotRect() const {
+  const int label = fontMetrics().horizontalAdvance(QStringLiteral("rank 00 · compute ")) + 8;
+  return QRect(label, kAxisHeight, std::max(10, width() - label - 4), std::max(10, height() - kAxisHeight - 4));
+}
+
+double TimelineView::nsPerPixel() const { return nsPerPixel_; }
+double TimelineView::xOf(int64_t t) const { return plotRect().left() + static_cast<double>(t - t0_) / nsPerPixel_; }
+int64_t TimelineView::timeAt(double x) const {
+  return t0_ + static_cast<int64_t>(std::llround((x - plotRect().left()) * nsPerPixel_));
+}
+int64_t TimelineView::visibleEnd() const {
+  return t0_ + static_cast<int64_t>(std::llround(plotRect().width() * nsPerPixel_));
+}
+
+QPointF TimelineView::pointOf(int row, int64_t t) const {
+  return QPointF(xOf(t), plotRect().top() + row * kRowHeight - rowScroll_ + kRowHeight / 2.0);
+}
+
+int TimelineView::rowAt(double y) const {
+  const QRect plot = plotRect();
+  if (y < plot.top()) return -1;
+  const int row = static_cast<int>((y - plot.top() + rowScroll_) / kRowHeight);
+  return row >= 0 && row < static_cast<int>(rows_.size()) ? row : -1;
+}
+
+void TimelineView::setVisibleRange(int64_t t0, int64_t t1) {
+  if (t1 <= t0) t1 = t0 + 1000;
+  t0_ = t0;
+  nsPerPixel_ = std::max(kMinNsPerPixel, static_cast<double>(t1 - t0) / plotRect().width());
+  Q_EMIT visibleRangeChanged(t0_, visibleEnd());
+  update();
+}
+
+void TimelineView::zoomToFit() {
+  if (!model_ || model_->eventCount() == 0) {
+    setVisibleRange(0, 1'000'000'000);
+    return;
+  }
+  const int64_t span = std::max<int64_t>(model_->endNs() - model_->beginNs(), 1000);
+  setVisibleRange(model_->beginNs() - span / 50, model_->endNs() + span / 50);
+}
+
+void TimelineView::zoomAt(double x, double factor) {
+  const int64_t anchor = timeAt(x);
+  nsPerPixel_ = std::max(kMinNsPerPixel, nsPerPixel_ / factor);
+  t0_ = anchor - static_cast<int64_t>(std::llround((x - plotRect().left()) * nsPerPixel_));
+  Q_EMIT visibleRangeChanged(t0_, visibleEnd());
+  update();
+}
+
+void TimelineView::panPixels(double dx) {
+  t0_ -= static_cast<int64_t>(std::llround(dx * nsPerPixel_));
+  Q_EMIT visibleRangeChanged(t0_, visibleEnd());
+  update();
+}
+
+void TimelineView::highlightRank(int rank) {
+  highlighted_ = rank;
+  // Bring the rank's first row into view.
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (model_ && model_->lane(rows_[i]).rank == rank) {
+      const double y = static_cast<double>(i) * kRowHeight;
+      if (y < rowScroll_ || y > rowScroll_ + plotRect().height() - 2 * kRowHeight) rowScroll_ = std::max(0.0, y - kRowHeight);
+      break;
+    }
+  }
+  update();
+}
+
+void TimelineView::setSelection(int64_t t0, int64_t t1) {
+  selBegin_ = std::min(t0, t1);
+  selEnd_ = std::max(t0, t1);
+  update();
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  Q_EMIT visibleRangeChanged(t0_, visibleEnd());
+}
+
+QString TimelineView::rowLabel(int lane) const {
+  const auto& l = model_->lane(lane);
+  if (mode_ == RowMode::ByTensor) return QString::fromStdString(l.name);
+  return tr("rank %1 · %2").arg(l.rank).arg(QString::fromStdString(l.name));
+}
+
+void TimelineView::paintAxis(QPainter& p, const QRect& plot) {
+  // Ticks at 1, 2 or 5 times a power of ten, about 100 px apart.
+  const double target = nsPerPixel_ * 100;
+  const double power = std::pow(10.0, std::floor(std::log10(std::max(target, 1e-3))));
+  double step = power;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= target) {
+      step = m * power;
+      break;
+    }
+  }
+  const int64_t t1 = visibleEnd();
+  p.setPen(palette().color(QPalette::Mid));
+  const double first = std::ceil(static_cast<double>(t0_) / step) * step;
+  for (double t = first; t <= static_cast<double>(t1); t += step) {
+    const double x = xOf(static_cast<int64_t>(t));
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, height()));
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QPointF(x + 3, kAxisHeight - 10), formatDuration(t));
+  }
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawLine(plot.left(), kAxisHeight - 1, plot.right(), kAxisHeight - 1);
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Base));
+  const QRect plot = plotRect();
+  lastBoxes_ = 0;
+  if (!model_ || rows_.empty()) {
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(rect(), Qt::AlignCenter,
+               mode_ == RowMode::ByTensor ? tr("No tensor activity (the Horovod engine records one row per tensor).")
+                                           : tr("No timeline events. Turn on timeline recording, or import a timeline."));
+    return;
+  }
+  paintAxis(p, plot);
+  const int64_t t1 = visibleEnd();
+  const QFontMetrics fm = fontMetrics();
+  const int firstRow = std::max(0, static_cast<int>(rowScroll_ / kRowHeight));
+  const QColor text = palette().color(QPalette::WindowText);
+  const QColor alt = palette().color(QPalette::AlternateBase);
+  p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
+  for (int row = firstRow; row < static_cast<int>(rows_.size()); ++row) {
+    const double top = plot.top() + row * kRowHeight - rowScroll_;
+    if (top > plot.bottom()) break;
+    const int lane = rows_[static_cast<size_t>(row)];
+    const auto& laneInfo = model_->lane(lane);
+    const bool emphasised = highlighted_ >= 0 && laneInfo.rank == highlighted_ && mode_ == RowMode::ByRank;
+    if (row % 2) p.fillRect(QRectF(0, top, width(), kRowHeight), alt);
+    if (emphasised) p.fillRect(QRectF(0, top, width(), kRowHeight), palette().color(QPalette::Highlight).lighter(170));
+    p.setPen(text);
+    p.drawText(QRectF(4, top, plot.left() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(rowLabel(lane), Qt::ElideMiddle, plot.left() - 8));
+
+    const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_);
+    lastBoxes_ += boxes.size();
+    const auto& events = model_->events(lane);
+    for (const auto& box : boxes) {
+      const double x0 = std::max<double>(plot.left(), xOf(box.startNs));
+      const double x1 = std::min<double>(plot.right() + 1, xOf(box.endNs));
+      const QRectF r(x0, top + 2, std::max(1.0, x1 - x0), kRowHeight - 4);
+      const QString phase = QString::fromStdString(model_->name(box.name));
+      QColor color = phaseColor(phase);
+      if (box.count > 1) color.setAlpha(170);  // merged: many narrow events
+      p.fillRect(r, color);
+      if (box.count == 1 && r.width() > 40) {
+        p.setPen(Qt::black);
+        p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(phase, Qt::ElideRight, static_cast<int>(r.width()) - 5));
+      }
+      if (lane == selectedLane_ && box.count == 1 && static_cast<int>(box.event) == selectedEvent_) {
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.drawRect(r);
+      }
+      // Horovod view: each rank's ready tick inside a negotiation; the last one (the late rank) in red.
+      if (mode_ == RowMode::ByTensor && box.count == 1 && phase.startsWith(QStringLiteral("NEGOTIATE"))) {
+        const auto& e = events[box.event];
+        const auto ticks = model_->ticks(lane, e.startNs, e.endNs);
+        for (size_t i = 0; i < ticks.size(); ++i) {
+          const double x = xOf(ticks[i].timeNs);
+          const bool late = i + 1 == ticks.size() && ticks.size() > 1;
+          const bool mine = ticks[i].rank == highlighted_;
+          p.setPen(QPen(late ? QColor(0xd6, 0x28, 0x28) : (mine ? palette().color(QPalette::Highlight) : Qt::black),
+                        late || mine ? 2 : 1));
+          p.drawLine(QPointF(x, top + 1), QPointF(x, top + kRowHeight - 1));
+          if (late && r.width() > 30) {
+            p.drawText(QPointF(x + 2, top + kRowHeight - 4), QString::number(ticks[i].rank));
+          }
+        }
+      }
+    }
+  }
+  p.setClipping(false);
+  if (selEnd_ > selBegin_) {
+    QColor shade = palette().color(QPalette::Highlight);
+    shade.setAlpha(60);
+    const double x0 = std::max<double>(plot.left(), xOf(selBegin_));
+    const double x1 = std::min<double>(plot.right(), xOf(selEnd_));
+    if (x1 > x0) p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), shade);
+  }
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  if (event->modifiers() & Qt::ShiftModifier) {
+    rowScroll_ = std::clamp(rowScroll_ - steps * 3 * kRowHeight, 0.0,
+                            std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height()));
+    update();
+  } else if (steps != 0) {
+    zoomAt(event->position().x(), std::pow(kZoomStep, steps));
+  }
+  event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  pressAt_ = lastAt_ = event->position();
+  const bool select = event->button() == Qt::RightButton || (event->modifiers() & Qt::ShiftModifier);
+  drag_ = select ? Drag::Select : Drag::Pan;
+  if (select) setSelection(timeAt(pressAt_.x()), timeAt(pressAt_.x()));
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  const QPointF at = event->position();
+  if (drag_ == Drag::Pan) {
+    panPixels(at.x() - lastAt_.x());
+    const double maxScroll = std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height());
+    rowScroll_ = std::clamp(rowScroll_ - (at.y() - lastAt_.y()), 0.0, maxScroll);
+  } else if (drag_ == Drag::Select) {
+    setSelection(timeAt(pressAt_.x()), timeAt(at.x()));
+  }
+  lastAt_ = at;
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+  const QPointF at = event->position();
+  const bool click = (at - pressAt_).manhattanLength() <= kClickSlopPx;
+  if (drag_ == Drag::Select && !click) {
+    Q_EMIT rangeSelected(selBegin_, selEnd_);
+  } else if (click && model_) {
+    if (drag_ == Drag::Select) setSelection(0, 0);
+    const int row = rowAt(at.y());
+    if (row >= 0) {
+      const int lane = rows_[static_cast<size_t>(row)];
+      const int hit = model_->eventAt(lane, timeAt(at.x()), static_cast<int64_t>(kClickSlopPx * nsPerPixel_));
+      selectedLane_ = hit >= 0 ? lane : -1;
+      selectedEvent_ = hit;
+      if (hit >= 0) Q_EMIT eventClicked(lane, hit);
+      update();
+    }
+  }
+  drag_ = Drag::None;
+}
+
+}  // namespace ringmaster::gui

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A custom-painted timeline over TimelineModel: rows of lanes (by rank, or Horovod-style by tensor with every
+// rank's ready tick), wheel to zoom around the pointer, drag to pan, shift-drag (or right-drag) to select a
+// range, click for an event's details. Each frame asks the model for level-of-detail boxes, so the cost
+// follows the pixels shown rather than the events held.
+#pragma once
+
+#include <QWidget>
+
+#include "console/timeline_model.h"
+
+namespace ringmaster::gui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class RowMode { ByRank, ByTensor };
+
+  explicit TimelineView(QWidget* parent = nullptr);
+
+  // Not owned; call modelChanged() after adding events.
+  void setModel(const console::TimelineModel* model);
+  void modelChanged();
+  void setRowMode(RowMode mode);
+  RowMode rowMode() const { return mode_; }
+
+  // The visible time range (ns on the job clock).
+  int64_t visibleBegin() const { return t0_; }
+  int64_t visibleEnd() const;
+  void setVisibleRange(int64_t t0, int64_t t1);
+  void zoomToFit();
+  // Zooms by `factor` (> 1 zooms in) around the time under pixel x.
+  void zoomAt(double x, double factor);
+  void panPixels(double dx);
+  // Emphasises one rank's rows; -1 for none.
+  void highlightRank(int rank);
+  void setSelection(int64_t t0, int64_t t1);
+  std::pair<int64_t, int64_t> selection() const { return {selBegin_, selEnd_}; }
+  // Where time t of display row `row` is painted (the middle of the row), in widget coordinates.
+  QPointF pointOf(int row, int64_t t) const;
+  // Boxes painted by the last frame (benchmarks).
+  size_t lastBoxCount() const { return lastBoxes_; }
+
+  QSize sizeHint() const override { return {900, 500}; }
+
+ Q_SIGNALS:
+  void eventClicked(int lane, int event);
+  void rangeSelected(int64_t t0, int64_t t1);
+  void visibleRangeChanged(int64_t t0, int64_t t1);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  QRect plotRect() const;
+  double nsPerPixel() const;
+  double xOf(int64_t t) const;
+  int64_t timeAt(double x) const;
+  int rowAt(double y) const;
+  void rebuildRows();
+  void paintAxis(QPainter& p, const QRect& plot);
+  QString rowLabel(int lane) const;
+
+  const console::TimelineModel* model_ = nullptr;
+  RowMode mode_ = RowMode::ByRank;
+  std::vector<int> rows_;
+  int64_t t0_ = 0;
+  double nsPerPixel_ = 1000;
+  int highlighted_ = -1;
+  int64_t selBegin_ = 0;
+  int64_t selEnd_ = 0;
+  int selectedLane_ = -1;
+  int selectedEvent_ = -1;
+  // Dragging: panning or selecting, from where.
+  enum class Drag { None, Pan, Select } drag_ = Drag::None;
+  QPointF pressAt_;
+  QPointF lastAt_;
+  double rowScroll_ = 0;
+  size_t lastBoxes_ = 0;
+};
+
+// "1.25 ms", "340 µs", "2.5 s" for a duration in ns.
+QString formatDuration(double ns);
+
+}  // namespace ringmaster::gui

@@ -1,0 +1,1163 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ComparePage</name>
+    <message>
+        <source>Tick two or more runs; the first ticked is the baseline</source>
+        <translation>勾选两个或更多运行；第一个勾选的作为基线</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Tick two or more runs, then Compare.</source>
+        <translation>勾选两个或更多运行，然后点击“对比”。</translation>
+    </message>
+    <message>
+        <source>Throughput (whole job)</source>
+        <translation>吞吐量（整个作业）</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Step time (mean over ranks)</source>
+        <translation>步时间（各 rank 均值）</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>Step phases per rank, run by run (mean ms)</source>
+        <translation>各运行中每个 rank 的步阶段（平均毫秒）</translation>
+    </message>
+    <message>
+        <source>Tick at least two runs.</source>
+        <translation>请至少勾选两个运行。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 (%3, %4 ranks)</source>
+        <translation>%1 · %2（%3，%4 个 rank）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading %n run(s)…</source>
+        <translation>
+            <numerusform>正在加载 %n 个运行…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>exposed comm</source>
+        <translation>暴露通信</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>#%1 r%2</source>
+        <translation>#%1 r%2</translation>
+    </message>
+</context>
+<context>
+    <name>ComparisonModel</name>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>%1 vs %2 (95% CI)</source>
+        <translation>%1 对比 %2（95% 置信区间）</translation>
+    </message>
+</context>
+<context>
+    <name>DashboardPage</name>
+    <message>
+        <source>No run selected. Launch one or open a past run from Runs.</source>
+        <translation>未选择运行。请启动一个运行，或在“运行记录”中打开以往的运行。</translation>
+    </message>
+    <message>
+        <source>Highlight one rank in every chart</source>
+        <translation>在所有图表中突出显示一个 rank</translation>
+    </message>
+    <message>
+        <source>All-reduce per rank</source>
+        <translation>按 rank 显示 All-reduce</translation>
+    </message>
+    <message>
+        <source>All-reduce per bucket</source>
+        <translation>按桶显示 All-reduce</translation>
+    </message>
+    <message>
+        <source>Stop run</source>
+        <translation>停止运行</translation>
+    </message>
+    <message>
+        <source>Record timeline</source>
+        <translation>记录时间线</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>All-reduce latency</source>
+        <translation>All-reduce 延迟</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>All-reduce bus bandwidth</source>
+        <translation>All-reduce 总线带宽</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>GB/秒</translation>
+    </message>
+    <message>
+        <source>Memory per rank (RSS)</source>
+        <translation>每个 rank 的内存（RSS）</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>Step phases per rank (mean)</source>
+        <translation>每个 rank 的步阶段（均值）</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>exposed comm</source>
+        <translation>暴露通信</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>bucket %1</source>
+        <translation>桶 %1</translation>
+    </message>
+    <message>
+        <source>All ranks</source>
+        <translation>所有 rank</translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation>Rank %1</translation>
+    </message>
+    <message>
+        <source>rank %1 trend</source>
+        <translation>rank %1 趋势</translation>
+    </message>
+    <message>
+        <source>memory limit</source>
+        <translation>内存上限</translation>
+    </message>
+</context>
+<context>
+    <name>FindingsModel</name>
+    <message>
+        <source>Straggler</source>
+        <translation>掉队者</translation>
+    </message>
+    <message>
+        <source>Memory leak</source>
+        <translation>内存泄漏</translation>
+    </message>
+    <message>
+        <source>Stall</source>
+        <translation>停滞</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Scaling</source>
+        <translation>扩展性</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <translation>起始</translation>
+    </message>
+    <message>
+        <source>What was found</source>
+        <translation>发现的问题</translation>
+    </message>
+</context>
+<context>
+    <name>FindingsPage</name>
+    <message>
+        <source>Findings appear here as diagnosis detects them. Select one to see its evidence.</source>
+        <translation>诊断发现的问题会显示在这里。选择一项即可查看其证据。</translation>
+    </message>
+    <message>
+        <source>Cause: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+</context>
+<context>
+    <name>HeatmapView</name>
+    <message>
+        <source>Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank.</source>
+        <translation>每个 rank 每一步的计算时间：慢的 rank 会显示为一条亮带。点击一行即可选中该 rank。</translation>
+    </message>
+    <message>
+        <source>Compute time per rank and step</source>
+        <translation>每个 rank 每一步的计算时间</translation>
+    </message>
+    <message>
+        <source>No steps yet</source>
+        <translation>尚无训练步</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>HostsModel</name>
+    <message>
+        <source>connecting</source>
+        <translation>正在连接</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>This machine (%1)</source>
+        <translation>本机（%1）</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Cores</source>
+        <translation>核心数</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Backends</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
+</context>
+<context>
+    <name>HostsPage</name>
+    <message>
+        <source>host or host:port of a ringmaster-agent</source>
+        <translation>ringmaster-agent 的主机或 主机:端口</translation>
+    </message>
+    <message>
+        <source>file holding the agent&apos;s token (needed off loopback)</source>
+        <translation>保存 agent 令牌的文件（非回环地址时必需）</translation>
+    </message>
+    <message>
+        <source>CA certificate (PEM) when the agent uses TLS</source>
+        <translation>agent 使用 TLS 时的 CA 证书（PEM）</translation>
+    </message>
+    <message>
+        <source>Add host</source>
+        <translation>添加主机</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Token file</source>
+        <translation>令牌文件</translation>
+    </message>
+    <message>
+        <source>TLS CA</source>
+        <translation>TLS CA</translation>
+    </message>
+</context>
+<context>
+    <name>LaunchPage</name>
+    <message>
+        <source>e.g. resnet18 ddp baseline</source>
+        <translation>例如：resnet18 ddp 基线</translation>
+    </message>
+    <message>
+        <source>packaged default</source>
+        <translation>安装包默认位置</translation>
+    </message>
+    <message>
+        <source>this machine; or host1:4,host2:4</source>
+        <translation>本机；或 host1:4,host2:4</translation>
+    </message>
+    <message>
+        <source>use steps</source>
+        <translation>按步数</translation>
+    </message>
+    <message>
+        <source>use epochs</source>
+        <translation>按轮数</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>no checkpoints</source>
+        <translation>不保存检查点</translation>
+    </message>
+    <message>
+        <source>only at the end</source>
+        <translation>仅在结束时</translation>
+    </message>
+    <message>
+        <source>Record from the start</source>
+        <translation>从一开始就记录</translation>
+    </message>
+    <message>
+        <source>RANK:MS[@STEP], e.g. 2:50</source>
+        <translation>RANK:毫秒[@步]，例如 2:50</translation>
+    </message>
+    <message>
+        <source>RANK:MB, e.g. 1:2</source>
+        <translation>RANK:MB，例如 1:2</translation>
+    </message>
+    <message>
+        <source>RANK:STEP</source>
+        <translation>RANK:步</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据目录</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Rank 数</translation>
+    </message>
+    <message>
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Batch size per rank</source>
+        <translation>每个 rank 的批大小</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Momentum</source>
+        <translation>动量</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>Checkpoint folder</source>
+        <translation>检查点目录</translation>
+    </message>
+    <message>
+        <source>Checkpoint every (steps)</source>
+        <translation>检查点间隔（步）</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>DDP bucket cap</source>
+        <translation>DDP 桶大小上限</translation>
+    </message>
+    <message>
+        <source>Horovod fusion threshold</source>
+        <translation>Horovod 融合阈值</translation>
+    </message>
+    <message>
+        <source>Horovod cycle time</source>
+        <translation>Horovod 周期时间</translation>
+    </message>
+    <message>
+        <source>Gradient compression</source>
+        <translation>梯度压缩</translation>
+    </message>
+    <message>
+        <source>Fault injection (for demos and tests)</source>
+        <translation>故障注入（用于演示和测试）</translation>
+    </message>
+    <message>
+        <source>Straggler</source>
+        <translation>掉队者</translation>
+    </message>
+    <message>
+        <source>Memory leak</source>
+        <translation>内存泄漏</translation>
+    </message>
+    <message>
+        <source>Crash</source>
+        <translation>崩溃</translation>
+    </message>
+    <message>
+        <source>Hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>Copy command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>Load preset</source>
+        <translation>加载预设</translation>
+    </message>
+    <message>
+        <source>Save as preset…</source>
+        <translation>另存为预设…</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>The same job from a terminal:</source>
+        <translation>在终端中运行同一作业：</translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation>保存预设</translation>
+    </message>
+    <message>
+        <source>Preset name</source>
+        <translation>预设名称</translation>
+    </message>
+    <message>
+        <source>Hosts: %1</source>
+        <translation>主机：%1</translation>
+    </message>
+    <message>
+        <source>Fault injection: %1</source>
+        <translation>故障注入：%1</translation>
+    </message>
+    <message>
+        <source>Ready to launch.</source>
+        <translation>可以启动。</translation>
+    </message>
+    <message>
+        <source>Horovod reduction</source>
+        <translation>Horovod 归约方式</translation>
+    </message>
+</context>
+<context>
+    <name>LogModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>输出流</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>内容</translation>
+    </message>
+</context>
+<context>
+    <name>LogsPage</name>
+    <message>
+        <source>All ranks</source>
+        <translation>所有 rank</translation>
+    </message>
+    <message>
+        <source>Search the lines</source>
+        <translation>搜索日志</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation>Rank %1</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Ringmaster</source>
+        <translation>Ringmaster</translation>
+    </message>
+    <message>
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Dashboard</source>
+        <translation>仪表盘</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断发现</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Run history: %1</source>
+        <translation>运行记录：%1</translation>
+    </message>
+    <message>
+        <source>Stopping the run…</source>
+        <translation>正在停止运行…</translation>
+    </message>
+    <message>
+        <source>remote launches go through `ringmaster run -H`; this console launches on this machine</source>
+        <translation>远程启动请使用 `ringmaster run -H`；本控制台在本机启动</translation>
+    </message>
+    <message>
+        <source>A run is in progress</source>
+        <translation>有运行正在进行</translation>
+    </message>
+    <message>
+        <source>The run on this machine stops when the console closes. Stop it and close?</source>
+        <translation>关闭控制台时，本机上的运行会停止。要停止运行并关闭吗？</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in %1</source>
+        <translation>
+            <numerusform>%1 中有 %n 个运行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Opening run %1…</source>
+        <translation>正在打开运行 %1…</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3</source>
+        <translation>运行 %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>A run is already in progress; stop it before launching another.</source>
+        <translation>已有运行正在进行；请先停止它再启动新的运行。</translation>
+    </message>
+    <message>
+        <source>Run %1 (%2) is running on this machine.</source>
+        <translation>运行 %1（%2）正在本机上运行。</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · live</source>
+        <translation>运行 %1 · %2 · 实时</translation>
+    </message>
+    <message>
+        <source>The run could not start: %1</source>
+        <translation>运行无法启动：%1</translation>
+    </message>
+    <message>
+        <source>The run ended: %1. %2</source>
+        <translation>运行已结束：%1。%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Starting %n rank(s) on this machine…</source>
+        <translation>
+            <numerusform>正在本机上启动 %n 个 rank…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 events.</source>
+        <translation>已导入 %1：%2 个事件。</translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 events; the file was cut short, what was whole is kept.</source>
+        <translation>已导入 %1：%2 个事件；文件不完整，已保留完整的部分。</translation>
+    </message>
+</context>
+<context>
+    <name>RanksModel</name>
+    <message>
+        <source>starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>exited with code %1</source>
+        <translation>已退出，退出码 %1</translation>
+    </message>
+    <message>
+        <source>killed by signal %1</source>
+        <translation>被信号 %1 终止</translation>
+    </message>
+    <message>
+        <source>failed to start</source>
+        <translation>启动失败</translation>
+    </message>
+    <message>
+        <source>reporting</source>
+        <translation>正在上报</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Step (ms)</source>
+        <translation>每步（毫秒）</translation>
+    </message>
+    <message>
+        <source>Memory (MiB)</source>
+        <translation>内存（MiB）</translation>
+    </message>
+</context>
+<context>
+    <name>ReportDialog</name>
+    <message>
+        <source>Export report of run %1</source>
+        <translation>导出运行 %1 的报告</translation>
+    </message>
+    <message>
+        <source>HTML (one self-contained file)</source>
+        <translation>HTML（单个自包含文件）</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>CSV (every stored metric)</source>
+        <translation>CSV（所有已存储指标）</translation>
+    </message>
+    <message>
+        <source>Chrome trace (Perfetto)</source>
+        <translation>Chrome trace（Perfetto）</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>run ids to compare with, e.g. 3, 5 (HTML and PDF)</source>
+        <translation>要对比的运行编号，例如 3, 5（HTML 和 PDF）</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Compare with</source>
+        <translation>对比对象</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Choose a file to write.</source>
+        <translation>请选择要写入的文件。</translation>
+    </message>
+    <message>
+        <source>Compare with: “%1” is not a run id.</source>
+        <translation>对比对象：“%1”不是运行编号。</translation>
+    </message>
+    <message>
+        <source>Writing %1…</source>
+        <translation>正在写入 %1…</translation>
+    </message>
+    <message>
+        <source>Could not export: %1</source>
+        <translation>无法导出：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n 行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n event(s)</source>
+        <translation>
+            <numerusform>%n 个事件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2)</source>
+        <translation>已保存 %1（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>RunsModel</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Rank 数</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+</context>
+<context>
+    <name>RunsPage</name>
+    <message>
+        <source>Filter by name, status, engine, tag…</source>
+        <translation>按名称、状态、引擎、标签筛选…</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Tag…</source>
+        <translation>添加标签…</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Rename run</source>
+        <translation>重命名运行</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Tag run</source>
+        <translation>为运行添加标签</translation>
+    </message>
+    <message>
+        <source>Tag</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Delete run</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>Delete run %1 and all its data?</source>
+        <translation>删除运行 %1 及其全部数据？</translation>
+    </message>
+</context>
+<context>
+    <name>SeriesChart</name>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+</context>
+<context>
+    <name>TimelinePage</name>
+    <message>
+        <source>Rows by rank (compute and communication)</source>
+        <translation>按 rank 分行（计算与通信）</translation>
+    </message>
+    <message>
+        <source>Rows by tensor (Horovod view, ready ticks)</source>
+        <translation>按张量分行（Horovod 视图，就绪标记）</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <source>Import timeline…</source>
+        <translation>导入时间线…</translation>
+    </message>
+    <message>
+        <source>Open a Horovod timeline or a Chrome trace JSON file</source>
+        <translation>打开 Horovod 时间线或 Chrome trace JSON 文件</translation>
+    </message>
+    <message>
+        <source>Export visible range…</source>
+        <translation>导出可见范围…</translation>
+    </message>
+    <message>
+        <source>Save the visible range as Chrome trace JSON (Perfetto, chrome://tracing)</source>
+        <translation>将可见范围保存为 Chrome trace JSON（Perfetto、chrome://tracing）</translation>
+    </message>
+    <message>
+        <source>Wheel: zoom · drag: pan · shift-drag: select a range · click: details</source>
+        <translation>滚轮：缩放 · 拖动：平移 · Shift+拖动：选择范围 · 点击：详情</translation>
+    </message>
+    <message>
+        <source>Click an event to see its details.</source>
+        <translation>点击一个事件即可查看详情。</translation>
+    </message>
+    <message>
+        <source>Shift-drag across the timeline to measure a range.</source>
+        <translation>按住 Shift 在时间线上拖动以测量一个范围。</translation>
+    </message>
+    <message>
+        <source>Rank / phase</source>
+        <translation>Rank / 阶段</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件数</translation>
+    </message>
+    <message>
+        <source>Import timeline</source>
+        <translation>导入时间线</translation>
+    </message>
+    <message>
+        <source>Timelines (*.json *.trace);;All files (*)</source>
+        <translation>时间线 (*.json *.trace);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Export visible range</source>
+        <translation>导出可见范围</translation>
+    </message>
+    <message>
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome trace (*.json)</translation>
+    </message>
+    <message>
+        <source>Saved &lt;a href=&quot;file://%1&quot;&gt;%1&lt;/a&gt;</source>
+        <translation>已保存 &lt;a href=&quot;file://%1&quot;&gt;%1&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <source>Could not export: %1</source>
+        <translation>无法导出：%1</translation>
+    </message>
+    <message>
+        <source>rank %1, lane %2, step %3</source>
+        <translation>rank %1，通道 %2，第 %3 步</translation>
+    </message>
+    <message>
+        <source>start %1, duration %2</source>
+        <translation>开始 %1，持续 %2</translation>
+    </message>
+    <message>
+        <source>last rank ready: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>最后就绪的 rank：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Range %1 – %2 (%3)</source>
+        <translation>范围 %1 – %2（%3）</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>rank %1 · %2</translation>
+    </message>
+    <message>
+        <source>No tensor activity (the Horovod engine records one row per tensor).</source>
+        <translation>没有张量活动（Horovod 引擎为每个张量记录一行）。</translation>
+    </message>
+    <message>
+        <source>No timeline events. Turn on timeline recording, or import a timeline.</source>
+        <translation>没有时间线事件。请开启时间线记录，或导入一个时间线。</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Shared by the offscreen GUI tests: one QApplication, settings and data kept in a test sandbox, waiting helpers.
+#pragma once
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <functional>
+
+namespace ringmaster::test {
+
+inline QApplication& guiApp() {
+  static int argc = 1;
+  static char name[] = "ringmaster-gui-test";
+  static char* argv[] = {name, nullptr};
+  // Settings and data go to ~/.qttest, never to the user's own files.
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("RingmasterTest"));
+  QCoreApplication::setApplicationName(QStringLiteral("ringmaster-gui-test"));
+  static QApplication instance(argc, argv);
+  return instance;
+}
+
+// Runs the event loop until `done` holds or `timeoutMs` passes; returns whether it held.
+inline bool waitUntil(const std::function<bool()>& done, int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while (!done()) {
+    if (deadline.hasExpired()) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  }
+  return true;
+}
+
+}  // namespace ringmaster::test
