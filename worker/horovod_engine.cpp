@@ -53,10 +53,18 @@ int64_t positiveNs(int64_t ns) { return ns > 0 ? ns : 1; }
 }  // namespace
 
 void broadcastOptimizerState(c10d::ProcessGroup& group, torch::optim::Optimizer& optimizer) {
+  // The optimizer's own serialization carries its state; LibTorch's load() leaves the options (lr, momentum,
+  // ...) alone, so each parameter group's options travel beside it, as Horovod broadcasts them too.
+  const auto optionsKey = [](size_t group) { return "ringmaster/param_group_options/" + std::to_string(group); };
   std::string bytes;
   if (group.getRank() == 0) {
     torch::serialize::OutputArchive archive;
     optimizer.save(archive);
+    for (size_t g = 0; g < optimizer.param_groups().size(); ++g) {
+      torch::serialize::OutputArchive options(archive.compilation_unit());
+      optimizer.param_groups()[g].options().serialize(options);
+      archive.write(optionsKey(g), options);
+    }
     std::ostringstream out;
     archive.save_to(out);
     bytes = out.str();
@@ -72,6 +80,11 @@ void broadcastOptimizerState(c10d::ProcessGroup& group, torch::optim::Optimizer&
   torch::serialize::InputArchive archive;
   archive.load_from(in);
   optimizer.load(archive);
+  for (size_t g = 0; g < optimizer.param_groups().size(); ++g) {
+    torch::serialize::InputArchive options;
+    archive.read(optionsKey(g), options);
+    optimizer.param_groups()[g].options().serialize(options);
+  }
 }
 
 class HorovodEngine::Controller {
@@ -150,8 +163,8 @@ class HorovodEngine::Controller {
       if (!grad.defined()) grad = torch::zeros_like(entries_[i].param);
       submit(i);
     }
-    doneCv_.wait(lock, [this] { return failed() || allDone(); });
-    if (failed()) {
+    doneCv_.wait(lock, [this] { return allDone() || failed(); });
+    if (!allDone()) {
       throw std::runtime_error("horovod engine on rank " + std::to_string(ctx_.rank) + ": " +
                                (error_.empty() ? "the engine was shut down" : error_));
     }
@@ -196,7 +209,16 @@ class HorovodEngine::Controller {
   };
 
   bool withholds(size_t index) const { return index == 0 && hangStep_ && step_ >= *hangStep_; }
-  bool failed() const { return !error_.empty() || stopped_; }
+  // Nothing more can complete: an error, or the cycle has stopped while some tensor was never scheduled
+  // (scheduled ones still finish on the completion thread).
+  bool failed() const {
+    if (!error_.empty()) return true;
+    if (!stopped_) return false;
+    for (const auto& entry : entries_) {
+      if (entry.state == State::kIdle || entry.state == State::kSubmitted) return true;
+    }
+    return false;
+  }
   bool allDone() const {
     for (const auto& entry : entries_) {
       if (entry.state != State::kDone) return false;

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// bench/allreduce: all-reduce bandwidth of raw c10d Gloo against each engine's communication path (and raw
+// NCCL where built and a GPU per rank exists), 2 and 4 ranks as real processes on this host.
+//
+// Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests define them (GB = 1e9 bytes). An engine's
+// time is its step (beforeBackward, backward, finishBackward) minus the same backward without an engine: what
+// the engine adds to deliver averaged gradients. The measuring code is worker/comm_benchmark.cpp.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "worker/comm_benchmark.h"
+
+namespace {
+
+using ringmaster::worker::CommBenchOptions;
+using ringmaster::worker::CommBenchResult;
+
+std::string sizeLabel(int64_t bytes) {
+  if (bytes >= (1 << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes >> 10) + " KiB";
+}
+
+void printTable(int world, const CommBenchResult& result) {
+  const double factor = 2.0 * (world - 1) / world;
+  auto algbw = [](int64_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e9 : 0.0; };
+  auto busbw = [&](int64_t bytes, double s) { return algbw(bytes, s) * factor; };
+  std::printf("\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s)\n", world);
+  std::printf("%8s | %9s %7s %7s | %9s %7s %7s %5s | %9s %7s %7s %5s", "size", "raw time", "algbw", "busbw",
+              "ddp time", "algbw", "busbw", "ratio", "hvd time", "algbw", "busbw", "ratio");
+  if (result.withNccl) std::printf(" | %9s %7s %7s", "nccl time", "algbw", "busbw");
+  std::printf("\n");
+  for (const auto& r : result.rows) {
+    const double raw = busbw(r.bytes, r.raw);
+    std::printf("%8s | %9.1f %7.3f %7.3f | %9.1f %7.3f %7.3f %5.2f | %9.1f %7.3f %7.3f %5.2f",
+                sizeLabel(r.bytes).c_str(), r.raw * 1e6, algbw(r.bytes, r.raw), raw, r.ddp * 1e6,
+                algbw(r.bytes, r.ddp), busbw(r.bytes, r.ddp), busbw(r.bytes, r.ddp) / raw, r.horovod * 1e6,
+                algbw(r.bytes, r.horovod), busbw(r.bytes, r.horovod), busbw(r.bytes, r.horovod) / raw);
+    if (result.withNccl) {
+      std::printf(" | %9.1f %7.3f %7.3f", r.nccl * 1e6, algbw(r.bytes, r.nccl), busbw(r.bytes, r.nccl));
+    }
+    std::printf("\n");
+  }
+  if (!result.withNccl) std::printf("nccl rows: %s\n", result.ncclNote.c_str());
+  std::fflush(stdout);
+}
+
+// Forks the ranks of one world size (before LibTorch has started any thread in this process) and waits.
+bool runWorld(int world, const CommBenchOptions& options) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ringmaster-allreduce-" + std::to_string(getpid()) + "-" + std::to_string(world));
+  std::filesystem::create_directories(dir);
+  const std::string storePath = (dir / "store").string();
+  std::vector<pid_t> children;
+  for (int rank = 0; rank < world; ++rank) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("allreduce: fork");
+      break;
+    }
+    if (pid == 0) {
+      int code = 0;
+      try {
+        auto result = ringmaster::worker::runCommBenchRank(rank, world, storePath, options);
+        if (rank == 0) printTable(world, result);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "allreduce: rank %d of %d failed: %s\n", rank, world, e.what());
+        code = 1;
+      }
+      std::fflush(nullptr);
+      _exit(code);
+    }
+    children.push_back(pid);
+  }
+  bool ok = static_cast<int>(children.size()) == world;
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  std::filesystem::remove_all(dir);
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CommBenchOptions options;
+  std::vector<int> worlds{2, 4};
+  double minKiB = 4, maxMiB = 256;
+  CLI::App app{"All-reduce bandwidth: raw Gloo against the DDP and Horovod engines' communication paths"};
+  app.add_option("--ranks", worlds, "World sizes to run, e.g. --ranks 2 4")->check(CLI::Range(2, 64));
+  app.add_option("--min-kib", minKiB, "Smallest message (KiB)")->check(CLI::Range(1.0, 1048576.0));
+  app.add_option("--max-mib", maxMiB, "Largest message (MiB)")->check(CLI::Range(0.001, 4096.0));
+  app.add_option("--seconds-per-cell", options.secondsPerCell, "Measuring time per size and path (s)")
+      ->check(CLI::Range(0.01, 60.0));
+  app.add_option("--cycle-time-ms", options.cycleTimeMs, "Horovod cycle time (ms)")->check(CLI::Range(0.01, 1000.0));
+  CLI11_PARSE(app, argc, argv);
+  options.minBytes = static_cast<int64_t>(minKiB * 1024);
+  options.maxBytes = static_cast<int64_t>(maxMiB * 1024 * 1024);
+
+  std::printf("ringmaster all-reduce benchmark: %s .. %s in powers of 4; ratio = engine busbw / raw Gloo busbw "
+              "(goal >= 0.95 from 1 MiB)\n",
+              sizeLabel(options.minBytes).c_str(), sizeLabel(options.maxBytes).c_str());
+  std::fflush(stdout);
+  bool ok = true;
+  for (int world : worlds) ok = runWorld(world, options) && ok;
+  return ok ? 0 : 1;
+}

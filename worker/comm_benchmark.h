@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The measuring half of bench/allreduce, kept in rm_train so that LibTorch stays inside worker/: one rank
+// times raw collectives and each engine's communication path for a range of message sizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ringmaster::worker {
+
+struct CommBenchOptions {
+  int64_t minBytes = 4 << 10;
+  int64_t maxBytes = int64_t{256} << 20;
+  double secondsPerCell = 0.4;  // measuring time per (size, path), after warm-up
+  double cycleTimeMs = 1;       // Horovod cycle
+};
+
+// Seconds per all-reduce of one message size on each path; nccl < 0 when there is no NCCL row.
+struct CommBenchRow {
+  int64_t bytes = 0;
+  double raw = 0;      // group->allreduce(tensor)->wait() on Gloo
+  double ddp = 0;      // DDP engine: hook, bucket, all-reduce, wait (step time minus the bare backward)
+  double horovod = 0;  // Horovod engine: submit, negotiate, all-reduce, synchronize (likewise)
+  double nccl = -1;    // raw NCCL all-reduce of the CPU tensor staged through the GPU
+};
+
+struct CommBenchResult {
+  std::vector<CommBenchRow> rows;
+  bool withNccl = false;
+  std::string ncclNote;  // why there are no NCCL rows
+};
+
+// Runs one rank of the benchmark; ranks meet through a c10d::FileStore at `storePath`. Every rank returns the
+// figures it measured (rank 0's are the ones to print). Messages go in powers of 4 from minBytes to maxBytes.
+CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& storePath,
+                                 const CommBenchOptions& options);
+
+}  // namespace ringmaster::worker
