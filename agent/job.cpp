@@ -129,12 +129,13 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
   return environmentWith(env);
 }
 
-std::vector<std::string> Job::rankArguments(int index) const {
+std::vector<std::string> Job::rankArguments() const {
   std::vector<std::string> argv = {setup_.workerPath};
   for (auto& a : workerArguments(setup_.request.spec())) argv.push_back(std::move(a));
   if (setup_.request.spec().timeline()) {
     argv.push_back("--timeline");
-    argv.push_back(setup_.directory + "/rank" + std::to_string(ranks_[index]->rank) + ".trace.json");
+    // The worker puts its rank where "%r" stands: <job folder>/rank<N>.trace.json.
+    argv.push_back(setup_.directory + "/rank%r.trace.json");
   }
   return argv;
 }
@@ -171,7 +172,7 @@ StartResult Job::spawnRanks() {
   for (size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = *ranks_[i];
     try {
-      rank.process = std::make_unique<ChildProcess>(SpawnOptions{rankArguments(static_cast<int>(i)),
+      rank.process = std::make_unique<ChildProcess>(SpawnOptions{rankArguments(),
                                                                  rankEnvironment(static_cast<int>(i)), true});
       result.pids.push_back(rank.process->pid());
       records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));

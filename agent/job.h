@@ -65,7 +65,7 @@ class Job {
   void supervise(std::function<void(const StartResult&)> started);
   StartResult spawnRanks();
   std::vector<std::string> rankEnvironment(int rank) const;
-  std::vector<std::string> rankArguments(int rank) const;
+  std::vector<std::string> rankArguments() const;
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);
   void beginStop(const std::string& why, std::vector<v1::Record>& out);
   v1::Record rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const;

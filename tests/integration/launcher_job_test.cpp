@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Whole jobs through the launcher and an embedded agent: success, a rank killed, a watcher that reconnects.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QFile>
+#include <set>
+
+#include "console/launcher.h"
+#include "console/run_summary.h"
+#include "tests/integration/agent_test_support.h"
+
+using namespace ringmaster;
+using namespace ringmaster::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+console::LaunchPlan localPlan(const TempDir& dir, v1::JobSpec spec) {
+  console::LaunchPlan plan;
+  plan.spec = std::move(spec);
+  plan.workerPath = binPath("ringmaster-worker");
+  plan.stateDir = dir.file("state");
+  return plan;
+}
+
+TEST(LauncherJob, ASmallJobSucceedsAndEveryRankReports) {
+  TempDir dir("launch-ok");
+  console::Launcher launcher(localPlan(dir, smallJob(2, 8)));
+  RecordCollector records;
+  console::RunSummaryBuilder summary(launcher.spec());
+  launcher.addSink(&records);
+  launcher.addSink(&summary);
+  launcher.start();
+  auto outcome = launcher.waitFor(120s);
+  ASSERT_TRUE(outcome) << "the job did not finish";
+  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  auto all = records.records();
+  EXPECT_EQ(ranksPastStep(all, 8), 2);
+  std::set<int> summaries;
+  for (const auto& r : all) {
+    if (r.has_summary()) summaries.insert(r.summary().rank());
+  }
+  EXPECT_EQ(summaries, (std::set<int>{0, 1}));
+
+  QJsonObject json = summary.toJson(launcher.jobId(), *outcome);
+  EXPECT_EQ(json["status"].toString(), "succeeded");
+  ASSERT_EQ(json["ranks"].toArray().size(), 2);
+  auto rank0 = json["ranks"].toArray()[0].toObject();
+  EXPECT_GT(rank0["samples_per_s"].toDouble(), 0);
+  EXPECT_GT(rank0["step_ms"].toObject()["total"].toDouble(), 0);
+  EXPECT_GT(rank0["allreduce"].toObject()["ops"].toDouble(), 0);
+  EXPECT_GT(rank0["memory"].toObject()["peak_rss_bytes"].toDouble(), 0);
+  EXPECT_FALSE(rank0["param_checksum"].toString().isEmpty());
+  EXPECT_TRUE(json["params_identical"].toBool());
+}
+
+TEST(LauncherJob, KillingOneRankFailsTheJobNamingItAndStopsTheOthers) {
+  TempDir dir("launch-kill");
+  console::Launcher launcher(localPlan(dir, smallJob(4, 100000)));
+  RecordCollector records;
+  launcher.addSink(&records);
+  launcher.start();
+  // Wait until every rank trains, so that the kill lands mid-run.
+  ASSERT_TRUE(records.waitFor([](const auto& r) { return ranksPastStep(r, 2) == 4; }, 120s));
+  auto pids = records.pids();
+  ASSERT_EQ(pids.size(), 4u);
+
+  ::kill(pids[2], SIGKILL);
+  auto killedAt = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return launcher.firstFailure().has_value(); }, 10s));
+  auto reportedAfter = std::chrono::steady_clock::now() - killedAt;
+  // The promise: the failure is reported within 2 s.
+  EXPECT_LT(reportedAfter, 2s);
+  auto failure = *launcher.firstFailure();
+  EXPECT_EQ(failure.rank, 2);
+  EXPECT_EQ(failure.signal, SIGKILL);
+
+  auto outcome = launcher.waitFor(30s);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(outcome->status, console::JobStatus::Failed);
+  ASSERT_TRUE(outcome->failedRank);
+  EXPECT_EQ(outcome->failedRank->rank, 2);
+  EXPECT_NE(outcome->message.find("rank 2"), std::string::npos) << outcome->message;
+  EXPECT_NE(outcome->message.find("SIGKILL"), std::string::npos) << outcome->message;
+  for (const auto& [rank, pid] : pids) EXPECT_FALSE(processAlive(pid)) << "rank " << rank << " still runs";
+}
+
+TEST(LauncherJob, AWatcherThatReconnectsMissesNothingAndRepeatsNothing) {
+  TempDir dir("launch-reconnect");
+  console::Launcher launcher(localPlan(dir, smallJob(2, 60)));
+  RecordCollector records;
+  launcher.addSink(&records);
+  launcher.start();
+  // Break the stream several times while records flow.
+  for (uint64_t step = 5; step <= 45; step += 10) {
+    records.waitFor([&](const auto& r) { return ranksPastStep(r, step) >= 1; }, 60s);
+    launcher.follower(0).dropConnection();
+  }
+  auto outcome = launcher.waitFor(120s);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  EXPECT_GE(launcher.follower(0).reconnects(), 1u);
+  auto all = records.records();
+  ASSERT_FALSE(all.empty());
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i].seq(), i + 1) << "gap or duplicate at record " << i;
+  EXPECT_EQ(ranksPastStep(all, 60), 2);
+}
+
+}  // namespace
