@@ -35,12 +35,18 @@ void printTable(int world, const CommBenchResult& result) {
               "ddp time", "algbw", "busbw", "ratio", "hvd time", "algbw", "busbw", "ratio");
   if (result.withNccl) std::printf(" | %9s %7s %7s", "nccl time", "algbw", "busbw");
   std::printf("\n");
+  // An engine time at or below zero means the bare backward's median was noisier than the engine's cost.
+  auto engineCell = [&](int64_t bytes, double s, double raw) {
+    if (s <= 0) return std::string("  below the noise of the bare backward  ");
+    char cell[64];
+    std::snprintf(cell, sizeof cell, "%9.1f %7.3f %7.3f %5.2f", s * 1e6, algbw(bytes, s), busbw(bytes, s),
+                  busbw(bytes, s) / raw);
+    return std::string(cell);
+  };
   for (const auto& r : result.rows) {
     const double raw = busbw(r.bytes, r.raw);
-    std::printf("%8s | %9.1f %7.3f %7.3f | %9.1f %7.3f %7.3f %5.2f | %9.1f %7.3f %7.3f %5.2f",
-                sizeLabel(r.bytes).c_str(), r.raw * 1e6, algbw(r.bytes, r.raw), raw, r.ddp * 1e6,
-                algbw(r.bytes, r.ddp), busbw(r.bytes, r.ddp), busbw(r.bytes, r.ddp) / raw, r.horovod * 1e6,
-                algbw(r.bytes, r.horovod), busbw(r.bytes, r.horovod), busbw(r.bytes, r.horovod) / raw);
+    std::printf("%8s | %9.1f %7.3f %7.3f | %s | %s", sizeLabel(r.bytes).c_str(), r.raw * 1e6, algbw(r.bytes, r.raw),
+                raw, engineCell(r.bytes, r.ddp, raw).c_str(), engineCell(r.bytes, r.horovod, raw).c_str());
     if (result.withNccl) {
       std::printf(" | %9.1f %7.3f %7.3f", r.nccl * 1e6, algbw(r.bytes, r.nccl), busbw(r.bytes, r.nccl));
     }
