@@ -83,7 +83,8 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
     m.peakRssMiB = std::max(m.peakRssMiB, r.peakRssMiB);
     m.perRank.push_back(r);
   }
-  for (const auto& trend : memory.trends()) {
+  m.memoryTrends = memory.trends();
+  for (const auto& trend : m.memoryTrends) {
     if (trend.device) continue;
     for (auto& r : m.perRank) {
       if (r.rank == trend.rank) r.rssSlopeMiBPerStep = trend.bytesPerStep / kMiB;

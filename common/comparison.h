@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/diagnosis/memory_leak_detector.h"
 #include "common/run_store.h"
 #include "common/statistics.h"
 
@@ -49,6 +50,7 @@ struct RunMetrics {
   std::vector<double> stepTimesMs;    // per job step: the slowest rank's total (what the job waited)
   std::vector<double> stepThroughput; // per job step: samples of all ranks / step time (samples/s)
   std::vector<RankMetrics> perRank;
+  std::vector<diagnosis::MemoryTrend> memoryTrends;  // per rank, host RSS (and device memory where there is one)
   std::vector<v1::Finding> findings;
 };
 

@@ -76,9 +76,15 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
   }
   if (slopes.empty()) return result;
 
-  std::sort(slopes.begin(), slopes.end());
+  // Three order statistics of the pairwise slopes (the median and the interval's ends): selection, not sorting.
   size_t pairs = slopes.size();
-  result.slope = pairs % 2 == 1 ? slopes[pairs / 2] : (slopes[pairs / 2 - 1] + slopes[pairs / 2]) / 2;
+  auto rankValue = [&](size_t rank) {
+    std::nth_element(slopes.begin(), slopes.begin() + long(rank), slopes.end());
+    return slopes[rank];
+  };
+  double upperMiddle = rankValue(pairs / 2);
+  double lowerMiddle = pairs % 2 == 1 ? upperMiddle : *std::max_element(slopes.begin(), slopes.begin() + long(pairs / 2));
+  result.slope = (lowerMiddle + upperMiddle) / 2;
 
   // Sen's interval: the slopes ranked (N - C)/2 and (N + C)/2, C = z * sqrt(var(Kendall's S)).
   double points = static_cast<double>(picked.size());
@@ -86,8 +92,8 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
   double c = z * std::sqrt(points * (points - 1) * (2 * points + 5) / 18);
   double lowRank = std::floor((static_cast<double>(pairs) - c) / 2);
   double highRank = std::ceil((static_cast<double>(pairs) + c) / 2);
-  result.lower = slopes[static_cast<size_t>(std::clamp(lowRank, 0.0, double(pairs - 1)))];
-  result.upper = slopes[static_cast<size_t>(std::clamp(highRank, 0.0, double(pairs - 1)))];
+  result.lower = rankValue(size_t(std::clamp(lowRank, 0.0, double(pairs - 1))));
+  result.upper = rankValue(size_t(std::clamp(highRank, 0.0, double(pairs - 1))));
 
   std::vector<double> intercepts;
   intercepts.reserve(picked.size());

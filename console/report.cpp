@@ -230,11 +230,7 @@ Report buildReport(const RunStore& store, int64_t runId, const std::vector<int64
     findings = diagnosis::replay(series, store.stallReports(runId), report.ranks, worldSize).findings();
   }
   report.metrics = computeMetrics(*info, series, report.ranks, std::move(findings));
-  diagnosis::MemoryLeakDetector memory;
-  for (const auto& s : series) {
-    for (const auto& sample : s.memory) memory.add(sample);
-  }
-  report.memoryTrends = memory.trends();
+  report.memoryTrends = report.metrics.memoryTrends;
   for (int64_t other : compareWith) {
     report.compared.push_back(loadMetrics(store, other));
     report.comparisons.push_back(compareRuns(report.metrics, report.compared.back()));
