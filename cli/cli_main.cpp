@@ -2,11 +2,25 @@
 // ringmaster: launch, inspect, compare and report training runs from a terminal.
 // Each group of subcommands lives in its own file and registers itself here.
 #include <CLI/CLI.hpp>
+#include <cstring>
 
 #include "cli/commands.h"
 #include "ringmaster/version.h"
 
+namespace {
+
+// mpirun and horovodrun users type "-np 4"; CLI11 allows only one-letter short flags, so read it as "--np".
+void acceptMpirunStyleNp(int argc, char** argv) {
+  static char longNp[] = "--np";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-np") == 0) argv[i] = longNp;
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  acceptMpirunStyleNp(argc, argv);
   CLI::App app{"Ringmaster: launch data-parallel training across hosts, watch every rank, find stragglers,\n"
                "leaks and stalls, compare runs and export reports.",
                "ringmaster"};

@@ -254,7 +254,7 @@ void addRunCommand(CLI::App& app, CommandResult& result) {
   auto options = std::make_shared<RunOptions>();
   auto spec = std::make_shared<v1::JobSpec>(defaultJobSpec());
   const std::string launch = "Launch";
-  run->add_option("-n,-np,--ranks", options->ranks, "Ranks in all")->capture_default_str()->group(launch);
+  run->add_option("-n,--np,--ranks", options->ranks, "Ranks in all")->capture_default_str()->group(launch);
   run->add_option("-H,--hosts", options->hostList, "Hosts and their slots: host1:4,host2:4 (default: this machine)")
       ->group(launch);
   run->add_option("--hostfile", options->hostfile, "File with one 'host slots=N' per line")
