@@ -62,6 +62,7 @@ void LiveSeries::ingest(const v1::StepSample& s) {
   set(RankMetric::DataMs, ms(s.data_ns()));
   set(RankMetric::ForwardMs, ms(s.forward_ns()));
   set(RankMetric::BackwardMs, ms(s.backward_ns()));
+  set(RankMetric::ComputeMs, ms(s.forward_ns() + s.backward_ns()));
   set(RankMetric::CommWaitMs, ms(s.comm_wait_ns()));
   set(RankMetric::OptimizerMs, ms(s.optimizer_ns()));
   if (s.total_ns() > 0) {
@@ -132,25 +133,17 @@ std::vector<double> LiveSeries::phaseMeans(int rank, uint64_t from, uint64_t to)
   return means;
 }
 
-std::vector<float> LiveSeries::computeHeatmap(const PixelGrid& grid) const {
+std::vector<float> LiveSeries::computeHeatmap(const PixelGrid& grid) {
   const size_t columns = grid.valid() ? static_cast<size_t>(grid.columns) : 0;
   std::vector<float> cells(ranks_.size() * columns, std::numeric_limits<float>::quiet_NaN());
-  for (size_t c = 0; c < columns; ++c) {
-    // Steps of column c: [ceil(x0 + c*w), ceil(x0 + (c+1)*w)).
-    const double w = (grid.x1 - grid.x0) / grid.columns;
-    const double lo = std::max(0.0, std::ceil(grid.x0 + static_cast<double>(c) * w));
-    const double hi = std::max(lo, std::ceil(grid.x0 + static_cast<double>(c + 1) * w));
-    const auto from = static_cast<uint64_t>(lo);
-    const auto to = std::min(static_cast<uint64_t>(hi), endStep_);
-    for (size_t r = 0; r < ranks_.size(); ++r) {
-      const StepSeries& fwd = ranks_[r].metrics[static_cast<int>(RankMetric::ForwardMs)];
-      const StepSeries& bwd = ranks_[r].metrics[static_cast<int>(RankMetric::BackwardMs)];
-      float best = std::numeric_limits<float>::quiet_NaN();
-      for (uint64_t s = from; s < to; ++s) {
-        const float v = fwd.at(s) + bwd.at(s);
-        if (!std::isnan(v) && !(v <= best)) best = v;
-      }
-      cells[r * columns + c] = best;
+  if (columns == 0) return cells;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    // The decimated points hold each column's highest value.
+    for (const QPointF& p : ranks_[r].metrics[static_cast<int>(RankMetric::ComputeMs)].decimated(grid)) {
+      const int64_t c = grid.columnOf(p.x());
+      if (c < 0 || c >= static_cast<int64_t>(columns)) continue;
+      float& cell = cells[r * columns + static_cast<size_t>(c)];
+      if (!(static_cast<float>(p.y()) <= cell)) cell = static_cast<float>(p.y());
     }
   }
   return cells;

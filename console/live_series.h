@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The numbers a dashboard charts for one run, per rank and per step, built from the records as they stream in:
 // throughput, step phases, all-reduce latency and bus bandwidth (per rank and per bucket), memory and loss.
-// Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 9 metrics stay near 230 MB.
+// Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 10 metrics stay near 260 MB.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,9 @@ enum class RankMetric {
   RssMb,               // resident memory (MiB)
   AllreduceLatencyMs,  // mean all-reduce latency of the step
   AllreduceBusbwGbps,  // mean all-reduce bus bandwidth of the step (GB/s)
+  ComputeMs,           // forward + backward: what a straggler shows in
 };
-constexpr int kRankMetricCount = 9;
+constexpr int kRankMetricCount = 10;
 
 // The step phases in the order they stack.
 constexpr RankMetric kPhaseMetrics[] = {RankMetric::DataMs, RankMetric::ForwardMs, RankMetric::BackwardMs,
@@ -66,7 +67,8 @@ class LiveSeries {
 
   // Compute time (forward + backward, ms) per rank and pixel column of `grid` (x = step): the highest value of
   // the column's steps, NaN where a rank has no step there. Row-major: [rank * grid.columns + column].
-  std::vector<float> computeHeatmap(const PixelGrid& grid) const;
+  // Served from each rank's ComputeMs decimation, so after new steps only the changed columns are redone.
+  std::vector<float> computeHeatmap(const PixelGrid& grid);
 
   size_t bytesHeld() const;
 

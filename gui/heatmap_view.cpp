@@ -28,7 +28,7 @@ void HeatmapView::clear() {
   update();
 }
 
-void HeatmapView::refresh(const console::LiveSeries& series, double x0, double x1) {
+void HeatmapView::refresh(console::LiveSeries& series, double x0, double x1) {
   ranks_ = series.rankCount();
   x0_ = x0;
   x1_ = x1;

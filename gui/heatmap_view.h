@@ -16,7 +16,7 @@ class HeatmapView : public QWidget {
   explicit HeatmapView(QWidget* parent = nullptr);
 
   // Recomputes the cells for steps [x0, x1) at the current width.
-  void refresh(const console::LiveSeries& series, double x0, double x1);
+  void refresh(console::LiveSeries& series, double x0, double x1);
   void highlightRank(int rank);
   void clear();
   QSize sizeHint() const override { return {480, 240}; }

@@ -5,6 +5,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <limits>
 
 namespace ringmaster::gui {
 namespace {
@@ -153,6 +154,14 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
   double lo = yMin_;
   double hi = yMax_;
   qsizetype pushed = 0;
+  int rankLines = 0;
+  for (const Line& line : lines_) rankLines += line.rank >= 0 ? 1 : 0;
+  const bool band = rankLines > kMaxRankLines;
+  std::vector<double> low, high;
+  if (band) {
+    low.assign(static_cast<size_t>(columns), std::numeric_limits<double>::infinity());
+    high.assign(static_cast<size_t>(columns), -std::numeric_limits<double>::infinity());
+  }
   for (size_t i = 0; i < lines_.size(); ++i) {
     const QList<QPointF>& points = lines_[i].series->decimated(grid);
     const auto extent = lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
@@ -160,8 +169,50 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
       hi = std::max(hi, static_cast<double>(extent.max));
       lo = std::min(lo, static_cast<double>(extent.min));
     }
-    series_[i]->replace(points);
-    pushed += points.size();
+    const bool drawn = !band || lines_[i].rank < 0 || lines_[i].rank == highlighted_;
+    if (band && lines_[i].rank >= 0) {
+      for (const QPointF& p : points) {
+        const int64_t c = grid.columnOf(p.x());
+        if (c < 0 || c >= columns) continue;
+        low[static_cast<size_t>(c)] = std::min(low[static_cast<size_t>(c)], p.y());
+        high[static_cast<size_t>(c)] = std::max(high[static_cast<size_t>(c)], p.y());
+      }
+    }
+    if (drawn) {
+      series_[i]->replace(points);
+      pushed += points.size();
+    } else if (series_[i]->count() > 0) {
+      series_[i]->clear();
+    }
+  }
+  if (band) {
+    if (!bandHigh_) {
+      for (QLineSeries** s : {&bandHigh_, &bandLow_}) {
+        *s = new QLineSeries(chart());
+        chart()->addSeries(*s);
+        (*s)->attachAxis(xAxis_);
+        (*s)->attachAxis(yAxis_);
+        QPen pen(palette().color(QPalette::Mid));
+        pen.setWidthF(1.2);
+        (*s)->setPen(pen);
+      }
+      bandHigh_->setName(tr("highest rank"));
+      bandLow_->setName(tr("lowest rank"));
+    }
+    QList<QPointF> upper, lower;
+    const double width = (x1 - x0) / columns;
+    for (int c = 0; c < columns; ++c) {
+      if (!(low[static_cast<size_t>(c)] <= high[static_cast<size_t>(c)])) continue;
+      const double x = x0 + (c + 0.5) * width;
+      upper.append(QPointF(x, high[static_cast<size_t>(c)]));
+      lower.append(QPointF(x, low[static_cast<size_t>(c)]));
+    }
+    pushed += upper.size() + lower.size();
+    bandHigh_->replace(upper);
+    bandLow_->replace(lower);
+  } else if (bandHigh_) {
+    bandHigh_->clear();
+    bandLow_->clear();
   }
   for (size_t i = 0; i < trends_.size(); ++i) {
     const Trend& t = trends_[i];

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A line chart over steps fed from StepSeries: each refresh decimates every line to the plot's pixel width
 // before its QLineSeries sees it, pushes with QXYSeries::replace, and only ever widens the axes (to round
-// numbers), so a live chart does not jump on every sample.
+// numbers), so a live chart does not jump on every sample. Beyond kMaxRankLines ranks the chart draws the band
+// between the lowest and highest rank per pixel column plus the highlighted rank's own line: 64 overlapping
+// lines say less than a band, and Qt Charts' per-point cost would not keep a frame short.
 #pragma once
 
 #include <QChartView>
@@ -27,6 +29,8 @@ class SeriesChart : public QChartView {
     QColor color;
     int rank = -1;  // -1 for lines that belong to no rank (totals, buckets)
   };
+
+  static constexpr int kMaxRankLines = 16;
 
   SeriesChart(const QString& title, const QString& unit, QWidget* parent = nullptr);
 
@@ -61,6 +65,8 @@ class SeriesChart : public QChartView {
   std::vector<Line> lines_;
   std::vector<QLineSeries*> series_;
   QLineSeries* limit_ = nullptr;
+  QLineSeries* bandHigh_ = nullptr;  // across ranks, when there are too many rank lines to draw each
+  QLineSeries* bandLow_ = nullptr;
   std::vector<Trend> trends_;
   std::vector<QLineSeries*> trendSeries_;
   double limitValue_;

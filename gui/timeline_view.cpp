@@ -6,6 +6,7 @@
 #include <QWheelEvent>
 
 #include <cmath>
+#include <map>
 
 #include "gui/palette.h"
 
@@ -17,6 +18,9 @@ constexpr int kAxisHeight = 26;
 constexpr double kZoomStep = 1.25;
 constexpr double kMinNsPerPixel = 0.01;
 constexpr int kClickSlopPx = 4;
+// Events narrower than this many pixels merge with their neighbours: a frame then holds about one box per
+// few pixels of each row, whatever the zoom.
+constexpr double kMergeBelowPixels = 3.0;
 
 }  // namespace
 
@@ -181,7 +185,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(rect(), Qt::AlignCenter,
                mode_ == RowMode::ByTensor ? tr("No tensor activity (the Horovod engine records one row per tensor).")
-                                           : tr("No timeline events. Turn on timeline recording, or import a timeline."));
+                                          : tr("No timeline events. Turn on timeline recording, or import a timeline."));
     return;
   }
   paintAxis(p, plot);
@@ -190,6 +194,28 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const int firstRow = std::max(0, static_cast<int>(rowScroll_ / kRowHeight));
   const QColor text = palette().color(QPalette::WindowText);
   const QColor alt = palette().color(QPalette::AlternateBase);
+
+  // Boxes are gathered by colour and filled in one drawRects() call per colour: per-rectangle painter calls
+  // would cost more than everything else in a frame.
+  struct Batch {
+    QColor color;
+    QVector<QRectF> rects;
+  };
+  std::map<std::pair<console::TimelineModel::NameId, bool>, Batch> batches;
+  struct Label {
+    QRectF rect;
+    QString text;
+  };
+  std::vector<Label> labels;
+  std::vector<QRectF> outlines;
+  struct TickMark {
+    double x, top;
+    bool late, mine;
+    int rank;
+    bool labelled;
+  };
+  std::vector<TickMark> tickMarks;
+
   p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
   for (int row = firstRow; row < static_cast<int>(rows_.size()); ++row) {
     const double top = plot.top() + row * kRowHeight - rowScroll_;
@@ -203,43 +229,53 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(4, top, plot.left() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(rowLabel(lane), Qt::ElideMiddle, plot.left() - 8));
 
-    const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_);
+    const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_, kMergeBelowPixels);
     lastBoxes_ += boxes.size();
     const auto& events = model_->events(lane);
     for (const auto& box : boxes) {
       const double x0 = std::max<double>(plot.left(), xOf(box.startNs));
       const double x1 = std::min<double>(plot.right() + 1, xOf(box.endNs));
       const QRectF r(x0, top + 2, std::max(1.0, x1 - x0), kRowHeight - 4);
-      const QString phase = QString::fromStdString(model_->name(box.name));
-      QColor color = phaseColor(phase);
-      if (box.count > 1) color.setAlpha(170);  // merged: many narrow events
-      p.fillRect(r, color);
-      if (box.count == 1 && r.width() > 40) {
-        p.setPen(Qt::black);
-        p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(phase, Qt::ElideRight, static_cast<int>(r.width()) - 5));
+      const bool merged = box.count > 1;
+      Batch& batch = batches[{box.name, merged}];
+      if (batch.rects.isEmpty()) {
+        batch.color = phaseColor(QString::fromStdString(model_->name(box.name)));
+        if (merged) batch.color.setAlpha(170);  // many narrow events
       }
-      if (lane == selectedLane_ && box.count == 1 && static_cast<int>(box.event) == selectedEvent_) {
-        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
-        p.drawRect(r);
-      }
+      batch.rects.append(r);
+      if (merged) continue;
+      if (r.width() > 40) labels.push_back({r, QString::fromStdString(model_->name(box.name))});
+      if (lane == selectedLane_ && static_cast<int>(box.event) == selectedEvent_) outlines.push_back(r);
       // Horovod view: each rank's ready tick inside a negotiation; the last one (the late rank) in red.
-      if (mode_ == RowMode::ByTensor && box.count == 1 && phase.startsWith(QStringLiteral("NEGOTIATE"))) {
+      if (mode_ == RowMode::ByTensor && model_->name(box.name).rfind("NEGOTIATE", 0) == 0) {
         const auto& e = events[box.event];
         const auto ticks = model_->ticks(lane, e.startNs, e.endNs);
         for (size_t i = 0; i < ticks.size(); ++i) {
-          const double x = xOf(ticks[i].timeNs);
           const bool late = i + 1 == ticks.size() && ticks.size() > 1;
-          const bool mine = ticks[i].rank == highlighted_;
-          p.setPen(QPen(late ? QColor(0xd6, 0x28, 0x28) : (mine ? palette().color(QPalette::Highlight) : Qt::black),
-                        late || mine ? 2 : 1));
-          p.drawLine(QPointF(x, top + 1), QPointF(x, top + kRowHeight - 1));
-          if (late && r.width() > 30) {
-            p.drawText(QPointF(x + 2, top + kRowHeight - 4), QString::number(ticks[i].rank));
-          }
+          tickMarks.push_back({xOf(ticks[i].timeNs), top, late, ticks[i].rank == highlighted_, ticks[i].rank,
+                               late && r.width() > 30});
         }
       }
     }
+  }
+  p.setPen(Qt::NoPen);
+  for (const auto& [key, batch] : batches) {
+    p.setBrush(batch.color);
+    p.drawRects(batch.rects);
+  }
+  p.setBrush(Qt::NoBrush);
+  p.setPen(Qt::black);
+  for (const Label& l : labels) {
+    p.drawText(l.rect.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(l.text, Qt::ElideRight, static_cast<int>(l.rect.width()) - 5));
+  }
+  p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+  for (const QRectF& r : outlines) p.drawRect(r);
+  for (const TickMark& t : tickMarks) {
+    const QColor color = t.late ? QColor(0xd6, 0x28, 0x28) : (t.mine ? palette().color(QPalette::Highlight) : Qt::black);
+    p.setPen(QPen(color, t.late || t.mine ? 2 : 1));
+    p.drawLine(QPointF(t.x, t.top + 1), QPointF(t.x, t.top + kRowHeight - 1));
+    if (t.labelled) p.drawText(QPointF(t.x + 2, t.top + kRowHeight - 4), QString::number(t.rank));
   }
   p.setClipping(false);
   if (selEnd_ > selBegin_) {

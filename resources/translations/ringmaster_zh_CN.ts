@@ -1041,6 +1041,14 @@
         <source>step</source>
         <translation>步</translation>
     </message>
+    <message>
+        <source>highest rank</source>
+        <translation>最高的 rank</translation>
+    </message>
+    <message>
+        <source>lowest rank</source>
+        <translation>最低的 rank</translation>
+    </message>
 </context>
 <context>
     <name>TimelinePage</name>

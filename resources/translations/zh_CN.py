@@ -259,6 +259,8 @@ ZH = {
     'Saved %1': '已保存 %1',
     'Saved %1 (%2)': '已保存 %1（%2）',
     'Horovod reduction': 'Horovod 归约方式',
+    "highest rank": "最高的 rank",
+    "lowest rank": "最低的 rank",
 }
 
 
