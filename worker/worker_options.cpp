@@ -32,6 +32,9 @@ ParsedOptions parseWorkerOptions(int argc, char** argv) {
   app.add_option("--summary-json", o.summaryJson, "Write this rank's run summary as JSON to FILE")
       ->type_name("FILE");
   app.add_option("--timeline", o.timelineFile, "Write the timeline as Chrome trace JSON to FILE")->type_name("FILE");
+  app.add_option("--dump-params", o.dumpParams,
+                 "Write every parameter at the end as raw little-endian float32, in parameter order, to FILE")
+      ->type_name("FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

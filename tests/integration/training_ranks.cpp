@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tests/integration/training_ranks.h"
+
+#include <arpa/inet.h>
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ringmaster::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int freePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    return 29500;
+  }
+  int port = ntohs(address.sin_port);
+  close(fd);
+  return port;
+}
+
+TrainingJob::TrainingJob(int worldSize, const std::vector<std::string>& flags, JobOptions options)
+    : results_(static_cast<size_t>(worldSize)) {
+  char pattern[] = "/tmp/rm-training-XXXXXX";
+  dir_ = mkdtemp(pattern);
+  const std::string port = std::to_string(freePort());
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < worldSize; ++r) {
+    if (options.absentRanks.count(r)) continue;
+    std::vector<std::string> argv = {binPath("ringmaster-worker")};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    if (options.summaries) {
+      argv.insert(argv.end(), {"--summary-json", dir_ + "/summary." + std::to_string(r) + ".json",
+                               "--dump-params", dir_ + "/params." + std::to_string(r) + ".bin"});
+    }
+    std::map<std::string, std::string> env = {{"RANK", std::to_string(r)},
+                                              {"LOCAL_RANK", std::to_string(r)},
+                                              {"WORLD_SIZE", std::to_string(worldSize)},
+                                              {"LOCAL_WORLD_SIZE", std::to_string(worldSize)},
+                                              {"MASTER_ADDR", "127.0.0.1"},
+                                              {"MASTER_PORT", port},
+                                              {"OMP_NUM_THREADS", "1"}};
+    for (const auto& [key, value] : options.env) env[key] = value;
+    ranks.emplace_back([this, r, argv, env, timeout = options.timeout] {
+      results_[static_cast<size_t>(r)] = runProcess(argv, env, timeout);
+    });
+  }
+  for (auto& t : ranks) t.join();
+}
+
+TrainingJob::~TrainingJob() {
+  fs::remove_all(dir_);
+}
+
+bool TrainingJob::succeeded() const {
+  return std::all_of(results_.begin(), results_.end(),
+                     [](const ProcessResult& r) { return r.exitCode == 0; });
+}
+
+std::string TrainingJob::describe() const {
+  std::ostringstream text;
+  for (size_t r = 0; r < results_.size(); ++r) {
+    const auto& result = results_[r];
+    text << "rank " << r << ": exit " << result.exitCode << " signal " << result.signal
+         << (result.timedOut ? " (timed out)" : "") << "\n"
+         << result.err << "\n";
+  }
+  return text.str();
+}
+
+google::protobuf::Struct TrainingJob::summary(int rank) const {
+  google::protobuf::Struct summary;
+  std::string json = readFile(dir_ + "/summary." + std::to_string(rank) + ".json");
+  EXPECT_FALSE(json.empty()) << "rank " << rank << " wrote no summary\n" << describe();
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &summary).ok()) << json;
+  return summary;
+}
+
+double TrainingJob::number(int rank, const std::string& key) const {
+  auto s = summary(rank);
+  EXPECT_TRUE(s.fields().count(key)) << key;
+  return s.fields().count(key) ? s.fields().at(key).number_value() : NAN;
+}
+
+double TrainingJob::engineStat(int rank, const std::string& key) const {
+  auto s = summary(rank);
+  return s.fields().at("engine_stats").struct_value().fields().at(key).number_value();
+}
+
+double TrainingJob::phaseMs(int rank, const std::string& key) const {
+  auto s = summary(rank);
+  return s.fields().at("step_phase_means_ms").struct_value().fields().at(key).number_value();
+}
+
+std::vector<float> TrainingJob::parameters(int rank) const {
+  std::string bytes = readFile(dir_ + "/params." + std::to_string(rank) + ".bin");
+  EXPECT_FALSE(bytes.empty()) << "rank " << rank << " dumped no parameters\n" << describe();
+  EXPECT_EQ(bytes.size() % sizeof(float), 0u);
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+  return values;
+}
+
+double relativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size() || a.empty()) return INFINITY;
+  double maxDiff = 0, maxValue = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    maxDiff = std::max(maxDiff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    maxValue = std::max(maxValue, std::fabs(static_cast<double>(b[i])));
+  }
+  return maxValue > 0 ? maxDiff / maxValue : maxDiff;
+}
+
+}  // namespace ringmaster::test
