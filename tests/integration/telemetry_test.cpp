@@ -182,9 +182,9 @@ TEST_F(RunCommand, BadInputIsAUsageError) {
 }
 
 TEST_F(RunCommand, AnUnreachableHostIsNamedAndNothingStarts) {
-  auto result = run({"-np", "2", "-H", "127.0.0.1:1,127.0.0.2:1", "--agent-port", std::to_string(freePort()),
+  auto result = run({"-np", "2", "-H", "127.0.0.1:2", "--agent-port", std::to_string(freePort()),
                      "--model", "mlp", "--data", "synthetic", "--steps", "5"});
-  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.exitCode, 1) << result.err;
   EXPECT_NE(result.err.find("cannot reach the agent"), std::string::npos) << result.err;
 }
 
