@@ -145,6 +145,15 @@ std::vector<float> LiveSeries::computeHeatmap(const PixelGrid& grid) {
       float& cell = cells[r * columns + static_cast<size_t>(c)];
       if (!(static_cast<float>(p.y()) <= cell)) cell = static_cast<float>(p.y());
     }
+    // Zoomed in beyond a step per column, a step spans several columns: each shows the step under its middle.
+    const double width = (grid.x1 - grid.x0) / grid.columns;
+    if (width >= 1) continue;
+    const StepSeries& compute = ranks_[r].metrics[static_cast<int>(RankMetric::ComputeMs)];
+    for (size_t c = 0; c < columns; ++c) {
+      float& cell = cells[r * columns + c];
+      const double middle = grid.x0 + (static_cast<double>(c) + 0.5) * width;
+      if (std::isnan(cell) && middle >= 0) cell = compute.at(static_cast<uint64_t>(middle));
+    }
   }
   return cells;
 }

@@ -387,6 +387,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffi
   const int current = pages_->currentIndex();
   for (int i = 0; i < PageCount; ++i) {
     pages_->setCurrentIndex(i);
+    // Let layouts settle (a banner that just hid, a page shown for the first time) before grabbing.
+    QCoreApplication::processEvents();
     if (i == Dashboard) dashboard_->redraw();
     const QString file = QDir(dir).filePath(QLatin1String(kPageKeys[i]) + suffix + QStringLiteral(".png"));
     if (grab().save(file)) written << file;

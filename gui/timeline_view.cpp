@@ -244,7 +244,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
       }
       batch.rects.append(r);
       if (merged) continue;
-      if (r.width() > 40) labels.push_back({r, QString::fromStdString(model_->name(box.name))});
+      if (r.width() > 40) {
+        // A nested event's label replaces its parent's, which it would overwrite.
+        while (!labels.empty() && labels.back().rect.intersects(r)) labels.pop_back();
+        labels.push_back({r, QString::fromStdString(model_->name(box.name))});
+      }
       if (lane == selectedLane_ && static_cast<int>(box.event) == selectedEvent_) outlines.push_back(r);
       // Horovod view: each rank's ready tick inside a negotiation; the last one (the late rank) in red.
       if (mode_ == RowMode::ByTensor && model_->name(box.name).rfind("NEGOTIATE", 0) == 0) {

@@ -2,7 +2,7 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>ComparePage</name>
+    <name>ringmaster::gui::ComparePage</name>
     <message>
         <source>Tick two or more runs; the first ticked is the baseline</source>
         <translation>勾选两个或更多运行；第一个勾选的作为基线</translation>
@@ -75,7 +75,7 @@
     </message>
 </context>
 <context>
-    <name>ComparisonModel</name>
+    <name>ringmaster::console::ComparisonModel</name>
     <message>
         <source>Metric</source>
         <translation>指标</translation>
@@ -86,7 +86,7 @@
     </message>
 </context>
 <context>
-    <name>DashboardPage</name>
+    <name>ringmaster::gui::DashboardPage</name>
     <message>
         <source>No run selected. Launch one or open a past run from Runs.</source>
         <translation>未选择运行。请启动一个运行，或在“运行记录”中打开以往的运行。</translation>
@@ -197,7 +197,7 @@
     </message>
 </context>
 <context>
-    <name>FindingsModel</name>
+    <name>ringmaster::console::FindingsModel</name>
     <message>
         <source>Straggler</source>
         <translation>掉队者</translation>
@@ -268,7 +268,7 @@
     </message>
 </context>
 <context>
-    <name>FindingsPage</name>
+    <name>ringmaster::gui::FindingsPage</name>
     <message>
         <source>Findings appear here as diagnosis detects them. Select one to see its evidence.</source>
         <translation>诊断发现的问题会显示在这里。选择一项即可查看其证据。</translation>
@@ -279,7 +279,7 @@
     </message>
 </context>
 <context>
-    <name>HeatmapView</name>
+    <name>ringmaster::gui::HeatmapView</name>
     <message>
         <source>Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank.</source>
         <translation>每个 rank 每一步的计算时间：慢的 rank 会显示为一条亮带。点击一行即可选中该 rank。</translation>
@@ -306,7 +306,7 @@
     </message>
 </context>
 <context>
-    <name>HostsModel</name>
+    <name>ringmaster::console::HostsModel</name>
     <message>
         <source>connecting</source>
         <translation>正在连接</translation>
@@ -365,7 +365,7 @@
     </message>
 </context>
 <context>
-    <name>HostsPage</name>
+    <name>ringmaster::gui::HostsPage</name>
     <message>
         <source>host or host:port of a ringmaster-agent</source>
         <translation>ringmaster-agent 的主机或 主机:端口</translation>
@@ -404,7 +404,7 @@
     </message>
 </context>
 <context>
-    <name>LaunchPage</name>
+    <name>ringmaster::gui::LaunchPage</name>
     <message>
         <source>e.g. resnet18 ddp baseline</source>
         <translation>例如：resnet18 ddp 基线</translation>
@@ -627,7 +627,7 @@
     </message>
 </context>
 <context>
-    <name>LogModel</name>
+    <name>ringmaster::console::LogModel</name>
     <message>
         <source>Time</source>
         <translation>时间</translation>
@@ -646,7 +646,7 @@
     </message>
 </context>
 <context>
-    <name>LogsPage</name>
+    <name>ringmaster::gui::LogsPage</name>
     <message>
         <source>All ranks</source>
         <translation>所有 rank</translation>
@@ -665,7 +665,7 @@
     </message>
 </context>
 <context>
-    <name>MainWindow</name>
+    <name>ringmaster::gui::MainWindow</name>
     <message>
         <source>Ringmaster</source>
         <translation>Ringmaster</translation>
@@ -776,7 +776,7 @@
     </message>
 </context>
 <context>
-    <name>RanksModel</name>
+    <name>ringmaster::console::RanksModel</name>
     <message>
         <source>starting</source>
         <translation>正在启动</translation>
@@ -835,7 +835,7 @@
     </message>
 </context>
 <context>
-    <name>ReportDialog</name>
+    <name>ringmaster::gui::ReportDialog</name>
     <message>
         <source>Export report of run %1</source>
         <translation>导出运行 %1 的报告</translation>
@@ -926,7 +926,7 @@
     </message>
 </context>
 <context>
-    <name>RunsModel</name>
+    <name>ringmaster::console::RunsModel</name>
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>
@@ -981,7 +981,7 @@
     </message>
 </context>
 <context>
-    <name>RunsPage</name>
+    <name>ringmaster::gui::RunsPage</name>
     <message>
         <source>Filter by name, status, engine, tag…</source>
         <translation>按名称、状态、引擎、标签筛选…</translation>
@@ -1036,7 +1036,7 @@
     </message>
 </context>
 <context>
-    <name>SeriesChart</name>
+    <name>ringmaster::gui::SeriesChart</name>
     <message>
         <source>step</source>
         <translation>步</translation>
@@ -1051,7 +1051,7 @@
     </message>
 </context>
 <context>
-    <name>TimelinePage</name>
+    <name>ringmaster::gui::TimelinePage</name>
     <message>
         <source>Rows by rank (compute and communication)</source>
         <translation>按 rank 分行（计算与通信）</translation>
@@ -1154,7 +1154,7 @@
     </message>
 </context>
 <context>
-    <name>TimelineView</name>
+    <name>ringmaster::gui::TimelineView</name>
     <message>
         <source>rank %1 · %2</source>
         <translation>rank %1 · %2</translation>

@@ -264,9 +264,22 @@ ZH = {
 }
 
 
+# lupdate does not follow C++17 nested namespaces ("namespace ringmaster::gui {"), so it names contexts by the
+# bare class; tr() looks them up by the full class name. Qualify them.
+CONSOLE_CLASSES = {"ComparisonModel", "FindingsModel", "HostsModel", "LogModel", "LogFilter", "RanksModel",
+                   "RunsModel"}
+
+
+def qualify(name):
+    if "::" in name:
+        return name
+    return ("ringmaster::console::" if name in CONSOLE_CLASSES else "ringmaster::gui::") + name
+
+
 def fill(path):
     text = open(path, encoding="utf-8").read()
     missing = []
+    text = re.sub(r"<name>(.*?)</name>", lambda m: "<name>%s</name>" % qualify(m.group(1)), text)
 
     def translate(match):
         block = match.group(0)
