@@ -19,9 +19,11 @@
 #include "common/error.h"
 #include "common/host_list.h"
 #include "common/job_flags.h"
+#include "console/ingest.h"
 #include "console/launcher.h"
 #include "console/run_progress.h"
 #include "console/run_summary.h"
+#include "console/store_location.h"
 #include "console/timeline_sink.h"
 
 namespace ringmaster::cli {
@@ -44,6 +46,8 @@ struct RunOptions {
   std::string jobId;
   std::string worker;
   std::string stateDir;
+  std::string store;  // run history file; empty = the user's
+  bool noStore = false;
 };
 
 std::string readWholeFile(const std::string& path, const std::string& flag) {
@@ -192,6 +196,22 @@ int runJob(const RunOptions& o, v1::JobSpec spec) {
   launcher.addSink(&summary);
   launcher.addSink(&printer);
   if (timeline) launcher.addSink(timeline.get());
+  // Every run is kept in the history (and diagnosed as it arrives) unless the user says --no-store.
+  std::unique_ptr<console::RunIngest> ingest;
+  if (!o.noStore) {
+    std::string storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
+    NewRun run;
+    run.name = o.jobId.empty() ? std::string(modelName(spec.model())) + " " + std::string(engineName(spec.engine())) +
+                                     " x" + std::to_string(o.ranks)
+                               : o.jobId;
+    run.spec = spec;
+    try {
+      ingest = std::make_unique<console::RunIngest>(storePath, run);
+    } catch (const std::exception& e) {
+      throw InputError("--store " + storePath + ": " + e.what());
+    }
+    launcher.addSink(ingest.get());
+  }
 
   struct sigaction action {};
   action.sa_handler = onInterrupt;
@@ -225,10 +245,20 @@ int runJob(const RunOptions& o, v1::JobSpec spec) {
       launcher.stop(seen == 1 ? 5 : 0.1);
     }
     display.show(progress.snapshot(), printer.take());
+    if (ingest) ingest->tick();
   }
   display.finish(progress.snapshot(), printer.take());
 
-  if (!o.summaryJson.empty()) summary.writeJson(o.summaryJson, launcher.jobId(), *outcome);
+  std::vector<v1::Finding> findings;
+  if (ingest) {
+    ingest->finish(outcome->status == console::JobStatus::Succeeded ? "finished"
+                   : outcome->status == console::JobStatus::Stopped ? "stopped"
+                                                                    : "failed");
+    findings = ingest->findings();
+    for (const auto& f : findings) std::cerr << "ringmaster run: finding: " << f.summary() << "\n";
+    std::cerr << "ringmaster run: stored as run " << ingest->runId() << " in " << ingest->storePath() << "\n";
+  }
+  if (!o.summaryJson.empty()) summary.writeJson(o.summaryJson, launcher.jobId(), *outcome, findings);
   if (timeline) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
   switch (outcome->status) {
     case console::JobStatus::Succeeded:
@@ -282,6 +312,10 @@ void addRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--timeline", options->timeline, "Write every rank's timeline as Chrome trace JSON to FILE")
       ->type_name("FILE")
       ->group(outputs);
+  run->add_option("--store", options->store, "Run history file (default: the user's, in the XDG data dir)")
+      ->type_name("FILE")
+      ->group(outputs);
+  run->add_flag("--no-store", options->noStore, "Do not keep this run in the history")->group(outputs);
   addJobFlags(*run, *spec);
   run->callback([options, spec, &result] {
     try {

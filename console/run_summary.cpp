@@ -102,7 +102,8 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host, c
   }
 }
 
-QJsonObject RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome& outcome) const {
+QJsonObject RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome& outcome,
+                                      const std::vector<v1::Finding>& findings) const {
   std::lock_guard lock(mutex_);
   QJsonObject root;
   root["job_id"] = q(jobId);
@@ -189,17 +190,32 @@ QJsonObject RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     if (it->second.hasSummary) root["test_accuracy"] = it->second.summary.test_accuracy();
   }
   root["params_identical"] = identical && !ranks_.empty();
-  // Diagnosis (stragglers, leaks, stalls) adds its findings here.
-  root["findings"] = QJsonArray();
+  QJsonArray findingList;
+  for (const auto& f : findings) {
+    QJsonObject item;
+    item["kind"] = QString::fromStdString(v1::Finding::Kind_Name(f.kind()));
+    item["severity"] = QString::fromStdString(v1::Finding::Severity_Name(f.severity()));
+    item["rank"] = f.rank();
+    item["host"] = q(f.host());
+    item["since_step"] = static_cast<double>(f.since_step());
+    item["cause"] = q(f.cause());
+    item["summary"] = q(f.summary());
+    QJsonObject evidence;
+    for (const auto& [key, value] : f.evidence()) evidence[q(key)] = value;
+    item["evidence"] = evidence;
+    findingList.append(item);
+  }
+  root["findings"] = findingList;
   return root;
 }
 
-void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome) const {
+void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,
+                                  const std::vector<v1::Finding>& findings) const {
   QSaveFile file(q(path));
   if (!file.open(QIODevice::WriteOnly)) {
     throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
   }
-  file.write(QJsonDocument(toJson(jobId, outcome)).toJson(QJsonDocument::Indented));
+  file.write(QJsonDocument(toJson(jobId, outcome, findings)).toJson(QJsonDocument::Indented));
   if (!file.commit()) throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
 }
 

@@ -20,9 +20,12 @@ class RunSummaryBuilder : public RecordSink {
   explicit RunSummaryBuilder(v1::JobSpec spec);
   void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
 
-  QJsonObject toJson(const std::string& jobId, const JobOutcome& outcome) const;
+  // `findings` are the diagnosis' (stragglers, leaks, stalls, communication) at the end of the run.
+  QJsonObject toJson(const std::string& jobId, const JobOutcome& outcome,
+                     const std::vector<v1::Finding>& findings = {}) const;
   // Writes toJson() to `path` (atomically: temporary file, then rename). Throws InputError naming the path.
-  void writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome) const;
+  void writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,
+                 const std::vector<v1::Finding>& findings = {}) const;
 
  private:
   struct Rank {
