@@ -123,7 +123,8 @@ void Trainer::injectFaults(uint64_t step) {
 
 void Trainer::trainStep(StepTotals& totals) {
   const uint64_t step = position_.step;
-  injectFaults(step);
+  const int64_t stepStart = probe_.now();
+  injectFaults(step);  // inside the step: a leak's cost is the step's, as in a real program
   const double lr = learningRate(step);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
 
@@ -144,7 +145,6 @@ void Trainer::trainStep(StepTotals& totals) {
   sample.set_step(step);
   sample.set_epoch(position_.epoch);
   sample.set_lr(lr);
-  const int64_t stepStart = probe_.now();
   sample.set_start_ns(stepStart);
   double loss = 0;
   int64_t samples = 0;
