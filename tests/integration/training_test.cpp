@@ -277,8 +277,9 @@ TEST(Faults, StragglerLeakAndCrash) {
       2, quickJob("ddp", "mlp", 8, 6) + Flags{"--inject-straggler", "1:60@2", "--inject-leak", "1:16"});
   ASSERT_TRUE(job.succeeded()) << job.describe();
   // Steps 2..5 of 6 carry 60 ms more compute on rank 1 (40 ms a step on average); rank 0 waits for it.
+  // (Which rank waits longer in total is not asserted: on a loaded machine the first steps' noise can exceed it.)
   EXPECT_GE(job.phaseMs(1, "backward"), 60.0 * 4 / 6);
-  EXPECT_GT(job.phaseMs(0, "comm_wait"), job.phaseMs(1, "comm_wait"));
+  EXPECT_GE(job.phaseMs(1, "backward") - job.phaseMs(0, "backward"), 0.5 * 60 * 4 / 6);
   EXPECT_GE(job.phaseMs(0, "comm_wait"), 0.5 * 60 * 4 / 6);
   EXPECT_GE(job.number(1, "peak_rss_bytes") - job.number(0, "peak_rss_bytes"), 5 * 16.0 * 1024 * 1024);
 
