@@ -26,6 +26,7 @@ namespace ringmaster::gui {
 namespace {
 
 constexpr int kRedrawMs = 40;  // ~25 Hz
+constexpr int kPhaseRefreshMs = 400;
 const char* const kPhaseNames[] = {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER"};
 
 }  // namespace
@@ -275,6 +276,7 @@ void DashboardPage::rebuildLines() {
   }
   rankCount_ = ranks;
   bucketCount_ = s.buckets().size();
+  phasesRefreshed_.invalidate();
   highlightRank(highlighted_);
 }
 
@@ -311,7 +313,12 @@ qsizetype DashboardPage::redraw() {
   }
   qsizetype pushed = 0;
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) pushed += c->refresh(x0, x1);
-  refreshPhases(static_cast<uint64_t>(x0), static_cast<uint64_t>(x1));
+  const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
+  if (window != phasesWindow_ || !phasesRefreshed_.isValid() || phasesRefreshed_.elapsed() >= kPhaseRefreshMs) {
+    refreshPhases(window.first, window.second);
+    phasesWindow_ = window;
+    phasesRefreshed_.start();
+  }
   heatmap_->refresh(s, x0, x1);
   ranksModel_->setRows(run_->rankRows());
   return pushed;

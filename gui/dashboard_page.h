@@ -4,6 +4,7 @@
 // Data changes only mark the page dirty; a ~25 Hz timer redraws what changed, so bursts of records coalesce.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
 
@@ -88,6 +89,9 @@ class DashboardPage : public QWidget {
   QBarCategoryAxis* phaseRanks_;
   QValueAxis* phaseMs_;
   double phaseMax_ = 0;
+  // Phase means over many steps move slowly: the bars follow at a few hertz, and at once when the window changes.
+  QElapsedTimer phasesRefreshed_;
+  std::pair<uint64_t, uint64_t> phasesWindow_{0, 0};
   HeatmapView* heatmap_;
 };
 

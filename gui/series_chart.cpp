@@ -171,9 +171,14 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     }
     const bool drawn = !band || lines_[i].rank < 0 || lines_[i].rank == highlighted_;
     if (band && lines_[i].rank >= 0) {
+      // Points come in x order: walk the column edges alongside instead of dividing for every point.
+      const double width = (x1 - x0) / columns;
+      int c = 0;
+      double edge = x0 + width;
       for (const QPointF& p : points) {
-        const int64_t c = grid.columnOf(p.x());
-        if (c < 0 || c >= columns) continue;
+        if (p.x() < x0) continue;
+        while (c < columns && p.x() >= edge) edge = x0 + (++c + 1) * width;
+        if (c >= columns) break;
         low[static_cast<size_t>(c)] = std::min(low[static_cast<size_t>(c)], p.y());
         high[static_cast<size_t>(c)] = std::max(high[static_cast<size_t>(c)], p.y());
       }

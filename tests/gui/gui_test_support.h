@@ -20,8 +20,10 @@ inline QApplication& guiApp() {
   QStandardPaths::setTestModeEnabled(true);
   QCoreApplication::setOrganizationName(QStringLiteral("RingmasterTest"));
   QCoreApplication::setApplicationName(QStringLiteral("ringmaster-gui-test"));
-  static QApplication instance(argc, argv);
-  return instance;
+  // Never destroyed: QTest's input devices are children of the application, and tearing it down among the
+  // other static destructors at exit crashes in Qt 6.4.
+  static QApplication* instance = new QApplication(argc, argv);
+  return *instance;
 }
 
 // Runs the event loop until `done` holds or `timeoutMs` passes; returns whether it held.
