@@ -232,7 +232,7 @@ double Trainer::evaluate() {
     }
   }
   model_->eval();
-  constexpr int64_t kEvalBatch = 256;  // keeps activations small enough to be reused, not re-faulted
+  constexpr int64_t kEvalBatch = 128;  // activations small enough to stay below the mmap threshold
   torch::Tensor shard = evaluationShard(data_.test.size(), worldSize_, rank_);
   int64_t correct = 0;
   for (int64_t from = 0; from < shard.size(0); from += kEvalBatch) {

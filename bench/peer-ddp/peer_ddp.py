@@ -25,6 +25,9 @@ import time
 
 FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
 SYNTHETIC_TRAIN_SIZE = 2048  # as worker/datasets.h
+# What ringmaster-worker sets with mallopt at start (worker/worker_run.cpp): keep activation memory in the
+# process instead of faulting it in again every step. --same-malloc gives the PyTorch ranks the same.
+SAME_MALLOC = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824"
 
 
 def free_port():
@@ -193,6 +196,9 @@ def base_env(threads):
 def pytorch_throughput(cfg, args, workdir):
     port = free_port()
     jobs, outs = [], []
+    env = base_env(args.threads)
+    if args.same_malloc:
+        env["GLIBC_TUNABLES"] = SAME_MALLOC
     for rank in range(args.ranks):
         out = os.path.join(workdir, f"pytorch.{rank}.json")
         outs.append(out)
@@ -200,7 +206,7 @@ def pytorch_throughput(cfg, args, workdir):
                "--port", str(port), "--model", cfg["model"], "--data", cfg["data"], "--batch", str(cfg["batch"]),
                "--steps", str(cfg["steps"]), "--threads", str(args.threads), "--lr", str(args.lr),
                "--momentum", str(args.momentum), "--seed", str(args.seed), "--out", out]
-        jobs.append((cmd, base_env(args.threads)))
+        jobs.append((cmd, env))
     run_ranks(jobs, args.timeout)
     return sum(json.load(open(o))["steady_samples_per_s"] for o in outs)
 
@@ -239,6 +245,9 @@ def main():
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--same-malloc", action="store_true",
+                        help="give the PyTorch ranks ringmaster-worker's malloc settings (GLIBC_TUNABLES), so that "
+                             "only the frameworks' own work differs")
     # One PyTorch rank (the driver starts these).
     parser.add_argument("--pytorch-rank", type=int)
     parser.add_argument("--world", type=int)
@@ -267,6 +276,9 @@ def main():
           f"at::set_num_threads in ringmaster-worker); {os.cpu_count()} cores; PyTorch {torch.__version__}")
     print(f"SGD lr {args.lr} momentum {args.momentum}; samples/s summed over ranks, steps after the first tenth; "
           f"best of {args.rounds} round(s)")
+    print("malloc: ringmaster-worker keeps activation memory (mallopt: mmap threshold 32 MiB, no trim below "
+          "1 GiB); PyTorch ranks " + ("get the same (GLIBC_TUNABLES)" if args.same_malloc
+                                       else "run with glibc's defaults (--same-malloc gives them the same)"))
     print()
     header = f"{'model/data':<24}{'batch':>6}{'steps':>7}{'PyTorch DDP':>14}{'RM ddp':>10}{'RM horovod':>12}" \
              f"{'ddp/PT':>9}{'hvd/PT':>9}"

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 
 #include "tests/integration/training_ranks.h"
@@ -57,6 +60,11 @@ TEST_P(RanksAgree, BitIdenticalParametersAfterTraining) {
   EXPECT_GT(job.engineStat(0, "collectives"), 0);
   // The ranks trained on different samples: their losses differ even though their parameters agree.
   EXPECT_NE(job.number(0, "final_loss"), job.number(1, "final_loss"));
+  // Ranks on one host share one monotonic clock: the measured offset to rank 0 is zero within its error
+  // bound (half the round trip it came from).
+  const double rtt = job.number(1, "clock_rtt_ns");
+  EXPECT_GT(rtt, 0);
+  EXPECT_LE(std::abs(job.number(1, "clock_offset_ns")), rtt / 2 + 1000);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, RanksAgree,
