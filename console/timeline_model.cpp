@@ -75,7 +75,10 @@ void TimelineModel::add(const v1::TimelineEvent& record) {
     argTable_.push_back(std::move(args));
     e.args = static_cast<uint32_t>(argTable_.size());
   }
-  if (!lane.events.empty() && start < lane.events.back().startNs) lane.sorted = false;
+  if (!lane.events.empty() && start < lane.events.back().startNs) {
+    lane.sorted = false;
+    lane.chunks.clear();  // summaries of the old order; rebuilt after sorting
+  }
   lane.events.push_back(e);
   if (lane.sorted) lane.maxEndSoFar.push_back(std::max(end, lane.maxEndSoFar.empty() ? end : lane.maxEndSoFar.back()));
   ++eventCount_;
@@ -107,6 +110,26 @@ void TimelineModel::prepare(LaneData& lane) const {
     lane.maxEndSoFar[i] = reach;
   }
   lane.sorted = true;
+}
+
+void TimelineModel::summariseChunks(LaneData& lane) const {
+  const size_t complete = lane.events.size() / kChunkEvents;
+  for (size_t c = lane.chunks.size(); c < complete; ++c) {
+    const Event* e = &lane.events[c * kChunkEvents];
+    Chunk chunk;
+    chunk.firstStart = e[0].startNs;
+    chunk.lastStart = e[kChunkEvents - 1].startNs;
+    chunk.maxEnd = e[0].endNs;
+    chunk.maxDuration = e[0].endNs - e[0].startNs;
+    chunk.longestName = e[0].name;
+    for (size_t i = 1; i < kChunkEvents; ++i) {
+      chunk.maxGap = std::max(chunk.maxGap, e[i].startNs - chunk.maxEnd);
+      chunk.maxEnd = std::max(chunk.maxEnd, e[i].endNs);
+      const int64_t duration = e[i].endNs - e[i].startNs;
+      if (duration > chunk.maxDuration) chunk.maxDuration = duration, chunk.longestName = e[i].name;
+    }
+    lane.chunks.push_back(chunk);
+  }
 }
 
 const std::vector<TimelineModel::Event>& TimelineModel::events(int lane) const {
@@ -162,11 +185,33 @@ std::vector<TimelineModel::Box> TimelineModel::boxes(int laneId, int64_t t0, int
   std::vector<Box> out;
   LaneData& lane = lanes_[static_cast<size_t>(laneId)];
   prepare(lane);
+  summariseChunks(lane);
   const double narrowNs = minPixels * nsPerPixel;
   bool open = false;
   Box merged;
   int64_t longest = -1;
   for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
+    // A whole chunk of narrow events, each within reach of the ones before it, lies inside the range: the
+    // event-by-event walk below would merge all of it into one box, so take its summary instead.
+    if (i % kChunkEvents == 0 && i / kChunkEvents < lane.chunks.size()) {
+      const Chunk& chunk = lane.chunks[i / kChunkEvents];
+      if (chunk.firstStart >= t0 && chunk.lastStart < t1 && static_cast<double>(chunk.maxDuration) < narrowNs &&
+          static_cast<double>(chunk.maxGap) <= narrowNs) {
+        if (open && static_cast<double>(chunk.firstStart) <= static_cast<double>(merged.endNs) + narrowNs) {
+          merged.endNs = std::max(merged.endNs, chunk.maxEnd);
+          merged.count += static_cast<uint32_t>(kChunkEvents);
+        } else {
+          if (open) out.push_back(merged);
+          open = true;
+          merged = Box{chunk.firstStart, chunk.maxEnd, chunk.longestName, static_cast<uint32_t>(kChunkEvents),
+                       static_cast<uint32_t>(i)};
+          longest = -1;
+        }
+        if (chunk.maxDuration > longest) longest = chunk.maxDuration, merged.name = chunk.longestName;
+        i += kChunkEvents - 1;
+        continue;
+      }
+    }
     const Event& e = lane.events[i];
     if (e.startNs >= t1) break;
     if (!overlaps(e, t0)) continue;
@@ -269,7 +314,8 @@ std::vector<v1::TimelineEvent> TimelineModel::eventsIn(int64_t t0, int64_t t1) c
 size_t TimelineModel::bytesHeld() const {
   size_t bytes = sizeof(*this);
   for (const LaneData& lane : lanes_) {
-    bytes += sizeof(LaneData) + lane.events.capacity() * sizeof(Event) + lane.maxEndSoFar.capacity() * sizeof(int64_t);
+    bytes += sizeof(LaneData) + lane.events.capacity() * sizeof(Event) + lane.maxEndSoFar.capacity() * sizeof(int64_t) +
+             lane.chunks.capacity() * sizeof(Chunk);
   }
   for (const auto& args : argTable_) bytes += sizeof(args) + args.size() * 64;
   for (const auto& [tensor, list] : ticks_) bytes += list.capacity() * sizeof(Tick);

@@ -107,16 +107,30 @@ class TimelineModel {
   size_t bytesHeld() const;
 
  private:
+  // Level of detail: a summary of each run of kChunkEvents consecutive events of a lane (by start), so that a
+  // zoomed-out frame takes a whole chunk in one step when every event in it would merge into the same box.
+  static constexpr size_t kChunkEvents = 64;
+  struct Chunk {
+    int64_t firstStart = 0;
+    int64_t lastStart = 0;
+    int64_t maxEnd = 0;
+    int64_t maxDuration = 0;  // its widest event
+    int64_t maxGap = 0;       // widest gap between an event's start and the end of all earlier events in the chunk
+    NameId longestName = 0;   // the name of its first widest event
+  };
   struct LaneData {
     Lane info;
     std::vector<Event> events;
     std::vector<int64_t> maxEndSoFar;  // running maximum of end over events[0..i], for range searches
+    std::vector<Chunk> chunks;         // of the complete chunks of a sorted lane, built as frames ask
     bool sorted = true;
   };
 
   NameId intern(const std::string& name);
   int laneIndex(int rank, const std::string& name);
   void prepare(LaneData& lane) const;
+  // Summarises the lane's complete chunks that have no summary yet (the lane is sorted).
+  void summariseChunks(LaneData& lane) const;
   // Index of the first event of the lane that may reach t (every earlier one ends before t).
   size_t firstReaching(const LaneData& lane, int64_t t) const;
 

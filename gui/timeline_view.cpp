@@ -65,9 +65,20 @@ void TimelineView::rebuildRows() {
   rows_ = mode_ == RowMode::ByRank ? model_->rankRows() : model_->tensorRows();
 }
 
+int TimelineView::labelWidth() const {
+  // Measured once per font: shaping the text costs microseconds, and xOf() asks for the plot twice per box.
+  if (labelWidth_ < 0) labelWidth_ = fontMetrics().horizontalAdvance(QStringLiteral("rank 00 · compute ")) + 8;
+  return labelWidth_;
+}
+
 QRect TimelineView::plotRect() const {
-  const int label = fontMetrics().horizontalAdvance(QStringLiteral("rank 00 · compute ")) + 8;
+  const int label = labelWidth();
   return QRect(label, kAxisHeight, std::max(10, width() - label - 4), std::max(10, height() - kAxisHeight - 4));
+}
+
+void TimelineView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) labelWidth_ = -1;
+  QWidget::changeEvent(event);
 }
 
 double TimelineView::nsPerPixel() const { return nsPerPixel_; }

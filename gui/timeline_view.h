@@ -56,8 +56,10 @@ class TimelineView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
+  int labelWidth() const;
   QRect plotRect() const;
   double nsPerPixel() const;
   double xOf(int64_t t) const;
@@ -83,6 +85,7 @@ class TimelineView : public QWidget {
   QPointF lastAt_;
   double rowScroll_ = 0;
   size_t lastBoxes_ = 0;
+  mutable int labelWidth_ = -1;  // width of the row labels' column; -1 until measured for the current font
 };
 
 // "1.25 ms", "340 µs", "2.5 s" for a duration in ns.

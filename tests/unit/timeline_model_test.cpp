@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <random>
+
 namespace ringmaster::console {
 namespace {
 
@@ -108,6 +111,90 @@ TEST(TimelineModelLod, KeepsDistantNarrowEventsApartAndNamesByTheLongest) {
   EXPECT_EQ(boxes[0].endNs, 130);
   EXPECT_EQ(model.name(boxes[0].name), "FORWARD");
   EXPECT_EQ(boxes[1].startNs, 500);
+}
+
+// The boxes as the view's contract states them, event by event: an event narrower than minPixels joins the open
+// merged box when it starts within minPixels of its end, any other event closes it; wide events stand alone.
+std::vector<TimelineModel::Box> boxesOneByOne(const TimelineModel& model, int lane, int64_t t0, int64_t t1,
+                                              double nsPerPixel, double minPixels) {
+  const double narrow = minPixels * nsPerPixel;
+  std::vector<TimelineModel::Box> out;
+  std::optional<TimelineModel::Box> merged;
+  int64_t longest = -1;
+  const auto& events = model.events(lane);
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const auto& e = events[i];
+    if (e.startNs >= t1 || !(e.endNs > t0 || e.startNs >= t0)) continue;
+    const int64_t duration = e.endNs - e.startNs;
+    if (static_cast<double>(duration) >= narrow) {
+      if (merged && static_cast<double>(e.startNs) > static_cast<double>(merged->endNs) + narrow) {
+        out.push_back(*merged);
+        merged.reset();
+      }
+      out.push_back({e.startNs, e.endNs, e.name, 1, i});
+    } else if (merged && static_cast<double>(e.startNs) <= static_cast<double>(merged->endNs) + narrow) {
+      merged->endNs = std::max(merged->endNs, e.endNs);
+      ++merged->count;
+      if (duration > longest) longest = duration, merged->name = e.name;
+    } else {
+      if (merged) out.push_back(*merged);
+      merged = TimelineModel::Box{e.startNs, e.endNs, e.name, 1, i};
+      longest = duration;
+    }
+  }
+  if (merged) out.push_back(*merged);
+  return out;
+}
+
+// Zoomed out, whole chunks of events are taken from their summaries: the boxes must be exactly those of the
+// event-by-event walk, at every zoom, for ranges that cut chunks anywhere, while the lane grows and after an
+// event arrives out of order.
+TEST(TimelineModelLod, ChunkSummariesGiveTheSameBoxesAsEventByEvent) {
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int64_t> gap(0, 400);
+  std::uniform_int_distribution<int64_t> pause(2000, 80000);
+  std::uniform_int_distribution<int64_t> width(1, 300);
+  std::uniform_int_distribution<int> chance(0, 59);
+  const char* names[] = {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER"};
+  TimelineModel model;
+  int64_t at = 0;
+  auto addEvents = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      at += chance(random) < 2 ? pause(random) : gap(random);  // now and then a pause between steps
+      const int64_t w = chance(random) == 0 ? 20 * width(random) : width(random);  // and a wide event
+      model.add(event(0, "compute", names[i % 4], at, at + w));
+      if (chance(random) < 6) model.add(event(0, "compute", "QUEUE", at + 1, at + w / 2));  // nested inside
+    }
+  };
+  auto compareAtManyZooms = [&] {
+    const int64_t end = model.endNs();
+    for (double nsPerPixel : {0.5, 20.0, 150.0, 1000.0, 5000.0, 20000.0, 1e6}) {
+      for (int cut = 0; cut < 8; ++cut) {
+        const int64_t t0 = cut == 0 ? -100 : end * cut / 11;
+        const int64_t t1 = cut == 0 ? end + 100 : t0 + end / (cut + 1);
+        const auto expected = boxesOneByOne(model, 0, t0, t1, nsPerPixel, 3.0);
+        const auto boxes = model.boxes(0, t0, t1, nsPerPixel, 3.0);
+        ASSERT_EQ(boxes.size(), expected.size()) << nsPerPixel << " ns/px, [" << t0 << ", " << t1 << ")";
+        for (size_t b = 0; b < boxes.size(); ++b) {
+          EXPECT_EQ(boxes[b].startNs, expected[b].startNs) << "box " << b;
+          EXPECT_EQ(boxes[b].endNs, expected[b].endNs) << "box " << b;
+          EXPECT_EQ(boxes[b].count, expected[b].count) << "box " << b;
+          EXPECT_EQ(boxes[b].event, expected[b].event) << "box " << b;
+          EXPECT_EQ(boxes[b].name, expected[b].name) << "box " << b;
+        }
+      }
+    }
+  };
+  addEvents(5000);
+  compareAtManyZooms();
+  addEvents(777);  // the lane grows after frames were painted: later chunks are summarised as they complete
+  compareAtManyZooms();
+  model.add(event(0, "compute", "DATA", at / 2, at / 2 + 5));  // out of order: the lane is sorted again
+  compareAtManyZooms();
+  // Zoomed out far enough, the whole lane is one box of every event.
+  const auto all = model.boxes(0, -1, model.endNs() + 1, 1e9, 3.0);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].count, model.events(0).size());
 }
 
 TEST(TimelineModel, FindsTheInnermostEventUnderThePointer) {
