@@ -94,11 +94,12 @@ std::string describeStatus(const grpc::Status& status, const AgentEndpoint& endp
 }
 
 JournalFollower::JournalFollower(AgentClient& client, std::string jobId, uint64_t fromSeq, OnRecords onRecords,
-                                 OnEnd onEnd)
+                                 OnEnd onEnd, OnConnection onConnection)
     : client_(client),
       jobId_(std::move(jobId)),
       onRecords_(std::move(onRecords)),
       onEnd_(std::move(onEnd)),
+      onConnection_(std::move(onConnection)),
       nextSeq_(std::max<uint64_t>(fromSeq, 1)) {
   thread_ = std::thread([this] { run(); });
 }
@@ -127,6 +128,7 @@ Clock::time_point JournalFollower::unreachableSince() const {
 
 void JournalFollower::run() {
   auto backoff = std::chrono::milliseconds(100);
+  bool lost = false;  // told onConnection_ the stream broke, and not yet that it is back
   while (!stopping_) {
     grpc::ClientContext context;
     client_.prepare(context);
@@ -156,6 +158,10 @@ void JournalFollower::run() {
         records.push_back(std::move(record));
       }
       if (!records.empty()) onRecords_(records);
+      if (lost) {
+        lost = false;
+        if (onConnection_) onConnection_({true, {}, records.size()});
+      }
       if (reply.job_finished()) finished = true;
     }
     grpc::Status status = reader->Finish();
@@ -173,6 +179,10 @@ void JournalFollower::run() {
       return;
     }
     if (received) backoff = std::chrono::milliseconds(100);
+    if (!lost) {
+      lost = true;
+      if (onConnection_) onConnection_({false, describeStatus(status, client_.endpoint()), 0});
+    }
     {
       std::unique_lock lock(mutex_);
       if (unreachableSince_ == Clock::time_point{} && !received) unreachableSince_ = Clock::now();

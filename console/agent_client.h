@@ -60,8 +60,16 @@ class JournalFollower {
  public:
   using OnRecords = std::function<void(const std::vector<v1::Record>&)>;
   using OnEnd = std::function<void(const grpc::Status&)>;  // OK: the job finished
+  // The stream broke and the follower is reconnecting, or it is back: for a banner a person reads.
+  struct ConnectionChange {
+    bool connected = false;   // false: lost, reconnecting; true: back
+    std::string why;          // when lost: what broke it
+    uint64_t backfilled = 0;  // when back: records the first batch after reconnecting brought (what piled up)
+  };
+  using OnConnection = std::function<void(const ConnectionChange&)>;
 
-  JournalFollower(AgentClient& client, std::string jobId, uint64_t fromSeq, OnRecords onRecords, OnEnd onEnd);
+  JournalFollower(AgentClient& client, std::string jobId, uint64_t fromSeq, OnRecords onRecords, OnEnd onEnd,
+                  OnConnection onConnection = {});
   ~JournalFollower();  // stop() and wait for the thread
   JournalFollower(const JournalFollower&) = delete;
   JournalFollower& operator=(const JournalFollower&) = delete;
@@ -81,6 +89,7 @@ class JournalFollower {
   const std::string jobId_;
   OnRecords onRecords_;
   OnEnd onEnd_;
+  OnConnection onConnection_;
   std::atomic<uint64_t> nextSeq_;
   std::atomic<uint64_t> reconnects_{0};
   std::atomic<bool> stopping_{false};

@@ -132,7 +132,7 @@ void Launcher::start() {
     auto* slots = plan_.spec.add_hosts();
     slots->set_host(h.host);
     slots->set_slots(static_cast<uint32_t>(h.slots));
-    slots->set_agent_port(static_cast<uint32_t>(plan_.agentPort));
+    slots->set_agent_port(static_cast<uint32_t>(endpointFor(h.host).port));
   }
   if (auto errors = validateJobSpec(plan_.spec); !errors.empty()) throw InputError("invalid job: " + describe(errors));
 
@@ -144,7 +144,7 @@ void Launcher::start() {
   for (const auto& range : ranges) {
     auto host = std::make_unique<Host>();
     host->index = hosts_.size();
-    host->client = std::make_unique<AgentClient>(AgentEndpoint{range.host, plan_.agentPort, plan_.token, plan_.tlsCaPem});
+    host->client = std::make_unique<AgentClient>(endpointFor(range.host));
     hosts_.push_back(std::move(host));
     placements_.push_back({range.host, range.firstRank, range.localRanks, {}});
   }
@@ -158,8 +158,18 @@ void Launcher::start() {
     Host* h = host.get();
     h->follower = std::make_unique<JournalFollower>(
         *h->client, plan_.jobId, 1, [this, h](const std::vector<v1::Record>& records) { onRecords(*h, records); },
-        [this, h](const grpc::Status& status) { onEnd(*h, status); });
+        [this, h](const grpc::Status& status) { onEnd(*h, status); },
+        [this, h](const JournalFollower::ConnectionChange& change) { onConnection(*h, change); });
   }
+}
+
+AgentEndpoint Launcher::endpointFor(const std::string& host) const {
+  if (embedded_) return AgentEndpoint{host, plan_.agentPort, {}, {}};
+  auto it = plan_.agents.find(host);
+  if (it == plan_.agents.end()) return AgentEndpoint{host, plan_.agentPort, plan_.token, plan_.tlsCaPem};
+  AgentEndpoint endpoint = it->second;
+  endpoint.host = host;
+  return endpoint;
 }
 
 void Launcher::checkHosts() {
@@ -265,6 +275,31 @@ void Launcher::onEnd(Host& host, const grpc::Status& status) {
     }
   }
   changed_.notify_all();
+}
+
+void Launcher::onConnection(Host& host, const JournalFollower::ConnectionChange& change) {
+  std::lock_guard lock(sinkMutex_);
+  const std::string& name = placements_[host.index].host;
+  for (auto* sink : sinks_) {
+    if (change.connected) {
+      sink->onConnectionRestored(plan_.jobId, name, change.backfilled);
+    } else {
+      sink->onConnectionLost(plan_.jobId, name, change.why);
+    }
+  }
+}
+
+std::string Launcher::control(v1::ControlRequest::Action action) {
+  std::string problems;
+  for (auto& host : hosts_) {
+    if (!host->launched) continue;
+    grpc::Status status = host->client->control(plan_.jobId, -1, action);
+    if (!status.ok()) {
+      problems += (problems.empty() ? "" : "; ") + std::string("host ") + placements_[host->index].host + ": " +
+                  describeStatus(status, host->client->endpoint());
+    }
+  }
+  return problems;
 }
 
 void Launcher::stopAllAfterFailure() {

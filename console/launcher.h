@@ -32,6 +32,8 @@ struct LaunchPlan {
   int agentPort = agent::kDefaultAgentPort;
   std::string token;              // the agents' bearer token
   std::string tlsCaPem;           // CA that signed the agents' certificates
+  // Agents reached otherwise than agentPort/token/tlsCaPem (the console's Hosts page), by host name as in `hosts`.
+  std::map<std::string, AgentEndpoint> agents;
   std::string jobId;              // empty: a new unique id
   // For the embedded agent only; empty: the defaults (worker beside this program, XDG state dir).
   std::string workerPath;
@@ -84,6 +86,9 @@ class Launcher {
   void start();
   // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns at once.
   void stop(double graceS = 5);
+  // Sends `action` (timeline on/off, checkpoint now) to every rank on every host. Returns what failed, host by
+  // host, for a person; empty when every host took it. Blocks on the network: not for a GUI thread.
+  std::string control(v1::ControlRequest::Action action);
   // The outcome once every host's ranks have exited, or nullopt after `timeout`.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
   JobOutcome wait();
@@ -104,6 +109,8 @@ class Launcher {
   void launchAll();
   void onRecords(Host& host, const std::vector<v1::Record>& records);
   void onEnd(Host& host, const grpc::Status& status);
+  void onConnection(Host& host, const JournalFollower::ConnectionChange& change);
+  AgentEndpoint endpointFor(const std::string& host) const;
   void stopAllAfterFailure();
   JobOutcome outcomeLocked() const;
 

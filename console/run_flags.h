@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The words of `ringmaster run`: launch flags (-np, -H, --hostfile, agent port, token, TLS CA, ...), outputs and
+// every job flag (addJobFlags), parsed with CLI11 into a LaunchPlan. The console takes them too, so that
+// `ringmaster-gui --run -- <flags>` starts exactly the job `ringmaster run <flags>` would.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "common/job_spec.h"
+#include "console/launcher.h"
+
+namespace ringmaster::console {
+
+struct RunFlags {
+  int ranks = 1;
+  std::string hostList;
+  std::string hostfile;
+  int agentPort = agent::kDefaultAgentPort;
+  std::string tokenFile;
+  std::string tlsCa;
+  std::string summaryJson;  // write the run summary as JSON here at the end
+  std::string timeline;     // write every rank's timeline as a Chrome trace here (turns the timeline on)
+  std::string jobId;
+  std::string worker;
+  std::string stateDir;
+  std::string store;  // run history file; empty: the user's
+  bool noStore = false;
+  v1::JobSpec spec = defaultJobSpec();
+};
+
+// Registers the flags on `app`, writing into `flags` as CLI11 parses.
+void addRunFlags(CLI::App& app, RunFlags& flags);
+
+// Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError with
+// CLI11's message for a bad flag; "--help" throws InputError holding the help text.
+RunFlags parseRunFlags(std::vector<std::string> args);
+
+// The plan `flags` describe: host list or hostfile parsed, token and CA read. Throws InputError naming the flag.
+LaunchPlan launchPlan(const RunFlags& flags);
+
+// The name a run gets in the history, as `ringmaster run` names it: the job id when given, else "<model> <engine> xN".
+std::string runName(const RunFlags& flags);
+
+}  // namespace ringmaster::console
