@@ -11,10 +11,21 @@ namespace ringmaster::diagnosis {
 
 namespace {
 
+// The standard error of the median of n normal values is about sqrt(pi / 2) sigma / sqrt(n).
+constexpr double kMedianStandardError = 1.2533141373155;
+
 struct Robust {
   double median = 0;
   double sigma = 0;
 };
+
+// The level that a majority of a window's values reach: the median, and for an even count the lower of the two
+// middle values, so that a burst of hiccups filling exactly half the window is not "most of the window".
+double majorityLevel(std::vector<double> values) {
+  const auto middle = values.begin() + std::ptrdiff_t((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
 
 // Median and robust spread of one step's values across ranks. With two ranks the MAD only restates their
 // difference, so the noise floor alone stands for the spread.
@@ -75,46 +86,80 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
     total[r] = double(s.total_ns());
   }
   bool haveComm = std::all_of(pending.commNs.begin(), pending.commNs.end(), [](double v) { return v > 0; });
-  Robust ownStats = robust(own, config_.noiseFloor);
-  Robust commStats = haveComm ? robust(pending.commNs, config_.noiseFloor) : Robust{};
+  Robust commStats = haveComm ? robust(pending.commNs, config_.commNoiseFloor) : Robust{};
+  double medianOwn = stats::median(own);
   double medianCompute = stats::median(compute);
   double medianData = stats::median(data);
   double medianTotal = stats::median(total);
 
   for (size_t r = 0; r < n; ++r) {
-    StepScore score;
-    score.step = step;
-    score.ownScore = (own[r] - ownStats.median) / ownStats.sigma;
-    score.ownSlowdown = ownStats.median > 0 ? own[r] / ownStats.median - 1 : 0;
+    StepExcess excess;
+    excess.step = step;
+    excess.own = own[r] - medianOwn;
+    excess.medianOwn = medianOwn;
     if (haveComm) {
-      score.commScore = (pending.commNs[r] - commStats.median) / commStats.sigma;
-      score.commSlowdown = commStats.median > 0 ? pending.commNs[r] / commStats.median - 1 : 0;
+      excess.commScore = (pending.commNs[r] - commStats.median) / commStats.sigma;
+      excess.commSlowdown = commStats.median > 0 ? pending.commNs[r] / commStats.median - 1 : 0;
     }
-    updateEpisode(int(r), score, pending, ownStats.median, medianCompute, medianData, commStats.median,
+    auto& window = ranks_[r].window;
+    window.push_back(excess);
+    if (window.size() > config_.window) window.pop_front();
+  }
+  // Every rank's window holds the same steps: a step is evaluated once all ranks have reported it.
+  if (ranks_[0].window.size() < config_.window) return;
+  const std::vector<WindowScore> scores = scoreWindows(step);
+  for (size_t r = 0; r < n; ++r) {
+    updateEpisode(int(r), scores[r], pending, medianOwn, medianCompute, medianData, commStats.median,
                   medianTotal);
   }
 }
 
-void StragglerDetector::updateEpisode(int rank, const StepScore& score, const PendingStep& pending,
+std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint64_t step) const {
+  const size_t n = ranks_.size();
+  std::vector<double> windowExcess(n), residuals, medians;
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<double> values;
+    for (const auto& s : ranks_[r].window) values.push_back(s.own);
+    windowExcess[r] = majorityLevel(values);
+    for (double v : values) residuals.push_back(std::fabs(v - windowExcess[r]));
+  }
+  for (const auto& s : ranks_[0].window) medians.push_back(s.medianOwn);
+  const double typical = stats::median(medians);
+  // How far a window median wanders by chance, from every rank's step-to-step scatter.
+  const double stepScatter = stats::kMadToSigma * stats::median(residuals);
+  const double standardError = kMedianStandardError * stepScatter / std::sqrt(double(config_.window));
+  // How far ranks' windows differ anyway; with two ranks this would only restate their difference.
+  const double acrossRanks =
+      n > 2 ? stats::kMadToSigma * stats::medianAbsoluteDeviation(windowExcess, stats::median(windowExcess))
+            : 0;
+  const double noise =
+      std::max({std::hypot(standardError, acrossRanks), config_.noiseFloor * std::fabs(typical), 1.0});
+
+  std::vector<WindowScore> scores(n);
+  for (size_t r = 0; r < n; ++r) {
+    WindowScore& score = scores[r];
+    score.step = step;
+    score.ownScore = windowExcess[r] / noise;
+    score.ownSlowdown = typical > 0 ? windowExcess[r] / typical : 0;
+    std::vector<double> commScores, commSlowdowns;
+    for (const auto& s : ranks_[r].window) {
+      commScores.push_back(s.commScore);
+      commSlowdowns.push_back(s.commSlowdown);
+    }
+    score.commScore = majorityLevel(commScores);
+    score.commSlowdown = majorityLevel(commSlowdowns);
+  }
+  return scores;
+}
+
+void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const PendingStep& pending,
                                       double medianOwn, double medianCompute, double medianData,
                                       double medianComm, double medianTotal) {
   RankState& state = ranks_[size_t(rank)];
-  state.window.push_back(score);
-  if (state.window.size() > config_.window) state.window.pop_front();
-  if (state.window.size() < config_.window) return;
-
-  std::vector<double> ownScores, ownSlowdowns, commScores, commSlowdowns;
-  for (const auto& s : state.window) {
-    ownScores.push_back(s.ownScore);
-    ownSlowdowns.push_back(s.ownSlowdown);
-    commScores.push_back(s.commScore);
-    commSlowdowns.push_back(s.commSlowdown);
-  }
-  double ownScore = stats::median(ownScores);
-  bool slowOwn = ownScore >= config_.minScore && stats::median(ownSlowdowns) >= config_.minSlowdown;
+  bool slowOwn = score.ownScore >= config_.minScore && score.ownSlowdown >= config_.minSlowdown;
   // Slow communication at equal own time: a slow link or NIC on this rank.
-  bool slowComm = !slowOwn && stats::median(commScores) >= config_.minScore &&
-                  stats::median(commSlowdowns) >= 2 * config_.minSlowdown && std::fabs(ownScore) < 1.5;
+  bool slowComm = !slowOwn && score.commScore >= config_.minScore &&
+                  score.commSlowdown >= 2 * config_.minSlowdown && std::fabs(score.ownScore) < 1.5;
 
   bool slowNow = state.current ? (state.current->communication ? slowComm : slowOwn) : (slowOwn || slowComm);
   state.slowRun = slowNow ? state.slowRun + 1 : 0;
@@ -133,10 +178,13 @@ void StragglerDetector::updateEpisode(int rank, const StepScore& score, const Pe
   if (!state.current) {
     Episode episode;
     episode.communication = slowComm;
-    // The episode began at the first step of the window that already looked slow.
+    // The episode began at the first step of the window that already looked slow: for own time, more than
+    // half as slow as the window; for communication, a step that scored high on its own.
     episode.sinceStep = score.step;
     for (const auto& s : state.window) {
-      if ((slowComm ? s.commScore : s.ownScore) >= config_.minScore) {
+      const bool slow = slowComm ? s.commScore >= config_.minScore
+                                 : s.medianOwn > 0 && s.own / s.medianOwn >= score.ownSlowdown / 2;
+      if (slow) {
         episode.sinceStep = s.step;
         break;
       }
@@ -146,7 +194,9 @@ void StragglerDetector::updateEpisode(int rank, const StepScore& score, const Pe
   Episode& e = *state.current;
   e.lastStep = score.step;
   ++e.steps;
-  e.slowdownSum += e.communication ? score.commSlowdown : score.ownSlowdown;
+  // The finding quotes each step's own slowdown, not the window's (which lags at an episode's start).
+  const StepExcess& now = state.window.back();
+  e.slowdownSum += e.communication ? now.commSlowdown : (now.medianOwn > 0 ? now.own / now.medianOwn : 0);
   e.scoreSum += e.communication ? score.commScore : score.ownScore;
   e.excessOwnNs += compute + double(sample.data_ns()) - medianOwn;
   e.excessComputeNs += compute - medianCompute;

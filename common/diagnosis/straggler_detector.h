@@ -2,11 +2,21 @@
 // Finds ranks that are persistently slower than the others.
 //
 // All-reduce makes every rank's wall time equal, so the detector looks at what a rank does before it waits:
-// its own time per step (data wait + forward + backward). For each step that every rank has reported, each rank
-// gets a robust score against the ranks' median: (x - median) / sigma, where sigma is the scaled median absolute
-// deviation (never below a noise floor, since identical ranks make the MAD collapse). A rank whose score and
-// slowdown stay high over a window of steps (their medians, so one hiccup does not count) is a straggler.
-// A rank whose all-reduce latency is high at equal own time is a communication straggler.
+// its own time per step (data wait + forward + backward). For each step that every rank has reported, each
+// rank's excess is its own time minus the median rank's (what the whole job felt that step cancels out). A
+// rank is judged over a window of steps, not step by step: its window excess is the level most of its per-step
+// excesses reach (their median; one hiccup, or a burst filling half the window, does not count), scored
+// against the noise such a median has. That noise combines how much any rank's excess wanders from step to
+// step (the scaled median absolute deviation around each rank's own window level, over sqrt(window)) and,
+// with three or more ranks, how much the ranks' window excesses differ anyway (one CPU a little slower than
+// another); it is never below a floor, since identical ranks make both collapse. Judging windows matters with
+// few ranks on a noisy machine: four ranks' spread in one step says little, while a rank that is slow step
+// after step stands out. A rank whose score and slowdown stay high is a straggler.
+//
+// A rank whose all-reduce latency is high at equal own time is a communication straggler. Latency is mostly
+// the wait for the slowest rank, which differs for good between ranks whose own times differ, so it keeps a
+// per-step score against the step's spread across ranks (median absolute deviation, with its own floor), the
+// window deciding by the level most of those scores reach.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +33,11 @@ namespace ringmaster::diagnosis {
 namespace v1 = ::ringmaster::v1;
 
 struct StragglerConfig {
-  size_t window = 8;            // steps whose median score decides (steps)
+  size_t window = 8;            // steps that decide together (steps)
   double minScore = 3.5;        // robust z-score a slow rank must exceed (dimensionless)
   double minSlowdown = 0.05;    // and its own time must be this much above the median (fraction)
-  double noiseFloor = 0.015;    // sigma is at least this fraction of the median (fraction)
+  double noiseFloor = 0.025;    // a window's noise is at least this part of the median own time (fraction)
+  double commNoiseFloor = 0.015;  // a step's spread of latency is at least this fraction of its median
   size_t confirmSteps = 3;      // consecutive steps the window must say "slow" (or "not slow") to change state
   uint64_t warmupSteps = 3;     // first steps ignored (allocator warm-up, first batches) (steps)
   size_t maxPendingSteps = 512; // steps waiting for a missing rank before they are given up (steps)
@@ -46,8 +57,17 @@ class StragglerDetector {
   uint64_t stepsEvaluated() const { return stepsEvaluated_; }
 
  private:
-  struct StepScore {
+  // One rank's step against the median rank that step.
+  struct StepExcess {
     uint64_t step = 0;
+    double own = 0;        // own time minus the median rank's (ns)
+    double medianOwn = 0;  // the median rank's own time (ns)
+    double commScore = 0;  // all-reduce latency's robust score; 0 without all-reduce ops
+    double commSlowdown = 0;
+  };
+  // One rank over the window.
+  struct WindowScore {
+    uint64_t step = 0;  // the window's last step
     double ownScore = 0;
     double ownSlowdown = 0;
     double commScore = 0;
@@ -65,7 +85,7 @@ class StragglerDetector {
     double scoreSum = 0;
   };
   struct RankState {
-    std::deque<StepScore> window;
+    std::deque<StepExcess> window;
     std::optional<Episode> current;
     size_t slowRun = 0;    // consecutive evaluations that looked slow
     size_t fastRun = 0;    // and that did not
@@ -77,7 +97,9 @@ class StragglerDetector {
   };
 
   void evaluate(uint64_t step, PendingStep& pending);
-  void updateEpisode(int rank, const StepScore& score, const PendingStep& pending, double medianOwn,
+  // Scores every rank's window of own time; the windows are full.
+  std::vector<WindowScore> scoreWindows(uint64_t step) const;
+  void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,
                      double medianCompute, double medianData, double medianComm, double medianTotal);
   v1::Finding describe(int rank, const Episode& episode) const;
 
