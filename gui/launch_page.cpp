@@ -83,6 +83,10 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   ranks_ = static_cast<QSpinBox*>(add(QStringLiteral("world_size"), integer(this, 1, 4096)));
   hosts_ = static_cast<QLineEdit*>(add(QStringLiteral("hosts"), new QLineEdit(this)));
   hosts_->setPlaceholderText(tr("this machine; or host1:4,host2:4"));
+  useConnected_ = new QPushButton(tr("Use connected hosts"), this);
+  useConnected_->setObjectName(QStringLiteral("useConnectedHosts"));
+  useConnected_->setEnabled(false);
+  useConnected_->setToolTip(tr("Connect to remote agents on the Hosts page first"));
   batch_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.batch_size"), integer(this, 1, 65536)));
   optimizer_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.optimizer"), choices(this, {"sgd", "adam"})));
   lr_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.lr"), number(this, 0, 10, 6)));
@@ -120,7 +124,10 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   jobForm->addRow(tr("Data"), dataset_);
   jobForm->addRow(tr("Data folder"), dataDir_);
   jobForm->addRow(tr("Ranks"), ranks_);
-  jobForm->addRow(tr("Hosts"), hosts_);
+  auto* hostsRow = new QHBoxLayout;
+  hostsRow->addWidget(hosts_, 1);
+  hostsRow->addWidget(useConnected_);
+  jobForm->addRow(tr("Hosts"), hostsRow);
 
   auto* training = new QGroupBox(tr("Training"), this);
   auto* trainForm = new QFormLayout(training);
@@ -216,6 +223,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
     if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) connect(d, &QDoubleSpinBox::valueChanged, this, &LaunchPage::revalidate);
     if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &LaunchPage::revalidate);
   }
+  connect(useConnected_, &QPushButton::clicked, this, &LaunchPage::useConnectedHosts);
   connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
   connect(launch_, &QPushButton::clicked, this, [this] {
     if (problems().isEmpty()) Q_EMIT launchRequested(spec());
@@ -399,6 +407,17 @@ void LaunchPage::setLaunchEnabled(bool enabled, const QString& why) {
   launchEnabled_ = enabled;
   launchBlockedWhy_ = why;
   revalidate();
+}
+
+void LaunchPage::setConnectedHosts(const QStringList& hostSlots) {
+  connectedHosts_ = hostSlots;
+  useConnected_->setEnabled(!hostSlots.isEmpty());
+  useConnected_->setToolTip(hostSlots.isEmpty() ? tr("Connect to remote agents on the Hosts page first")
+                                                : hostSlots.join(QStringLiteral(", ")));
+}
+
+void LaunchPage::useConnectedHosts() {
+  if (!connectedHosts_.isEmpty()) hosts_->setText(connectedHosts_.join(QLatin1Char(',')));
 }
 
 void LaunchPage::savePreset(const QString& name) {

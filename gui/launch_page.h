@@ -40,6 +40,10 @@ class LaunchPage : public QWidget {
   // Fields by spec path, for tests that fill the form as a user would.
   QWidget* field(const QString& name) const { return fields_.value(name); }
   void setLaunchEnabled(bool enabled, const QString& why = {});
+  // The remote hosts the Hosts page is connected to, as "host:slots"; "Use connected hosts" puts them in the
+  // Hosts field.
+  void setConnectedHosts(const QStringList& hostSlots);
+  void useConnectedHosts();
 
  Q_SIGNALS:
   void launchRequested(const v1::JobSpec& spec);
@@ -58,6 +62,8 @@ class LaunchPage : public QWidget {
   QLineEdit* dataDir_;
   QSpinBox* ranks_;
   QLineEdit* hosts_;
+  QPushButton* useConnected_;
+  QStringList connectedHosts_;
   QSpinBox* batch_;
   QComboBox* optimizer_;
   QDoubleSpinBox* lr_;

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A run launched from this console: the launcher (embedded agent or remote hosts) on its own threads, each batch
 // of records stored in the run history and diagnosed by console::RunIngest where it arrives (off the GUI
-// thread), then handed to the GUI thread as a queued call with the current findings.
+// thread), then handed to the GUI thread as a queued call with the current findings. Lost and restored watch
+// streams, and the answers to timeline on/off, arrive as queued signals too.
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <functional>
+#include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -18,7 +22,18 @@
 #include "console/launcher.h"
 #include "console/record_sink.h"
 
+namespace ringmaster::console {
+class RunSummaryBuilder;
+class TimelineSink;
+}  // namespace ringmaster::console
+
 namespace ringmaster::gui {
+
+// Files a run writes besides the history, as `ringmaster run --summary-json FILE --timeline FILE` do.
+struct LiveRunFiles {
+  std::string summaryJson;  // the run summary, written when the run ends
+  std::string timeline;     // every rank's timeline as a Chrome trace, written as it arrives
+};
 
 class LiveRun : public QObject, public console::RecordSink {
   Q_OBJECT
@@ -27,34 +42,57 @@ class LiveRun : public QObject, public console::RecordSink {
   // Records (and the findings so far) arrive on the GUI thread through this.
   using OnRecords = std::function<void(const std::vector<v1::Record>&, const std::vector<v1::Finding>&)>;
 
-  LiveRun(console::LaunchPlan plan, QString storePath, OnRecords onRecords, QObject* parent = nullptr);
+  LiveRun(console::LaunchPlan plan, QString storePath, OnRecords onRecords, QObject* parent = nullptr,
+          LiveRunFiles files = {});
   // Stops the job if it still runs (ranks of the embedded agent cannot outlive this console).
   ~LiveRun() override;
 
   // Creates the run in the store, starts the ranks and follows them; all off the GUI thread.
   void start();
   void stop();
+  // Asks every rank to start or stop recording its timeline (the agents' Control call, off the GUI thread);
+  // timelineRecording() says how it went.
+  void setTimelineRecording(bool on);
+  // Breaks every host's watch stream as a network fault would; the launcher reconnects and backfills.
+  void dropConnections();
 
   int64_t runId() const { return runId_; }
   const QString& jobId() const { return jobId_; }
   bool finished() const { return finished_; }
+  bool onThisMachine() const { return plan_.hosts.empty(); }
+  // Records that arrived out of sequence: a gap or a repeat in a host's journal (should stay 0).
+  uint64_t sequenceFaults() const { return sequenceFaults_.load(); }
 
   void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void onConnectionLost(const std::string& jobId, const std::string& host, const std::string& why) override;
+  void onConnectionRestored(const std::string& jobId, const std::string& host, uint64_t backfilled) override;
 
  Q_SIGNALS:
-  void started(int64_t runId, const QString& jobId);
+  // `hosts`: where the ranks run, e.g. {"node1 (ranks 0-3)", "node2 (ranks 4-7)"}.
+  void started(int64_t runId, const QString& jobId, const QStringList& hosts);
   void failedToStart(const QString& message);
   // status: "finished", "failed" or "stopped".
   void ended(const QString& status, const QString& message);
+  void connectionLost(const QString& host, const QString& why);
+  void connectionRestored(const QString& host, qulonglong backfilled);
+  // The answer to setTimelineRecording(): `problem` is empty when every host took it.
+  void timelineRecording(bool on, const QString& problem);
 
  private:
   console::LaunchPlan plan_;
   QString storePath_;
   OnRecords onRecords_;
+  LiveRunFiles files_;
   std::unique_ptr<console::Launcher> launcher_;
   std::unique_ptr<console::RunIngest> ingest_;  // stores and diagnoses; serialises its own calls
+  std::unique_ptr<console::RunSummaryBuilder> summary_;
+  std::unique_ptr<console::TimelineSink> timeline_;
   std::mutex mutex_;                                    // guards launcher_ between start, stop and destruction
+  bool launched_ = false;                               // launcher_ started its ranks; guarded by mutex_
   std::shared_ptr<std::thread> runner_;
+  std::list<std::thread> controls_;                     // Control calls in flight; joined before launcher_ goes
+  std::map<std::string, uint64_t> nextSeq_;             // by host; touched by the launcher's sink calls only
+  std::atomic<uint64_t> sequenceFaults_{0};
   int64_t runId_ = 0;
   QString jobId_;
   std::atomic<bool> finished_{false};

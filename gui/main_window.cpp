@@ -10,12 +10,15 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <google/protobuf/util/json_util.h>
 
 #include "agent/host_info.h"
 #include "common/horovod_timeline_reader.h"
+#include "console/host_check.h"
 #include "console/store_location.h"
 #include "gui/background.h"
 #include "gui/compare_page.h"
@@ -42,6 +45,8 @@ bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Findi
   }
   return true;
 }
+
+constexpr int kReconnectedBannerMs = 5000;
 
 QString workerBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
@@ -81,6 +86,16 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   pages_->addTab(logs_, tr("Logs"));
   pages_->addTab(runs_, tr("Runs"));
 
+  // Timeline recording of the live run, beside the page tabs so that every page offers it.
+  timelineButton_ = new QToolButton(this);
+  timelineButton_->setObjectName(QStringLiteral("recordTimeline"));
+  timelineButton_->setText(tr("Record timeline"));
+  timelineButton_->setCheckable(true);
+  timelineButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  timelineButton_->setToolTip(tr("Start or stop recording every rank's timeline on the live run"));
+  pages_->setCornerWidget(timelineButton_, Qt::TopRightCorner);
+  updateLiveControls();
+
   banner_ = new QLabel(this);
   banner_->setWordWrap(true);
   banner_->setMargin(6);
@@ -98,13 +113,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     setBanner(tr("Run history: %1").arg(message), true);
     Q_EMIT problem(message);
   });
-  connect(launch_, &LaunchPage::launchRequested, this, &MainWindow::launch);
+  connect(launch_, &LaunchPage::launchRequested, this, qOverload<const v1::JobSpec&>(&MainWindow::launch));
   connect(dashboard_, &DashboardPage::rankSelected, this, &MainWindow::selectRank);
   connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
     if (live_) {
       live_->stop();
       setBanner(tr("Stopping the run…"));
     }
+  });
+  connect(timelineButton_, &QToolButton::clicked, this, [this](bool on) {
+    if (!live_ || live_->finished()) return;
+    timelineButton_->setEnabled(false);  // until the agents answered
+    live_->setTimelineRecording(on);
   });
   connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
   connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTimeline);
@@ -126,17 +146,28 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(runs_, &RunsPage::deleteRequested, this, [this](int64_t id) {
     store_->post<bool>(this, [id](RunStore& s) { s.deleteRun(id); return true; }, [this](bool) { refreshRuns(); });
   });
-  connect(hosts_, &HostsPage::checkRequested, this, [this](int row) {
-    if (row == 0) checkLocalHost();
+  connect(hosts_, &HostsPage::checkRequested, this, &MainWindow::checkHost);
+  connect(hosts_, &HostsPage::addRequested, this, &MainWindow::addHost);
+  connect(hosts_, &HostsPage::removeRequested, this, [this](int row) {
+    if (row <= 0 || row >= hostsModel_->rowCount()) return;
+    endpoints_.erase(hostsModel_->host(row).address);
+    hostsModel_->removeHost(row);
+    saveHosts();
   });
-  connect(hosts_, &HostsPage::addRequested, this, [this](const console::HostEntry& entry) {
-    const int row = hostsModel_->addHost(entry);
-    hostsModel_->setState(row, console::HostEntry::State::Unknown,
-                          tr("remote launches go through `ringmaster run -H`; this console launches on this machine"));
+  connect(hostsModel_, &QAbstractItemModel::dataChanged, this, [this] {
+    // The Launch page offers the connected hosts, with their cores as slots.
+    QStringList connected;
+    for (int row = 1; row < hostsModel_->rowCount(); ++row) {
+      const console::HostEntry& h = hostsModel_->host(row);
+      auto it = endpoints_.find(h.address);
+      if (h.state != console::HostEntry::State::Connected || it == endpoints_.end()) continue;
+      connected << QStringLiteral("%1:%2").arg(QString::fromStdString(it->second.host)).arg(std::max(1u, h.info.cores()));
+    }
+    launch_->setConnectedHosts(connected);
   });
-  connect(hosts_, &HostsPage::removeRequested, hostsModel_, &console::HostsModel::removeHost);
 
   restoreSettings();
+  restoreHosts();
   refreshRuns();
   checkLocalHost();
 }
@@ -196,6 +227,8 @@ void MainWindow::saveSettings() {
 void MainWindow::setBanner(const QString& text, bool warning) {
   banner_->setVisible(!text.isEmpty());
   banner_->setText(text);
+  banner_->setToolTip({});
+  Q_EMIT bannerChanged(text);
   banner_->setStyleSheet(warning ? QStringLiteral("background: #fbe3d6; color: #7a1f0f;")
                                  : QStringLiteral("background: #dbeafe; color: #12305c;"));
 }
@@ -211,6 +244,88 @@ void MainWindow::checkLocalHost() {
         hostsModel_->setState(0, console::HostEntry::State::Connected);
       },
       [this](const QString& error) { hostsModel_->setState(0, console::HostEntry::State::Unreachable, error); });
+}
+
+QString MainWindow::bannerText() const { return banner_->isVisibleTo(this) ? banner_->text() : QString(); }
+
+void MainWindow::addHost(const console::HostEntry& entry) {
+  if (entry.isLocal()) return;
+  const int row = hostsModel_->addHost(entry);
+  saveHosts();
+  checkHost(row);
+}
+
+void MainWindow::checkHost(int row) {
+  if (row == 0) {
+    checkLocalHost();
+    return;
+  }
+  if (row < 0 || row >= hostsModel_->rowCount()) return;
+  const console::HostEntry entry = hostsModel_->host(row);
+  const int generation = ++checkGeneration_[entry.address];
+  hostsModel_->setState(row, console::HostEntry::State::Connecting);
+  runInBackground<console::HostCheck>(
+      this,
+      [address = entry.address.toStdString(), token = entry.tokenFile.toStdString(), ca = entry.tlsCa.toStdString()] {
+        return console::checkHost(address, token, ca);
+      },
+      [this, address = entry.address, generation](console::HostCheck check) {
+        // The row may have moved (a host removed above it) or gone, or a newer check be under way.
+        const int now = hostsModel_->rowOf(address);
+        if (now < 0 || checkGeneration_[address] != generation) return;
+        if (!check.endpoint.host.empty()) endpoints_[address] = check.endpoint;
+        if (check.reachable) {
+          hostsModel_->setInfo(now, check.info);
+          hostsModel_->setState(now, console::HostEntry::State::Connected);
+        } else {
+          hostsModel_->setState(now, console::HostEntry::State::Unreachable, QString::fromStdString(check.message));
+        }
+        Q_EMIT hostChecked(now);
+      },
+      [this, address = entry.address](const QString& error) {
+        const int now = hostsModel_->rowOf(address);
+        if (now < 0) return;
+        hostsModel_->setState(now, console::HostEntry::State::Unreachable, error);
+        Q_EMIT hostChecked(now);
+      });
+}
+
+void MainWindow::saveHosts() {
+  QSettings settings;
+  settings.beginWriteArray(QStringLiteral("hosts"), hostsModel_->rowCount() - 1);
+  for (int row = 1; row < hostsModel_->rowCount(); ++row) {
+    const console::HostEntry& h = hostsModel_->host(row);
+    settings.setArrayIndex(row - 1);
+    settings.setValue(QStringLiteral("address"), h.address);
+    settings.setValue(QStringLiteral("tokenFile"), h.tokenFile);
+    settings.setValue(QStringLiteral("tlsCa"), h.tlsCa);
+  }
+  settings.endArray();
+}
+
+void MainWindow::restoreHosts() {
+  QSettings settings;
+  const int count = settings.beginReadArray(QStringLiteral("hosts"));
+  std::vector<console::HostEntry> saved;
+  for (int i = 0; i < count; ++i) {
+    settings.setArrayIndex(i);
+    console::HostEntry entry;
+    entry.address = settings.value(QStringLiteral("address")).toString();
+    entry.tokenFile = settings.value(QStringLiteral("tokenFile")).toString();
+    entry.tlsCa = settings.value(QStringLiteral("tlsCa")).toString();
+    if (!entry.address.isEmpty()) saved.push_back(entry);
+  }
+  settings.endArray();
+  for (const auto& entry : saved) checkHost(hostsModel_->addHost(entry));
+}
+
+void MainWindow::updateLiveControls() {
+  const bool running = live_ && !live_->finished() && !live_->jobId().isEmpty();
+  timelineButton_->setEnabled(running);
+  if (!running) {
+    QSignalBlocker block(timelineButton_);
+    timelineButton_->setChecked(false);
+  }
 }
 
 void MainWindow::refreshRuns() {
@@ -267,37 +382,93 @@ void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QStri
 }
 
 void MainWindow::launch(const v1::JobSpec& spec) {
+  console::LaunchPlan plan;
+  plan.spec = spec;
+  for (const auto& h : spec.hosts()) {
+    plan.hosts.push_back(HostSlots{h.host(), static_cast<int>(h.slots())});
+    // A host on the Hosts page is reached as it was there: its port, token and CA.
+    for (const auto& [address, endpoint] : endpoints_) {
+      const int row = hostsModel_->rowOf(address);
+      if (endpoint.host != h.host() || row < 0) continue;
+      const bool connected = hostsModel_->host(row).state == console::HostEntry::State::Connected;
+      if (connected || !plan.agents.count(h.host())) plan.agents[h.host()] = endpoint;
+    }
+  }
+  launch(plan);
+}
+
+void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFiles& files) {
   if (live_ && !live_->finished()) {
     setBanner(tr("A run is already in progress; stop it before launching another."), true);
     return;
   }
-  console::LaunchPlan plan;
-  plan.spec = spec;
-  plan.workerPath = options_.workerPath.toStdString();
-  plan.stateDir = options_.stateDir.toStdString();
-  for (const auto& h : spec.hosts()) plan.hosts.push_back(HostSlots{h.host(), static_cast<int>(h.slots())});
+  console::LaunchPlan plan = launchPlan;
+  const v1::JobSpec& spec = plan.spec;
+  if (plan.workerPath.empty()) plan.workerPath = options_.workerPath.toStdString();
+  if (plan.stateDir.empty()) plan.stateDir = options_.stateDir.toStdString();
   live_.reset();
-  live_ = std::make_unique<LiveRun>(plan, options_.storePath,
-                                    [this](const std::vector<v1::Record>& records,
-                                           const std::vector<v1::Finding>& findings) { ingestLive(records, findings); });
+  live_ = std::make_unique<LiveRun>(
+      plan, options_.storePath,
+      [this](const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
+        ingestLive(records, findings);
+      },
+      nullptr, files);
   const QString name = QString::fromStdString(spec.name().empty() ? std::string("unnamed run") : spec.name());
-  connect(live_.get(), &LiveRun::started, this, [this, name](int64_t runId, const QString& jobId) {
-    setBanner(tr("Run %1 (%2) is running on this machine.").arg(runId).arg(jobId));
+  const bool recordFromStart = spec.timeline();
+  connect(live_.get(), &LiveRun::started, this, [this, name, recordFromStart](int64_t runId, const QString& jobId,
+                                                                              const QStringList& hosts) {
+    if (live_->onThisMachine()) {
+      setBanner(tr("Run %1 (%2) is running on this machine.").arg(runId).arg(jobId));
+    } else {
+      setBanner(tr("Run %1 (%2) is running on %3.").arg(runId).arg(jobId).arg(hosts.join(QStringLiteral(", "))));
+    }
+    updateLiveControls();
+    timelineButton_->setChecked(recordFromStart);
     showRunData(std::make_unique<console::RunData>(), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
     pages_->setCurrentWidget(dashboard_);
     refreshRuns();
   });
   connect(live_.get(), &LiveRun::failedToStart, this, [this](const QString& message) {
     setBanner(tr("The run could not start: %1").arg(message), true);
+    updateLiveControls();
     Q_EMIT liveRunEnded(QStringLiteral("failed"));
   });
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     setBanner(tr("The run ended: %1. %2").arg(status, message), status != QLatin1String("finished"));
+    updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();
     Q_EMIT liveRunEnded(status);
   });
-  setBanner(tr("Starting %n rank(s) on this machine…", nullptr, static_cast<int>(spec.world_size())));
+  // The watch of a host's journal broke: the launcher reconnects and backfills by itself; say so meanwhile.
+  connect(live_.get(), &LiveRun::connectionLost, this, [this](const QString& host, const QString& why) {
+    setBanner(tr("Connection to %1 lost — reconnecting…").arg(host), true);
+    banner_->setToolTip(why);
+  });
+  connect(live_.get(), &LiveRun::connectionRestored, this, [this](const QString& host, qulonglong backfilled) {
+    const QString text =
+        tr("Reconnected to %1; backfilled %n record(s).", nullptr, static_cast<int>(backfilled)).arg(host);
+    setBanner(text);
+    QTimer::singleShot(kReconnectedBannerMs, this, [this, text] {
+      if (banner_->text() == text) setBanner({});
+    });
+  });
+  connect(live_.get(), &LiveRun::timelineRecording, this, [this](bool on, const QString& problem) {
+    updateLiveControls();
+    if (problem.isEmpty()) {
+      setBanner(on ? tr("Recording the timeline on every rank.") : tr("Timeline recording stopped."));
+      return;
+    }
+    QSignalBlocker block(timelineButton_);
+    timelineButton_->setChecked(!on);
+    setBanner(tr("Could not turn the timeline %1: %2").arg(on ? tr("on") : tr("off"), problem), true);
+  });
+  if (plan.hosts.empty()) {
+    setBanner(tr("Starting %n rank(s) on this machine…", nullptr, static_cast<int>(spec.world_size())));
+  } else {
+    setBanner(tr("Starting %n rank(s)…", nullptr, static_cast<int>(spec.world_size())));
+  }
+  updateLiveControls();
   live_->start();
 }
 

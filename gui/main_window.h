@@ -5,16 +5,20 @@
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
 
+#include "console/agent_client.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
 #include "console/log_model.h"
 #include "console/run_data.h"
 #include "console/runs_model.h"
+#include "gui/live_run.h"
 
 class QLabel;
 class QTabWidget;
+class QToolButton;
 
 namespace ringmaster::gui {
 
@@ -23,7 +27,6 @@ class DashboardPage;
 class FindingsPage;
 class HostsPage;
 class LaunchPage;
-class LiveRun;
 class LogsPage;
 class RunsPage;
 class StoreAccess;
@@ -46,8 +49,15 @@ class MainWindow : public QMainWindow {
 
   // Opens a stored run in every view (loaded off the GUI thread); runShown() tells when it is there.
   void openRun(int64_t runId);
-  // Launches `spec` on this machine (the embedded agent) and shows it live.
+  // Launches `spec` and shows it live: on its hosts (reached as the Hosts page connects to them), or on this
+  // machine through the embedded agent when it names none.
   void launch(const v1::JobSpec& spec);
+  // Launches a plan made elsewhere (`ringmaster-gui --run -- <flags of ringmaster run>`) and shows it live.
+  void launch(const console::LaunchPlan& plan, const LiveRunFiles& files = {});
+  // Adds a remote agent to the Hosts page (remembered in the settings) and connects to it.
+  void addHost(const console::HostEntry& entry);
+  // Connects to the host of `row` again, off the GUI thread: Connecting, then Connected or Unreachable.
+  void checkHost(int row);
   // Emphasises `rank` in every view; -1 for none.
   void selectRank(int rank);
   // Renders every page to DIR/<page>.png; returns the files written.
@@ -58,6 +68,8 @@ class MainWindow : public QMainWindow {
 
   // For tests and the screenshot tool.
   QTabWidget* pages() const { return pages_; }
+  HostsPage* hostsPage() const { return hosts_; }
+  console::HostsModel* hostsModel() const { return hostsModel_; }
   LaunchPage* launchPage() const { return launch_; }
   DashboardPage* dashboardPage() const { return dashboard_; }
   TimelinePage* timelinePage() const { return timeline_; }
@@ -71,6 +83,9 @@ class MainWindow : public QMainWindow {
   LiveRun* liveRun() const { return live_.get(); }
   StoreAccess* store() const { return store_; }
   int selectedRank() const { return selectedRank_; }
+  // Starts and stops timeline recording on the live run (beside the page tabs).
+  QToolButton* timelineButton() const { return timelineButton_; }
+  QString bannerText() const;
   void refreshRuns();
 
  Q_SIGNALS:
@@ -78,6 +93,9 @@ class MainWindow : public QMainWindow {
   void runsRefreshed();
   void liveRunEnded(const QString& status);
   void problem(const QString& message);
+  void bannerChanged(const QString& text);
+  // A check of the host in `row` ended (its state is Connected or Unreachable).
+  void hostChecked(int row);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -88,6 +106,9 @@ class MainWindow : public QMainWindow {
   void showEvidence(const v1::Finding& finding);
   void setBanner(const QString& text, bool warning = false);
   void checkLocalHost();
+  void saveHosts();
+  void restoreHosts();
+  void updateLiveControls();
   void restoreSettings();
   void saveSettings();
 
@@ -109,6 +130,10 @@ class MainWindow : public QMainWindow {
   RunsPage* runs_;
   std::unique_ptr<console::RunData> run_;
   int64_t shownRunId_ = 0;
+  QToolButton* timelineButton_;
+  // How to reach each remote host (port, token, CA as read by its last check), by the address on the Hosts page.
+  std::map<QString, console::AgentEndpoint> endpoints_;
+  std::map<QString, int> checkGeneration_;  // a check's answer counts only if no newer check of that host began
   std::unique_ptr<LiveRun> live_;
   int selectedRank_ = -1;
   size_t timelineEventsShown_ = 0;

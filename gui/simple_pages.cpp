@@ -63,6 +63,12 @@ HostsPage::HostsPage(console::HostsModel* model, QWidget* parent) : QWidget(pare
   auto* add = new QPushButton(tr("Add host"), this);
   auto* check = new QPushButton(tr("Check again"), this);
   auto* remove = new QPushButton(tr("Remove"), this);
+  address_->setObjectName(QStringLiteral("hostAddress"));
+  token_->setObjectName(QStringLiteral("hostTokenFile"));
+  ca_->setObjectName(QStringLiteral("hostTlsCa"));
+  add->setObjectName(QStringLiteral("addHost"));
+  check->setObjectName(QStringLiteral("checkHost"));
+  remove->setObjectName(QStringLiteral("removeHost"));
   auto* form = new QFormLayout;
   form->addRow(tr("Address"), address_);
   form->addRow(tr("Token file"), token_);

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Hosts page against real agents, offscreen: a `ringmaster-agent` process on a loopback port added as a user
+// would, connected with its host info and preflight, a job launched on it from the Launch page, the host remembered
+// across windows; an address where nothing listens and a wrong token, each with a message a person can act on.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+
+#include "console/host_check.h"
+#include "gui/dashboard_page.h"
+#include "gui/launch_page.h"
+#include "gui/main_window.h"
+#include "gui/series_chart.h"
+#include "gui/simple_pages.h"
+#include "tests/gui/agent_process.h"
+#include "tests/gui/gui_test_support.h"
+
+namespace ringmaster::gui {
+namespace {
+
+using State = console::HostEntry::State;
+constexpr int kCheckTimeoutMs = 30'000;
+constexpr int kRunTimeoutMs = 180'000;
+
+class HostsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::guiApp();
+    ASSERT_TRUE(dir.isValid());
+    QSettings().remove(QStringLiteral("hosts"));  // hosts other tests remembered
+    options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+    options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
+    options.stateDir = dir.filePath(QStringLiteral("embedded"));
+  }
+  void TearDown() override { QSettings().remove(QStringLiteral("hosts")); }
+
+  QString writeFile(const QString& name, const QByteArray& text) {
+    QFile file(dir.filePath(name));
+    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(text);
+    return file.fileName();
+  }
+
+  // Types the address (and token file) into the Hosts page and presses "Add host"; returns the new row once its
+  // check has ended.
+  int addFromPage(MainWindow& window, const QString& address, const QString& tokenFile = {}) {
+    HostsPage* page = window.hostsPage();
+    page->findChild<QLineEdit*>(QStringLiteral("hostAddress"))->setText(address);
+    page->findChild<QLineEdit*>(QStringLiteral("hostTokenFile"))->setText(tokenFile);
+    std::vector<State> seen;
+    auto c = QObject::connect(window.hostsModel(), &QAbstractItemModel::dataChanged, [&] {
+      const int row = window.hostsModel()->rowOf(address);
+      if (row >= 0 && (seen.empty() || seen.back() != window.hostsModel()->host(row).state)) {
+        seen.push_back(window.hostsModel()->host(row).state);
+      }
+    });
+    page->findChild<QPushButton*>(QStringLiteral("addHost"))->click();
+    const int row = window.hostsModel()->rowOf(address);
+    EXPECT_GT(row, 0) << "the page did not add " << address.toStdString();
+    EXPECT_TRUE(test::waitUntil(
+        [&] {
+          const State s = window.hostsModel()->host(row).state;
+          return s == State::Connected || s == State::Unreachable;
+        },
+        kCheckTimeoutMs))
+        << "the check of " << address.toStdString() << " did not end";
+    QObject::disconnect(c);
+    // It said "connecting" while the check ran (on a worker thread: the window kept running meanwhile).
+    EXPECT_FALSE(seen.empty());
+    if (!seen.empty()) EXPECT_EQ(seen.front(), State::Connecting);
+    return row;
+  }
+
+  QString cell(MainWindow& window, int row, int column) {
+    return window.hostsModel()->index(row, column).data().toString();
+  }
+
+  QTemporaryDir dir;
+  MainWindowOptions options;
+};
+
+TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) {
+  const QString token = writeFile(QStringLiteral("token"), "s3cret-token-for-the-test\n");
+  const QString wrongToken = writeFile(QStringLiteral("wrong-token"), "not-the-agents-token\n");
+  test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString(), token.toStdString());
+  ASSERT_TRUE(agent.ready()) << "ringmaster-agent did not come up";
+  const QString address = QString::fromStdString(agent.address());
+
+  {
+    MainWindow window(options);
+    window.show();
+    // A wrong token: unreachable, and the page says the token was rejected.
+    int row = addFromPage(window, address, wrongToken);
+    EXPECT_EQ(window.hostsModel()->host(row).state, State::Unreachable);
+    EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("token rejected (UNAUTHENTICATED)")))
+        << window.hostsModel()->host(row).message.toStdString();
+    window.hostsPage()->view()->selectRow(row);
+    window.hostsPage()->findChild<QPushButton*>(QStringLiteral("removeHost"))->click();
+    EXPECT_EQ(window.hostsModel()->rowOf(address), -1);
+
+    // The right one: connected, with the agent's host info and preflight.
+    row = addFromPage(window, address, token);
+    const console::HostEntry& host = window.hostsModel()->host(row);
+    ASSERT_EQ(host.state, State::Connected) << host.message.toStdString();
+    ASSERT_TRUE(host.hasInfo);
+    EXPECT_FALSE(host.info.hostname().empty());
+    EXPECT_GT(host.info.cores(), 0u);
+    EXPECT_GT(host.info.memory_bytes(), 0u);
+    EXPECT_TRUE(cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("connected")));
+    EXPECT_FALSE(cell(window, row, console::HostsModel::Backends).isEmpty());
+    EXPECT_FALSE(cell(window, row, console::HostsModel::Preflight).isEmpty());
+
+    // The Launch page offers it; a 2-rank job launched from the form runs there and lands in the history.
+    LaunchPage* form = window.launchPage();
+    auto* useConnected = form->findChild<QPushButton*>(QStringLiteral("useConnectedHosts"));
+    ASSERT_TRUE(useConnected->isEnabled());
+    useConnected->click();
+    auto* hosts = qobject_cast<QLineEdit*>(form->field(QStringLiteral("hosts")));
+    EXPECT_TRUE(hosts->text().startsWith(QStringLiteral("127.0.0.1:"))) << hosts->text().toStdString();
+    hosts->setText(QStringLiteral("127.0.0.1:2"));
+    qobject_cast<QLineEdit*>(form->field(QStringLiteral("name")))->setText(QStringLiteral("on the remote agent"));
+    qobject_cast<QSpinBox*>(form->field(QStringLiteral("world_size")))->setValue(2);
+    qobject_cast<QComboBox*>(form->field(QStringLiteral("model")))->setCurrentText(QStringLiteral("mlp"));
+    qobject_cast<QComboBox*>(form->field(QStringLiteral("dataset")))->setCurrentText(QStringLiteral("synthetic"));
+    qobject_cast<QSpinBox*>(form->field(QStringLiteral("hyper.epochs")))->setValue(0);
+    qobject_cast<QSpinBox*>(form->field(QStringLiteral("hyper.steps")))->setValue(10);
+    ASSERT_TRUE(form->problems().isEmpty()) << form->problems().join('\n').toStdString();
+    QString status;
+    QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
+    form->findChild<QPushButton*>(QStringLiteral("launch"))->click();
+    ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs)) << "the run did not end";
+    ASSERT_EQ(status, QStringLiteral("finished")) << window.bannerText().toStdString();
+    EXPECT_FALSE(window.liveRun()->onThisMachine());
+    EXPECT_EQ(window.shownRun()->series.rank(0, console::RankMetric::Throughput).count(), 10);
+    EXPECT_EQ(window.shownRun()->series.rank(1, console::RankMetric::Throughput).count(), 10);
+    // The ranks ran under the remote agent: its journal holds the job.
+    EXPECT_TRUE(QDir(dir.filePath(QStringLiteral("remote"))).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size() > 0);
+  }
+
+  // A new window remembers the host (with its token file) and connects again by itself.
+  {
+    MainWindow window(options);
+    const int row = window.hostsModel()->rowOf(address);
+    ASSERT_GT(row, 0);
+    EXPECT_EQ(window.hostsModel()->host(row).tokenFile, token);
+    ASSERT_TRUE(test::waitUntil([&] { return window.hostsModel()->host(row).state == State::Connected; },
+                                kCheckTimeoutMs));
+
+    // The agent goes away: "Check again" says so.
+    agent.stop();
+    window.hostsPage()->view()->selectRow(row);
+    bool checked = false;
+    QObject::connect(&window, &MainWindow::hostChecked, [&](int r) { checked = r == row; });
+    window.hostsPage()->findChild<QPushButton*>(QStringLiteral("checkHost"))->click();
+    ASSERT_TRUE(test::waitUntil([&] { return checked; }, kCheckTimeoutMs));
+    EXPECT_EQ(window.hostsModel()->host(row).state, State::Unreachable);
+    EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("connection refused")))
+        << window.hostsModel()->host(row).message.toStdString();
+  }
+}
+
+TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) {
+  MainWindow window(options);
+  window.show();
+  const QString address = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
+  const int row = addFromPage(window, address);
+  const console::HostEntry& host = window.hostsModel()->host(row);
+  EXPECT_EQ(host.state, State::Unreachable);
+  EXPECT_EQ(host.message, QStringLiteral("cannot reach %1: connection refused — is ringmaster-agent running there, "
+                                         "and on port %2?")
+                              .arg(address)
+                              .arg(address.section(QLatin1Char(':'), 1)))
+      << host.message.toStdString();
+  EXPECT_TRUE(cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("unreachable: cannot reach")));
+  // The Launch page has no connected host to offer.
+  EXPECT_FALSE(window.launchPage()->findChild<QPushButton*>(QStringLiteral("useConnectedHosts"))->isEnabled());
+
+  // Addresses and files a person can get wrong are named in the message, without a network call.
+  EXPECT_EQ(console::checkHost("node1:99999", "", "").message,
+            "address node1:99999: '99999' is not a TCP port (1-65535)");
+  EXPECT_EQ(console::checkHost("127.0.0.1", dir.filePath(QStringLiteral("missing")).toStdString(), "").message,
+            "token file " + dir.filePath(QStringLiteral("missing")).toStdString() + ": cannot read the file");
+  const console::AgentEndpoint v6 = console::parseAgentAddress("[::1]:6000");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 6000);
+  EXPECT_EQ(console::parseAgentAddress("node1").port, agent::kDefaultAgentPort);
+}
+
+}  // namespace
+}  // namespace ringmaster::gui
