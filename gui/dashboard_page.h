@@ -49,6 +49,8 @@ class DashboardPage : public QWidget {
   SeriesChart* busbwChart() const { return busbw_; }
   SeriesChart* memoryChart() const { return memory_; }
   console::RanksModel* ranksModel() const { return ranksModel_; }
+  // "Record timeline": the main window keeps its state in step with what the ranks were told.
+  QPushButton* timelineButton() const { return timeline_; }
   int highlightedRank() const { return highlighted_; }
 
  Q_SIGNALS:

@@ -10,8 +10,8 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QPushButton>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <google/protobuf/util/json_util.h>
@@ -86,16 +86,6 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   pages_->addTab(logs_, tr("Logs"));
   pages_->addTab(runs_, tr("Runs"));
 
-  // Timeline recording of the live run, beside the page tabs so that every page offers it.
-  timelineButton_ = new QToolButton(this);
-  timelineButton_->setObjectName(QStringLiteral("recordTimeline"));
-  timelineButton_->setText(tr("Record timeline"));
-  timelineButton_->setCheckable(true);
-  timelineButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
-  timelineButton_->setToolTip(tr("Start or stop recording every rank's timeline on the live run"));
-  pages_->setCornerWidget(timelineButton_, Qt::TopRightCorner);
-  updateLiveControls();
-
   banner_ = new QLabel(this);
   banner_->setWordWrap(true);
   banner_->setMargin(6);
@@ -121,9 +111,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       setBanner(tr("Stopping the run…"));
     }
   });
-  connect(timelineButton_, &QToolButton::clicked, this, [this](bool on) {
+  connect(dashboard_, &DashboardPage::timelineRecordingToggled, this, [this](bool on) {
     if (!live_ || live_->finished()) return;
-    timelineButton_->setEnabled(false);  // until the agents answered
+    timelineButton()->setEnabled(false);  // until the agents answered
     live_->setTimelineRecording(on);
   });
   connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
@@ -166,6 +156,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     launch_->setConnectedHosts(connected);
   });
 
+  updateLiveControls();
   restoreSettings();
   restoreHosts();
   refreshRuns();
@@ -319,12 +310,14 @@ void MainWindow::restoreHosts() {
   for (const auto& entry : saved) checkHost(hostsModel_->addHost(entry));
 }
 
+QAbstractButton* MainWindow::timelineButton() const { return dashboard_->timelineButton(); }
+
 void MainWindow::updateLiveControls() {
-  const bool running = live_ && !live_->finished() && !live_->jobId().isEmpty();
-  timelineButton_->setEnabled(running);
+  const bool running = live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
+  timelineButton()->setEnabled(running);
   if (!running) {
-    QSignalBlocker block(timelineButton_);
-    timelineButton_->setChecked(false);
+    QSignalBlocker block(timelineButton());
+    timelineButton()->setChecked(false);
   }
 }
 
@@ -422,9 +415,10 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     } else {
       setBanner(tr("Run %1 (%2) is running on %3.").arg(runId).arg(jobId).arg(hosts.join(QStringLiteral(", "))));
     }
-    updateLiveControls();
-    timelineButton_->setChecked(recordFromStart);
     showRunData(std::make_unique<console::RunData>(), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
+    updateLiveControls();
+    QSignalBlocker block(timelineButton());
+    timelineButton()->setChecked(recordFromStart);
     pages_->setCurrentWidget(dashboard_);
     refreshRuns();
   });
@@ -459,8 +453,8 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
       setBanner(on ? tr("Recording the timeline on every rank.") : tr("Timeline recording stopped."));
       return;
     }
-    QSignalBlocker block(timelineButton_);
-    timelineButton_->setChecked(!on);
+    QSignalBlocker block(timelineButton());
+    timelineButton()->setChecked(!on);
     setBanner(tr("Could not turn the timeline %1: %2").arg(on ? tr("on") : tr("off"), problem), true);
   });
   if (plan.hosts.empty()) {

@@ -17,8 +17,8 @@
 #include "gui/live_run.h"
 
 class QLabel;
+class QAbstractButton;
 class QTabWidget;
-class QToolButton;
 
 namespace ringmaster::gui {
 
@@ -83,8 +83,8 @@ class MainWindow : public QMainWindow {
   LiveRun* liveRun() const { return live_.get(); }
   StoreAccess* store() const { return store_; }
   int selectedRank() const { return selectedRank_; }
-  // Starts and stops timeline recording on the live run (beside the page tabs).
-  QToolButton* timelineButton() const { return timelineButton_; }
+  // The dashboard's "Record timeline": starts and stops timeline recording on every rank of the live run.
+  QAbstractButton* timelineButton() const;
   QString bannerText() const;
   void refreshRuns();
 
@@ -130,7 +130,6 @@ class MainWindow : public QMainWindow {
   RunsPage* runs_;
   std::unique_ptr<console::RunData> run_;
   int64_t shownRunId_ = 0;
-  QToolButton* timelineButton_;
   // How to reach each remote host (port, token, CA as read by its last check), by the address on the Hosts page.
   std::map<QString, console::AgentEndpoint> endpoints_;
   std::map<QString, int> checkGeneration_;  // a check's answer counts only if no newer check of that host began

@@ -11,7 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QToolButton>
+#include <QAbstractButton>
 
 #include <algorithm>
 
@@ -112,7 +112,7 @@ TEST_F(LiveControlsTest, ABrokenWatchStreamReconnectsBackfillsAndSaysSo) {
 TEST_F(LiveControlsTest, TimelineRecordingStartsAndStopsOnEveryRankOfALiveRun) {
   MainWindow window(options);
   window.show();
-  QToolButton* record = window.timelineButton();
+  QAbstractButton* record = window.timelineButton();
   EXPECT_FALSE(record->isEnabled()) << "nothing to record before a run";
   QString status;
   QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
