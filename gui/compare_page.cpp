@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "gui/chart_export.h"
 #include "gui/palette.h"
 #include "gui/series_chart.h"
 #include "gui/store_access.h"
@@ -56,6 +57,7 @@ ComparePage::ComparePage(console::RunsModel* runs, StoreAccess* store, QWidget* 
   phases_ = new QChartView(phaseChart, this);
   phases_->setRenderHint(QPainter::Antialiasing);
   phases_->setMinimumSize(320, 220);
+  addChartExport(phases_, phaseChart->title());
   model_ = new console::ComparisonModel(this);
   table_ = new QTableView(this);
   table_->setModel(model_);

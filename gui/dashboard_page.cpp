@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "gui/chart_export.h"
 #include "gui/heatmap_view.h"
 #include "gui/palette.h"
 #include "gui/series_chart.h"
@@ -95,6 +96,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phases_ = new QChartView(phaseChart, this);
   phases_->setRenderHint(QPainter::Antialiasing, true);
   phases_->setMinimumSize(320, 200);
+  addChartExport(phases_, phaseChart->title());
 
   auto* charts = new QWidget(this);
   auto* grid = new QGridLayout(charts);

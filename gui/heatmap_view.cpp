@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "gui/chart_export.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {
@@ -13,6 +14,7 @@ namespace ringmaster::gui {
 HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
   setMinimumSize(320, 160);
   setToolTip(tr("Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank."));
+  addChartExport(this, tr("Compute time per rank and step"));
 }
 
 QRect HeatmapView::plotRect() const {

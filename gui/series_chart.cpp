@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "gui/chart_export.h"
+
 namespace ringmaster::gui {
 namespace {
 
@@ -43,6 +45,7 @@ SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* par
   setChart(chart);
   setRenderHint(QPainter::Antialiasing, true);
   setMinimumSize(320, 200);
+  addChartExport(this, title);
 }
 
 void SeriesChart::setDarkTheme(bool dark) {

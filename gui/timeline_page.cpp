@@ -8,11 +8,13 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "common/chrome_trace.h"
 #include "gui/background.h"
+#include "gui/chart_export.h"
 #include "gui/timeline_view.h"
 
 namespace ringmaster::gui {
@@ -27,6 +29,13 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   import->setToolTip(tr("Open a Horovod timeline or a Chrome trace JSON file"));
   auto* exportButton = new QPushButton(tr("Export visible range…"), this);
   exportButton->setToolTip(tr("Save the visible range as Chrome trace JSON (Perfetto, chrome://tracing)"));
+  // A button, not a context menu: the right button selects a range in the timeline.
+  auto* saveImage = new QToolButton(this);
+  saveImage->setObjectName(QStringLiteral("saveTimelineImage"));
+  saveImage->setText(tr("Save image"));
+  saveImage->setToolTip(tr("Save the timeline as shown as a PNG or SVG image"));
+  saveImage->setPopupMode(QToolButton::InstantPopup);
+  saveImage->setMenu(chartExportMenu(view_, tr("Timeline"), saveImage));
   auto* hint = new QLabel(tr("Wheel: zoom · drag: pan · shift-drag: select a range · click: details"), this);
   hint->setEnabled(false);
 
@@ -36,6 +45,7 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   bar->addWidget(hint, 1);
   bar->addWidget(import);
   bar->addWidget(exportButton);
+  bar->addWidget(saveImage);
 
   details_ = new QLabel(tr("Click an event to see its details."), this);
   details_->setWordWrap(true);

@@ -2,6 +2,53 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ringmaster::gui::ChartExport</name>
+    <message>
+        <source>Save as PNG…</source>
+        <translation>另存为 PNG…</translation>
+    </message>
+    <message>
+        <source>Save as SVG…</source>
+        <translation>另存为 SVG…</translation>
+    </message>
+    <message>
+        <source>Save chart as PNG</source>
+        <translation>将图表保存为 PNG</translation>
+    </message>
+    <message>
+        <source>Save chart as SVG</source>
+        <translation>将图表保存为 SVG</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG drawings (*.svg)</source>
+        <translation>SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Chart not saved</source>
+        <translation>图表未保存</translation>
+    </message>
+    <message>
+        <source>The chart has no size yet; show it first.</source>
+        <translation>图表尚无尺寸，请先显示它。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: check the folder and its permissions.</source>
+        <translation>无法写入 %1：请检查文件夹及其权限。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: is the disk full?</source>
+        <translation>无法写入 %1：磁盘是否已满？</translation>
+    </message>
+    <message>
+        <source>Saved by Ringmaster</source>
+        <translation>由 Ringmaster 保存</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::ComparePage</name>
     <message>
         <source>Tick two or more runs; the first ticked is the baseline</source>
@@ -1052,6 +1099,18 @@
 </context>
 <context>
     <name>ringmaster::gui::TimelinePage</name>
+    <message>
+        <source>Save image</source>
+        <translation>保存图像</translation>
+    </message>
+    <message>
+        <source>Save the timeline as shown as a PNG or SVG image</source>
+        <translation>将当前显示的时间线保存为 PNG 或 SVG 图像</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
     <message>
         <source>Rows by rank (compute and communication)</source>
         <translation>按 rank 分行（计算与通信）</translation>
