@@ -35,12 +35,13 @@ class HostsTest : public ::testing::Test {
   void SetUp() override {
     test::guiApp();
     ASSERT_TRUE(dir.isValid());
-    QSettings().remove(QStringLiteral("hosts"));  // hosts other tests remembered
+    // Settings (the remembered hosts) in this test's own folder: test programs running at the same time each
+    // keep their own.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.filePath(QStringLiteral("settings")));
     options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
     options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
     options.stateDir = dir.filePath(QStringLiteral("embedded"));
   }
-  void TearDown() override { QSettings().remove(QStringLiteral("hosts")); }
 
   QString writeFile(const QString& name, const QByteArray& text) {
     QFile file(dir.filePath(name));
