@@ -24,6 +24,7 @@
 
 #include <set>
 
+#include "agent/agent_options.h"
 #include "common/error.h"
 #include "common/host_list.h"
 #include "common/job_flags.h"
@@ -359,7 +360,27 @@ QString LaunchPage::commandLine() const {
   const v1::JobSpec spec = this->spec();
   QStringList words{QStringLiteral("ringmaster"), QStringLiteral("run"), QStringLiteral("-np"),
                     QString::number(spec.world_size())};
-  if (spec.hosts_size() > 0) words << QStringLiteral("-H") << hosts_->text().trimmed();
+  if (spec.hosts_size() > 0) {
+    words << QStringLiteral("-H") << hosts_->text().trimmed();
+    // How the Hosts page reaches them, when they share it (`ringmaster run` has one port, token and CA for all).
+    std::set<int> ports;
+    std::set<QString> tokens, cas;
+    for (const auto& h : spec.hosts()) {
+      const QString name = QString::fromStdString(h.host());
+      for (const RemoteAgent& a : connectedHosts_) {
+        if (a.host != name) continue;
+        ports.insert(a.port);
+        tokens.insert(a.tokenFile);
+        cas.insert(a.tlsCa);
+        break;
+      }
+    }
+    if (ports.size() == 1 && *ports.begin() != agent::kDefaultAgentPort && *ports.begin() > 0) {
+      words << QStringLiteral("--agent-port") << QString::number(*ports.begin());
+    }
+    if (tokens.size() == 1 && !tokens.begin()->isEmpty()) words << QStringLiteral("--token-file") << *tokens.begin();
+    if (cas.size() == 1 && !cas.begin()->isEmpty()) words << QStringLiteral("--tls-ca") << *cas.begin();
+  }
   // Only the flags whose value differs from the default: a short line a person can read.
   const std::vector<std::string> defaults = workerArguments(defaultJobSpec());
   std::set<std::pair<std::string, std::string>> defaultPairs;
@@ -409,15 +430,20 @@ void LaunchPage::setLaunchEnabled(bool enabled, const QString& why) {
   revalidate();
 }
 
-void LaunchPage::setConnectedHosts(const QStringList& hostSlots) {
-  connectedHosts_ = hostSlots;
-  useConnected_->setEnabled(!hostSlots.isEmpty());
-  useConnected_->setToolTip(hostSlots.isEmpty() ? tr("Connect to remote agents on the Hosts page first")
-                                                : hostSlots.join(QStringLiteral(", ")));
+void LaunchPage::setConnectedHosts(const QList<RemoteAgent>& agents) {
+  connectedHosts_ = agents;
+  QStringList names;
+  for (const RemoteAgent& a : agents) names << QStringLiteral("%1:%2").arg(a.host).arg(a.slots);
+  useConnected_->setEnabled(!agents.isEmpty());
+  useConnected_->setToolTip(agents.isEmpty() ? tr("Connect to remote agents on the Hosts page first")
+                                             : names.join(QStringLiteral(", ")));
+  revalidate();
 }
 
 void LaunchPage::useConnectedHosts() {
-  if (!connectedHosts_.isEmpty()) hosts_->setText(connectedHosts_.join(QLatin1Char(',')));
+  QStringList names;
+  for (const RemoteAgent& a : connectedHosts_) names << QStringLiteral("%1:%2").arg(a.host).arg(a.slots);
+  if (!names.isEmpty()) hosts_->setText(names.join(QLatin1Char(',')));
 }
 
 void LaunchPage::savePreset(const QString& name) {

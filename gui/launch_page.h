@@ -40,9 +40,17 @@ class LaunchPage : public QWidget {
   // Fields by spec path, for tests that fill the form as a user would.
   QWidget* field(const QString& name) const { return fields_.value(name); }
   void setLaunchEnabled(bool enabled, const QString& why = {});
-  // The remote hosts the Hosts page is connected to, as "host:slots"; "Use connected hosts" puts them in the
-  // Hosts field.
-  void setConnectedHosts(const QStringList& hostSlots);
+  // A remote agent the Hosts page is connected to: how the command line reaches it.
+  struct RemoteAgent {
+    QString host;
+    int slots = 1;  // its cores
+    int port = 0;
+    QString tokenFile;
+    QString tlsCa;
+  };
+  // "Use connected hosts" puts them in the Hosts field as host:slots; the command line adds --agent-port,
+  // --token-file and --tls-ca for the hosts it names when they share them.
+  void setConnectedHosts(const QList<RemoteAgent>& agents);
   void useConnectedHosts();
 
  Q_SIGNALS:
@@ -63,7 +71,7 @@ class LaunchPage : public QWidget {
   QSpinBox* ranks_;
   QLineEdit* hosts_;
   QPushButton* useConnected_;
-  QStringList connectedHosts_;
+  QList<RemoteAgent> connectedHosts_;
   QSpinBox* batch_;
   QComboBox* optimizer_;
   QDoubleSpinBox* lr_;

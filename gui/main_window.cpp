@@ -146,12 +146,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(hostsModel_, &QAbstractItemModel::dataChanged, this, [this] {
     // The Launch page offers the connected hosts, with their cores as slots.
-    QStringList connected;
+    QList<LaunchPage::RemoteAgent> connected;
     for (int row = 1; row < hostsModel_->rowCount(); ++row) {
       const console::HostEntry& h = hostsModel_->host(row);
       auto it = endpoints_.find(h.address);
       if (h.state != console::HostEntry::State::Connected || it == endpoints_.end()) continue;
-      connected << QStringLiteral("%1:%2").arg(QString::fromStdString(it->second.host)).arg(std::max(1u, h.info.cores()));
+      connected.push_back({QString::fromStdString(it->second.host), static_cast<int>(std::max(1u, h.info.cores())),
+                           it->second.port, h.tokenFile, h.tlsCa});
     }
     launch_->setConnectedHosts(connected);
   });

@@ -127,6 +127,11 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
     auto* hosts = qobject_cast<QLineEdit*>(form->field(QStringLiteral("hosts")));
     EXPECT_TRUE(hosts->text().startsWith(QStringLiteral("127.0.0.1:"))) << hosts->text().toStdString();
     hosts->setText(QStringLiteral("127.0.0.1:2"));
+    // The same job from a terminal reaches the agent as the page does.
+    EXPECT_TRUE(form->commandLine().contains(QStringLiteral("-H 127.0.0.1:2 --agent-port %1 --token-file %2")
+                                                 .arg(agent.port())
+                                                 .arg(token)))
+        << form->commandLine().toStdString();
     qobject_cast<QLineEdit*>(form->field(QStringLiteral("name")))->setText(QStringLiteral("on the remote agent"));
     qobject_cast<QSpinBox*>(form->field(QStringLiteral("world_size")))->setValue(2);
     qobject_cast<QComboBox*>(form->field(QStringLiteral("model")))->setCurrentText(QStringLiteral("mlp"));
