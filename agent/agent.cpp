@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/agent.h"
 
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -22,6 +23,32 @@ std::string checkJobId(const std::string& jobId) {
 
 Agent::Agent(AgentConfig config) : config_(std::move(config)) {
   fs::create_directories(fs::path(config_.stateDir) / "jobs");
+  pruneOldJournals();
+}
+
+int Agent::pruneOldJournals() {
+  if (config_.keepJournalsDays <= 0) return 0;
+  const auto cutoff = fs::file_time_type::clock::now() -
+                      std::chrono::duration_cast<fs::file_time_type::duration>(
+                          std::chrono::duration<double>(config_.keepJournalsDays * 86400.0));
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(config_.stateDir) / "jobs", ec)) {
+    const std::string jobId = entry.path().filename().string();
+    // A folder's age is its journal's last write; a folder without one (a launch that failed) goes by its own.
+    std::error_code timeError;
+    auto written = fs::last_write_time(entry.path() / "journal", timeError);
+    if (timeError) written = fs::last_write_time(entry.path(), timeError);
+    if (timeError || written > cutoff) continue;
+    {
+      std::lock_guard lock(mutex_);
+      if (jobs_.count(jobId)) continue;  // launched by this agent: kept while it runs
+      pastJournals_.erase(jobId);        // a watcher still streaming it keeps its open file
+    }
+    std::error_code removeError;
+    if (fs::remove_all(entry.path(), removeError) > 0 && !removeError) ++removed;
+  }
+  return removed;
 }
 
 Agent::~Agent() { stopAll(1); }
@@ -75,6 +102,7 @@ void Agent::launch(const v1::LaunchRequest& request,
   if (r.master_port() < 1 || r.master_port() > 65535) {
     return fail(grpc::INVALID_ARGUMENT, "master_port must be from 1 to 65535");
   }
+  pruneOldJournals();
   v1::HostInfo host = hostInfo();
   if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
     return fail(grpc::FAILED_PRECONDITION, "host " + host.hostname() + " cannot run this job: " + problem);

@@ -23,6 +23,7 @@ struct AgentConfig {
   std::string stateDir;          // jobs/<job id>/ holds each job's journal
   std::string telemetryAddress;  // where ranks report (a loopback port of this agent)
   double stopGraceS = 5;         // SIGTERM to SIGKILL
+  double keepJournalsDays = 7;   // finished jobs' journals older than this are removed; 0 keeps them all
 };
 
 class Agent {
@@ -32,6 +33,10 @@ class Agent {
   ~Agent();
 
   void setTelemetryAddress(const std::string& address);
+  // Removes the folders of jobs that are not running here and whose journal was last written more than
+  // keepJournalsDays ago (consoles keep what they watched in their run store). Returns how many it removed.
+  // Runs when the agent starts and at each launch.
+  int pruneOldJournals();
   // This host, inspected once and remembered (the worker's --version is slow to ask).
   v1::HostInfo hostInfo();
 

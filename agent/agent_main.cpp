@@ -9,10 +9,12 @@
 #include "agent/agent_options.h"
 #include "agent/agent_server.h"
 #include "common/error.h"
+#include "common/malloc_policy.h"
 #include "ringmaster/version.h"
 
 int main(int argc, char** argv) {
   using namespace ringmaster::agent;
+  ringmaster::keepLargeAllocations(size_t{256} << 20);  // telemetry message buffers stay in the process
   AgentOptions options;
   CLI::App app{"Ringmaster host agent: launches ringmaster-worker ranks for consoles and streams their telemetry.\n"
                "Listens on loopback unless given --token-file.",
@@ -25,6 +27,9 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", options.tlsCert, "PEM certificate for TLS")->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tlsKey, "PEM private key for TLS")->check(CLI::ExistingFile);
   app.add_option("--state-dir", options.stateDir, "Directory for job journals (default: XDG state dir)");
+  app.add_option("--keep-journals-days", options.keepJournalsDays,
+                 "Remove finished jobs' journals older than this many days (0: keep them all)")
+      ->capture_default_str();
   app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this agent)");
   try {
     app.parse(argc, argv);

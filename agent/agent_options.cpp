@@ -13,6 +13,9 @@ std::string checkAgentOptions(const AgentOptions& o) {
     return "--listen " + o.listen + " is reachable from other machines: give --token-file FILE so that only "
            "consoles holding the token can launch jobs (or listen on 127.0.0.1)";
   }
+  if (o.keepJournalsDays < 0) {
+    return "--keep-journals-days must be 0 (keep every journal) or more, got " + std::to_string(o.keepJournalsDays);
+  }
   if (o.tlsCert.empty() != o.tlsKey.empty()) return "--tls-cert and --tls-key go together; give both or neither";
   return {};
 }

@@ -17,6 +17,7 @@ struct AgentOptions {
   std::string tlsKey;
   std::string stateDir;              // journals live here; default: XDG state dir
   std::string workerPath;            // ringmaster-worker to start; default: beside the agent
+  double keepJournalsDays = 7;       // finished jobs' journals are removed after this many days; 0: never
 };
 
 bool isLoopbackAddress(const std::string& address);

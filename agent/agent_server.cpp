@@ -182,10 +182,8 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
       Finish(grpc::Status(grpc::INVALID_ARGUMENT, "one Report stream carries one rank of one job"));
       return;
     }
-    auto* records = request_.mutable_batch()->mutable_records();
-    std::vector<v1::Record> batch(std::make_move_iterator(records->begin()), std::make_move_iterator(records->end()));
-    size_t count = batch.size();
-    if (uint64_t last = job_->journal().append(std::move(batch)); last > 0) {
+    const size_t count = static_cast<size_t>(request_.batch().records_size());
+    if (uint64_t last = job_->journal().append(std::move(*request_.mutable_batch())); last > 0) {
       lastSeq_ = last;
       reply_->set_accepted(reply_->accepted() + count);
     }
@@ -357,6 +355,7 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   AgentConfig config;
   config.workerPath = options.workerPath.empty() ? defaultWorkerPath() : options.workerPath;
   config.stateDir = options.stateDir.empty() ? defaultStateDir() : options.stateDir;
+  config.keepJournalsDays = options.keepJournalsDays;
   try {
     agent_ = std::make_unique<Agent>(config);
   } catch (const std::filesystem::filesystem_error& e) {

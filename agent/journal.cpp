@@ -124,14 +124,20 @@ Journal::~Journal() {
 }
 
 uint64_t Journal::append(std::vector<v1::Record> records) {
-  if (records.empty()) return 0;
+  v1::RecordBatch batch;
+  batch.mutable_records()->Reserve(static_cast<int>(records.size()));
+  for (auto& record : records) *batch.add_records() = std::move(record);
+  return append(std::move(batch));
+}
+
+uint64_t Journal::append(v1::RecordBatch&& batch) {
+  if (batch.records_size() == 0) return 0;
   std::unique_lock lock(mutex_);
-  queueChanged_.wait(lock, [&] { return queued_.size() < kMaxQueued || closing_; });
+  queueChanged_.wait(lock, [&] { return queuedRecords_ < kMaxQueued || closing_; });
   if (closing_) return 0;
-  for (auto& record : records) {
-    record.set_seq(nextSeq_++);
-    queued_.push_back(std::move(record));
-  }
+  for (auto& record : *batch.mutable_records()) record.set_seq(nextSeq_++);
+  queuedRecords_ += static_cast<size_t>(batch.records_size());
+  queued_.push_back(std::move(batch));  // a protobuf move: the fields are swapped, the records stay where they are
   queueChanged_.notify_all();
   return nextSeq_ - 1;
 }
@@ -172,7 +178,9 @@ std::vector<std::function<void()>> Journal::takeReadyWaiters() {
 
 void Journal::writeLoop() {
   while (true) {
-    std::vector<v1::Record> group;
+    // One group commit: the oldest queued batches up to kMaxGroupRecords records (at least one batch), joined
+    // by moving record pointers into the first.
+    auto batch = std::make_shared<v1::RecordBatch>();
     {
       std::unique_lock lock(mutex_);
       queueChanged_.wait(lock, [&] { return !queued_.empty() || closing_; });
@@ -183,19 +191,21 @@ void Journal::writeLoop() {
         for (auto& r : ready) r();
         return;
       }
-      if (queued_.size() <= kMaxGroupRecords) {
-        group.swap(queued_);
-      } else {
-        group.assign(std::make_move_iterator(queued_.begin()),
-                     std::make_move_iterator(queued_.begin() + kMaxGroupRecords));
-        queued_.erase(queued_.begin(), queued_.begin() + kMaxGroupRecords);
+      *batch = std::move(queued_.front());
+      queued_.pop_front();
+      auto* records = batch->mutable_records();
+      while (!queued_.empty() &&
+             static_cast<size_t>(records->size() + queued_.front().records_size()) <= kMaxGroupRecords) {
+        auto* next = queued_.front().mutable_records();
+        std::vector<v1::Record*> moved(static_cast<size_t>(next->size()));
+        next->ExtractSubrange(0, next->size(), moved.data());
+        for (auto* record : moved) records->AddAllocated(record);
+        queued_.pop_front();
       }
+      queuedRecords_ -= static_cast<size_t>(records->size());
     }
     queueChanged_.notify_all();  // appenders waiting for room
 
-    auto batch = std::make_shared<v1::RecordBatch>();
-    batch->mutable_records()->Reserve(static_cast<int>(group.size()));
-    for (auto& record : group) *batch->add_records() = std::move(record);
     std::string payload = batch->SerializeAsString();
     char frameHeader[kFrameHeaderSize];
     putU32(frameHeader, static_cast<uint32_t>(payload.size()));
@@ -235,6 +245,7 @@ void Journal::failWriting(const std::string& why) {
     closing_ = true;
     finished_ = true;
     queued_.clear();
+    queuedRecords_ = 0;
     ready = takeReadyWaiters();
   }
   queueChanged_.notify_all();

@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,8 @@ class Journal {
   // Queues records, numbering them in call order; returns the last sequence number given (0 if `records` is
   // empty). Blocks only while more than kMaxQueued records wait for the disk.
   uint64_t append(std::vector<v1::Record> records);
+  // The same for a whole batch (a rank's Report message): its records are numbered in place, never copied.
+  uint64_t append(v1::RecordBatch&& batch);
   // No more records will come; once the queued ones are durable, readers see finished().
   void close();
 
@@ -86,7 +89,8 @@ class Journal {
 
   mutable std::mutex mutex_;
   std::condition_variable queueChanged_;
-  std::vector<v1::Record> queued_;
+  std::deque<v1::RecordBatch> queued_;  // numbered batches waiting for the disk
+  size_t queuedRecords_ = 0;
   uint64_t nextSeq_ = 1;
   uint64_t durableSeq_ = 0;
   bool closing_ = false;

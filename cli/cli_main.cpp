@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cli/commands.h"
+#include "common/malloc_policy.h"
 #include "ringmaster/version.h"
 
 namespace {
@@ -20,6 +21,8 @@ void acceptMpirunStyleNp(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The embedded agent and the console's watchers move telemetry message buffers: keep them in the process.
+  ringmaster::keepLargeAllocations(size_t{256} << 20);
   acceptMpirunStyleNp(argc, argv);
   CLI::App app{"Ringmaster: launch data-parallel training across hosts, watch every rank, find stragglers,\n"
                "leaks and stalls, compare runs and export reports.",

@@ -2,34 +2,53 @@
 #include "worker/record_buffer.h"
 
 #include <algorithm>
-#include <iterator>
+#include <vector>
 
 namespace ringmaster::worker {
 
-RecordBuffer::RecordBuffer(size_t capacity) : capacity_(capacity) { records_.reserve(std::min<size_t>(capacity, 4096)); }
+RecordBuffer::RecordBuffer(size_t capacity) : capacity_(capacity) {}
 
-bool RecordBuffer::push(v1::Record record) {
-  std::lock_guard lock(mutex_);
-  if (records_.size() >= capacity_) {
-    ++dropped_;
-    return false;
+bool RecordBuffer::push(v1::Record&& record) {
+  bool wake = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (static_cast<size_t>(records_.size()) >= capacity_) {
+      ++dropped_;
+      return false;
+    }
+    // Add() hands out a cleared record left by an earlier drain when there is one; the move is a swap.
+    *records_.Add() = std::move(record);
+    ++pushed_;
+    wake = highWater_ > 0 && static_cast<size_t>(records_.size()) == highWater_;
   }
-  records_.push_back(std::move(record));
-  ++pushed_;
+  if (wake) wake_();
   return true;
 }
 
-std::vector<v1::Record> RecordBuffer::drain(size_t max) {
-  std::lock_guard lock(mutex_);
-  std::vector<v1::Record> out;
-  if (records_.size() <= max) {
-    out.swap(records_);
-    records_.reserve(std::min<size_t>(capacity_, 4096));
-    return out;
-  }
-  out.assign(std::make_move_iterator(records_.begin()), std::make_move_iterator(records_.begin() + max));
-  records_.erase(records_.begin(), records_.begin() + max);
+Records RecordBuffer::drain(size_t max) {
+  Records out;
+  drainInto(out, max);
   return out;
+}
+
+void RecordBuffer::drainInto(Records& out, size_t max) {
+  out.Clear();
+  std::lock_guard lock(mutex_);
+  const int take = static_cast<int>(std::min(max, static_cast<size_t>(records_.size())));
+  if (take == records_.size()) {
+    out.Swap(&records_);  // everything: swap the fields (and give the buffer `out`'s cleared records)
+    return;
+  }
+  // Part of it: move the oldest `take` records' pointers across.
+  std::vector<v1::Record*> oldest(static_cast<size_t>(take));
+  records_.ExtractSubrange(0, take, oldest.data());
+  for (auto* record : oldest) out.AddAllocated(record);
+}
+
+void RecordBuffer::setHighWater(size_t records, std::function<void()> wake) {
+  std::lock_guard lock(mutex_);
+  highWater_ = wake ? records : 0;
+  wake_ = std::move(wake);
 }
 
 uint64_t RecordBuffer::pushed() const {

@@ -52,6 +52,15 @@ class TelemetrySession::Sender {
       trace_->nameRank(probe.rank(), "rank " + std::to_string(probe.rank()));
       probe.setTimelineOn(true);
     }
+    // A burst (say a timeline of many small events) goes out as soon as a request's worth is waiting instead
+    // of overflowing the buffer before the next interval.
+    probe.buffer().setHighWater(kRecordsPerRequest, [this] {
+      std::lock_guard lock(mutex_);
+      flushNow_ = true;
+      wake_.notify_one();
+    });
+    request_.set_job_id(options_.jobId);
+    request_.set_rank(probe.rank());
     if (!options_.agentAddress.empty()) {
       grpc::ChannelArguments args;
       args.SetMaxSendMessageSize(64 << 20);
@@ -62,6 +71,7 @@ class TelemetrySession::Sender {
   }
 
   ~Sender() {
+    session_.probe_.buffer().setHighWater(0, nullptr);
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
@@ -87,7 +97,8 @@ class TelemetrySession::Sender {
     while (true) {
       {
         std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, options_.interval, [&] { return stopping_; });
+        wake_.wait_for(lock, options_.interval, [&] { return stopping_ || flushNow_; });
+        flushNow_ = false;
         if (stopping_) break;
       }
       drain();
@@ -112,15 +123,17 @@ class TelemetrySession::Sender {
 
   void drain() {
     RecordBuffer& buffer = session_.probe_.buffer();
+    auto& records = *request_.mutable_batch()->mutable_records();
     while (true) {
-      std::vector<v1::Record> records = buffer.drain(kRecordsPerRequest);
+      // The records sent last time are cleared here and handed back to the buffer for reuse.
+      buffer.drainInto(records, kRecordsPerRequest);
       if (records.empty()) break;
       if (trace_) {
         for (const auto& r : records) {
           if (r.has_timeline()) trace_->add(r.timeline());
         }
       }
-      send(std::move(records));
+      send(request_);
     }
     if (trace_) {
       try {
@@ -132,19 +145,14 @@ class TelemetrySession::Sender {
     }
   }
 
-  void send(std::vector<v1::Record> records) {
+  // Sends one request (job id and rank set, records in its batch).
+  void send(const v1::ReportRequest& request) {
     if (!stub_) return;
-    size_t count = records.size();
+    const size_t count = static_cast<size_t>(request.batch().records_size());
     if (!writer_ && !openStream()) {
       session_.probe_.buffer().countDropped(count);
       return;
     }
-    v1::ReportRequest request;
-    request.set_job_id(options_.jobId);
-    request.set_rank(session_.probe_.rank());
-    auto* batch = request.mutable_batch()->mutable_records();
-    batch->Reserve(static_cast<int>(count));
-    for (auto& r : records) *batch->Add() = std::move(r);
     if (writer_->Write(request)) {
       session_.sent_.fetch_add(count, std::memory_order_relaxed);
       return;
@@ -181,12 +189,14 @@ class TelemetrySession::Sender {
 
   void reportHealth() {
     if (!stub_) return;
-    v1::Record record;
-    auto* health = record.mutable_health();
+    v1::ReportRequest request;
+    request.set_job_id(options_.jobId);
+    request.set_rank(session_.probe_.rank());
+    auto* health = request.mutable_batch()->add_records()->mutable_health();
     health->set_rank(session_.probe_.rank());
     health->set_records_sent(session_.sent_.load(std::memory_order_relaxed));
     health->set_records_dropped(session_.probe_.buffer().dropped());
-    send({std::move(record)});
+    send(request);
   }
 
   void pollControl() {
@@ -220,12 +230,14 @@ class TelemetrySession::Sender {
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<grpc::ClientWriter<v1::ReportRequest>> writer_;
   v1::ReportReply reply_;
+  v1::ReportRequest request_;  // job id and rank set once; its records are reused from batch to batch
   Clock::time_point nextConnect_{};
   bool warned_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool flushNow_ = false;  // the buffer reached a request's worth of records
   bool done_ = false;
   std::thread thread_;
 };

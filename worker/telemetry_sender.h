@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A rank's telemetry on its way out: a sender thread drains the probe's buffer about every 100 ms, streams the
-// records to the host's agent (Telemetry.Report) and appends timeline events to the --timeline Chrome trace file.
+// A rank's telemetry on its way out: a sender thread drains the probe's buffer every 50 ms (sooner when a request's
+// worth of records is waiting), streams the records to the host's agent (Telemetry.Report) and appends timeline
+// events to the --timeline Chrome trace file.
 // It also polls the agent for control (stop, timeline on/off, checkpoint now).
 //
 // Training never waits for it: if the agent is unreachable the records are counted as dropped (reported in a
@@ -27,7 +28,9 @@ struct TelemetryOptions {
   std::string agentAddress;  // host:port of the agent (RINGMASTER_AGENT); empty: no agent
   std::string jobId;         // RINGMASTER_JOB_ID
   std::string timelineFile;  // Chrome trace file; empty: none. "%r" is replaced by the rank.
-  std::chrono::milliseconds interval{100};
+  // Batching interval. 50 ms keeps the rank-to-console latency (interval + group commit + fan-out) under 100 ms
+  // at p99 while a rank still sends only 20 requests a second.
+  std::chrono::milliseconds interval{50};
 
   // Reads RINGMASTER_AGENT and RINGMASTER_JOB_ID.
   static TelemetryOptions fromEnvironment(std::string timelineFile = {});

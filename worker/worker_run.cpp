@@ -2,7 +2,6 @@
 #include "worker/worker_run.h"
 
 #include <ATen/Parallel.h>
-#include <malloc.h>
 
 #include <charconv>
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/malloc_policy.h"
 #include "worker/datasets.h"
 #include "worker/nccl_process_group.h"
 #include "worker/rendezvous.h"
@@ -23,15 +23,6 @@ namespace {
 int fail(const std::string& who, int code, const std::string& message) {
   std::cerr << "ringmaster-worker: " << who << message << std::endl;
   return code;
-}
-
-// Training frees and allocates the same large activation buffers every step. By default glibc hands big ones
-// back to the kernel (heap trimming, or mmap/munmap below its adaptive threshold) and the next step faults them
-// in again, which cost a third of a ResNet step on our VMs. A fixed mmap threshold at glibc's ceiling and no
-// trimming below 1 GiB keep them in the process instead.
-void keepActivationMemory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
 }  // namespace
@@ -47,7 +38,7 @@ int intraOpThreads(int localWorldSize) {
 }
 
 int runWorker(const WorkerOptions& options) {
-  keepActivationMemory();
+  keepLargeAllocations(size_t{1} << 30);  // activation memory stays in the process (common/malloc_policy.h)
   TorchrunEnv env;
   try {
     env = readTorchrunEnv();

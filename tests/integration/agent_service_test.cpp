@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 #include "agent/agent_server.h"
 #include "agent/host_info.h"
@@ -201,6 +204,130 @@ TEST(AgentService, RanksDieWithTheirAgent) {
   for (int pid : reply.pids()) {
     EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s)) << "rank process " << pid << " outlived its agent";
   }
+}
+
+// A console's Control reaches every rank through the agent: the timeline starts on request while the ranks
+// train, and a stop ends them cleanly (exit code 0) long before their last step.
+TEST(AgentService, ControlTurnsTheTimelineOnAndStopsTheRanks) {
+  TempDir dir("agent-control");
+  agent::AgentServer server(localOptions(dir));
+  auto client = clientFor(server);
+  v1::LaunchRequest request = waitingRank("controlled");
+  constexpr uint64_t kSteps = 1000000;  // far more than the test lets run
+  *request.mutable_spec() = smallJob(2, kSteps);
+  request.set_local_ranks(2);
+  v1::LaunchReply reply;
+  grpc::Status status = client.launch(request, reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  std::mutex mutex;
+  std::map<int, uint64_t> steps, timelineEvents, exitCodes;
+  std::map<int, uint64_t> lastStep;
+  bool finished = false;
+  console::JournalFollower follower(
+      client, "controlled", 1,
+      [&](const std::vector<v1::Record>& records) {
+        std::lock_guard lock(mutex);
+        for (const auto& r : records) {
+          if (r.has_step()) {
+            ++steps[r.step().rank()];
+            lastStep[r.step().rank()] = r.step().step();
+          }
+          if (r.has_timeline()) ++timelineEvents[r.timeline().rank()];
+          if (r.has_rank_state() && r.rank_state().state() == v1::RankState::STATE_EXITED) {
+            exitCodes[r.rank_state().rank()] = static_cast<uint64_t>(r.rank_state().exit_code());
+          }
+        }
+      },
+      [&](const grpc::Status& s) {
+        std::lock_guard lock(mutex);
+        finished = s.ok();
+      });
+  auto locked = [&](auto predicate) {
+    return [&, predicate] {
+      std::lock_guard lock(mutex);
+      return predicate();
+    };
+  };
+
+  ASSERT_TRUE(eventually(locked([&] { return steps[0] >= 20 && steps[1] >= 20; }), 60s)) << "the ranks did not train";
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(timelineEvents[0] + timelineEvents[1], 0u) << "the timeline was on before anyone asked";
+  }
+  ASSERT_TRUE(client.control("controlled", -1, v1::ControlRequest::ACTION_TIMELINE_ON).ok());
+  EXPECT_TRUE(eventually(locked([&] { return timelineEvents[0] > 0 && timelineEvents[1] > 0; }), 30s))
+      << "no timeline events after ACTION_TIMELINE_ON";
+
+  ASSERT_TRUE(client.control("controlled", -1, v1::ControlRequest::ACTION_STOP).ok());
+  ASSERT_TRUE(eventually(locked([&] { return finished; }), 60s)) << "the job did not end after ACTION_STOP";
+  std::lock_guard lock(mutex);
+  for (int rank : {0, 1}) {
+    ASSERT_EQ(exitCodes.count(rank), 1u) << "rank " << rank << " did not exit normally";
+    EXPECT_EQ(exitCodes[rank], 0u) << "rank " << rank;
+    EXPECT_LT(lastStep[rank] + 1, kSteps) << "rank " << rank << " ran to its end instead of stopping";
+  }
+  // Both ranks agreed on the step they stopped at.
+  EXPECT_EQ(lastStep[0], lastStep[1]);
+}
+
+// Journals of finished jobs are removed after --keep-journals-days; recent ones and running jobs stay.
+TEST(AgentService, OldJournalsAreRemovedAtStart) {
+  TempDir dir("agent-prune");
+  auto options = localOptions(dir);
+  const auto jobs = std::filesystem::path(options.stateDir) / "jobs";
+  auto makeJob = [&](const std::string& id, std::chrono::hours age) {
+    std::filesystem::create_directories(jobs / id);
+    std::ofstream(jobs / id / "journal") << "RMJRNL1\n";
+    std::filesystem::last_write_time(jobs / id / "journal", std::filesystem::file_time_type::clock::now() - age);
+  };
+  makeJob("last-month", std::chrono::hours(24 * 30));
+  makeJob("yesterday", std::chrono::hours(24));
+  options.keepJournalsDays = 0;  // keep everything
+  { agent::AgentServer server(options); }
+  EXPECT_TRUE(std::filesystem::exists(jobs / "last-month"));
+  options.keepJournalsDays = 7;
+  { agent::AgentServer server(options); }
+  EXPECT_FALSE(std::filesystem::exists(jobs / "last-month"));
+  EXPECT_TRUE(std::filesystem::exists(jobs / "yesterday" / "journal"));
+}
+
+// TLS with a token: a console that trusts the agent's certificate gets in; one that speaks plaintext, or trusts
+// another CA, does not.
+TEST(AgentService, TlsAcceptsOnlyConsolesTrustingItsCertificate) {
+  TempDir dir("agent-tls");
+  auto makeCertificate = [&](const std::string& name) {
+    const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                                "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+                                dir.file(name + ".key") + " -out " + dir.file(name + ".pem") + " >/dev/null 2>&1";
+    return std::system(command.c_str()) == 0;
+  };
+  if (!makeCertificate("agent") || !makeCertificate("other")) {
+    GTEST_SKIP() << "openssl could not make a test certificate (scripts/install-deps installs openssl)";
+  }
+  auto readAll = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::ofstream(dir.file("token")) << "tls-token\n";
+  auto options = localOptions(dir);
+  options.tokenFile = dir.file("token");
+  options.tlsCert = dir.file("agent.pem");
+  options.tlsKey = dir.file("agent.key");
+  agent::AgentServer server(options);
+  v1::HostInfo info;
+
+  console::AgentClient trusting({"127.0.0.1", server.port(), "tls-token", readAll(dir.file("agent.pem"))});
+  grpc::Status status = trusting.hostInfo(info, 10s);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FALSE(info.hostname().empty());
+
+  console::AgentClient noToken({"127.0.0.1", server.port(), "", readAll(dir.file("agent.pem"))});
+  EXPECT_EQ(noToken.hostInfo(info, 10s).error_code(), grpc::UNAUTHENTICATED);
+  console::AgentClient plaintext({"127.0.0.1", server.port(), "tls-token", ""});
+  EXPECT_FALSE(plaintext.hostInfo(info, 5s).ok());
+  console::AgentClient otherCa({"127.0.0.1", server.port(), "tls-token", readAll(dir.file("other.pem"))});
+  EXPECT_FALSE(otherCa.hostInfo(info, 5s).ok());
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ TEST_F(JournalTest, NumbersRecordsInOrderWithoutGaps) {
   auto journal = Journal::create(path_);
   EXPECT_EQ(journal->append(steps(0, 3)), 3u);
   EXPECT_EQ(journal->append(steps(3, 2)), 5u);
-  EXPECT_EQ(journal->append({}), 0u);
+  EXPECT_EQ(journal->append(std::vector<v1::Record>{}), 0u);
+  EXPECT_EQ(journal->append(v1::RecordBatch{}), 0u);
   waitDurable(*journal, 5);
   auto batch = journal->read(1, 100);
   ASSERT_TRUE(batch);
