@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QAbstractButton>
 
@@ -35,6 +36,8 @@ class LiveControlsTest : public ::testing::Test {
   void SetUp() override {
     test::guiApp();
     ASSERT_TRUE(dir.isValid());
+    // The windows' settings in this test's own folder: nothing left for other tests' forms.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.filePath(QStringLiteral("settings")));
     options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
     options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
     options.stateDir = dir.filePath(QStringLiteral("agent"));
