@@ -2,9 +2,10 @@
 // bench/allreduce: all-reduce bandwidth of raw c10d Gloo against each engine's communication path (and raw
 // NCCL where built and a GPU per rank exists), 2 and 4 ranks as real processes on this host.
 //
-// Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests define them (GB = 1e9 bytes). An engine's
-// time is its step (beforeBackward, backward, finishBackward) minus the same backward without an engine: what
-// the engine adds to deliver averaged gradients. The measuring code is worker/comm_benchmark.cpp.
+// Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests define
+// them (GB = 1e9 bytes). An engine's time is its own collective, launched to completed, as the engine records it
+// (AllreduceOp); "+step" is its whole step (beforeBackward, backward, finishBackward) minus the same backward
+// without an engine: what it adds to deliver averaged gradients. The measuring code is worker/comm_benchmark.cpp.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,18 +31,25 @@ void printTable(int world, const CommBenchResult& result) {
   const double factor = 2.0 * (world - 1) / world;
   auto algbw = [](int64_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e9 : 0.0; };
   auto busbw = [&](int64_t bytes, double s) { return algbw(bytes, s) * factor; };
-  std::printf("\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s)\n", world);
-  std::printf("%8s | %9s %7s %7s | %9s %7s %7s %5s | %9s %7s %7s %5s", "size", "raw time", "algbw", "busbw",
-              "ddp time", "algbw", "busbw", "ratio", "hvd time", "algbw", "busbw", "ratio");
+  std::printf("\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); "
+              "+step: what the engine's step adds to the bare backward (us)\n",
+              world);
+  std::printf("%8s | %9s %7s %7s | %9s %7s %5s %9s | %9s %7s %5s %9s", "size", "raw time", "algbw", "busbw",
+              "ddp time", "busbw", "ratio", "+step", "hvd time", "busbw", "ratio", "+step");
   if (result.withNccl) std::printf(" | %9s %7s %7s", "nccl time", "algbw", "busbw");
   std::printf("\n");
-  // An engine time at or below zero means the bare backward's median was noisier than the engine's cost.
-  auto engineCell = [&](int64_t bytes, double s, double raw) {
-    if (s <= 0) return std::string("  below the noise of the bare backward  ");
-    char cell[64];
-    std::snprintf(cell, sizeof cell, "%9.1f %7.3f %7.3f %5.2f", s * 1e6, algbw(bytes, s), busbw(bytes, s),
-                  busbw(bytes, s) / raw);
-    return std::string(cell);
+  auto engineCell = [&](int64_t bytes, const ringmaster::worker::EngineCell& cell, double raw) {
+    char added[16];
+    // At or below zero: the bare backward's median was noisier than the engine's cost.
+    if (cell.added > 0) {
+      std::snprintf(added, sizeof added, "%9.1f", cell.added * 1e6);
+    } else {
+      std::snprintf(added, sizeof added, "%9s", "~0");
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%9.1f %7.3f %5.2f %s", cell.collective * 1e6, busbw(bytes, cell.collective),
+                  busbw(bytes, cell.collective) / raw, added);
+    return std::string(text);
   };
   for (const auto& r : result.rows) {
     const double raw = busbw(r.bytes, r.raw);

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -17,10 +16,9 @@
 
 #include "agent/agent_server.h"
 #include "common/error.h"
-#include "common/host_list.h"
-#include "common/job_flags.h"
 #include "console/ingest.h"
 #include "console/launcher.h"
+#include "console/run_flags.h"
 #include "console/run_progress.h"
 #include "console/run_summary.h"
 #include "console/store_location.h"
@@ -33,30 +31,6 @@ using namespace std::chrono_literals;
 
 std::atomic<int> interrupts{0};
 void onInterrupt(int) { interrupts.fetch_add(1); }
-
-struct RunOptions {
-  int ranks = 1;
-  std::string hostList;
-  std::string hostfile;
-  int agentPort = agent::kDefaultAgentPort;
-  std::string tokenFile;
-  std::string tlsCa;
-  std::string summaryJson;
-  std::string timeline;
-  std::string jobId;
-  std::string worker;
-  std::string stateDir;
-  std::string store;  // run history file; empty = the user's
-  bool noStore = false;
-};
-
-std::string readWholeFile(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(flag + " " + path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string duration(double seconds) {
   if (seconds < 0) return "?";
@@ -167,22 +141,10 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point nextPlain_{};
 };
 
-int runJob(const RunOptions& o, v1::JobSpec spec) {
-  if (o.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(o.ranks));
-  if (!o.hostList.empty() && !o.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
-  spec.set_world_size(static_cast<uint32_t>(o.ranks));
-
-  console::LaunchPlan plan;
-  if (!o.hostList.empty()) plan.hosts = parseHostList(o.hostList);
-  if (!o.hostfile.empty()) plan.hosts = readHostfile(o.hostfile);
-  plan.agentPort = o.agentPort;
-  if (!o.tokenFile.empty()) plan.token = agent::readTokenFile(o.tokenFile);
-  if (!o.tlsCa.empty()) plan.tlsCaPem = readWholeFile(o.tlsCa, "--tls-ca");
-  plan.jobId = o.jobId;
-  plan.workerPath = o.worker;
-  plan.stateDir = o.stateDir;
-  if (!o.timeline.empty()) spec.set_timeline(true);
-  plan.spec = spec;
+int runJob(console::RunFlags o) {
+  console::finishRunFlags(o);
+  const console::LaunchPlan plan = console::launchPlan(o);
+  v1::JobSpec spec = plan.spec;
 
   std::unique_ptr<console::TimelineSink> timeline;
   if (!o.timeline.empty()) timeline = std::make_unique<console::TimelineSink>(o.timeline);
@@ -201,9 +163,7 @@ int runJob(const RunOptions& o, v1::JobSpec spec) {
   if (!o.noStore) {
     std::string storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
     NewRun run;
-    run.name = o.jobId.empty() ? std::string(modelName(spec.model())) + " " + std::string(engineName(spec.engine())) +
-                                     " x" + std::to_string(o.ranks)
-                               : o.jobId;
+    run.name = console::runName(o);
     run.spec = spec;
     try {
       ingest = std::make_unique<console::RunIngest>(storePath, run);
@@ -281,45 +241,11 @@ int runJob(const RunOptions& o, v1::JobSpec spec) {
 
 void addRunCommand(CLI::App& app, CommandResult& result) {
   auto* run = app.add_subcommand("run", "Launch a training job on this machine or across hosts and watch it");
-  auto options = std::make_shared<RunOptions>();
-  auto spec = std::make_shared<v1::JobSpec>(defaultJobSpec());
-  const std::string launch = "Launch";
-  run->add_option("-n,--np,--ranks", options->ranks, "Ranks in all")->capture_default_str()->group(launch);
-  run->add_option("-H,--hosts", options->hostList, "Hosts and their slots: host1:4,host2:4 (default: this machine)")
-      ->group(launch);
-  run->add_option("--hostfile", options->hostfile, "File with one 'host slots=N' per line")
-      ->check(CLI::ExistingFile)
-      ->group(launch);
-  run->add_option("--agent-port", options->agentPort, "TCP port of the hosts' agents")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 65535))
-      ->group(launch);
-  run->add_option("--token-file", options->tokenFile, "File with the agents' bearer token")
-      ->check(CLI::ExistingFile)
-      ->group(launch);
-  run->add_option("--tls-ca", options->tlsCa, "CA certificate (PEM) of the agents' TLS certificates")
-      ->check(CLI::ExistingFile)
-      ->group(launch);
-  run->add_option("--job-id", options->jobId, "Job id (default: date, time and a random suffix)")->group(launch);
-  run->add_option("--worker", options->worker, "ringmaster-worker for local runs (default: beside ringmaster)")
-      ->group(launch);
-  run->add_option("--state-dir", options->stateDir, "Journal folder for local runs (default: XDG state dir)")
-      ->group(launch);
-  const std::string outputs = "Outputs";
-  run->add_option("--summary-json", options->summaryJson, "Write the run summary as JSON to FILE")
-      ->type_name("FILE")
-      ->group(outputs);
-  run->add_option("--timeline", options->timeline, "Write every rank's timeline as Chrome trace JSON to FILE")
-      ->type_name("FILE")
-      ->group(outputs);
-  run->add_option("--store", options->store, "Run history file (default: the user's, in the XDG data dir)")
-      ->type_name("FILE")
-      ->group(outputs);
-  run->add_flag("--no-store", options->noStore, "Do not keep this run in the history")->group(outputs);
-  addJobFlags(*run, *spec);
-  run->callback([options, spec, &result] {
+  auto flags = std::make_shared<console::RunFlags>();
+  console::addRunFlags(*run, *flags);
+  run->callback([flags, &result] {
     try {
-      result.exitCode = runJob(*options, *spec);
+      result.exitCode = runJob(*flags);
     } catch (const InputError& e) {
       std::cerr << "ringmaster run: " << e.what() << "\n";
       result.exitCode = 2;

@@ -77,11 +77,15 @@ RunFlags parseRunFlags(std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     throw InputError(e.what());
   }
+  finishRunFlags(flags);
+  return flags;
+}
+
+void finishRunFlags(RunFlags& flags) {
   if (flags.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(flags.ranks));
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);
-  return flags;
 }
 
 LaunchPlan launchPlan(const RunFlags& flags) {

@@ -34,6 +34,11 @@ struct RunFlags {
 // Registers the flags on `app`, writing into `flags` as CLI11 parses.
 void addRunFlags(CLI::App& app, RunFlags& flags);
 
+// Checks what CLI11 cannot (-np at least 1, -H or --hostfile) and completes the spec (world size, timeline on
+// with --timeline). Throws InputError naming the flag. parseRunFlags() calls it; a program that registered the
+// flags with addRunFlags() calls it after parsing.
+void finishRunFlags(RunFlags& flags);
+
 // Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError with
 // CLI11's message for a bad flag; "--help" throws InputError holding the help text.
 RunFlags parseRunFlags(std::vector<std::string> args);

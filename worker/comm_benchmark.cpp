@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "worker/gradient_engine.h"
 #include "worker/nccl_process_group.h"
@@ -51,6 +52,12 @@ double timeLoop(c10d::ProcessGroup& control, double budget, Once&& once) {
   barrier(control);
   std::nth_element(times.begin(), times.begin() + iterations / 2, times.end());
   return times[iterations / 2];
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2), values.end());
+  return values[values.size() / 2];
 }
 
 }  // namespace
@@ -109,19 +116,32 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
     auto coefficient = torch::full({elements}, 0.5f + rank);
     auto backward = [&] { (param * coefficient).sum().backward(); };
     const double bare = timeLoop(*group, options.secondsPerCell, backward);
+    // Each engine records its own collectives (AllreduceOp: launched .. completed); their median is the
+    // engine's communication time, measured where it happens instead of as a difference of two noisy medians.
+    std::vector<double> collectiveSeconds;
     auto step = [&](GradientEngine& engine) {
       engine.beforeBackward(0, true);
       backward();
       engine.finishBackward();
-      probe.buffer().drain(1 << 12);
+      for (const auto& record : probe.buffer().drain(1 << 12)) {
+        if (record.has_allreduce()) {
+          collectiveSeconds.push_back(static_cast<double>(record.allreduce().end_ns() - record.allreduce().start_ns()) *
+                                      1e-9);
+        }
+      }
+    };
+    auto engineCell = [&](GradientEngine& engine, EngineCell& cell) {
+      collectiveSeconds.clear();
+      cell.added = timeLoop(*group, options.secondsPerCell, [&] { step(engine); }) - bare;
+      cell.collective = median(collectiveSeconds);
     };
     {
       auto ddp = makeDdpEngine(context, {param});
-      row.ddp = timeLoop(*group, options.secondsPerCell, [&] { step(*ddp); }) - bare;
+      engineCell(*ddp, row.ddp);
     }
     {
       auto horovod = makeHorovodEngine(context, {{"gradient", param}});
-      row.horovod = timeLoop(*group, options.secondsPerCell, [&] { step(*horovod); }) - bare;
+      engineCell(*horovod, row.horovod);
     }
     result.rows.push_back(row);
     if (rank == 0) std::fprintf(stderr, "  %d ranks: %lld bytes done\n", worldSize, static_cast<long long>(bytes));
