@@ -2,53 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>ringmaster::gui::ChartExport</name>
-    <message>
-        <source>Save as PNG…</source>
-        <translation>另存为 PNG…</translation>
-    </message>
-    <message>
-        <source>Save as SVG…</source>
-        <translation>另存为 SVG…</translation>
-    </message>
-    <message>
-        <source>Save chart as PNG</source>
-        <translation>将图表保存为 PNG</translation>
-    </message>
-    <message>
-        <source>Save chart as SVG</source>
-        <translation>将图表保存为 SVG</translation>
-    </message>
-    <message>
-        <source>PNG images (*.png)</source>
-        <translation>PNG 图像 (*.png)</translation>
-    </message>
-    <message>
-        <source>SVG drawings (*.svg)</source>
-        <translation>SVG 矢量图 (*.svg)</translation>
-    </message>
-    <message>
-        <source>Chart not saved</source>
-        <translation>图表未保存</translation>
-    </message>
-    <message>
-        <source>The chart has no size yet; show it first.</source>
-        <translation>图表尚无尺寸，请先显示它。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: check the folder and its permissions.</source>
-        <translation>无法写入 %1：请检查文件夹及其权限。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: is the disk full?</source>
-        <translation>无法写入 %1：磁盘是否已满？</translation>
-    </message>
-    <message>
-        <source>Saved by Ringmaster</source>
-        <translation>由 Ringmaster 保存</translation>
-    </message>
-</context>
-<context>
     <name>ringmaster::gui::ComparePage</name>
     <message>
         <source>Tick two or more runs; the first ticked is the baseline</source>
@@ -215,6 +168,14 @@
         <translation>优化器</translation>
     </message>
     <message>
+        <source>rank %1 trend</source>
+        <translation>rank %1 趋势</translation>
+    </message>
+    <message>
+        <source>memory limit</source>
+        <translation>内存上限</translation>
+    </message>
+    <message>
         <source>total</source>
         <translation>合计</translation>
     </message>
@@ -233,14 +194,6 @@
     <message>
         <source>Rank %1</source>
         <translation>Rank %1</translation>
-    </message>
-    <message>
-        <source>rank %1 trend</source>
-        <translation>rank %1 趋势</translation>
-    </message>
-    <message>
-        <source>memory limit</source>
-        <translation>内存上限</translation>
     </message>
 </context>
 <context>
@@ -465,6 +418,14 @@
         <translation>本机；或 host1:4,host2:4</translation>
     </message>
     <message>
+        <source>Use connected hosts</source>
+        <translation>使用已连接的主机</translation>
+    </message>
+    <message>
+        <source>Connect to remote agents on the Hosts page first</source>
+        <translation>请先在“主机”页连接远程 agent</translation>
+    </message>
+    <message>
         <source>use steps</source>
         <translation>按步数</translation>
     </message>
@@ -605,6 +566,10 @@
         <translation>梯度压缩</translation>
     </message>
     <message>
+        <source>Horovod reduction</source>
+        <translation>Horovod 归约方式</translation>
+    </message>
+    <message>
         <source>Fault injection (for demos and tests)</source>
         <translation>故障注入（用于演示和测试）</translation>
     </message>
@@ -668,9 +633,12 @@
         <source>Ready to launch.</source>
         <translation>可以启动。</translation>
     </message>
+</context>
+<context>
+    <name>ringmaster::gui::LiveRun</name>
     <message>
-        <source>Horovod reduction</source>
-        <translation>Horovod 归约方式</translation>
+        <source>the run is not running</source>
+        <translation>运行未在进行中</translation>
     </message>
 </context>
 <context>
@@ -758,10 +726,6 @@
         <translation>正在停止运行…</translation>
     </message>
     <message>
-        <source>remote launches go through `ringmaster run -H`; this console launches on this machine</source>
-        <translation>远程启动请使用 `ringmaster run -H`；本控制台在本机启动</translation>
-    </message>
-    <message>
         <source>A run is in progress</source>
         <translation>有运行正在进行</translation>
     </message>
@@ -792,6 +756,10 @@
         <translation>运行 %1（%2）正在本机上运行。</translation>
     </message>
     <message>
+        <source>Run %1 (%2) is running on %3.</source>
+        <translation>运行 %1（%2）正在 %3 上运行。</translation>
+    </message>
+    <message>
         <source>Run %1 · %2 · live</source>
         <translation>运行 %1 · %2 · 实时</translation>
     </message>
@@ -803,10 +771,46 @@
         <source>The run ended: %1. %2</source>
         <translation>运行已结束：%1。%2</translation>
     </message>
+    <message>
+        <source>Connection to %1 lost — reconnecting…</source>
+        <translation>与 %1 的连接已断开，正在重新连接…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reconnected to %1; backfilled %n record(s).</source>
+        <translation>
+            <numerusform>已重新连接到 %1；补齐了 %n 条记录。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Recording the timeline on every rank.</source>
+        <translation>正在所有 rank 上记录时间线。</translation>
+    </message>
+    <message>
+        <source>Timeline recording stopped.</source>
+        <translation>时间线记录已停止。</translation>
+    </message>
+    <message>
+        <source>Could not turn the timeline %1: %2</source>
+        <translation>无法%1时间线记录：%2</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
     <message numerus="yes">
         <source>Starting %n rank(s) on this machine…</source>
         <translation>
             <numerusform>正在本机上启动 %n 个 rank…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Starting %n rank(s)…</source>
+        <translation>
+            <numerusform>正在启动 %n 个 rank…</numerusform>
         </translation>
     </message>
     <message>
@@ -1100,18 +1104,6 @@
 <context>
     <name>ringmaster::gui::TimelinePage</name>
     <message>
-        <source>Save image</source>
-        <translation>保存图像</translation>
-    </message>
-    <message>
-        <source>Save the timeline as shown as a PNG or SVG image</source>
-        <translation>将当前显示的时间线保存为 PNG 或 SVG 图像</translation>
-    </message>
-    <message>
-        <source>Timeline</source>
-        <translation>时间线</translation>
-    </message>
-    <message>
         <source>Rows by rank (compute and communication)</source>
         <translation>按 rank 分行（计算与通信）</translation>
     </message>
@@ -1138,6 +1130,18 @@
     <message>
         <source>Save the visible range as Chrome trace JSON (Perfetto, chrome://tracing)</source>
         <translation>将可见范围保存为 Chrome trace JSON（Perfetto、chrome://tracing）</translation>
+    </message>
+    <message>
+        <source>Save image</source>
+        <translation>保存图像</translation>
+    </message>
+    <message>
+        <source>Save the timeline as shown as a PNG or SVG image</source>
+        <translation>将当前显示的时间线保存为 PNG 或 SVG 图像</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
     </message>
     <message>
         <source>Wheel: zoom · drag: pan · shift-drag: select a range · click: details</source>
@@ -1225,6 +1229,53 @@
     <message>
         <source>No timeline events. Turn on timeline recording, or import a timeline.</source>
         <translation>没有时间线事件。请开启时间线记录，或导入一个时间线。</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::ChartExport</name>
+    <message>
+        <source>Save as PNG…</source>
+        <translation>另存为 PNG…</translation>
+    </message>
+    <message>
+        <source>Save as SVG…</source>
+        <translation>另存为 SVG…</translation>
+    </message>
+    <message>
+        <source>Save chart as PNG</source>
+        <translation>将图表保存为 PNG</translation>
+    </message>
+    <message>
+        <source>Save chart as SVG</source>
+        <translation>将图表保存为 SVG</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG drawings (*.svg)</source>
+        <translation>SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Chart not saved</source>
+        <translation>图表未保存</translation>
+    </message>
+    <message>
+        <source>The chart has no size yet; show it first.</source>
+        <translation>图表尚无尺寸，请先显示它。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: check the folder and its permissions.</source>
+        <translation>无法写入 %1：请检查文件夹及其权限。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: is the disk full?</source>
+        <translation>无法写入 %1：磁盘是否已满？</translation>
+    </message>
+    <message>
+        <source>Saved by Ringmaster</source>
+        <translation>由 Ringmaster 保存</translation>
     </message>
 </context>
 </TS>
