@@ -69,6 +69,7 @@ std::string_view statusName(JobStatus status) {
     case JobStatus::Succeeded: return "succeeded";
     case JobStatus::Failed: return "failed";
     case JobStatus::Stopped: return "stopped";
+    case JobStatus::Detached: return "detached";
   }
   return "unknown";
 }
@@ -322,8 +323,26 @@ std::optional<RankExit> Launcher::firstFailure() const {
   return firstFailure_;
 }
 
+bool Launcher::detach() {
+  {
+    std::lock_guard lock(mutex_);
+    if (embedded_ || !started_ || detached_ || outcomeLocked().status != JobStatus::Running) return false;
+    detached_ = true;
+  }
+  changed_.notify_all();
+  for (auto& host : hosts_) {
+    if (host->follower) host->follower->stop();
+  }
+  return true;
+}
+
 JobOutcome Launcher::outcomeLocked() const {
   JobOutcome outcome;
+  if (detached_) {
+    outcome.status = JobStatus::Detached;
+    outcome.message = "left running on its hosts; their agents keep its journal";
+    return outcome;
+  }
   for (const auto& host : hosts_) {
     if (!host->finished) return outcome;
   }

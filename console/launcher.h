@@ -53,7 +53,8 @@ struct HostPlacement {
   v1::HostInfo info;
 };
 
-enum class JobStatus { Running, Succeeded, Failed, Stopped };
+// Detached: this console let go of a job on remote hosts, which runs on there (its agents keep the journal).
+enum class JobStatus { Running, Succeeded, Failed, Stopped, Detached };
 std::string_view statusName(JobStatus status);
 
 struct RankExit {
@@ -86,6 +87,10 @@ class Launcher {
   void start();
   // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns at once.
   void stop(double graceS = 5);
+  // Lets go of a job on remote hosts without stopping it: watching ends, the ranks run on under their agents,
+  // and the outcome is Detached. Returns false (and does nothing) for a job on the embedded agent, whose ranks
+  // cannot outlive this process, or a job that is not running.
+  bool detach();
   // Sends `action` (timeline on/off, checkpoint now) to every rank on every host. Returns what failed, host by
   // host, for a person; empty when every host took it. Blocks on the network: not for a GUI thread.
   std::string control(v1::ControlRequest::Action action);
@@ -125,6 +130,7 @@ class Launcher {
   std::condition_variable changed_;
   bool started_ = false;
   bool stopRequested_ = false;
+  bool detached_ = false;
   bool stoppingAfterFailure_ = false;
   std::string lostHost_;
   std::map<int, RankExit> exits_;                       // by rank

@@ -23,7 +23,7 @@ LiveRun::LiveRun(console::LaunchPlan plan, QString storePath, OnRecords onRecord
 LiveRun::~LiveRun() {
   {
     std::lock_guard lock(mutex_);
-    if (launcher_ && !finished_) launcher_->stop(2);
+    if (launcher_ && !finished_ && !detached_) launcher_->stop(2);
   }
   if (runner_ && runner_->joinable()) runner_->join();
   for (auto& control : controls_) control.join();
@@ -87,9 +87,10 @@ void LiveRun::start() {
     // Once a second the diagnosis looks again, so a job that goes quiet is still seen (stalls).
     std::optional<console::JobOutcome> outcome;
     while (!(outcome = launcher_->waitFor(std::chrono::seconds(1)))) ingest_->tick();
-    const std::string status = outcome->status == console::JobStatus::Succeeded ? "finished"
-                               : outcome->status == console::JobStatus::Stopped ? "stopped"
-                                                                                 : "failed";
+    const std::string status = outcome->status == console::JobStatus::Succeeded  ? "finished"
+                               : outcome->status == console::JobStatus::Stopped  ? "stopped"
+                               : outcome->status == console::JobStatus::Detached ? "detached"
+                                                                                  : "failed";
     try {
       ingest_->finish(status);
     } catch (const std::exception&) {
@@ -116,6 +117,13 @@ void LiveRun::start() {
         },
         Qt::QueuedConnection);
   });
+}
+
+bool LiveRun::detach() {
+  std::lock_guard lock(mutex_);
+  if (!launched_ || finished_ || !launcher_->detach()) return false;
+  detached_ = true;
+  return true;
 }
 
 void LiveRun::stop() {

@@ -50,6 +50,11 @@ class LiveRun : public QObject, public console::RecordSink {
   // Creates the run in the store, starts the ranks and follows them; all off the GUI thread.
   void start();
   void stop();
+  // The ranks run on remote hosts' agents (not this machine's embedded one), so they can outlive this console.
+  bool remote() const { return !plan_.hosts.empty(); }
+  // Lets go of a remote run without stopping it (the window closes, the job trains on; the run is stored as
+  // "detached"). False when the run is local or no longer running.
+  bool detach();
   // Asks every rank to start or stop recording its timeline (the agents' Control call, off the GUI thread);
   // timelineRecording() says how it went.
   void setTimelineRecording(bool on);
@@ -97,6 +102,7 @@ class LiveRun : public QObject, public console::RecordSink {
   QString jobId_;
   std::atomic<bool> finished_{false};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> detached_{false};
 };
 
 }  // namespace ringmaster::gui

@@ -170,7 +170,23 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (live_ && !live_->finished()) {
+  if (live_ && !live_->finished() && live_->remote()) {
+    // Remote ranks belong to their hosts' agents: closing the window leaves them training unless the user asks.
+    QMessageBox box(QMessageBox::Question, tr("A run is in progress"),
+                    tr("The run keeps training on its hosts when the console closes; their agents keep its "
+                       "journal. Leave it running, or stop it?"),
+                    QMessageBox::Cancel, this);
+    QPushButton* leave = box.addButton(tr("Leave it running"), QMessageBox::AcceptRole);
+    QPushButton* stopIt = box.addButton(tr("Stop it"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(leave);
+    box.exec();
+    if (box.clickedButton() == leave) {
+      live_->detach();
+    } else if (box.clickedButton() != stopIt) {
+      event->ignore();
+      return;
+    }
+  } else if (live_ && !live_->finished()) {
     // Ranks of the embedded agent are children of this process: closing ends them, so ask first.
     const auto answer = QMessageBox::question(
         this, tr("A run is in progress"),

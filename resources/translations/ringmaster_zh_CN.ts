@@ -730,6 +730,18 @@
         <translation>有运行正在进行</translation>
     </message>
     <message>
+        <source>The run keeps training on its hosts when the console closes; their agents keep its journal. Leave it running, or stop it?</source>
+        <translation>关闭控制台后，运行会在其主机上继续训练，各主机的 agent 会保留其日志。让它继续运行，还是停止它？</translation>
+    </message>
+    <message>
+        <source>Leave it running</source>
+        <translation>继续运行</translation>
+    </message>
+    <message>
+        <source>Stop it</source>
+        <translation>停止运行</translation>
+    </message>
+    <message>
         <source>The run on this machine stops when the console closes. Stop it and close?</source>
         <translation>关闭控制台时，本机上的运行会停止。要停止运行并关闭吗？</translation>
     </message>

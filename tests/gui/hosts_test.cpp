@@ -76,7 +76,9 @@ class HostsTest : public ::testing::Test {
     QObject::disconnect(c);
     // It said "connecting" while the check ran (on a worker thread: the window kept running meanwhile).
     EXPECT_FALSE(seen.empty());
-    if (!seen.empty()) EXPECT_EQ(seen.front(), State::Connecting);
+    if (!seen.empty()) {
+      EXPECT_EQ(seen.front(), State::Connecting);
+    }
     return row;
   }
 

@@ -7,8 +7,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QFile>
+#include <algorithm>
 #include <set>
 
+#include "agent/agent_server.h"
+#include "console/agent_client.h"
 #include "console/launcher.h"
 #include "console/run_summary.h"
 #include "tests/integration/agent_test_support.h"
@@ -108,6 +111,64 @@ TEST(LauncherJob, AWatcherThatReconnectsMissesNothingAndRepeatsNothing) {
   ASSERT_FALSE(all.empty());
   for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i].seq(), i + 1) << "gap or duplicate at record " << i;
   EXPECT_EQ(ranksPastStep(all, 60), 2);
+}
+
+// A console may let go of a job on remote hosts: the ranks train on under their agent, which keeps journaling.
+// A job on the embedded agent cannot be let go of (its ranks are this process's children).
+TEST(LauncherJob, ARemoteJobLetGoOfTrainsOnUnderItsAgent) {
+  TempDir dir("launch-detach");
+  agent::AgentOptions options;
+  options.port = 0;
+  options.stateDir = dir.file("remote");
+  options.workerPath = binPath("ringmaster-worker");
+  agent::AgentServer remote(options);
+
+  console::LaunchPlan plan;
+  plan.spec = smallJob(2, 1000000);  // far more steps than the test waits for
+  plan.hosts = {{"127.0.0.1", 2}};
+  plan.agentPort = remote.port();
+  std::string jobId;
+  uint64_t letGoAt = 0;  // the furthest step the console saw
+  {
+    console::Launcher launcher(plan);
+    RecordCollector records;
+    launcher.addSink(&records);
+    launcher.start();
+    jobId = launcher.jobId();
+    ASSERT_TRUE(records.waitFor([&](const auto& r) { return ranksPastStep(r, 5) == 2; }, 60s));
+    ASSERT_TRUE(launcher.detach());
+    for (const auto& r : records.records()) {
+      if (r.has_step()) letGoAt = std::max<uint64_t>(letGoAt, r.step().step());
+    }
+    auto outcome = launcher.waitFor(10s);
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(outcome->status, console::JobStatus::Detached) << outcome->message;
+    EXPECT_FALSE(launcher.detach()) << "a job can be let go of once";
+  }  // the launcher is gone; it must not have stopped the job
+
+  // The agent still journals steps from both ranks well past where the console let go.
+  console::AgentClient client({"127.0.0.1", remote.port(), "", ""});
+  RecordCollector later;
+  console::JournalFollower follower(
+      client, jobId, 1, [&](const std::vector<v1::Record>& r) { later.onRecords(jobId, "127.0.0.1", r); },
+      [](const grpc::Status&) {});
+  EXPECT_TRUE(later.waitFor([&](const auto& r) { return ranksPastStep(r, letGoAt + 20) == 2; }, 60s))
+      << "the ranks stopped training after the console let go";
+  bool exited = false;
+  for (const auto& r : later.records()) {
+    exited = exited || (r.has_rank_state() && r.rank_state().state() >= v1::RankState::STATE_EXITED);
+  }
+  EXPECT_FALSE(exited);
+  EXPECT_TRUE(client.stop(jobId, 1).ok());
+
+  TempDir localDir("launch-detach-local");
+  console::Launcher local(localPlan(localDir, smallJob(2, 1000000)));
+  local.start();
+  EXPECT_FALSE(local.detach()) << "ranks of the embedded agent cannot outlive the console";
+  local.stop(1);
+  auto outcome = local.waitFor(60s);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(outcome->status, console::JobStatus::Stopped);
 }
 
 }  // namespace
