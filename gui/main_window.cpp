@@ -160,6 +160,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   updateLiveControls();
   restoreSettings();
   restoreHosts();
+  hostWatch_ = new QTimer(this);
+  connect(hostWatch_, &QTimer::timeout, this, &MainWindow::watchHosts);
+  hostWatch_->start(30000);
   refreshRuns();
   checkLocalHost();
 }
@@ -268,10 +271,24 @@ void MainWindow::checkHost(int row) {
     checkLocalHost();
     return;
   }
-  if (row < 0 || row >= hostsModel_->rowCount()) return;
+  startHostCheck(row, true);
+}
+
+void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) {
+  hostWatch_->start(static_cast<int>(interval.count()));
+}
+
+void MainWindow::watchHosts() {
+  for (int row = 1; row < hostsModel_->rowCount(); ++row) {
+    if (hostsModel_->host(row).state != console::HostEntry::State::Connecting) startHostCheck(row, false);
+  }
+}
+
+void MainWindow::startHostCheck(int row, bool showConnecting) {
+  if (row <= 0 || row >= hostsModel_->rowCount()) return;
   const console::HostEntry entry = hostsModel_->host(row);
   const int generation = ++checkGeneration_[entry.address];
-  hostsModel_->setState(row, console::HostEntry::State::Connecting);
+  if (showConnecting) hostsModel_->setState(row, console::HostEntry::State::Connecting);
   runInBackground<console::HostCheck>(
       this,
       [address = entry.address.toStdString(), token = entry.tokenFile.toStdString(), ca = entry.tlsCa.toStdString()] {

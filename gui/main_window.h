@@ -3,6 +3,8 @@
 // shown run (live or from the store). Selecting a rank anywhere highlights it everywhere.
 #pragma once
 
+#include <chrono>
+
 #include <QMainWindow>
 
 #include <map>
@@ -19,6 +21,8 @@
 class QLabel;
 class QAbstractButton;
 class QTabWidget;
+
+class QTimer;
 
 namespace ringmaster::gui {
 
@@ -58,6 +62,9 @@ class MainWindow : public QMainWindow {
   void addHost(const console::HostEntry& entry);
   // Connects to the host of `row` again, off the GUI thread: Connecting, then Connected or Unreachable.
   void checkHost(int row);
+  // Remote hosts are re-checked quietly (no "connecting" in between) this often, so a host that goes away or
+  // comes back shows it without anyone pressing "Check again". Default 30 s.
+  void setHostWatchInterval(std::chrono::milliseconds interval);
   // Emphasises `rank` in every view; -1 for none.
   void selectRank(int rank);
   // Renders every page to DIR/<page>.png; returns the files written.
@@ -132,6 +139,9 @@ class MainWindow : public QMainWindow {
   int64_t shownRunId_ = 0;
   // How to reach each remote host (port, token, CA as read by its last check), by the address on the Hosts page.
   std::map<QString, console::AgentEndpoint> endpoints_;
+  void startHostCheck(int row, bool showConnecting);
+  void watchHosts();
+  QTimer* hostWatch_ = nullptr;
   std::map<QString, int> checkGeneration_;  // a check's answer counts only if no newer check of that host began
   std::unique_ptr<LiveRun> live_;
   int selectedRank_ = -1;

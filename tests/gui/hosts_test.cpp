@@ -175,6 +175,34 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
   }
 }
 
+// Nobody presses "Check again": the window re-checks its remote hosts by itself and shows one that went away.
+TEST_F(HostsTest, AHostThatGoesAwayIsShownUnreachableWithoutAsking) {
+  test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString());
+  ASSERT_TRUE(agent.ready()) << "ringmaster-agent did not come up";
+  MainWindow window(options);
+  window.setHostWatchInterval(std::chrono::milliseconds(200));
+  const int row = addFromPage(window, QString::fromStdString(agent.address()), {});
+  ASSERT_EQ(window.hostsModel()->host(row).state, State::Connected) << window.hostsModel()->host(row).message.toStdString();
+  // Quiet re-checks of a healthy host never show "connecting" in between.
+  std::vector<State> seen;
+  int rechecks = 0;
+  auto c = QObject::connect(window.hostsModel(), &QAbstractItemModel::dataChanged,
+                            [&] { seen.push_back(window.hostsModel()->host(row).state); });
+  auto d = QObject::connect(&window, &MainWindow::hostChecked, [&](int r) { rechecks += r == row ? 1 : 0; });
+  ASSERT_TRUE(test::waitUntil([&] { return rechecks >= 3; }, kCheckTimeoutMs)) << "the host was not re-checked";
+  EXPECT_EQ(window.hostsModel()->host(row).state, State::Connected);
+  for (State s : seen) EXPECT_EQ(s, State::Connected);
+  QObject::disconnect(c);
+  QObject::disconnect(d);
+
+  agent.stop();
+  ASSERT_TRUE(test::waitUntil([&] { return window.hostsModel()->host(row).state == State::Unreachable; },
+                              kCheckTimeoutMs))
+      << "the host that went away still shows as " << cell(window, row, console::HostsModel::State).toStdString();
+  EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("connection refused")))
+      << window.hostsModel()->host(row).message.toStdString();
+}
+
 TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) {
   MainWindow window(options);
   window.show();
