@@ -279,6 +279,9 @@ class HorovodEngine::Controller {
         if (response.shutdown) break;
         idle = response.idle;
         execute(response);
+        // As Horovod's background thread does on Gloo: the cycle's all-reduces finish before the next
+        // negotiation, so negotiation rounds do not compete with the gradients for the cores and the wire.
+        awaitLaunched();
       }
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex_);
@@ -401,6 +404,21 @@ class HorovodEngine::Controller {
         inFlight_.push_back(std::move(f));
       }
       completionCv_.notify_one();
+    }
+  }
+
+  void awaitLaunched() {
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& f : inFlight_) works.push_back(f.work);
+    }
+    for (auto& work : works) {
+      try {
+        work->wait();
+      } catch (const std::exception&) {
+        // The completion thread reports it.
+      }
     }
   }
 
