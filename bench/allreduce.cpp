@@ -33,10 +33,11 @@ void printTable(int world, const CommBenchResult& result) {
   auto algbw = [](int64_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e9 : 0.0; };
   auto busbw = [&](int64_t bytes, double s) { return algbw(bytes, s) * factor; };
   std::printf("\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); "
-              "+step: what the engine's step adds to the bare backward (us)\n",
+              "raw+bw: raw right after a backward; +step: what the engine's step adds to the bare backward (us)\n",
               world);
-  std::printf("%8s | %9s %7s %7s | %9s %7s %5s %9s | %9s %7s %5s %9s", "size", "raw time", "algbw", "busbw",
-              "ddp time", "busbw", "ratio", "+step", "hvd time", "busbw", "ratio", "+step");
+  std::printf("%8s | %9s %7s %7s | %9s %7s | %9s %7s %5s %9s | %9s %7s %5s %9s", "size", "raw time", "algbw",
+              "busbw", "raw+bw", "busbw", "ddp time", "busbw", "ratio", "+step", "hvd time", "busbw", "ratio",
+              "+step");
   if (result.withNccl) std::printf(" | %9s %7s %7s", "nccl time", "algbw", "busbw");
   std::printf("\n");
   auto engineCell = [&](int64_t bytes, const ringmaster::worker::EngineCell& cell, double raw) {
@@ -54,8 +55,9 @@ void printTable(int world, const CommBenchResult& result) {
   };
   for (const auto& r : result.rows) {
     const double raw = busbw(r.bytes, r.raw);
-    std::printf("%8s | %9.1f %7.3f %7.3f | %s | %s", sizeLabel(r.bytes).c_str(), r.raw * 1e6, algbw(r.bytes, r.raw),
-                raw, engineCell(r.bytes, r.ddp, raw).c_str(), engineCell(r.bytes, r.horovod, raw).c_str());
+    std::printf("%8s | %9.1f %7.3f %7.3f | %9.1f %7.3f | %s | %s", sizeLabel(r.bytes).c_str(), r.raw * 1e6,
+                algbw(r.bytes, r.raw), raw, r.rawAfterBackward * 1e6, busbw(r.bytes, r.rawAfterBackward),
+                engineCell(r.bytes, r.ddp, raw).c_str(), engineCell(r.bytes, r.horovod, raw).c_str());
     if (result.withNccl) {
       std::printf(" | %9.1f %7.3f %7.3f", r.nccl * 1e6, algbw(r.bytes, r.nccl), busbw(r.bytes, r.nccl));
     }

@@ -116,6 +116,19 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
     auto coefficient = torch::full({elements}, 0.5f + rank);
     auto backward = [&] { (param * coefficient).sum().backward(); };
     const double bare = timeLoop(*group, options.secondsPerCell, backward);
+    // The control for the engines: the same backward, then a raw all-reduce of its gradient, timed alone. It
+    // runs where an engine's collective runs (after a backward, the peer maybe still computing), without an engine.
+    {
+      std::vector<double> afterBackward;
+      timeLoop(*group, options.secondsPerCell, [&] {
+        backward();
+        std::vector<at::Tensor> grad{param.grad()};
+        const double t0 = seconds();
+        group->allreduce(grad)->wait();
+        afterBackward.push_back(seconds() - t0);
+      });
+      row.rawAfterBackward = median(afterBackward);
+    }
     // Each engine records its own collectives (AllreduceOp: launched .. completed); their median is the
     // engine's communication time, measured where it happens instead of as a difference of two noisy medians.
     std::vector<double> collectiveSeconds;

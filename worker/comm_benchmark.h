@@ -27,6 +27,7 @@ struct EngineCell {
 struct CommBenchRow {
   int64_t bytes = 0;
   double raw = 0;      // group->allreduce(tensor)->wait() on Gloo
+  double rawAfterBackward = 0;  // the same, each call right after a backward that made the tensor (no engine)
   EngineCell ddp;      // DDP engine: hook, bucket, all-reduce, wait
   EngineCell horovod;  // Horovod engine: submit, negotiate, (fuse), all-reduce, synchronize
   double nccl = -1;    // raw NCCL all-reduce of the CPU tensor staged through the GPU
