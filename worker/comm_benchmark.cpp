@@ -33,6 +33,13 @@ int agreeIterations(c10d::ProcessGroup& group, double warmupSeconds, double budg
   return static_cast<int>(message[0].item<int64_t>());
 }
 
+// The middle value (the upper one of an even count).
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
 // Seconds per call of `once` after two warm-up calls: the median of the calls, which shrugs off the scheduler
 // hiccups of a machine shared with other work.
 template <typename Once>
@@ -50,14 +57,7 @@ double timeLoop(c10d::ProcessGroup& control, double budget, Once&& once) {
     time = seconds() - t0;
   }
   barrier(control);
-  std::nth_element(times.begin(), times.begin() + iterations / 2, times.end());
-  return times[iterations / 2];
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2), values.end());
-  return values[values.size() / 2];
+  return median(std::move(times));
 }
 
 }  // namespace

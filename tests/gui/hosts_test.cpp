@@ -21,7 +21,7 @@
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
 #include "tests/gui/agent_process.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/gui/console_test.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -30,19 +30,8 @@ using State = console::HostEntry::State;
 constexpr int kCheckTimeoutMs = 30'000;
 constexpr int kRunTimeoutMs = 180'000;
 
-class HostsTest : public ::testing::Test {
+class HostsTest : public test::ConsoleTest {
  protected:
-  void SetUp() override {
-    test::guiApp();
-    ASSERT_TRUE(dir.isValid());
-    // Settings (the remembered hosts) in this test's own folder: test programs running at the same time each
-    // keep their own.
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.filePath(QStringLiteral("settings")));
-    options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-    options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
-    options.stateDir = dir.filePath(QStringLiteral("embedded"));
-  }
-
   QString writeFile(const QString& name, const QByteArray& text) {
     QFile file(dir.filePath(name));
     EXPECT_TRUE(file.open(QIODevice::WriteOnly));
@@ -85,9 +74,6 @@ class HostsTest : public ::testing::Test {
   QString cell(MainWindow& window, int row, int column) {
     return window.hostsModel()->index(row, column).data().toString();
   }
-
-  QTemporaryDir dir;
-  MainWindowOptions options;
 };
 
 TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) {

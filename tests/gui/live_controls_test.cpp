@@ -22,7 +22,7 @@
 #include "gui/dashboard_page.h"
 #include "gui/main_window.h"
 #include "gui/series_chart.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/gui/console_test.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/integration/process.h"
 
@@ -31,18 +31,8 @@ namespace {
 
 constexpr int kRunTimeoutMs = 240'000;
 
-class LiveControlsTest : public ::testing::Test {
+class LiveControlsTest : public test::ConsoleTest {
  protected:
-  void SetUp() override {
-    test::guiApp();
-    ASSERT_TRUE(dir.isValid());
-    // The windows' settings in this test's own folder: nothing left for other tests' forms.
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.filePath(QStringLiteral("settings")));
-    options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-    options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
-    options.stateDir = dir.filePath(QStringLiteral("agent"));
-  }
-
   // Steps every rank of the shown run has reported, the fewest among `ranks`.
   static uint64_t stepsOfAll(MainWindow& window, int ranks) {
     if (!window.shownRun() || window.shownRun()->series.rankCount() < ranks) return 0;
@@ -66,9 +56,6 @@ class LiveControlsTest : public ::testing::Test {
     }
     return n;
   }
-
-  QTemporaryDir dir;
-  MainWindowOptions options;
 };
 
 TEST_F(LiveControlsTest, ABrokenWatchStreamReconnectsBackfillsAndSaysSo) {
