@@ -135,12 +135,7 @@ RunMetrics loadMetrics(const RunStore& store, int64_t runId) {
   if (!info) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
   auto series = store.rankSeries(runId);
   auto ranks = store.ranks(runId);
-  auto findings = store.findings(runId);
-  if (findings.empty() && !series.empty()) {
-    int worldSize = info->worldSize > 0 ? info->worldSize : int(series.size());
-    findings = diagnosis::replay(series, store.stallReports(runId), ranks, worldSize).findings();
-  }
-  return computeMetrics(*info, series, ranks, std::move(findings));
+  return computeMetrics(*info, series, ranks, diagnosis::storedFindings(store, runId));
 }
 
 namespace {

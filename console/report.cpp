@@ -224,12 +224,7 @@ Report buildReport(const RunStore& store, int64_t runId, const std::vector<int64
   report.ranks = store.ranks(runId);
   report.hosts = store.hosts(runId);
   report.counts = store.counts(runId);
-  auto findings = store.findings(runId);
-  int worldSize = info->worldSize > 0 ? info->worldSize : int(series.size());
-  if (findings.empty() && !series.empty()) {
-    findings = diagnosis::replay(series, store.stallReports(runId), report.ranks, worldSize).findings();
-  }
-  report.metrics = computeMetrics(*info, series, report.ranks, std::move(findings));
+  report.metrics = computeMetrics(*info, series, report.ranks, diagnosis::storedFindings(store, runId));
   report.memoryTrends = report.metrics.memoryTrends;
   for (int64_t other : compareWith) {
     report.compared.push_back(loadMetrics(store, other));

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/diagnosis/run_diagnosis.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -98,7 +100,7 @@ RunData loadRun(const RunStore& store, int64_t runId) {
   }
   store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
   data.logs = store.logs(runId);
-  data.findings = store.findings(runId);
+  data.findings = diagnosis::storedFindings(store, runId);
   for (const RankInfo& r : store.ranks(runId)) {
     v1::RankState state;
     state.set_rank(r.rank);

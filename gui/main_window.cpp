@@ -370,14 +370,7 @@ void MainWindow::openRun(int64_t runId) {
   store_->post<std::shared_ptr<console::RunData>>(
       this,
       [runId](RunStore& s) {
-        auto data = std::make_shared<console::RunData>(console::loadRun(s, runId));
-        // A stored run without findings is diagnosed now, from its stored measurements.
-        if (data->findings.empty() && data->info) {
-          const auto replayed = diagnosis::replay(s.rankSeries(runId), s.stallReports(runId), s.ranks(runId),
-                                                  data->info->worldSize);
-          data->findings = replayed.findings();
-        }
-        return data;
+        return std::make_shared<console::RunData>(console::loadRun(s, runId));
       },
       [this, runId](std::shared_ptr<console::RunData> data) {
         const QString title = tr("Run %1 · %2 · %3")

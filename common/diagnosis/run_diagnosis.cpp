@@ -104,4 +104,14 @@ RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1:
   return diagnosis;
 }
 
+std::vector<v1::Finding> storedFindings(const RunStore& store, int64_t runId) {
+  std::vector<v1::Finding> findings = store.findings(runId);
+  if (!findings.empty()) return findings;
+  const auto info = store.run(runId);
+  const auto series = store.rankSeries(runId);
+  if (!info || series.empty()) return findings;
+  const int worldSize = info->worldSize > 0 ? info->worldSize : static_cast<int>(series.size());
+  return replay(series, store.stallReports(runId), store.ranks(runId), worldSize).findings();
+}
+
 }  // namespace ringmaster::diagnosis
