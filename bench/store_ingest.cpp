@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Run store ingest: rows per second into a fresh SQLite store, in batches the way the console ingests a live run.
-// Goal (issue 5): at least 500 000 rows/s.
+// Goal: at least 500 000 rows/s.
 #include <cstdio>
 #include <random>
 

@@ -296,7 +296,7 @@ def main():
                   f"{best['horovod']:>12.1f}{best['ddp'] / best['pytorch']:>8.3f}x"
                   f"{best['horovod'] / best['pytorch']:>8.3f}x", flush=True)
     print()
-    print("goal: ddp/PT >= 1.0x, hvd/PT >= 0.95x (issue 3)")
+    print("goal: ddp/PT >= 1.0x, hvd/PT >= 0.95x")
 
 
 if __name__ == "__main__":
