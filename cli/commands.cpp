@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/commands.h"
 
+#include "cli/agent_command.h"
 #include "cli/history_commands.h"
 #include "cli/run_command.h"
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ringmaster run`: launch a job here or across hosts and watch it to the end.
-// `ringmaster agent`: run this host's agent in the foreground (as ringmaster-agent does).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +9,5 @@
 namespace ringmaster::cli {
 
 void addRunCommand(CLI::App& app, CommandResult& result);
-void addAgentCommand(CLI::App& app, CommandResult& result);
 
 }  // namespace ringmaster::cli
