@@ -2,8 +2,8 @@
 #include "common/job_spec.h"
 
 #include <array>
+#include <charconv>
 #include <cmath>
-#include <sstream>
 #include <utility>
 
 namespace ringmaster {
@@ -42,11 +42,10 @@ std::optional<Enum> parseName(const NameTable<Enum, N>& table, std::string_view 
   return std::nullopt;
 }
 
+// The shortest text that reads back as exactly `v`: "0.1", not "0.10000000000000001".
 std::string formatNumber(double v) {
-  std::ostringstream out;
-  out.precision(17);
-  out << v;
-  return out.str();
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
 }
 
 }  // namespace
@@ -207,6 +206,7 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
       "--stall-check-s", formatNumber(h.stall_check_s()),
       "--reduce-op", std::string(reduceOpName(h.reduce_op())),
       "--warmup-steps", std::to_string(h.warmup_steps()),
+      "--epochs", std::to_string(h.epochs()),
       "--rendezvous-timeout-s", formatNumber(spec.rendezvous_timeout_s()),
   };
   auto add = [&](std::string flag, std::string value) {
@@ -214,7 +214,6 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
     args.push_back(std::move(value));
   };
   if (h.steps() > 0) add("--steps", std::to_string(h.steps()));
-  if (h.epochs() > 0) add("--epochs", std::to_string(h.epochs()));
   if (h.scale_lr()) args.push_back("--scale-lr");
   if (!spec.data_dir().empty()) add("--data-dir", spec.data_dir());
   if (!spec.checkpoint_dir().empty()) {

@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "agent/agent_server.h"
 #include "common/error.h"
 #include "common/host_list.h"
-#include "common/job_flags.h"
+#include "jobflags/job_flags.h"
 
 namespace ringmaster::console {
 namespace {
@@ -42,6 +43,11 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->check(CLI::ExistingFile)
       ->group(launch);
   app.add_option("--job-id", flags.jobId, "Job id (default: date, time and a random suffix)")->group(launch);
+  app.add_option_function<std::string>(
+         "--name", [&flags](const std::string& name) { flags.spec.set_name(name); },
+         "Name of the run in the history (default: the job id, else '<model> <engine> xN')")
+      ->type_name("TEXT")
+      ->group(launch);
   app.add_option("--worker", flags.worker, "ringmaster-worker for local runs (default: beside this program)")
       ->group(launch);
   app.add_option("--state-dir", flags.stateDir, "Journal folder for local runs (default: XDG state dir)")
@@ -52,6 +58,10 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->group(outputs);
   app.add_option("--timeline", flags.timeline, "Write every rank's timeline as Chrome trace JSON to FILE")
       ->type_name("FILE")
+      ->group(outputs);
+  app.add_flag_callback(
+         "--record-timeline", [&flags] { flags.spec.set_timeline(true); },
+         "Record every rank's timeline from the start (into the history; --timeline FILE also writes it out)")
       ->group(outputs);
   app.add_option("--store", flags.store, "Run history file (default: the user's, in the XDG data dir)")
       ->type_name("FILE")
@@ -88,6 +98,71 @@ void finishRunFlags(RunFlags& flags) {
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);
 }
 
+std::vector<std::string> runArguments(const RunFlags& flags) {
+  const RunFlags defaults;
+  std::vector<std::string> args;
+  // A value that starts with '-' would read as a flag: it goes in the same word ("--name=-x").
+  auto add = [&args](const std::string& flag, const std::string& value) {
+    if (value.rfind('-', 0) == 0) {
+      args.push_back((flag == "-H" ? "--hosts" : flag) + "=" + value);
+    } else {
+      args.insert(args.end(), {flag, value});
+    }
+  };
+  auto addChanged = [&add](const std::string& flag, const std::string& value, const std::string& byDefault) {
+    if (value != byDefault) add(flag, value);
+  };
+  add("-np", std::to_string(flags.ranks));
+  addChanged("-H", flags.hostList, defaults.hostList);
+  addChanged("--hostfile", flags.hostfile, defaults.hostfile);
+  addChanged("--agent-port", std::to_string(flags.agentPort), std::to_string(defaults.agentPort));
+  addChanged("--token-file", flags.tokenFile, defaults.tokenFile);
+  addChanged("--tls-ca", flags.tlsCa, defaults.tlsCa);
+  addChanged("--job-id", flags.jobId, defaults.jobId);
+  addChanged("--name", flags.spec.name(), defaults.spec.name());
+  addChanged("--worker", flags.worker, defaults.worker);
+  addChanged("--state-dir", flags.stateDir, defaults.stateDir);
+
+  // The job flags as ringmaster-worker gets them, less those that say what the defaults say.
+  v1::JobSpec scratch = defaults.spec;
+  CLI::App jobFlags;
+  addJobFlags(jobFlags, scratch);
+  auto takesValue = [&jobFlags](const std::string& flag) {
+    const CLI::Option* option = jobFlags.get_option_no_throw(flag);
+    return option != nullptr && option->get_expected_min() > 0;
+  };
+  auto pairs = [&takesValue](const std::vector<std::string>& words) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> result;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (takesValue(words[i]) && i + 1 < words.size()) {
+        result.emplace_back(words[i], words[i + 1]);
+        ++i;
+      } else {
+        result.emplace_back(words[i], std::nullopt);
+      }
+    }
+    return result;
+  };
+  const auto byDefault = pairs(workerArguments(defaults.spec));
+  for (const auto& [flag, value] : pairs(workerArguments(flags.spec))) {
+    const bool asByDefault =
+        std::find(byDefault.begin(), byDefault.end(), std::make_pair(flag, value)) != byDefault.end();
+    if (asByDefault) continue;
+    if (value) {
+      add(flag, *value);
+    } else {
+      args.push_back(flag);
+    }
+  }
+
+  addChanged("--timeline", flags.timeline, defaults.timeline);
+  if (flags.timeline.empty() && flags.spec.timeline()) args.push_back("--record-timeline");
+  addChanged("--summary-json", flags.summaryJson, defaults.summaryJson);
+  addChanged("--store", flags.store, defaults.store);
+  if (flags.noStore) args.push_back("--no-store");
+  return args;
+}
+
 LaunchPlan launchPlan(const RunFlags& flags) {
   LaunchPlan plan;
   if (!flags.hostList.empty()) plan.hosts = parseHostList(flags.hostList);
@@ -104,6 +179,7 @@ LaunchPlan launchPlan(const RunFlags& flags) {
 }
 
 std::string runName(const RunFlags& flags) {
+  if (!flags.spec.name().empty()) return flags.spec.name();
   if (!flags.jobId.empty()) return flags.jobId;
   return std::string(modelName(flags.spec.model())) + " " + std::string(engineName(flags.spec.engine())) + " x" +
          std::to_string(flags.ranks);

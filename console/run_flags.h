@@ -46,7 +46,13 @@ RunFlags parseRunFlags(std::vector<std::string> args);
 // The plan `flags` describe: host list or hostfile parsed, token and CA read. Throws InputError naming the flag.
 LaunchPlan launchPlan(const RunFlags& flags);
 
-// The name a run gets in the history, as `ringmaster run` names it: the job id when given, else "<model> <engine> xN".
+// The `ringmaster run` arguments (no program name) that parseRunFlags() reads back into `flags`, for flags as
+// parseRunFlags() or finishRunFlags() leave them: -np always, then only what differs from the defaults, so
+// that a person can read the line. The job flags are workerArguments()' words.
+std::vector<std::string> runArguments(const RunFlags& flags);
+
+// The name a run gets in the history, as `ringmaster run` names it: --name when given, else the job id when
+// given, else "<model> <engine> xN".
 std::string runName(const RunFlags& flags);
 
 }  // namespace ringmaster::console

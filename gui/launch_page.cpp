@@ -24,10 +24,10 @@
 
 #include <set>
 
-#include "agent/agent_options.h"
 #include "common/error.h"
 #include "common/host_list.h"
-#include "common/job_flags.h"
+#include "console/run_flags.h"
+#include "jobflags/job_flags.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -358,10 +358,12 @@ QStringList LaunchPage::problems() const {
 
 QString LaunchPage::commandLine() const {
   const v1::JobSpec spec = this->spec();
-  QStringList words{QStringLiteral("ringmaster"), QStringLiteral("run"), QStringLiteral("-np"),
-                    QString::number(spec.world_size())};
+  console::RunFlags flags;
+  flags.ranks = static_cast<int>(spec.world_size());
+  flags.spec = spec;
+  flags.spec.clear_hosts();  // -H carries them
   if (spec.hosts_size() > 0) {
-    words << QStringLiteral("-H") << hosts_->text().trimmed();
+    flags.hostList = hosts_->text().trimmed().toStdString();
     // How the Hosts page reaches them, when they share it (`ringmaster run` has one port, token and CA for all).
     std::set<int> ports;
     std::set<QString> tokens, cas;
@@ -375,29 +377,14 @@ QString LaunchPage::commandLine() const {
         break;
       }
     }
-    if (ports.size() == 1 && *ports.begin() != agent::kDefaultAgentPort && *ports.begin() > 0) {
-      words << QStringLiteral("--agent-port") << QString::number(*ports.begin());
-    }
-    if (tokens.size() == 1 && !tokens.begin()->isEmpty()) words << QStringLiteral("--token-file") << *tokens.begin();
-    if (cas.size() == 1 && !cas.begin()->isEmpty()) words << QStringLiteral("--tls-ca") << *cas.begin();
+    if (ports.size() == 1 && *ports.begin() > 0) flags.agentPort = *ports.begin();
+    if (tokens.size() == 1) flags.tokenFile = tokens.begin()->toStdString();
+    if (cas.size() == 1) flags.tlsCa = cas.begin()->toStdString();
   }
-  // Only the flags whose value differs from the default: a short line a person can read.
-  const std::vector<std::string> defaults = workerArguments(defaultJobSpec());
-  std::set<std::pair<std::string, std::string>> defaultPairs;
-  for (size_t i = 0; i + 1 < defaults.size(); i += 2) defaultPairs.insert({defaults[i], defaults[i + 1]});
-  const std::vector<std::string> args = workerArguments(spec);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool hasValue = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
-    if (!hasValue) {
-      words << QString::fromStdString(args[i]);
-      continue;
-    }
-    if (!defaultPairs.count({args[i], args[i + 1]})) {
-      words << QString::fromStdString(args[i]) << QString::fromStdString(args[i + 1]);
-    }
-    ++i;
+  QStringList words{QStringLiteral("ringmaster"), QStringLiteral("run")};
+  for (const std::string& arg : console::runArguments(flags)) {
+    words << shellQuote(QString::fromStdString(arg));
   }
-  for (QString& w : words) w = shellQuote(w);
   return words.join(QLatin1Char(' '));
 }
 

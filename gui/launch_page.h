@@ -29,7 +29,8 @@ class LaunchPage : public QWidget {
   v1::JobSpec spec() const;
   QStringList problems() const;
   void setSpec(const v1::JobSpec& spec);
-  // `ringmaster run -np N [-H hosts] [flags that differ from the defaults]`.
+  // `ringmaster run` and console::runArguments() for the form, quoted for a POSIX shell: -np N [-H hosts] and
+  // the flags that differ from the defaults.
   QString commandLine() const;
 
   // Presets live in QSettings under "presets/<name>".

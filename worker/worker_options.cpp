@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "common/error.h"
-#include "common/job_flags.h"
+#include "jobflags/job_flags.h"
 #include "ringmaster/version.h"
 
 namespace ringmaster::worker {

@@ -1,9 +1,57 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include <gtest/gtest.h>
-
 #include "agent/agent_options.h"
 
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <sstream>
+
+#include "agent/agent_program.h"
+#include "tests/integration/process.h"
+
 using namespace ringmaster::agent;
+using ringmaster::test::binPath;
+using ringmaster::test::runProcess;
+
+namespace {
+
+// Parses `args` (flags only) with addAgentFlags on an app of its own.
+AgentOptions parseAgentFlags(std::vector<std::string> args) {
+  AgentOptions options;
+  CLI::App app;
+  addAgentFlags(app, options);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector form back to front
+  app.parse(args);
+  return options;
+}
+
+// The option lines of a --help text ("  --port INT [50551]   TCP port to listen on"), less --help and
+// --version.
+std::vector<std::string> optionLines(const std::string& help) {
+  std::vector<std::string> lines;
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line[start] != '-') continue;
+    if (line.find("--help") != std::string::npos || line.find("--version") != std::string::npos) continue;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// What a program said on stderr after "program: ".
+std::string messageOf(const std::string& err, const std::string& program) {
+  const std::string prefix = program + ": ";
+  return err.rfind(prefix, 0) == 0 ? err.substr(prefix.size()) : "(no '" + prefix + "' prefix) " + err;
+}
+
+std::vector<std::string> joined(std::vector<std::string> head, const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+}  // namespace
 
 TEST(AgentOptions, LoopbackNeedsNoToken) {
   AgentOptions o;
@@ -20,4 +68,98 @@ TEST(AgentOptions, OtherAddressesNeedAToken) {
   EXPECT_EQ(checkAgentOptions(o), "");
   o.tlsCert = "cert.pem";
   EXPECT_NE(checkAgentOptions(o).find("--tls-key"), std::string::npos);
+}
+
+TEST(AgentOptions, PortAndJournalDaysMustBeInRange) {
+  for (int port : {0, -1, 65536}) {
+    AgentOptions o;
+    o.port = port;
+    EXPECT_NE(checkAgentOptions(o).find("--port must be from 1 to 65535"), std::string::npos) << port;
+  }
+  AgentOptions o;
+  o.port = 65535;
+  o.keepJournalsDays = 0;
+  EXPECT_EQ(checkAgentOptions(o), "");
+  o.keepJournalsDays = -0.5;
+  EXPECT_NE(checkAgentOptions(o).find("--keep-journals-days"), std::string::npos);
+}
+
+TEST(AgentFlags, EveryFlagSetsItsOption) {
+  const AgentOptions o =
+      parseAgentFlags({"--listen", "0.0.0.0", "--port", "6000", "--token-file", "/etc/rm/token", "--tls-cert",
+                       "cert.pem", "--tls-key", "key.pem", "--state-dir", "/var/lib/rm",
+                       "--keep-journals-days", "2.5", "--worker", "/opt/rm/ringmaster-worker"});
+  EXPECT_EQ(o.listen, "0.0.0.0");
+  EXPECT_EQ(o.port, 6000);
+  EXPECT_EQ(o.tokenFile, "/etc/rm/token");
+  EXPECT_EQ(o.tlsCert, "cert.pem");
+  EXPECT_EQ(o.tlsKey, "key.pem");
+  EXPECT_EQ(o.stateDir, "/var/lib/rm");
+  EXPECT_DOUBLE_EQ(o.keepJournalsDays, 2.5);
+  EXPECT_EQ(o.workerPath, "/opt/rm/ringmaster-worker");
+
+  const AgentOptions untouched = parseAgentFlags({});
+  const AgentOptions defaults;
+  EXPECT_EQ(untouched.listen, defaults.listen);
+  EXPECT_EQ(untouched.port, kDefaultAgentPort);
+  EXPECT_DOUBLE_EQ(untouched.keepJournalsDays, defaults.keepJournalsDays);
+  EXPECT_TRUE(untouched.tokenFile.empty());
+}
+
+TEST(AgentFlags, BadWordsAreUsageErrors) {
+  EXPECT_THROW(parseAgentFlags({"--frobnicate"}), CLI::ExtrasError);
+  EXPECT_THROW(parseAgentFlags({"--port", "many"}), CLI::ParseError);
+  EXPECT_THROW(parseAgentFlags({"--keep-journals-days"}), CLI::ParseError);
+}
+
+// ringmaster-agent and `ringmaster agent` take every flag and stop at the same check with the same words.
+TEST(AgentFlags, BothProgramsTakeTheSameFlags) {
+  const std::vector<std::string> flags = {"--listen",
+                                          "0.0.0.0",
+                                          "--port",
+                                          "6000",
+                                          "--token-file",
+                                          "/nonexistent/token",
+                                          "--tls-cert",
+                                          "/nonexistent/cert.pem",
+                                          "--tls-key",
+                                          "/nonexistent/key.pem",
+                                          "--state-dir",
+                                          "/nonexistent/state",
+                                          "--worker",
+                                          "/nonexistent/ringmaster-worker",
+                                          "--keep-journals-days=-1"};
+  const auto agent = runProcess(joined({binPath("ringmaster-agent")}, flags));
+  const auto command = runProcess(joined({binPath("ringmaster"), "agent"}, flags));
+  EXPECT_EQ(agent.exitCode, 2) << agent.err;
+  EXPECT_EQ(command.exitCode, 2) << command.err;
+  EXPECT_NE(messageOf(agent.err, "ringmaster-agent").find("--keep-journals-days must be 0"),
+            std::string::npos)
+      << agent.err;
+  EXPECT_EQ(messageOf(command.err, "ringmaster agent"), messageOf(agent.err, "ringmaster-agent"));
+
+  // An unreadable token file is named the same way by both, once the ranges are right.
+  std::vector<std::string> readable = flags;
+  readable.back() = "--keep-journals-days=3";
+  const auto agentToken = runProcess(joined({binPath("ringmaster-agent")}, readable));
+  const auto commandToken = runProcess(joined({binPath("ringmaster"), "agent"}, readable));
+  EXPECT_EQ(agentToken.exitCode, 2) << agentToken.err;
+  EXPECT_EQ(commandToken.exitCode, 2) << commandToken.err;
+  EXPECT_NE(agentToken.err.find("--token-file /nonexistent/token"), std::string::npos) << agentToken.err;
+  EXPECT_EQ(messageOf(commandToken.err, "ringmaster agent"), messageOf(agentToken.err, "ringmaster-agent"));
+}
+
+TEST(AgentFlags, BothProgramsDescribeTheSameFlags) {
+  AgentOptions options;
+  CLI::App app;
+  addAgentFlags(app, options);
+  const std::vector<std::string> expected = optionLines(app.help());
+  ASSERT_EQ(expected.size(), 8u) << app.help();
+
+  const auto agent = runProcess({binPath("ringmaster-agent"), "--help"});
+  const auto command = runProcess({binPath("ringmaster"), "agent", "--help"});
+  ASSERT_EQ(agent.exitCode, 0) << agent.err;
+  ASSERT_EQ(command.exitCode, 0) << command.err;
+  EXPECT_EQ(optionLines(agent.out), expected) << agent.out;
+  EXPECT_EQ(optionLines(command.out), expected) << command.out;
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/job_spec.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/job_flags.h"
-#include "common/job_spec.h"
+#include "jobflags/job_flags.h"
 
 namespace v1 = ringmaster::v1;
 
@@ -96,10 +97,35 @@ TEST(JobFlags, WorkerArgumentsParseBackToTheSameSpec) {
       << back.DebugString() << "\nvs\n" << spec.DebugString();
 }
 
+TEST(JobFlags, NumbersAreShortAndReadBackExactly) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.mutable_hyper()->set_lr(0.1);
+  spec.mutable_hyper()->set_momentum(1.0 / 3.0);
+  spec.mutable_hyper()->set_epochs(0);  // --steps alone sets the length
+  spec.mutable_hyper()->set_steps(25);
+  const std::vector<std::string> args = ringmaster::workerArguments(spec);
+  const auto lr = std::find(args.begin(), args.end(), "--lr");
+  ASSERT_NE(lr, args.end());
+  ASSERT_NE(lr + 1, args.end());
+  EXPECT_EQ(*(lr + 1), "0.1");
+
+  auto back = parseFlags(args);
+  EXPECT_EQ(back.hyper().lr(), 0.1);
+  EXPECT_EQ(back.hyper().momentum(), 1.0 / 3.0);
+  EXPECT_EQ(back.hyper().epochs(), 0u);
+  EXPECT_EQ(back.hyper().steps(), 25u);
+  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString()) << back.DebugString() << "\nvs\n"
+                                                                << spec.DebugString();
+}
+
 TEST(JobFlags, BadValuesAreUsageErrorsNamingTheFlag) {
   EXPECT_THROW(parseFlags({"--engine", "mpi"}), CLI::ValidationError);
   EXPECT_THROW(parseFlags({"--batch-size", "0"}), CLI::ValidationError);
   EXPECT_THROW(parseFlags({"--no-such-flag"}), CLI::ExtrasError);
+  EXPECT_THROW(parseFlags({"--resume=maybe"}), CLI::ConversionError);
+  EXPECT_THROW(parseFlags({"--scale-lr=often"}), CLI::ConversionError);
+  EXPECT_FALSE(parseFlags({"--scale-lr=false"}).hyper().scale_lr());
+  EXPECT_TRUE(parseFlags({"--scale-lr"}).hyper().scale_lr());
   try {
     parseFlags({"--inject-straggler", "two:50"});
     FAIL() << "accepted a bad straggler";

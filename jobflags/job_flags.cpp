@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "common/job_flags.h"
+#include "jobflags/job_flags.h"
 
 #include <charconv>
 #include <cstdint>
@@ -93,13 +93,15 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->default_str(std::to_string(h->lr()))->check(CLI::PositiveNumber)->group(hyper);
   app.add_option_function<double>("--momentum", [h](double v) { h->set_momentum(v); }, "SGD momentum in [0, 1)")
       ->default_str(std::to_string(h->momentum()))->check(CLI::Range(0.0, 0.999999))->group(hyper);
-  app.add_flag_function("--scale-lr", [h](int64_t) { h->set_scale_lr(true); },
+  // Switches take add_flag_callback: "--resume=maybe" is then a usage error (add_flag_function lets
+  // CLI11's std::stoll throw past the parser).
+  app.add_flag_callback("--scale-lr", [h] { h->set_scale_lr(true); },
                         "Multiply the learning rate by the world size (as Horovod advises)")->group(hyper);
   app.add_option_function<uint32_t>("--warmup-steps", [h](uint32_t v) { h->set_warmup_steps(v); },
                                     "Linear learning-rate warm-up (steps)")->group(hyper);
   app.add_option_function<uint32_t>("--epochs", [h](uint32_t v) { h->set_epochs(v); },
-                                    "Passes over the training set")
-      ->default_str(std::to_string(h->epochs()))->check(CLI::Range(1u, 100000u))->group(hyper);
+                                    "Passes over the training set (0: as many as --steps take)")
+      ->default_str(std::to_string(h->epochs()))->check(CLI::Range(0u, 100000u))->group(hyper);
   app.add_option_function<uint64_t>("--steps", [h](uint64_t v) { h->set_steps(v); },
                                     "Optimizer steps to run (overrides --epochs when given)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))->group(hyper);
@@ -140,36 +142,36 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->group(checkpoints)->type_name("DIR");
   app.add_option_function<uint64_t>("--checkpoint-every", [&spec](uint64_t v) { spec.set_checkpoint_every(v); },
                                     "Steps between checkpoints (0: only at the end)")->group(checkpoints);
-  app.add_flag_function("--resume", [&spec](int64_t) { spec.set_resume(true); },
+  app.add_flag_callback("--resume", [&spec] { spec.set_resume(true); },
                         "Resume model, optimizer, step and epoch from --checkpoint-dir")->group(checkpoints);
 
   const std::string faults = "Fault injection (demos and tests; off by default)";
-  auto* f = spec.mutable_faults();
+  // The faults message is made when a fault is given, so that a spec without faults parses back without one.
   app.add_option_function<std::vector<std::string>>(
          "--inject-straggler",
-         [f](const std::vector<std::string>& v) {
-           for (const auto& s : v) *f->add_stragglers() = parseStragglerFault(s);
+         [&spec](const std::vector<std::string>& v) {
+           for (const auto& s : v) *spec.mutable_faults()->add_stragglers() = parseStragglerFault(s);
          },
          "RANK:MS[@STEP]: extra compute per step on that rank")
       ->group(faults)->take_all()->allow_extra_args(false);
   app.add_option_function<std::vector<std::string>>(
          "--inject-leak",
-         [f](const std::vector<std::string>& v) {
-           for (const auto& s : v) *f->add_leaks() = parseLeakFault(s);
+         [&spec](const std::vector<std::string>& v) {
+           for (const auto& s : v) *spec.mutable_faults()->add_leaks() = parseLeakFault(s);
          },
          "RANK:MB: memory kept per step on that rank")
       ->group(faults)->take_all()->allow_extra_args(false);
   app.add_option_function<std::vector<std::string>>(
          "--inject-crash",
-         [f](const std::vector<std::string>& v) {
-           for (const auto& s : v) *f->add_crashes() = parseStepFault(s, "--inject-crash");
+         [&spec](const std::vector<std::string>& v) {
+           for (const auto& s : v) *spec.mutable_faults()->add_crashes() = parseStepFault(s, "--inject-crash");
          },
          "RANK:STEP: that rank aborts at that step")
       ->group(faults)->take_all()->allow_extra_args(false);
   app.add_option_function<std::vector<std::string>>(
          "--inject-hang",
-         [f](const std::vector<std::string>& v) {
-           for (const auto& s : v) *f->add_hangs() = parseStepFault(s, "--inject-hang");
+         [&spec](const std::vector<std::string>& v) {
+           for (const auto& s : v) *spec.mutable_faults()->add_hangs() = parseStepFault(s, "--inject-hang");
          },
          "RANK:STEP: that rank stops submitting one tensor from that step")
       ->group(faults)->take_all()->allow_extra_args(false);

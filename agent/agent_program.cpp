@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/agent_program.h"
+
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "agent/agent_server.h"
+#include "common/error.h"
+
+namespace ringmaster::agent {
+
+void addAgentFlags(CLI::App& app, AgentOptions& options) {
+  app.add_option("--listen", options.listen, "Address to listen on (other than loopback: give --token-file)")
+      ->capture_default_str()
+      ->type_name("ADDRESS");
+  app.add_option("--port", options.port, "TCP port to listen on")->capture_default_str();
+  app.add_option("--token-file", options.tokenFile, "File holding the bearer token consoles must present")
+      ->type_name("FILE");
+  app.add_option("--tls-cert", options.tlsCert, "PEM certificate for TLS (with --tls-key)")
+      ->type_name("FILE");
+  app.add_option("--tls-key", options.tlsKey, "PEM private key for TLS (with --tls-cert)")->type_name("FILE");
+  app.add_option("--state-dir", options.stateDir, "Directory for job journals (default: XDG state dir)")
+      ->type_name("DIR");
+  app.add_option("--keep-journals-days", options.keepJournalsDays,
+                 "Remove finished jobs' journals older than this many days (0: keep them all)")
+      ->capture_default_str();
+  app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this program)")
+      ->type_name("FILE");
+}
+
+int runAgentInForeground(const AgentOptions& options, const std::string& program) {
+  // The server's threads inherit this mask, so only our sigwait thread takes SIGINT and SIGTERM and shutdown
+  // runs outside a signal handler. The ranks get a clean signal mask when they start.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  // Port 0 picks a free port for programs embedding the agent; a person starting one names the port.
+  if (auto problem = checkAgentOptions(options); !problem.empty()) {
+    std::cerr << program << ": " << problem << "\n";
+    return 2;
+  }
+  std::unique_ptr<AgentServer> server;
+  try {
+    server = std::make_unique<AgentServer>(options);
+  } catch (const InputError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return 2;
+  }
+  std::cerr << program << ": listening on " << server->localAddress()
+            << (options.tlsCert.empty() ? "" : " (TLS)")
+            << (options.tokenFile.empty() ? "" : " (token required)") << std::endl;
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    std::cerr << program << ": stopping jobs and shutting down" << std::endl;
+    server->shutdown();
+  });
+  server->wait();
+  signals.join();
+  return 0;
+}
+
+}  // namespace ringmaster::agent

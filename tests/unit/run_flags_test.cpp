@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ringmaster run`'s words both ways: runArguments() writes what parseRunFlags() reads back, flag for flag.
+#include "console/run_flags.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "common/error.h"
+
+namespace ringmaster::console {
+namespace {
+
+struct RoundTripCase {
+  std::string name;
+  std::function<void(RunFlags&)> set;
+};
+
+std::ostream& operator<<(std::ostream& out, const RoundTripCase& c) {
+  return out << c.name;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string line;
+  for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
+  return line;
+}
+
+bool contains(const std::vector<std::string>& words, const std::vector<std::string>& run) {
+  return std::search(words.begin(), words.end(), run.begin(), run.end()) != words.end();
+}
+
+// A real file in this test's own folder: --hostfile, --token-file and --tls-ca must name existing files.
+std::string existingFile(const std::string& name) {
+  struct Folder {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("rm-run-flags-test-" + std::to_string(::getpid()));
+    Folder() { std::filesystem::create_directories(path); }
+    ~Folder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Folder folder;
+  const std::filesystem::path file = folder.path / name;
+  std::ofstream(file) << "node-a slots=4\n";
+  return file.string();
+}
+
+void addStraggler(v1::JobSpec& spec, int rank, double ms, uint64_t fromStep) {
+  auto* s = spec.mutable_faults()->add_stragglers();
+  s->set_rank(rank);
+  s->set_extra_ms(ms);
+  s->set_from_step(fromStep);
+}
+
+std::vector<RoundTripCase> roundTripCases() {
+  std::vector<RoundTripCase> cases = {
+      {"Defaults", [](RunFlags&) {}},
+      {"Hosts",
+       [](RunFlags& f) {
+         f.ranks = 8;
+         f.hostList = "node-a:4,node-b:4";
+       }},
+      {"Hostfile",
+       [](RunFlags& f) {
+         f.ranks = 4;
+         f.hostfile = existingFile("hosts");
+       }},
+      {"AgentsWithTokenAndCa",
+       [](RunFlags& f) {
+         f.hostList = "gpu1:2";
+         f.ranks = 2;
+         f.agentPort = 6000;
+         f.tokenFile = existingFile("agents token");
+         f.tlsCa = existingFile("ca.pem");
+       }},
+      {"JobIdAndName",
+       [](RunFlags& f) {
+         f.jobId = "nightly-42";
+         f.spec.set_name("resnet18 ddp baseline");
+       }},
+      {"NameThatLooksLikeAFlag", [](RunFlags& f) { f.spec.set_name("-x --steps 3"); }},
+      {"Horovod",
+       [](RunFlags& f) {
+         f.spec.set_engine(v1::ENGINE_HOROVOD);
+         auto* h = f.spec.mutable_hyper();
+         h->set_fusion_threshold_mb(0);
+         h->set_cycle_time_ms(3.5);
+         h->set_backward_passes_per_step(4);
+         h->set_reduce_op(v1::REDUCE_OP_SUM);
+         h->set_stall_check_s(30.25);
+       }},
+      {"NcclAndCompression",
+       [](RunFlags& f) {
+         f.spec.set_backend(v1::BACKEND_NCCL);
+         f.spec.mutable_hyper()->set_compression(v1::COMPRESSION_BF16);
+       }},
+      {"NumbersWithFractions",
+       [](RunFlags& f) {
+         auto* h = f.spec.mutable_hyper();
+         h->set_lr(0.1);
+         h->set_momentum(0.9);
+         h->set_bucket_cap_mb(12.5);
+         h->set_fusion_threshold_mb(1.0 / 3.0);
+         f.spec.set_rendezvous_timeout_s(45.5);
+       }},
+      {"TinyLearningRate", [](RunFlags& f) { f.spec.mutable_hyper()->set_lr(1e-5); }},
+      {"StepsInsteadOfEpochs",
+       [](RunFlags& f) {
+         auto* h = f.spec.mutable_hyper();
+         h->set_epochs(0);
+         h->set_steps(20);
+       }},
+      {"Hyper",
+       [](RunFlags& f) {
+         auto* h = f.spec.mutable_hyper();
+         h->set_batch_size(256);
+         h->set_optimizer(v1::OPTIMIZER_ADAM);
+         h->set_scale_lr(true);
+         h->set_warmup_steps(100);
+         h->set_epochs(3);
+         h->set_seed(12345678901234ULL);
+         h->set_accumulation_steps(4);
+         h->set_compression(v1::COMPRESSION_FP16);
+       }},
+      {"Checkpoints",
+       [](RunFlags& f) {
+         f.spec.set_checkpoint_dir("/data/checkpoints/run one");
+         f.spec.set_checkpoint_every(500);
+         f.spec.set_resume(true);
+       }},
+      {"Injections",
+       [](RunFlags& f) {
+         f.ranks = 4;
+         addStraggler(f.spec, 2, 50, 0);
+         addStraggler(f.spec, 3, 12.5, 10);
+         auto* leak = f.spec.mutable_faults()->add_leaks();
+         leak->set_rank(1);
+         leak->set_mb_per_step(1.5);
+         auto* crash = f.spec.mutable_faults()->add_crashes();
+         crash->set_rank(0);
+         crash->set_step(7);
+         auto* hang = f.spec.mutable_faults()->add_hangs();
+         hang->set_rank(3);
+         hang->set_step(9);
+         auto* second = f.spec.mutable_faults()->add_hangs();
+         second->set_rank(1);
+         second->set_step(11);
+       }},
+      {"TimelineFromTheStart", [](RunFlags& f) { f.spec.set_timeline(true); }},
+      {"TimelineFile", [](RunFlags& f) { f.timeline = "/tmp/run.trace.json"; }},
+      {"Outputs",
+       [](RunFlags& f) {
+         f.summaryJson = "summary.json";
+         f.store = "/tmp/history.sqlite";
+         f.worker = "/opt/ringmaster/bin/ringmaster-worker";
+         f.stateDir = "/var/tmp/journals";
+       }},
+      {"NoStore", [](RunFlags& f) { f.noStore = true; }},
+  };
+  for (auto model : {v1::MODEL_MLP, v1::MODEL_CNN, v1::MODEL_RESNET18, v1::MODEL_RESNET50}) {
+    cases.push_back({"Model_" + v1::Model_Name(model), [model](RunFlags& f) { f.spec.set_model(model); }});
+  }
+  for (auto dataset : {v1::DATASET_SYNTHETIC, v1::DATASET_FASHION_MNIST, v1::DATASET_CIFAR10}) {
+    cases.push_back({"Dataset_" + v1::Dataset_Name(dataset), [dataset](RunFlags& f) {
+                       f.spec.set_dataset(dataset);
+                       f.spec.set_data_dir("/srv/data");
+                     }});
+  }
+  for (auto engine : {v1::ENGINE_DDP, v1::ENGINE_HOROVOD}) {
+    cases.push_back(
+        {"Engine_" + v1::Engine_Name(engine), [engine](RunFlags& f) { f.spec.set_engine(engine); }});
+  }
+  // Everything at once, so that no flag's words swallow the next flag's.
+  cases.push_back({"Everything", [cases](RunFlags& f) {
+                     for (const auto& c : cases) {
+                       if (c.name != "Hostfile" && c.name != "NoStore" && c.name != "TimelineFile") c.set(f);
+                     }
+                   }});
+  return cases;
+}
+
+class RunArgumentsRoundTrip : public ::testing::TestWithParam<RoundTripCase> {};
+
+TEST_P(RunArgumentsRoundTrip, ParseRunFlagsReadsBackTheSameFlags) {
+  RunFlags flags;
+  GetParam().set(flags);
+  finishRunFlags(flags);  // as parseRunFlags leaves them: world size from -np, timeline on with --timeline
+
+  const std::vector<std::string> args = runArguments(flags);
+  SCOPED_TRACE(joined(args));
+  RunFlags back;
+  try {
+    back = parseRunFlags(args);
+  } catch (const InputError& e) {
+    FAIL() << e.what();
+  } catch (const std::exception& e) {
+    FAIL() << "parseRunFlags let through " << e.what();
+  }
+  EXPECT_EQ(back.ranks, flags.ranks);
+  EXPECT_EQ(back.hostList, flags.hostList);
+  EXPECT_EQ(back.hostfile, flags.hostfile);
+  EXPECT_EQ(back.agentPort, flags.agentPort);
+  EXPECT_EQ(back.tokenFile, flags.tokenFile);
+  EXPECT_EQ(back.tlsCa, flags.tlsCa);
+  EXPECT_EQ(back.summaryJson, flags.summaryJson);
+  EXPECT_EQ(back.timeline, flags.timeline);
+  EXPECT_EQ(back.jobId, flags.jobId);
+  EXPECT_EQ(back.worker, flags.worker);
+  EXPECT_EQ(back.stateDir, flags.stateDir);
+  EXPECT_EQ(back.store, flags.store);
+  EXPECT_EQ(back.noStore, flags.noStore);
+  std::string differences;
+  google::protobuf::util::MessageDifferencer differ;
+  differ.ReportDifferencesToString(&differences);
+  EXPECT_TRUE(differ.Compare(back.spec, flags.spec)) << differences;
+}
+
+INSTANTIATE_TEST_SUITE_P(RunFlags, RunArgumentsRoundTrip, ::testing::ValuesIn(roundTripCases()),
+                         [](const ::testing::TestParamInfo<RoundTripCase>& info) { return info.param.name; });
+
+TEST(RunArguments, DefaultsAreJustTheRankCount) {
+  EXPECT_EQ(runArguments(RunFlags{}), (std::vector<std::string>{"-np", "1"}));
+}
+
+TEST(RunArguments, OnlyWhatDiffersFromTheDefaultsIsWritten) {
+  RunFlags flags;
+  flags.ranks = 4;
+  flags.hostList = "a:2,b:2";
+  flags.spec.set_model(v1::MODEL_MLP);
+  flags.spec.mutable_hyper()->set_lr(0.1);
+  flags.spec.set_name("mlp four");
+  flags.spec.set_timeline(true);
+  finishRunFlags(flags);
+  const std::vector<std::string> args = runArguments(flags);
+  SCOPED_TRACE(joined(args));
+  EXPECT_TRUE(contains(args, {"-np", "4", "-H", "a:2,b:2"}));
+  EXPECT_TRUE(contains(args, {"--model", "mlp"}));
+  EXPECT_TRUE(contains(args, {"--lr", "0.1"})) << "numbers are written as short as they read back exactly";
+  EXPECT_TRUE(contains(args, {"--name", "mlp four"}));
+  EXPECT_TRUE(contains(args, {"--record-timeline"}));
+  for (const char* unchanged :
+       {"--engine", "--batch-size", "--epochs", "--agent-port", "--momentum", "--seed"}) {
+    EXPECT_FALSE(contains(args, {unchanged})) << unchanged << " has its default";
+  }
+  EXPECT_EQ(args.size(), 11u);
+}
+
+TEST(RunArguments, ATimelineFileNeedsNoSecondFlag) {
+  RunFlags flags;
+  flags.timeline = "t.json";
+  finishRunFlags(flags);
+  EXPECT_EQ(runArguments(flags), (std::vector<std::string>{"-np", "1", "--timeline", "t.json"}));
+}
+
+TEST(RunName, NameThenJobIdThenModelEngineAndRanks) {
+  RunFlags flags = parseRunFlags({"-np", "2", "--model", "mlp"});
+  EXPECT_EQ(runName(flags), "mlp ddp x2");
+  flags = parseRunFlags({"-np", "2", "--job-id", "nightly-7"});
+  EXPECT_EQ(runName(flags), "nightly-7");
+  flags = parseRunFlags({"-np", "2", "--job-id", "nightly-7", "--name", "baseline"});
+  EXPECT_EQ(flags.spec.name(), "baseline");
+  EXPECT_EQ(runName(flags), "baseline");
+  EXPECT_EQ(launchPlan(flags).spec.name(), "baseline");
+}
+
+}  // namespace
+}  // namespace ringmaster::console
