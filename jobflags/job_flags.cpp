@@ -30,6 +30,21 @@ CLI::Option* addChoice(CLI::App& app, const std::string& flag, const std::string
   return option;
 }
 
+// Adds a fault option that may be given many times; `add` parses and keeps each value.
+template <typename Add>
+void addFaultList(CLI::App& app, const std::string& flag, const std::string& help, const std::string& group,
+                  Add add) {
+  app.add_option_function<std::vector<std::string>>(
+         flag,
+         [add](const std::vector<std::string>& values) {
+           for (const auto& value : values) add(value);
+         },
+         help)
+      ->group(group)
+      ->take_all()
+      ->allow_extra_args(false);
+}
+
 }  // namespace
 
 v1::FaultInjection::Straggler parseStragglerFault(const std::string& text) {
@@ -147,34 +162,19 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
 
   const std::string faults = "Fault injection (demos and tests; off by default)";
   // The faults message is made when a fault is given, so that a spec without faults parses back without one.
-  app.add_option_function<std::vector<std::string>>(
-         "--inject-straggler",
-         [&spec](const std::vector<std::string>& v) {
-           for (const auto& s : v) *spec.mutable_faults()->add_stragglers() = parseStragglerFault(s);
-         },
-         "RANK:MS[@STEP]: extra compute per step on that rank")
-      ->group(faults)->take_all()->allow_extra_args(false);
-  app.add_option_function<std::vector<std::string>>(
-         "--inject-leak",
-         [&spec](const std::vector<std::string>& v) {
-           for (const auto& s : v) *spec.mutable_faults()->add_leaks() = parseLeakFault(s);
-         },
-         "RANK:MB: memory kept per step on that rank")
-      ->group(faults)->take_all()->allow_extra_args(false);
-  app.add_option_function<std::vector<std::string>>(
-         "--inject-crash",
-         [&spec](const std::vector<std::string>& v) {
-           for (const auto& s : v) *spec.mutable_faults()->add_crashes() = parseStepFault(s, "--inject-crash");
-         },
-         "RANK:STEP: that rank aborts at that step")
-      ->group(faults)->take_all()->allow_extra_args(false);
-  app.add_option_function<std::vector<std::string>>(
-         "--inject-hang",
-         [&spec](const std::vector<std::string>& v) {
-           for (const auto& s : v) *spec.mutable_faults()->add_hangs() = parseStepFault(s, "--inject-hang");
-         },
-         "RANK:STEP: that rank stops submitting one tensor from that step")
-      ->group(faults)->take_all()->allow_extra_args(false);
+  addFaultList(
+      app, "--inject-straggler", "RANK:MS[@STEP]: extra compute per step on that rank", faults,
+      [&spec](const std::string& s) { *spec.mutable_faults()->add_stragglers() = parseStragglerFault(s); });
+  addFaultList(app, "--inject-leak", "RANK:MB: memory kept per step on that rank", faults,
+               [&spec](const std::string& s) { *spec.mutable_faults()->add_leaks() = parseLeakFault(s); });
+  addFaultList(app, "--inject-crash", "RANK:STEP: that rank aborts at that step", faults,
+               [&spec](const std::string& s) {
+                 *spec.mutable_faults()->add_crashes() = parseStepFault(s, "--inject-crash");
+               });
+  addFaultList(app, "--inject-hang", "RANK:STEP: that rank stops submitting one tensor from that step",
+               faults, [&spec](const std::string& s) {
+                 *spec.mutable_faults()->add_hangs() = parseStepFault(s, "--inject-hang");
+               });
 }
 
 }  // namespace ringmaster

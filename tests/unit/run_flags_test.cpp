@@ -59,6 +59,11 @@ void addStraggler(v1::JobSpec& spec, int rank, double ms, uint64_t fromStep) {
   s->set_from_step(fromStep);
 }
 
+void setAtStep(v1::FaultInjection::AtStep* fault, int rank, uint64_t step) {
+  fault->set_rank(rank);
+  fault->set_step(step);
+}
+
 std::vector<RoundTripCase> roundTripCases() {
   std::vector<RoundTripCase> cases = {
       {"Defaults", [](RunFlags&) {}},
@@ -143,15 +148,9 @@ std::vector<RoundTripCase> roundTripCases() {
          auto* leak = f.spec.mutable_faults()->add_leaks();
          leak->set_rank(1);
          leak->set_mb_per_step(1.5);
-         auto* crash = f.spec.mutable_faults()->add_crashes();
-         crash->set_rank(0);
-         crash->set_step(7);
-         auto* hang = f.spec.mutable_faults()->add_hangs();
-         hang->set_rank(3);
-         hang->set_step(9);
-         auto* second = f.spec.mutable_faults()->add_hangs();
-         second->set_rank(1);
-         second->set_step(11);
+         setAtStep(f.spec.mutable_faults()->add_crashes(), 0, 7);
+         setAtStep(f.spec.mutable_faults()->add_hangs(), 3, 9);
+         setAtStep(f.spec.mutable_faults()->add_hangs(), 1, 11);
        }},
       {"TimelineFromTheStart", [](RunFlags& f) { f.spec.set_timeline(true); }},
       {"TimelineFile", [](RunFlags& f) { f.timeline = "/tmp/run.trace.json"; }},
@@ -204,18 +203,19 @@ TEST_P(RunArgumentsRoundTrip, ParseRunFlagsReadsBackTheSameFlags) {
     FAIL() << "parseRunFlags let through " << e.what();
   }
   EXPECT_EQ(back.ranks, flags.ranks);
-  EXPECT_EQ(back.hostList, flags.hostList);
-  EXPECT_EQ(back.hostfile, flags.hostfile);
   EXPECT_EQ(back.agentPort, flags.agentPort);
-  EXPECT_EQ(back.tokenFile, flags.tokenFile);
-  EXPECT_EQ(back.tlsCa, flags.tlsCa);
-  EXPECT_EQ(back.summaryJson, flags.summaryJson);
-  EXPECT_EQ(back.timeline, flags.timeline);
-  EXPECT_EQ(back.jobId, flags.jobId);
-  EXPECT_EQ(back.worker, flags.worker);
-  EXPECT_EQ(back.stateDir, flags.stateDir);
-  EXPECT_EQ(back.store, flags.store);
   EXPECT_EQ(back.noStore, flags.noStore);
+  const std::pair<const char*, std::string RunFlags::*> texts[] = {{"hostList", &RunFlags::hostList},
+                                                                   {"hostfile", &RunFlags::hostfile},
+                                                                   {"tokenFile", &RunFlags::tokenFile},
+                                                                   {"tlsCa", &RunFlags::tlsCa},
+                                                                   {"summaryJson", &RunFlags::summaryJson},
+                                                                   {"timeline", &RunFlags::timeline},
+                                                                   {"jobId", &RunFlags::jobId},
+                                                                   {"worker", &RunFlags::worker},
+                                                                   {"stateDir", &RunFlags::stateDir},
+                                                                   {"store", &RunFlags::store}};
+  for (const auto& [name, field] : texts) EXPECT_EQ(back.*field, flags.*field) << name;
   std::string differences;
   google::protobuf::util::MessageDifferencer differ;
   differ.ReportDifferencesToString(&differences);
