@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/horovod_timeline_reader.h"
 #include "common/run_store.h"
+#include "console/host_facts.h"
 #include "console/report.h"
 #include "console/store_location.h"
 
@@ -125,6 +126,12 @@ int showCommand(const StoreOption& option, const std::string& runText) {
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;
     std::cout << "  tags " << tags << "\n";
   }
+  if (!run.environment.empty()) {
+    std::string environment;
+    for (const auto& [key, value] : run.environment) environment += (environment.empty() ? "" : ", ") + key + " " + value;
+    std::cout << "  environment: " << environment << "\n";
+  }
+  for (const auto& [host, facts] : store->hosts(id)) std::cout << "  host " << console::describeHost(host, facts) << "\n";
   if (m.steps > 0) {
     std::cout << format("  throughput %.1f samples/s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
                         m.throughput, (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms, m.stepP95Ms);

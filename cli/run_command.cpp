@@ -14,13 +14,10 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "console/ingest.h"
-#include "console/launcher.h"
 #include "console/run_flags.h"
 #include "console/run_progress.h"
-#include "console/run_summary.h"
+#include "console/run_session.h"
 #include "console/store_location.h"
-#include "console/timeline_sink.h"
 
 namespace ringmaster::cli {
 namespace {
@@ -141,35 +138,13 @@ class ProgressDisplay {
 
 int runJob(console::RunFlags o) {
   console::finishRunFlags(o);
-  const console::LaunchPlan plan = console::launchPlan(o);
-  v1::JobSpec spec = plan.spec;
-
-  std::unique_ptr<console::TimelineSink> timeline;
-  if (!o.timeline.empty()) timeline = std::make_unique<console::TimelineSink>(o.timeline);
-
-  console::Launcher launcher(plan);
-  applyDefaults(spec);
-  console::LiveProgress progress(spec);
-  console::RunSummaryBuilder summary(spec);
+  console::RunSessionOptions options;
+  if (!o.noStore) options.storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
+  options.summaryJson = o.summaryJson;
+  options.timeline = o.timeline;
+  console::RunSession session(console::launchPlan(o), options);
   LinePrinter printer;
-  launcher.addSink(&progress);
-  launcher.addSink(&summary);
-  launcher.addSink(&printer);
-  if (timeline) launcher.addSink(timeline.get());
-  // Every run is kept in the history (and diagnosed as it arrives) unless the user says --no-store.
-  std::unique_ptr<console::RunIngest> ingest;
-  if (!o.noStore) {
-    std::string storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
-    NewRun run;
-    run.name = console::runName(o);
-    run.spec = spec;
-    try {
-      ingest = std::make_unique<console::RunIngest>(storePath, run);
-    } catch (const std::exception& e) {
-      throw InputError("--store " + storePath + ": " + e.what());
-    }
-    launcher.addSink(ingest.get());
-  }
+  session.addSink(&printer);
 
   struct sigaction action {};
   action.sa_handler = onInterrupt;
@@ -178,56 +153,46 @@ int runJob(console::RunFlags o) {
   sigaction(SIGTERM, &action, nullptr);
 
   try {
-    launcher.start();
+    session.start();
   } catch (const console::LaunchError& e) {
     std::cerr << "ringmaster run: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "ringmaster run: job " << launcher.jobId() << ": " << o.ranks << " rank" << (o.ranks == 1 ? "" : "s")
+  std::cerr << "ringmaster run: job " << session.jobId() << ": " << o.ranks << " rank" << (o.ranks == 1 ? "" : "s")
             << " on";
-  for (const auto& p : launcher.placements()) {
-    std::cerr << " " << p.host << " (ranks " << p.firstRank << "-" << p.firstRank + p.localRanks - 1 << ")";
-  }
+  for (const auto& line : session.placementLines()) std::cerr << " " << line;
   std::cerr << std::endl;
 
   ProgressDisplay display(::isatty(STDOUT_FILENO));
   int handledInterrupts = 0;
   std::optional<console::JobOutcome> outcome;
-  while (!(outcome = launcher.waitFor(250ms))) {
+  while (!(outcome = session.waitFor(250ms))) {
     int seen = interrupts.load();
     if (seen > handledInterrupts) {
       handledInterrupts = seen;
       // First Ctrl-C: SIGTERM with a grace period; another one: no more grace.
       std::cerr << (seen == 1 ? "\nringmaster run: stopping the job (Ctrl-C again to kill it now)\n"
                               : "\nringmaster run: killing the job\n");
-      launcher.stop(seen == 1 ? 5 : 0.1);
+      session.stop(seen == 1 ? 5 : 0.1);
     }
-    display.show(progress.snapshot(), printer.take());
-    if (ingest) ingest->tick();
+    display.show(session.progress(), printer.take());
   }
-  display.finish(progress.snapshot(), printer.take());
+  display.finish(session.progress(), printer.take());
 
-  std::vector<v1::Finding> findings;
-  if (ingest) {
-    ingest->finish(outcome->status == console::JobStatus::Succeeded ? "finished"
-                   : outcome->status == console::JobStatus::Stopped ? "stopped"
-                                                                    : "failed");
-    findings = ingest->findings();
-    for (const auto& f : findings) std::cerr << "ringmaster run: finding: " << f.summary() << "\n";
-    std::cerr << "ringmaster run: stored as run " << ingest->runId() << " in " << ingest->storePath() << "\n";
+  const console::RunResult result = session.finish(*outcome);
+  for (const auto& f : result.findings) std::cerr << "ringmaster run: finding: " << f.summary() << "\n";
+  if (session.runId() > 0) {
+    std::cerr << "ringmaster run: stored as run " << session.runId() << " in " << session.storePath() << "\n";
   }
-  if (!o.summaryJson.empty()) summary.writeJson(o.summaryJson, launcher.jobId(), *outcome, findings);
-  if (timeline) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
+  for (const auto& problem : result.problems) std::cerr << "ringmaster run: " << problem << "\n";
+  if (!o.timeline.empty()) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
+  std::cerr << "ringmaster run: job " << session.jobId() << " " << result.status;
   switch (outcome->status) {
-    case console::JobStatus::Succeeded:
-      std::cerr << "ringmaster run: job " << launcher.jobId() << " succeeded\n";
-      return 0;
-    case console::JobStatus::Stopped:
-      std::cerr << "ringmaster run: job " << launcher.jobId() << " stopped\n";
-      return 130;
+    case console::JobStatus::Succeeded: std::cerr << "\n"; return 0;
+    case console::JobStatus::Stopped: std::cerr << "\n"; return 130;
     default: break;
   }
-  std::cerr << "ringmaster run: job " << launcher.jobId() << " FAILED: " << outcome->message << "\n";
+  std::cerr << ": " << outcome->message << "\n";
   if (outcome->failedRank && !outcome->failedRank->lastLines.empty()) {
     std::cerr << "last lines of rank " << outcome->failedRank->rank << ":\n";
     for (const auto& line : outcome->failedRank->lastLines) std::cerr << "  | " << line << "\n";

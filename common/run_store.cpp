@@ -531,6 +531,10 @@ void RunStore::setHostInfo(int64_t runId, const std::string& host, const std::ma
       .run();
 }
 
+void RunStore::setEnvironment(int64_t runId, const std::map<std::string, std::string>& environment) {
+  impl_->prepare("UPDATE runs SET environment = ? WHERE id = ?")->bind(1, encodeStringMap(environment)).bind(2, runId).run();
+}
+
 void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
   assert(impl_->insertStep && "read-only store");
   impl_->transaction([&] {

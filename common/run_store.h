@@ -124,7 +124,9 @@ class RunStore {
   void addTag(int64_t runId, const std::string& tag);
   void removeTag(int64_t runId, const std::string& tag);
   void deleteRun(int64_t runId);
+  // What a host told about itself (cores, memory, GPUs, versions), and the run's environment as a whole.
   void setHostInfo(int64_t runId, const std::string& host, const std::map<std::string, std::string>& info);
+  void setEnvironment(int64_t runId, const std::map<std::string, std::string>& environment);
 
   // Stores a batch of records in one transaction. Sequence numbers are not kept: the agent's journal owns them.
   void append(int64_t runId, const v1::RecordBatch& batch);

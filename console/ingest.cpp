@@ -8,15 +8,20 @@ namespace ringmaster::console {
 namespace {
 constexpr int64_t kFindingsEveryNs = 1'000'000'000;
 
-int worldSizeOf(const NewRun& run) { return run.worldSize > 0 ? run.worldSize : int(run.spec.world_size()); }
+int worldSizeOf(const NewRun& run) {
+  return run.worldSize > 0 ? run.worldSize : int(run.spec.world_size());
+}
 }  // namespace
 
 RunIngest::RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config)
-    : store_(storePath), diagnosis_(std::max(worldSizeOf(run), 1), config) {
-  runId_ = store_.createRun(run);
+    : diagnosis_(std::max(worldSizeOf(run), 1), config) {
+  if (storePath.empty()) return;
+  store_.emplace(storePath);
+  runId_ = store_->createRun(run);
 }
 
-void RunIngest::onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) {
+void RunIngest::onRecords(const std::string& jobId, const std::string& host,
+                          const std::vector<v1::Record>& records) {
   (void)jobId;
   add(records, host);
 }
@@ -25,7 +30,8 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
   std::lock_guard lock(mutex_);
   if (records.empty()) return;
   bool needsHost = false;
-  for (const auto& r : records) needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
+  for (const auto& r : records)
+    needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
   if (!needsHost) {
     store(records);
     return;
@@ -38,8 +44,17 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
 }
 
 void RunIngest::store(const std::vector<v1::Record>& records) {
-  store_.append(runId_, records);
-  recordsStored_ += records.size();
+  if (store_) {
+    // A store that cannot take a batch (a full disk, another writer's lock) must not stop the diagnosis or
+    // the views: the batch is counted as lost and finish() says so.
+    try {
+      store_->append(runId_, records);
+      recordsStored_ += records.size();
+    } catch (const std::exception& e) {
+      if (storeProblem_.empty()) storeProblem_ = e.what();
+      recordsLost_ += records.size();
+    }
+  }
   int64_t now = monotonicNs();
   bool urgent = false;
   for (const auto& r : records) {
@@ -48,6 +63,12 @@ void RunIngest::store(const std::vector<v1::Record>& records) {
     urgent |= r.has_stall() || r.has_finding() || r.has_rank_state();
   }
   storeFindingsIfDue(urgent);
+}
+
+std::string RunIngest::storeProblem() const {
+  std::lock_guard lock(mutex_);
+  if (storeProblem_.empty() || recordsLost_ == 0) return storeProblem_;
+  return std::to_string(recordsLost_) + " records could not be stored: " + storeProblem_;
 }
 
 void RunIngest::tick() {
@@ -71,14 +92,33 @@ void RunIngest::storeFindingsIfDue(bool now) {
   auto current = diagnosis_.findings(t);
   // Nothing found before and nothing now: no need to touch the table.
   if (current.empty() && lastFindingsCount_ == 0) return;
-  store_.replaceFindings(runId_, current);
+  if (store_) {
+    try {
+      store_->replaceFindings(runId_, current);
+    } catch (const std::exception& e) {
+      if (storeProblem_.empty()) storeProblem_ = e.what();
+      return;
+    }
+  }
   lastFindingsCount_ = current.size();
 }
 
 void RunIngest::finish(const std::string& status) {
   std::lock_guard lock(mutex_);
   storeFindingsIfDue(true);
-  store_.setRunStatus(runId_, status, unixNs());
+  if (store_) store_->setRunStatus(runId_, status, unixNs());
+}
+
+void RunIngest::recordEnvironment(const std::map<std::string, std::string>& environment,
+                                  const std::map<std::string, std::map<std::string, std::string>>& hosts) {
+  std::lock_guard lock(mutex_);
+  if (!store_) return;
+  try {
+    store_->setEnvironment(runId_, environment);
+    for (const auto& [host, facts] : hosts) store_->setHostInfo(runId_, host, facts);
+  } catch (const std::exception& e) {
+    if (storeProblem_.empty()) storeProblem_ = e.what();
+  }
 }
 
 }  // namespace ringmaster::console

@@ -3,12 +3,15 @@
 // written in one transaction each, findings are refreshed in the store about once a second (so the GUI and
 // `ringmaster show` see them during the run), and finish() records the outcome.
 //
-// A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other threads
-// read the same file. Its calls are serialised, so a display loop may call tick() while the launcher feeds it.
+// A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other
+// threads read the same file. Its calls are serialised, so a display loop may call tick() while the launcher
+// feeds it. Without a store (an empty path) it only diagnoses.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +23,14 @@ namespace ringmaster::console {
 
 class RunIngest : public RecordSink {
  public:
-  // Opens the store at `storePath` (throws StoreError) and creates the run.
+  // Opens the store at `storePath` (throws StoreError) and creates the run; an empty path stores nothing.
   RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config = {});
 
-  int64_t runId() const { return runId_; }
-  const std::string& storePath() const { return store_.path(); }
+  int64_t runId() const { return runId_; }  // 0 without a store
 
   // Stores the records; rank states without a host get the agent's `host`.
-  void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void onRecords(const std::string& jobId, const std::string& host,
+                 const std::vector<v1::Record>& records) override;
   void add(const std::vector<v1::Record>& records, const std::string& host = "");
   void add(const v1::RecordBatch& batch, const std::string& host = "");
 
@@ -37,19 +40,26 @@ class RunIngest : public RecordSink {
   void tick();
   // Writes the findings and the run's final status ("finished", "failed", "stopped").
   void finish(const std::string& status);
+  // Records the run's environment and what each host told about itself (facts by host).
+  void recordEnvironment(const std::map<std::string, std::string>& environment,
+                         const std::map<std::string, std::map<std::string, std::string>>& hosts);
   uint64_t recordsStored() const { return recordsStored_; }
+  // What the store refused while the run went on, for a person; empty when everything was stored.
+  std::string storeProblem() const;
 
  private:
   void store(const std::vector<v1::Record>& records);
   void storeFindingsIfDue(bool now);
 
   mutable std::mutex mutex_;
-  RunStore store_;
+  std::optional<RunStore> store_;
   int64_t runId_ = 0;
   diagnosis::RunDiagnosis diagnosis_;
   int64_t lastFindingsNs_ = 0;
   size_t lastFindingsCount_ = 0;
   uint64_t recordsStored_ = 0;
+  uint64_t recordsLost_ = 0;
+  std::string storeProblem_;
 };
 
 }  // namespace ringmaster::console

@@ -66,7 +66,7 @@ std::string describeExit(const RankExit& e) {
 std::string_view statusName(JobStatus status) {
   switch (status) {
     case JobStatus::Running: return "running";
-    case JobStatus::Succeeded: return "succeeded";
+    case JobStatus::Succeeded: return "finished";
     case JobStatus::Failed: return "failed";
     case JobStatus::Stopped: return "stopped";
     case JobStatus::Detached: return "detached";

@@ -55,6 +55,8 @@ struct HostPlacement {
 
 // Detached: this console let go of a job on remote hosts, which runs on there (its agents keep the journal).
 enum class JobStatus { Running, Succeeded, Failed, Stopped, Detached };
+// The word for a job's state, as the history stores it and every front end prints it: "running", "finished",
+// "failed", "stopped" or "detached".
 std::string_view statusName(JobStatus status);
 
 struct RankExit {

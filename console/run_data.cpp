@@ -27,19 +27,6 @@ void RunData::ingest(const v1::Record& record) {
     case v1::Record::kLog:
       logs.push_back(record.log());
       break;
-    case v1::Record::kFinding: {
-      // A detector re-reports a finding as it evolves: the latest one of a kind and rank wins.
-      const v1::Finding& f = record.finding();
-      auto same = std::find_if(findings.begin(), findings.end(), [&](const v1::Finding& g) {
-        return g.kind() == f.kind() && g.rank() == f.rank();
-      });
-      if (same != findings.end()) {
-        *same = f;
-      } else {
-        findings.push_back(f);
-      }
-      break;
-    }
     case v1::Record::kRankState:
       rankStates[record.rank_state().rank()] = record.rank_state();
       break;
@@ -101,6 +88,7 @@ RunData loadRun(const RunStore& store, int64_t runId) {
   store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
   data.logs = store.logs(runId);
   data.findings = diagnosis::storedFindings(store, runId);
+  data.hosts = store.hosts(runId);
   for (const RankInfo& r : store.ranks(runId)) {
     v1::RankState state;
     state.set_rank(r.rank);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/run_store.h"
+#include "console/host_facts.h"
 #include "console/live_series.h"
 #include "console/timeline_model.h"
 
@@ -32,11 +33,12 @@ struct RunData {
   LiveSeries series;
   TimelineModel timeline;
   std::vector<v1::LogLine> logs;
-  std::vector<v1::Finding> findings;
+  std::vector<v1::Finding> findings;  // the run session's diagnosis (live), or the stored or replayed findings
   std::map<int, v1::RankState> rankStates;
+  std::map<std::string, HostFacts> hosts;  // what each host told about itself
   std::map<int, v1::RankSummary> summaries;
 
-  // Files one record where its view needs it.
+  // Files one record where its view needs it (findings come from the diagnosis, not from here).
   void ingest(const v1::Record& record);
   void ingest(const v1::RecordBatch& batch);
 
@@ -44,7 +46,8 @@ struct RunData {
   std::vector<RankRow> rankRows() const;
 };
 
-// Reads a stored run whole: run info, per-rank series, timeline, logs, findings, ranks. Throws StoreError.
+// Reads a stored run whole: run info, per-rank series, timeline, logs, findings (stored, else replayed), ranks and
+// hosts. Throws StoreError.
 // Slow for big runs: call it off the GUI thread.
 RunData loadRun(const RunStore& store, int64_t runId);
 

@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "console/run_flags.h"
-#include "gui/store_access.h"
+#include "console/store_access.h"
 
 namespace ringmaster::gui {
 

@@ -21,7 +21,7 @@
 #include "gui/chart_export.h"
 #include "gui/palette.h"
 #include "gui/series_chart.h"
-#include "gui/store_access.h"
+#include "console/store_access.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -42,7 +42,7 @@ class DeltaDelegate : public QStyledItemDelegate {
 
 }  // namespace
 
-ComparePage::ComparePage(console::RunsModel* runs, StoreAccess* store, QWidget* parent)
+ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, QWidget* parent)
     : QWidget(parent), runs_(runs), store_(store) {
   list_ = new QListWidget(this);
   list_->setToolTip(tr("Tick two or more runs; the first ticked is the baseline"));

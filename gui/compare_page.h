@@ -17,16 +17,19 @@ class QLabel;
 class QListWidget;
 class QTableView;
 
+namespace ringmaster::console {
+class StoreAccess;
+}  // namespace ringmaster::console
+
 namespace ringmaster::gui {
 
 class SeriesChart;
-class StoreAccess;
 
 class ComparePage : public QWidget {
   Q_OBJECT
 
  public:
-  ComparePage(console::RunsModel* runs, StoreAccess* store, QWidget* parent = nullptr);
+  ComparePage(console::RunsModel* runs, console::StoreAccess* store, QWidget* parent = nullptr);
 
   // Loads the runs (off the GUI thread) and compares them, the first as the baseline; compared() tells when.
   void compare(const std::vector<int64_t>& runIds);
@@ -40,7 +43,7 @@ class ComparePage : public QWidget {
   void showComparison(std::vector<RunMetrics> runs);
 
   console::RunsModel* runs_;
-  StoreAccess* store_;
+  console::StoreAccess* store_;
   QListWidget* list_;
   QLabel* status_;
   SeriesChart* throughput_;

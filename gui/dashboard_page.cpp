@@ -14,6 +14,7 @@
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QTableView>
+#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <cmath>
@@ -48,8 +49,17 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   stop_->setEnabled(false);
   timeline_->setEnabled(false);
 
+  hosts_ = new QLabel(this);
+  hosts_->setObjectName(QStringLiteral("runHosts"));
+  hosts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hosts_->hide();
+
   auto* bar = new QHBoxLayout;
-  bar->addWidget(title_, 1);
+  auto* titles = new QVBoxLayout;
+  titles->setSpacing(0);
+  titles->addWidget(title_);
+  titles->addWidget(hosts_);
+  bar->addLayout(titles, 1);
   bar->addWidget(rankPicker_);
   bar->addWidget(allreduceBy_);
   bar->addWidget(timeline_);
@@ -161,6 +171,17 @@ void DashboardPage::applyTheme() {
 void DashboardPage::setRun(console::RunData* run, const QString& title, bool live) {
   run_ = run;
   title_->setText(run ? title : tr("No run selected. Launch one or open a past run from Runs."));
+  QStringList hosts;
+  if (run) {
+    for (const auto& [host, facts] : run->hosts) hosts << QString::fromStdString(console::describeHost(host, facts));
+  }
+  // A line for a few hosts; all of them in the tooltip.
+  constexpr int kHostsShown = 2;
+  QString line = QStringList(hosts.mid(0, kHostsShown)).join(QStringLiteral(" · "));
+  if (hosts.size() > kHostsShown) line += tr(" · and %n more host(s)", nullptr, int(hosts.size() - kHostsShown));
+  hosts_->setText(line);
+  hosts_->setToolTip(hosts.join(QLatin1Char('\n')));
+  hosts_->setVisible(!hosts.isEmpty());
   stop_->setEnabled(live);
   timeline_->setEnabled(live);
   rankCount_ = -1;

@@ -31,7 +31,7 @@ class DashboardPage : public QWidget {
  public:
   explicit DashboardPage(QWidget* parent = nullptr);
 
-  // Shows `run` (not owned; nullptr shows nothing). `live` enables the stop and timeline controls.
+  // Shows `run` (not owned; nullptr shows nothing) with its hosts. `live` enables the stop and timeline controls.
   void setRun(console::RunData* run, const QString& title, bool live);
   // New records arrived in the run shown: redraw at the next tick.
   void markDirty() { dirty_ = true; }
@@ -76,6 +76,7 @@ class DashboardPage : public QWidget {
   QTimer timer_;
 
   QLabel* title_;
+  QLabel* hosts_;  // where the run ran: each host's cores, memory, GPUs and versions
   QComboBox* rankPicker_;
   QComboBox* allreduceBy_;
   QPushButton* stop_;

@@ -1,31 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A run launched from this console: the launcher (embedded agent or remote hosts) on its own threads, each batch
-// of records stored in the run history and diagnosed by console::RunIngest where it arrives (off the GUI
-// thread), then handed to the GUI thread as a queued call with the current findings. Lost and restored watch
-// streams, and the answers to timeline on/off, arrive as queued signals too.
+// A run launched from this console, as the window sees it: a console::RunSession (the same as `ringmaster
+// run`'s) started and followed on its own thread, each batch of records handed to the GUI thread as a queued
+// call with the session's findings. Lost and restored watch streams, and the answers to timeline on/off,
+// arrive as queued signals too.
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
-
 #include <atomic>
 #include <functional>
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
-#include "console/ingest.h"
-#include "console/launcher.h"
-#include "console/record_sink.h"
-
-namespace ringmaster::console {
-class RunSummaryBuilder;
-class TimelineSink;
-}  // namespace ringmaster::console
+#include "console/host_facts.h"
+#include "console/run_session.h"
 
 namespace ringmaster::gui {
 
@@ -50,25 +42,29 @@ class LiveRun : public QObject, public console::RecordSink {
   // Creates the run in the store, starts the ranks and follows them; all off the GUI thread.
   void start();
   void stop();
-  // The ranks run on remote hosts' agents (not this machine's embedded one), so they can outlive this console.
-  bool remote() const { return !plan_.hosts.empty(); }
+  // The ranks run on remote hosts' agents (not this machine's embedded one), so they can outlive this
+  // console.
+  bool remote() const { return !session_.onThisMachine(); }
   // Lets go of a remote run without stopping it (the window closes, the job trains on; the run is stored as
   // "detached"). False when the run is local or no longer running.
-  bool detach();
+  bool detach() { return session_.detach(); }
   // Asks every rank to start or stop recording its timeline (the agents' Control call, off the GUI thread);
   // timelineRecording() says how it went.
   void setTimelineRecording(bool on);
   // Breaks every host's watch stream as a network fault would; the launcher reconnects and backfills.
-  void dropConnections();
+  void dropConnections() { session_.dropConnections(); }
 
-  int64_t runId() const { return runId_; }
+  int64_t runId() const { return session_.runId(); }
   const QString& jobId() const { return jobId_; }
   bool finished() const { return finished_; }
-  bool onThisMachine() const { return plan_.hosts.empty(); }
+  bool onThisMachine() const { return session_.onThisMachine(); }
+  // What each host told about itself, once started.
+  std::map<std::string, console::HostFacts> hostFacts() const;
   // Records that arrived out of sequence: a gap or a repeat in a host's journal (should stay 0).
   uint64_t sequenceFaults() const { return sequenceFaults_.load(); }
 
-  void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void onRecords(const std::string& jobId, const std::string& host,
+                 const std::vector<v1::Record>& records) override;
   void onConnectionLost(const std::string& jobId, const std::string& host, const std::string& why) override;
   void onConnectionRestored(const std::string& jobId, const std::string& host, uint64_t backfilled) override;
 
@@ -76,7 +72,7 @@ class LiveRun : public QObject, public console::RecordSink {
   // `hosts`: where the ranks run, e.g. {"node1 (ranks 0-3)", "node2 (ranks 4-7)"}.
   void started(int64_t runId, const QString& jobId, const QStringList& hosts);
   void failedToStart(const QString& message);
-  // status: "finished", "failed" or "stopped".
+  // status: the history's word for how it ended (console::statusName).
   void ended(const QString& status, const QString& message);
   void connectionLost(const QString& host, const QString& why);
   void connectionRestored(const QString& host, qulonglong backfilled);
@@ -84,25 +80,17 @@ class LiveRun : public QObject, public console::RecordSink {
   void timelineRecording(bool on, const QString& problem);
 
  private:
-  console::LaunchPlan plan_;
-  QString storePath_;
+  // Calls `call` on the GUI thread, if this object still exists then.
+  void post(std::function<void(LiveRun&)> call);
+
+  console::RunSession session_;
   OnRecords onRecords_;
-  LiveRunFiles files_;
-  std::unique_ptr<console::Launcher> launcher_;
-  std::unique_ptr<console::RunIngest> ingest_;  // stores and diagnoses; serialises its own calls
-  std::unique_ptr<console::RunSummaryBuilder> summary_;
-  std::unique_ptr<console::TimelineSink> timeline_;
-  std::mutex mutex_;                                    // guards launcher_ between start, stop and destruction
-  bool launched_ = false;                               // launcher_ started its ranks; guarded by mutex_
-  std::shared_ptr<std::thread> runner_;
-  std::list<std::thread> controls_;                     // Control calls in flight; joined before launcher_ goes
-  std::map<std::string, uint64_t> nextSeq_;             // by host; touched by the launcher's sink calls only
+  std::thread runner_;
+  std::list<std::thread> controls_;          // Control calls in flight; joined before the session goes
+  std::map<std::string, uint64_t> nextSeq_;  // by host; touched by the launcher's sink calls only
   std::atomic<uint64_t> sequenceFaults_{0};
-  int64_t runId_ = 0;
   QString jobId_;
   std::atomic<bool> finished_{false};
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> detached_{false};
 };
 
 }  // namespace ringmaster::gui

@@ -16,11 +16,10 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include "agent/host_info.h"
 #include "common/horovod_timeline_reader.h"
-#include "console/host_check.h"
+#include "console/host_registry.h"
 #include "console/store_location.h"
-#include "gui/background.h"
+#include "console/background.h"
 #include "gui/compare_page.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
@@ -28,7 +27,7 @@
 #include "gui/report_dialog.h"
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
-#include "gui/store_access.h"
+#include "console/store_access.h"
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
 
@@ -60,8 +59,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   if (options_.storePath.isEmpty()) options_.storePath = console::defaultStorePath();
   if (options_.workerPath.isEmpty()) options_.workerPath = workerBesideUs();
 
-  store_ = new StoreAccess(options_.storePath, this);
-  hostsModel_ = new console::HostsModel(this);
+  store_ = new console::StoreAccess(options_.storePath, this);
+  registry_ = new console::HostRegistry(options_.workerPath, options_.stateDir, this);
+  hostsModel_ = registry_->model();
   logModel_ = new console::LogModel(200'000, this);
   runsModel_ = new console::RunsModel(this);
   findingsModel_ = new console::FindingsModel(this);
@@ -99,7 +99,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   setCentralWidget(central);
   resize(1440, 900);
 
-  connect(store_, &StoreAccess::failed, this, [this](const QString& message) {
+  connect(store_, &console::StoreAccess::failed, this, [this](const QString& message) {
     setBanner(tr("Run history: %1").arg(message), true);
     Q_EMIT problem(message);
   });
@@ -136,35 +136,23 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(runs_, &RunsPage::deleteRequested, this, [this](int64_t id) {
     store_->post<bool>(this, [id](RunStore& s) { s.deleteRun(id); return true; }, [this](bool) { refreshRuns(); });
   });
-  connect(hosts_, &HostsPage::checkRequested, this, &MainWindow::checkHost);
-  connect(hosts_, &HostsPage::addRequested, this, &MainWindow::addHost);
-  connect(hosts_, &HostsPage::removeRequested, this, [this](int row) {
-    if (row <= 0 || row >= hostsModel_->rowCount()) return;
-    endpoints_.erase(hostsModel_->host(row).address);
-    hostsModel_->removeHost(row);
-    saveHosts();
-  });
+  connect(hosts_, &HostsPage::checkRequested, registry_, &console::HostRegistry::checkHost);
+  connect(hosts_, &HostsPage::addRequested, registry_, &console::HostRegistry::addHost);
+  connect(hosts_, &HostsPage::removeRequested, registry_, &console::HostRegistry::removeHost);
+  connect(registry_, &console::HostRegistry::hostChecked, this, &MainWindow::hostChecked);
   connect(hostsModel_, &QAbstractItemModel::dataChanged, this, [this] {
     // The Launch page offers the connected hosts, with their cores as slots.
     QList<LaunchPage::RemoteAgent> connected;
-    for (int row = 1; row < hostsModel_->rowCount(); ++row) {
-      const console::HostEntry& h = hostsModel_->host(row);
-      auto it = endpoints_.find(h.address);
-      if (h.state != console::HostEntry::State::Connected || it == endpoints_.end()) continue;
-      connected.push_back({QString::fromStdString(it->second.host), static_cast<int>(std::max(1u, h.info.cores())),
-                           it->second.port, h.tokenFile, h.tlsCa});
+    for (const console::ConnectedAgent& a : registry_->connectedAgents()) {
+      connected.push_back({a.host, a.slots, a.port, a.tokenFile, a.tlsCa});
     }
     launch_->setConnectedHosts(connected);
   });
 
   updateLiveControls();
   restoreSettings();
-  restoreHosts();
-  hostWatch_ = new QTimer(this);
-  connect(hostWatch_, &QTimer::timeout, this, &MainWindow::watchHosts);
-  hostWatch_->start(30000);
+  registry_->restore();
   refreshRuns();
-  checkLocalHost();
 }
 
 MainWindow::~MainWindow() {
@@ -244,105 +232,13 @@ void MainWindow::setBanner(const QString& text, bool warning) {
                                  : QStringLiteral("background: #dbeafe; color: #12305c;"));
 }
 
-void MainWindow::checkLocalHost() {
-  hostsModel_->setState(0, console::HostEntry::State::Connecting);
-  const std::string worker = options_.workerPath.toStdString();
-  const std::string stateDir = options_.stateDir.toStdString();
-  runInBackground<v1::HostInfo>(
-      this, [worker, stateDir] { return agent::collectHostInfo(worker, stateDir); },
-      [this](v1::HostInfo info) {
-        hostsModel_->setInfo(0, info);
-        hostsModel_->setState(0, console::HostEntry::State::Connected);
-      },
-      [this](const QString& error) { hostsModel_->setState(0, console::HostEntry::State::Unreachable, error); });
-}
-
 QString MainWindow::bannerText() const { return banner_->isVisibleTo(this) ? banner_->text() : QString(); }
 
-void MainWindow::addHost(const console::HostEntry& entry) {
-  if (entry.isLocal()) return;
-  const int row = hostsModel_->addHost(entry);
-  saveHosts();
-  checkHost(row);
-}
+void MainWindow::addHost(const console::HostEntry& entry) { registry_->addHost(entry); }
 
-void MainWindow::checkHost(int row) {
-  if (row == 0) {
-    checkLocalHost();
-    return;
-  }
-  startHostCheck(row, true);
-}
+void MainWindow::checkHost(int row) { registry_->checkHost(row); }
 
-void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) {
-  hostWatch_->start(static_cast<int>(interval.count()));
-}
-
-void MainWindow::watchHosts() {
-  for (int row = 1; row < hostsModel_->rowCount(); ++row) {
-    if (hostsModel_->host(row).state != console::HostEntry::State::Connecting) startHostCheck(row, false);
-  }
-}
-
-void MainWindow::startHostCheck(int row, bool showConnecting) {
-  if (row <= 0 || row >= hostsModel_->rowCount()) return;
-  const console::HostEntry entry = hostsModel_->host(row);
-  const int generation = ++checkGeneration_[entry.address];
-  if (showConnecting) hostsModel_->setState(row, console::HostEntry::State::Connecting);
-  runInBackground<console::HostCheck>(
-      this,
-      [address = entry.address.toStdString(), token = entry.tokenFile.toStdString(), ca = entry.tlsCa.toStdString()] {
-        return console::checkHost(address, token, ca);
-      },
-      [this, address = entry.address, generation](console::HostCheck check) {
-        // The row may have moved (a host removed above it) or gone, or a newer check be under way.
-        const int now = hostsModel_->rowOf(address);
-        if (now < 0 || checkGeneration_[address] != generation) return;
-        if (!check.endpoint.host.empty()) endpoints_[address] = check.endpoint;
-        if (check.reachable) {
-          hostsModel_->setInfo(now, check.info);
-          hostsModel_->setState(now, console::HostEntry::State::Connected);
-        } else {
-          hostsModel_->setState(now, console::HostEntry::State::Unreachable, QString::fromStdString(check.message));
-        }
-        Q_EMIT hostChecked(now);
-      },
-      [this, address = entry.address](const QString& error) {
-        const int now = hostsModel_->rowOf(address);
-        if (now < 0) return;
-        hostsModel_->setState(now, console::HostEntry::State::Unreachable, error);
-        Q_EMIT hostChecked(now);
-      });
-}
-
-void MainWindow::saveHosts() {
-  QSettings settings;
-  settings.beginWriteArray(QStringLiteral("hosts"), hostsModel_->rowCount() - 1);
-  for (int row = 1; row < hostsModel_->rowCount(); ++row) {
-    const console::HostEntry& h = hostsModel_->host(row);
-    settings.setArrayIndex(row - 1);
-    settings.setValue(QStringLiteral("address"), h.address);
-    settings.setValue(QStringLiteral("tokenFile"), h.tokenFile);
-    settings.setValue(QStringLiteral("tlsCa"), h.tlsCa);
-  }
-  settings.endArray();
-}
-
-void MainWindow::restoreHosts() {
-  QSettings settings;
-  const int count = settings.beginReadArray(QStringLiteral("hosts"));
-  std::vector<console::HostEntry> saved;
-  for (int i = 0; i < count; ++i) {
-    settings.setArrayIndex(i);
-    console::HostEntry entry;
-    entry.address = settings.value(QStringLiteral("address")).toString();
-    entry.tokenFile = settings.value(QStringLiteral("tokenFile")).toString();
-    entry.tlsCa = settings.value(QStringLiteral("tlsCa")).toString();
-    if (!entry.address.isEmpty()) saved.push_back(entry);
-  }
-  settings.endArray();
-  for (const auto& entry : saved) checkHost(hostsModel_->addHost(entry));
-}
+void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) { registry_->setWatchInterval(interval); }
 
 QAbstractButton* MainWindow::timelineButton() const { return dashboard_->timelineButton(); }
 
@@ -401,21 +297,7 @@ void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QStri
   Q_EMIT runShown(runId);
 }
 
-void MainWindow::launch(const v1::JobSpec& spec) {
-  console::LaunchPlan plan;
-  plan.spec = spec;
-  for (const auto& h : spec.hosts()) {
-    plan.hosts.push_back(HostSlots{h.host(), static_cast<int>(h.slots())});
-    // A host on the Hosts page is reached as it was there: its port, token and CA.
-    for (const auto& [address, endpoint] : endpoints_) {
-      const int row = hostsModel_->rowOf(address);
-      if (endpoint.host != h.host() || row < 0) continue;
-      const bool connected = hostsModel_->host(row).state == console::HostEntry::State::Connected;
-      if (connected || !plan.agents.count(h.host())) plan.agents[h.host()] = endpoint;
-    }
-  }
-  launch(plan);
-}
+void MainWindow::launch(const v1::JobSpec& spec) { launch(registry_->planFor(spec)); }
 
 void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFiles& files) {
   if (live_ && !live_->finished()) {
@@ -442,7 +324,9 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     } else {
       setBanner(tr("Run %1 (%2) is running on %3.").arg(runId).arg(jobId).arg(hosts.join(QStringLiteral(", "))));
     }
-    showRunData(std::make_unique<console::RunData>(), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
+    auto data = std::make_unique<console::RunData>();
+    data->hosts = live_->hostFacts();
+    showRunData(std::move(data), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
     updateLiveControls();
     QSignalBlocker block(timelineButton());
     timelineButton()->setChecked(recordFromStart);
@@ -455,7 +339,8 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     Q_EMIT liveRunEnded(QStringLiteral("failed"));
   });
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
-    setBanner(tr("The run ended: %1. %2").arg(status, message), status != QLatin1String("finished"));
+    const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
+    setBanner(tr("The run ended: %1. %2").arg(status, message), !succeeded);
     updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();
@@ -502,20 +387,11 @@ void MainWindow::ingestLive(const std::vector<v1::Record>& records, const std::v
   }
   logModel_->append(lines);
   logs_->setRankCount(run_->series.rankCount());
-  // Findings from the detectors replace the list; those that came as records stay.
-  if (!findings.empty()) {
-    std::vector<v1::Finding> merged = run_->findings;
-    for (const auto& f : findings) {
-      auto same = std::find_if(merged.begin(), merged.end(),
-                               [&](const v1::Finding& g) { return g.kind() == f.kind() && g.rank() == f.rank(); });
-      if (same != merged.end()) *same = f;
-      else merged.push_back(f);
-    }
-    if (!sameFindings(merged, run_->findings)) {
-      run_->findings = merged;
-      findingsModel_->setFindings(merged);
-      dashboard_->setFindings(merged);
-    }
+  // The session's diagnosis is the list: it holds the detectors' findings and those that came as records.
+  if (!sameFindings(findings, run_->findings)) {
+    run_->findings = findings;
+    findingsModel_->setFindings(findings);
+    dashboard_->setFindings(findings);
   }
   dashboard_->markDirty();
   if (run_->timeline.eventCount() != timelineEventsShown_) {

@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 
-#include "console/agent_client.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
 #include "console/log_model.h"
@@ -22,7 +21,11 @@ class QLabel;
 class QAbstractButton;
 class QTabWidget;
 
-class QTimer;
+
+namespace ringmaster::console {
+class HostRegistry;
+class StoreAccess;
+}  // namespace ringmaster::console
 
 namespace ringmaster::gui {
 
@@ -33,7 +36,6 @@ class HostsPage;
 class LaunchPage;
 class LogsPage;
 class RunsPage;
-class StoreAccess;
 class TimelinePage;
 
 struct MainWindowOptions {
@@ -58,12 +60,9 @@ class MainWindow : public QMainWindow {
   void launch(const v1::JobSpec& spec);
   // Launches a plan made elsewhere (`ringmaster-gui --run -- <flags of ringmaster run>`) and shows it live.
   void launch(const console::LaunchPlan& plan, const LiveRunFiles& files = {});
-  // Adds a remote agent to the Hosts page (remembered in the settings) and connects to it.
+  // The Hosts page's list (console::HostRegistry): add a remote agent, check a row again, re-check interval.
   void addHost(const console::HostEntry& entry);
-  // Connects to the host of `row` again, off the GUI thread: Connecting, then Connected or Unreachable.
   void checkHost(int row);
-  // Remote hosts are re-checked quietly (no "connecting" in between) this often, so a host that goes away or
-  // comes back shows it without anyone pressing "Check again". Default 30 s.
   void setHostWatchInterval(std::chrono::milliseconds interval);
   // Emphasises `rank` in every view; -1 for none.
   void selectRank(int rank);
@@ -88,7 +87,7 @@ class MainWindow : public QMainWindow {
   console::LogModel* logModel() const { return logModel_; }
   console::RunData* shownRun() const { return run_.get(); }
   LiveRun* liveRun() const { return live_.get(); }
-  StoreAccess* store() const { return store_; }
+  console::StoreAccess* store() const { return store_; }
   int selectedRank() const { return selectedRank_; }
   // The dashboard's "Record timeline": starts and stops timeline recording on every rank of the live run.
   QAbstractButton* timelineButton() const;
@@ -112,9 +111,6 @@ class MainWindow : public QMainWindow {
   void ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings);
   void showEvidence(const v1::Finding& finding);
   void setBanner(const QString& text, bool warning = false);
-  void checkLocalHost();
-  void saveHosts();
-  void restoreHosts();
   void updateLiveControls();
   void restoreSettings();
   void saveSettings();
@@ -122,7 +118,8 @@ class MainWindow : public QMainWindow {
   MainWindowOptions options_;
   QTabWidget* pages_;
   QLabel* banner_;
-  StoreAccess* store_;
+  console::StoreAccess* store_;
+  console::HostRegistry* registry_;
   console::HostsModel* hostsModel_;
   console::LogModel* logModel_;
   console::RunsModel* runsModel_;
@@ -137,12 +134,6 @@ class MainWindow : public QMainWindow {
   RunsPage* runs_;
   std::unique_ptr<console::RunData> run_;
   int64_t shownRunId_ = 0;
-  // How to reach each remote host (port, token, CA as read by its last check), by the address on the Hosts page.
-  std::map<QString, console::AgentEndpoint> endpoints_;
-  void startHostCheck(int row, bool showConnecting);
-  void watchHosts();
-  QTimer* hostWatch_ = nullptr;
-  std::map<QString, int> checkGeneration_;  // a check's answer counts only if no newer check of that host began
   std::unique_ptr<LiveRun> live_;
   int selectedRank_ = -1;
   size_t timelineEventsShown_ = 0;

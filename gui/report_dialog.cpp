@@ -16,7 +16,7 @@
 #include <QVBoxLayout>
 
 #include "console/report.h"
-#include "gui/store_access.h"
+#include "console/store_access.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -25,7 +25,7 @@ const char* const kSuffixes[] = {".html", ".pdf", ".csv", ".json"};
 
 }  // namespace
 
-ReportDialog::ReportDialog(StoreAccess* store, int64_t runId, QWidget* parent)
+ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* parent)
     : QDialog(parent), store_(store), runId_(runId) {
   setWindowTitle(tr("Export report of run %1").arg(runId));
   format_ = new QComboBox(this);
@@ -114,7 +114,7 @@ void ReportDialog::exportNow() {
   const std::string file = path.toStdString();
   // Errors arrive through the store's failed() signal; the dialog listens for the duration of one export.
   auto connection = std::make_shared<QMetaObject::Connection>();
-  *connection = connect(store_, &StoreAccess::failed, this, [this, path, connection](const QString& error) {
+  *connection = connect(store_, &console::StoreAccess::failed, this, [this, path, connection](const QString& error) {
     disconnect(*connection);
     progress_->setRange(0, 1);
     export_->setEnabled(true);

@@ -13,9 +13,12 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 
+namespace ringmaster::console {
+class StoreAccess;
+}  // namespace ringmaster::console
+
 namespace ringmaster::gui {
 
-class StoreAccess;
 
 class ReportDialog : public QDialog {
   Q_OBJECT
@@ -23,7 +26,7 @@ class ReportDialog : public QDialog {
  public:
   enum class Format { Html, Pdf, Csv, Trace };
 
-  ReportDialog(StoreAccess* store, int64_t runId, QWidget* parent = nullptr);
+  ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* parent = nullptr);
 
   void setFormat(Format format);
   void setPath(const QString& path);
@@ -40,7 +43,7 @@ class ReportDialog : public QDialog {
   Format format() const;
   void suggestPath();
 
-  StoreAccess* store_;
+  console::StoreAccess* store_;
   int64_t runId_;
   QComboBox* format_;
   QLineEdit* path_;

@@ -13,7 +13,7 @@
 #include <QVBoxLayout>
 
 #include "common/chrome_trace.h"
-#include "gui/background.h"
+#include "console/background.h"
 #include "gui/chart_export.h"
 #include "gui/timeline_view.h"
 
@@ -172,7 +172,7 @@ void TimelinePage::exportVisibleRange(const QString& path) {
   // Collecting the events is quick; the writing happens off the GUI thread.
   auto events = std::make_shared<std::vector<v1::TimelineEvent>>(model_->eventsIn(view_->visibleBegin(), view_->visibleEnd()));
   const std::string file = path.toStdString();
-  runInBackground<bool>(
+  console::runInBackground<bool>(
       this,
       [events, file] {
         ChromeTraceWriter writer(file);

@@ -31,7 +31,18 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kMemory: leaks_.add(record.memory()); break;
     case v1::Record::kStall: stalls_.add(record.stall()); break;
-    case v1::Record::kFinding: received_.push_back(record.finding()); break;
+    case v1::Record::kFinding: {
+      // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
+      const v1::Finding& f = record.finding();
+      auto same = std::find_if(received_.begin(), received_.end(),
+                               [&](const v1::Finding& g) { return g.kind() == f.kind() && g.rank() == f.rank(); });
+      if (same != received_.end()) {
+        *same = f;
+      } else {
+        received_.push_back(f);
+      }
+      break;
+    }
     case v1::Record::kRankState: {
       const auto& state = record.rank_state();
       if (!state.host().empty()) setHost(state.rank(), state.host());

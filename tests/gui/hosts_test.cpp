@@ -4,6 +4,7 @@
 // across windows; an address where nothing listens and a wrong token, each with a message a person can act on.
 #include <gtest/gtest.h>
 
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -14,7 +15,10 @@
 #include <QTableView>
 #include <QTemporaryDir>
 
+#include <set>
+
 #include "console/host_check.h"
+#include "console/host_registry.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/main_window.h"
@@ -75,6 +79,68 @@ class HostsTest : public test::ConsoleTest {
     return window.hostsModel()->index(row, column).data().toString();
   }
 };
+
+// The registry behind the page, without widgets: its model stays consistent (QAbstractItemModelTester) while a real
+// agent and an address where nothing listens are added, checked, planned for, forgotten and remembered.
+TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
+  const QString token = writeFile(QStringLiteral("token"), "registry-token\n");
+  test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString(), token.toStdString());
+  ASSERT_TRUE(agent.ready()) << "ringmaster-agent did not come up";
+  const QString address = QString::fromStdString(agent.address());
+  const QString nowhere = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
+  {
+    console::HostRegistry registry(options.workerPath, options.stateDir);
+    QAbstractItemModelTester tester(registry.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    std::set<int> checked;
+    QObject::connect(&registry, &console::HostRegistry::hostChecked, [&](int row) { checked.insert(row); });
+    registry.restore();
+    console::HostEntry withToken, unreachable;
+    withToken.address = address;
+    withToken.tokenFile = token;
+    unreachable.address = nowhere;
+    registry.addHost(withToken);
+    registry.addHost(unreachable);
+    ASSERT_TRUE(test::waitUntil([&] { return checked.size() == 3; }, kCheckTimeoutMs)) << "checks did not end";
+    const console::HostsModel& model = *registry.model();
+    EXPECT_EQ(model.host(0).state, State::Connected) << model.host(0).message.toStdString();
+    EXPECT_EQ(model.host(model.rowOf(address)).state, State::Connected);
+    EXPECT_EQ(model.host(model.rowOf(nowhere)).state, State::Unreachable);
+    EXPECT_TRUE(model.host(model.rowOf(nowhere)).message.contains(QStringLiteral("connection refused")))
+        << model.host(model.rowOf(nowhere)).message.toStdString();
+
+    // Only the connected agent is offered, with how it was reached.
+    const auto connected = registry.connectedAgents();
+    ASSERT_EQ(connected.size(), 1u);
+    EXPECT_EQ(connected[0].host, QStringLiteral("127.0.0.1"));
+    EXPECT_EQ(connected[0].port, agent.port());
+    EXPECT_EQ(connected[0].tokenFile, token);
+    EXPECT_GT(connected[0].slots, 0);
+
+    // A job naming that host is planned with its port and token; one naming no host runs on this machine.
+    v1::JobSpec spec = defaultJobSpec();
+    auto* host = spec.add_hosts();
+    host->set_host("127.0.0.1");
+    host->set_slots(2);
+    const console::LaunchPlan plan = registry.planFor(spec);
+    ASSERT_EQ(plan.hosts.size(), 1u);
+    ASSERT_EQ(plan.agents.count("127.0.0.1"), 1u);
+    EXPECT_EQ(plan.agents.at("127.0.0.1").port, agent.port());
+    EXPECT_EQ(plan.agents.at("127.0.0.1").token, "registry-token");
+    EXPECT_EQ(plan.workerPath, options.workerPath.toStdString());
+    EXPECT_TRUE(registry.planFor(defaultJobSpec()).hosts.empty());
+
+    registry.removeHost(model.rowOf(nowhere));
+    EXPECT_EQ(model.rowOf(nowhere), -1);
+  }
+  // Remembered: a new registry reads the hosts back (the removed one stays gone) and checks them.
+  console::HostRegistry again(options.workerPath, options.stateDir);
+  QAbstractItemModelTester tester(again.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  again.restore();
+  EXPECT_EQ(again.model()->rowCount(), 2);
+  EXPECT_GT(again.model()->rowOf(address), 0);
+  EXPECT_EQ(again.model()->rowOf(nowhere), -1);
+  ASSERT_TRUE(test::waitUntil([&] { return again.connectedAgents().size() == 1; }, kCheckTimeoutMs));
+}
 
 TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) {
   const QString token = writeFile(QStringLiteral("token"), "s3cret-token-for-the-test\n");
@@ -152,7 +218,7 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
     agent.stop();
     window.hostsPage()->view()->selectRow(row);
     bool checked = false;
-    QObject::connect(&window, &MainWindow::hostChecked, [&](int r) { checked = r == row; });
+    QObject::connect(&window, &MainWindow::hostChecked, [&](int r) { checked = checked || r == row; });
     window.hostsPage()->findChild<QPushButton*>(QStringLiteral("checkHost"))->click();
     ASSERT_TRUE(test::waitUntil([&] { return checked; }, kCheckTimeoutMs));
     EXPECT_EQ(window.hostsModel()->host(row).state, State::Unreachable);

@@ -178,7 +178,7 @@ TEST_F(LiveControlsTest, TheConsoleStartedWithRunFlagsOpensOnTheLiveJob) {
   QFile file(summary);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << "no --summary-json file";
   EXPECT_EQ(QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("status")).toString(),
-            QStringLiteral("succeeded"));
+            QStringLiteral("finished"));
 
   // Job flags are checked like the CLI's.
   EXPECT_THROW(parseCommandLine({QStringLiteral("ringmaster-gui"), QStringLiteral("--run"), QStringLiteral("--"),

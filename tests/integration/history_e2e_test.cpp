@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Diagnosis end to end on real runs: real ranks (ringmaster-worker) launched through the embedded agent, their
-// records ingested into a real store as `ringmaster run` does, with faults injected: a straggler, a leak, a hang.
+// records ingested into a real store through the run session `ringmaster run` uses, with faults injected: a
+// straggler, a leak, a hang.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 
 #include "console/ingest.h"
 #include "console/launcher.h"
+#include "console/run_session.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster;
@@ -33,21 +35,52 @@ NewRun newRun(const v1::JobSpec& spec, const std::string& name) {
   return run;
 }
 
-// Runs the job to its end with the store ingesting it; returns the run's stored findings.
-std::vector<v1::Finding> runToEnd(const TempDir& dir, const v1::JobSpec& spec, const std::string& name) {
-  console::RunIngest ingest(dir.file("runs.sqlite"), newRun(spec, name));
-  console::Launcher launcher(planFor(dir, spec));
-  launcher.addSink(&ingest);
-  launcher.start();
-  auto outcome = launcher.waitFor(240s);
+std::vector<std::string> summaries(const std::vector<v1::Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(f.summary());
+  return out;
+}
+
+// Runs the job to its end through a run session, as `ringmaster run` and the console do; returns the run's stored
+// findings, after checking they are the ones the session showed at the end and that the hosts were recorded.
+std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const std::string& name) {
+  spec.set_name(name);
+  console::RunSessionOptions options;
+  options.storePath = dir.file("runs.sqlite");
+  console::RunSession session(planFor(dir, spec), options);
+  session.start();
+  std::optional<console::JobOutcome> outcome;
+  const auto deadline = std::chrono::steady_clock::now() + 240s;
+  while (!(outcome = session.waitFor(1s)) && std::chrono::steady_clock::now() < deadline) {
+  }
   EXPECT_TRUE(outcome.has_value()) << "the job did not end";
-  if (!outcome) launcher.stop(1);
-  EXPECT_EQ(outcome ? outcome->status : console::JobStatus::Running, console::JobStatus::Succeeded)
-      << (outcome ? outcome->message : "");
-  ingest.finish("finished");
+  if (!outcome) {
+    session.stop(1);
+    outcome = session.waitFor(60s);
+    if (!outcome) return {};
+  }
+  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  const console::RunResult result = session.finish(*outcome);
+  EXPECT_TRUE(result.problems.empty()) << result.problems.front();
+
   RunStore store(dir.file("runs.sqlite"));
-  EXPECT_GT(store.counts(ingest.runId()).steps, 0);
-  return store.findings(ingest.runId());
+  const int64_t runId = session.runId();
+  EXPECT_GT(store.counts(runId).steps, 0);
+  const auto info = store.run(runId);
+  EXPECT_EQ(info->status, "finished");
+  EXPECT_EQ(info->name, name);
+  EXPECT_EQ(info->environment.count("libtorch"), 1u) << "the hosts' LibTorch is part of the run's environment";
+  const auto hosts = store.hosts(runId);
+  EXPECT_EQ(hosts.size(), 1u);
+  for (const auto& [host, facts] : hosts) {
+    EXPECT_FALSE(host.empty());
+    EXPECT_GT(std::stoi(facts.at("cores")), 0);
+    EXPECT_EQ(facts.count("memory"), 1u);
+  }
+  // One diagnosis: the findings the session showed at the end are the ones the history keeps.
+  const std::vector<v1::Finding> stored = store.findings(runId);
+  EXPECT_EQ(summaries(stored), summaries(result.findings));
+  return stored;
 }
 
 const v1::Finding* find(const std::vector<v1::Finding>& findings, v1::Finding::Kind kind, int rank) {

@@ -145,7 +145,7 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   std::ifstream in(summary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto json = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
-  EXPECT_EQ(json["status"].toString(), "succeeded");
+  EXPECT_EQ(json["status"].toString(), "finished");
   std::set<std::string> rankHosts;
   for (const auto& r : json["ranks"].toArray()) rankHosts.insert(r.toObject()["host"].toString().toStdString());
   EXPECT_EQ(rankHosts, (std::set<std::string>{hosts.address(0), hosts.address(1)}));

@@ -148,11 +148,11 @@ TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
   auto result = run({"-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "10", "--batch-size", "16",
                      "--summary-json", summary});
   ASSERT_EQ(result.exitCode, 0) << result.err;
-  EXPECT_NE(result.err.find("succeeded"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(" finished"), std::string::npos) << result.err;
   auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary)));
   ASSERT_TRUE(doc.isObject());
   auto json = doc.object();
-  EXPECT_EQ(json["status"].toString(), "succeeded");
+  EXPECT_EQ(json["status"].toString(), "finished");
   EXPECT_EQ(json["ranks"].toArray().size(), 2);
   EXPECT_GT(json["samples_per_s"].toDouble(), 0);
   EXPECT_TRUE(json["params_identical"].toBool());
@@ -165,7 +165,7 @@ TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
                      "--inject-crash", "1:3", "--summary-json", summary});
   EXPECT_NE(result.exitCode, 0);
   EXPECT_NE(result.exitCode, 2);
-  EXPECT_NE(result.err.find("FAILED: rank 1 on host"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("failed: rank 1 on host"), std::string::npos) << result.err;
   auto json = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary))).object();
   EXPECT_EQ(json["status"].toString(), "failed");
   EXPECT_EQ(json["failed_rank"].toObject()["rank"].toInt(), 1);

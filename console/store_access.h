@@ -6,13 +6,12 @@
 #include <QObject>
 #include <QPointer>
 #include <QThread>
-
 #include <functional>
 #include <memory>
 
 #include "common/run_store.h"
 
-namespace ringmaster::gui {
+namespace ringmaster::console {
 
 class StoreAccess : public QObject {
   Q_OBJECT
@@ -38,13 +37,20 @@ class StoreAccess : public QObject {
             *result = work(*store_);
           } catch (const std::exception& e) {
             const QString message = QString::fromStdString(e.what());
-            QMetaObject::invokeMethod(self, [self, message] { if (self) Q_EMIT self->failed(message); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                self,
+                [self, message] {
+                  if (self) Q_EMIT self->failed(message);
+                },
+                Qt::QueuedConnection);
             return;
           }
           if (!guard) return;
           QMetaObject::invokeMethod(
-              guard, [guard, result, done = std::move(done)] { if (guard) done(std::move(*result)); },
+              guard,
+              [guard, result, done = std::move(done)] {
+                if (guard) done(std::move(*result));
+              },
               Qt::QueuedConnection);
         },
         Qt::QueuedConnection);
@@ -60,4 +66,4 @@ class StoreAccess : public QObject {
   std::unique_ptr<RunStore> store_;  // touched on the worker thread only
 };
 
-}  // namespace ringmaster::gui
+}  // namespace ringmaster::console

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gui/store_access.h"
+#include "console/store_access.h"
 
-namespace ringmaster::gui {
+namespace ringmaster::console {
 
 StoreAccess::StoreAccess(const QString& path, QObject* parent) : QObject(parent), path_(path) {
   worker_ = new QObject;
@@ -17,8 +17,12 @@ StoreAccess::StoreAccess(const QString& path, QObject* parent) : QObject(parent)
           store_ = std::make_unique<RunStore>(path);
         } catch (const std::exception& e) {
           const QString message = QString::fromStdString(e.what());
-          QMetaObject::invokeMethod(self, [self, message] { if (self) Q_EMIT self->failed(message); },
-                                    Qt::QueuedConnection);
+          QMetaObject::invokeMethod(
+              self,
+              [self, message] {
+                if (self) Q_EMIT self->failed(message);
+              },
+              Qt::QueuedConnection);
         }
       },
       Qt::QueuedConnection);
@@ -26,9 +30,10 @@ StoreAccess::StoreAccess(const QString& path, QObject* parent) : QObject(parent)
 
 StoreAccess::~StoreAccess() {
   // Close the store on its own thread, then stop the thread.
-  QMetaObject::invokeMethod(worker_, [this] { store_.reset(); }, Qt::BlockingQueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [this] { store_.reset(); }, Qt::BlockingQueuedConnection);
   thread_.quit();
   thread_.wait();
 }
 
-}  // namespace ringmaster::gui
+}  // namespace ringmaster::console

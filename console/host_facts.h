@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a host told about itself (cores, memory, GPUs, versions, backends) as the run history keeps it beside
+// each run, and the one line a person reads of it in `ringmaster show`, reports and the dashboard.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ringmaster/v1/agent.pb.h"
+
+namespace ringmaster::console {
+
+using HostFacts = std::map<std::string, std::string>;
+
+HostFacts hostFacts(const v1::HostInfo& info);
+
+// "node1: 16 cores, 62.8 GiB, no GPU, libtorch 1.13.1, gloo" for one host.
+std::string describeHost(const std::string& host, const HostFacts& facts);
+
+}  // namespace ringmaster::console

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/run_session.h"
+
+#include <set>
+#include <utility>
+
+#include "common/error.h"
+#include "common/job_spec.h"
+#include "console/host_facts.h"
+#include "console/ingest.h"
+#include "console/run_summary.h"
+#include "console/timeline_sink.h"
+#include "ringmaster/version.h"
+
+namespace ringmaster::console {
+namespace {
+
+v1::JobSpec withDefaults(v1::JobSpec spec) {
+  applyDefaults(spec);
+  return spec;
+}
+
+}  // namespace
+
+std::string runName(const LaunchPlan& plan) {
+  if (!plan.spec.name().empty()) return plan.spec.name();
+  if (!plan.jobId.empty()) return plan.jobId;
+  return std::string(modelName(plan.spec.model())) + " " + std::string(engineName(plan.spec.engine())) +
+         " x" + std::to_string(plan.spec.world_size());
+}
+
+RunSession::RunSession(LaunchPlan plan, RunSessionOptions options)
+    : plan_(std::move(plan)), options_(std::move(options)), progress_(withDefaults(plan_.spec)) {
+  if (plan_.jobId.empty()) plan_.jobId = newJobId();
+}
+
+RunSession::~RunSession() {
+  {
+    std::lock_guard lock(mutex_);
+    if (launched_ && !finished_ && !detached_) launcher_->stop(2);
+  }
+  // The launcher's threads call the sinks, which use the store and the diagnosis: end them first.
+  launcher_.reset();
+}
+
+void RunSession::addSink(RecordSink* sink) {
+  extraSinks_.push_back(sink);
+}
+
+void RunSession::start() {
+  const v1::JobSpec spec = withDefaults(plan_.spec);
+  NewRun run;
+  run.name = runName(plan_);
+  run.spec = plan_.spec;
+  run.worldSize = static_cast<int>(plan_.spec.world_size());
+  run.environment["ringmaster (console)"] = RINGMASTER_VERSION;
+  try {
+    ingest_ = std::make_unique<RunIngest>(options_.storePath, run);
+  } catch (const std::exception& e) {
+    throw InputError("the run history " + options_.storePath + ": " + e.what());
+  }
+  runId_ = ingest_->runId();
+  try {
+    summary_ = std::make_unique<RunSummaryBuilder>(spec);
+    if (!options_.timeline.empty()) timeline_ = std::make_unique<TimelineSink>(options_.timeline);
+    auto launcher = std::make_unique<Launcher>(plan_);
+    launcher->addSink(ingest_.get());
+    launcher->addSink(&progress_);
+    launcher->addSink(summary_.get());
+    if (timeline_) launcher->addSink(timeline_.get());
+    for (RecordSink* sink : extraSinks_) launcher->addSink(sink);
+    std::lock_guard lock(mutex_);
+    launcher_ = std::move(launcher);
+    launcher_->start();
+    launched_ = true;
+  } catch (...) {
+    ingest_->finish(std::string(statusName(JobStatus::Failed)));
+    throw;
+  }
+  recordEnvironment();
+}
+
+void RunSession::recordEnvironment() {
+  HostFacts environment{{"ringmaster (console)", RINGMASTER_VERSION}};
+  std::set<std::string> torch, versions;
+  std::map<std::string, HostFacts> hosts;
+  for (const HostPlacement& p : launcher_->placements()) {
+    hosts[p.host] = hostFacts(p.info);
+    if (!p.info.torch_version().empty()) torch.insert(p.info.torch_version());
+    if (!p.info.ringmaster_version().empty()) versions.insert(p.info.ringmaster_version());
+  }
+  auto joined = [](const std::set<std::string>& values) {
+    std::string text;
+    for (const auto& v : values) text += (text.empty() ? "" : ", ") + v;
+    return text;
+  };
+  if (!torch.empty()) environment["libtorch"] = joined(torch);
+  if (!versions.empty()) environment["ringmaster (hosts)"] = joined(versions);
+  environment["hosts"] = std::to_string(hosts.size());
+  ingest_->recordEnvironment(environment, hosts);
+}
+
+std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout) {
+  auto outcome = launcher_->waitFor(timeout);
+  if (!outcome) ingest_->tick();
+  return outcome;
+}
+
+RunResult RunSession::finish(const JobOutcome& outcome) {
+  RunResult result;
+  result.outcome = outcome;
+  result.status = std::string(statusName(outcome.status));
+  {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+  }
+  try {
+    ingest_->finish(result.status);
+  } catch (const std::exception& e) {
+    result.problems.push_back(std::string("the run history: ") + e.what());
+  }
+  if (const std::string problem = ingest_->storeProblem(); !problem.empty()) {
+    result.problems.push_back("the run history: " + problem);
+  }
+  result.findings = ingest_->findings();
+  if (!options_.summaryJson.empty()) {
+    try {
+      summary_->writeJson(options_.summaryJson, plan_.jobId, outcome, result.findings);
+    } catch (const std::exception& e) {
+      result.problems.push_back(e.what());
+    }
+  }
+  return result;
+}
+
+void RunSession::stop(double graceS) {
+  std::lock_guard lock(mutex_);
+  if (launched_) launcher_->stop(graceS);
+}
+
+bool RunSession::detach() {
+  std::lock_guard lock(mutex_);
+  if (!launched_ || finished_ || !launcher_->detach()) return false;
+  detached_ = true;
+  return true;
+}
+
+std::string RunSession::control(v1::ControlRequest::Action action) {
+  if (!started()) return "the run is not running";
+  return launcher_->control(action);
+}
+
+void RunSession::dropConnections() {
+  if (!started()) return;
+  for (size_t host = 0; host < launcher_->placements().size(); ++host)
+    launcher_->follower(host).dropConnection();
+}
+
+std::vector<v1::Finding> RunSession::findings() const {
+  return ingest_ ? ingest_->findings() : std::vector<v1::Finding>{};
+}
+
+bool RunSession::started() const {
+  std::lock_guard lock(mutex_);
+  return launched_;
+}
+
+const std::string& RunSession::jobId() const {
+  return plan_.jobId;
+}
+
+const std::vector<HostPlacement>& RunSession::placements() const {
+  static const std::vector<HostPlacement> none;
+  return started() ? launcher_->placements() : none;
+}
+
+std::vector<std::string> RunSession::placementLines() const {
+  std::vector<std::string> lines;
+  for (const auto& p : placements()) {
+    lines.push_back(p.host + " (ranks " + std::to_string(p.firstRank) + "-" +
+                    std::to_string(p.firstRank + p.localRanks - 1) + ")");
+  }
+  return lines;
+}
+
+}  // namespace ringmaster::console

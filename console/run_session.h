@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One run from launch to its stored end, the same for the console window and `ringmaster run`: the launcher
+// and its sinks (run store and diagnosis, progress, summary, timeline file), the job's state in words, the
+// findings (one diagnosis, live and stored alike) and every host's environment recorded with the run.
+//
+// A front end adds its own sinks (the terminal's log printer, the window's views), calls start(), then
+// waitFor() until the job ends and finish() once with its outcome. The session's methods may be called from
+// any thread; the sinks are called from the launcher's threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "console/launcher.h"
+#include "console/record_sink.h"
+#include "console/run_progress.h"
+
+namespace ringmaster::console {
+
+class RunIngest;
+class RunSummaryBuilder;
+class TimelineSink;
+
+// The name a run gets in the history: the spec's name, else the job id the user chose, else
+// "<model> <engine> xN".
+std::string runName(const LaunchPlan& plan);
+
+struct RunSessionOptions {
+  std::string storePath;    // the run history; empty: keep nothing (`ringmaster run --no-store`)
+  std::string summaryJson;  // write the run summary here when the run ends
+  std::string timeline;     // write every rank's timeline here as a Chrome trace, as it arrives
+};
+
+// How a run ended, once finish() recorded it.
+struct RunResult {
+  JobOutcome outcome;
+  std::string status;                 // statusName(outcome.status)
+  std::vector<v1::Finding> findings;  // the diagnosis at the end, as stored
+  std::vector<std::string> problems;  // what could not be written (store, summary), for a person
+};
+
+class RunSession {
+ public:
+  RunSession(LaunchPlan plan, RunSessionOptions options);
+  // Stops the job if it still runs and was not detached (ranks of the embedded agent cannot outlive it).
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  // Before start(): another sink, called after the session's own (so findings() already includes the batch).
+  void addSink(RecordSink* sink);
+  // Creates the run in the history, starts the ranks and records where they run. Throws InputError (a bad
+  // plan or summary/timeline path, a store that cannot be opened) or LaunchError (the hosts could not start
+  // the job); a run already created is then stored as failed.
+  void start();
+  // The outcome once the job has ended, or nullopt after `timeout`; meanwhile the diagnosis looks again, so a
+  // job that goes quiet is still seen (stalls).
+  std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
+  // Records how the job ended: its status word and findings in the history, the summary file. Call once.
+  RunResult finish(const JobOutcome& outcome);
+
+  // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`); returns at once.
+  void stop(double graceS = 5);
+  // Lets go of a job on remote hosts without stopping it (see Launcher::detach).
+  bool detach();
+  // Sends a control action to every rank (blocks on the network); returns what failed, empty when all took
+  // it.
+  std::string control(v1::ControlRequest::Action action);
+  // Breaks every host's watch stream as a network fault would; the launcher reconnects and backfills.
+  void dropConnections();
+
+  // The findings so far: the detectors' and those that arrived as records, one of each kind and rank.
+  std::vector<v1::Finding> findings() const;
+  ProgressSnapshot progress() const { return progress_.snapshot(); }
+
+  const LaunchPlan& plan() const { return plan_; }
+  bool started() const;
+  bool onThisMachine() const { return plan_.hosts.empty(); }
+  int64_t runId() const { return runId_; }  // 0 when nothing is stored
+  const std::string& storePath() const { return options_.storePath; }
+  const std::string& jobId() const;
+  // Where the ranks run, once started.
+  const std::vector<HostPlacement>& placements() const;
+  // e.g. {"node1 (ranks 0-3)", "node2 (ranks 4-7)"}.
+  std::vector<std::string> placementLines() const;
+
+ private:
+  void recordEnvironment();
+
+  LaunchPlan plan_;
+  const RunSessionOptions options_;
+  LiveProgress progress_;
+  std::unique_ptr<RunIngest> ingest_;
+  std::unique_ptr<RunSummaryBuilder> summary_;
+  std::unique_ptr<TimelineSink> timeline_;
+  std::unique_ptr<Launcher> launcher_;
+  std::vector<RecordSink*> extraSinks_;
+  mutable std::mutex mutex_;  // guards launched_ and finished_
+  bool launched_ = false;
+  bool finished_ = false;
+  bool detached_ = false;
+  int64_t runId_ = 0;
+};
+
+}  // namespace ringmaster::console
