@@ -9,6 +9,7 @@
 #include "agent/agent_server.h"
 #include "common/error.h"
 #include "common/host_list.h"
+#include "console/run_session.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::console {
@@ -179,10 +180,11 @@ LaunchPlan launchPlan(const RunFlags& flags) {
 }
 
 std::string runName(const RunFlags& flags) {
-  if (!flags.spec.name().empty()) return flags.spec.name();
-  if (!flags.jobId.empty()) return flags.jobId;
-  return std::string(modelName(flags.spec.model())) + " " + std::string(engineName(flags.spec.engine())) + " x" +
-         std::to_string(flags.ranks);
+  LaunchPlan plan;
+  plan.spec = flags.spec;
+  plan.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
+  plan.jobId = flags.jobId;
+  return runName(plan);
 }
 
 }  // namespace ringmaster::console

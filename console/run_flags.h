@@ -51,8 +51,8 @@ LaunchPlan launchPlan(const RunFlags& flags);
 // that a person can read the line. The job flags are workerArguments()' words.
 std::vector<std::string> runArguments(const RunFlags& flags);
 
-// The name a run gets in the history, as `ringmaster run` names it: --name when given, else the job id when
-// given, else "<model> <engine> xN".
+// The name a run gets in the history (console::runName of the plan these flags make): --name when given, else the
+// job id when given, else "<model> <engine> xN".
 std::string runName(const RunFlags& flags);
 
 }  // namespace ringmaster::console
