@@ -16,14 +16,18 @@ StoreAccess::StoreAccess(const QString& path, QObject* parent) : QObject(parent)
         try {
           store_ = std::make_unique<RunStore>(path);
         } catch (const std::exception& e) {
-          const QString message = QString::fromStdString(e.what());
-          QMetaObject::invokeMethod(
-              self,
-              [self, message] {
-                if (self) Q_EMIT self->failed(message);
-              },
-              Qt::QueuedConnection);
+          tellFailed(self, e);
         }
+      },
+      Qt::QueuedConnection);
+}
+
+void StoreAccess::tellFailed(const QPointer<StoreAccess>& self, const std::exception& error) {
+  const QString message = QString::fromStdString(error.what());
+  QMetaObject::invokeMethod(
+      self,
+      [self, message] {
+        if (self) Q_EMIT self->failed(message);
       },
       Qt::QueuedConnection);
 }

@@ -36,13 +36,7 @@ class StoreAccess : public QObject {
           try {
             *result = work(*store_);
           } catch (const std::exception& e) {
-            const QString message = QString::fromStdString(e.what());
-            QMetaObject::invokeMethod(
-                self,
-                [self, message] {
-                  if (self) Q_EMIT self->failed(message);
-                },
-                Qt::QueuedConnection);
+            tellFailed(self, e);
             return;
           }
           if (!guard) return;
@@ -60,6 +54,9 @@ class StoreAccess : public QObject {
   void failed(const QString& message);
 
  private:
+  // Emits failed() with what `error` says, on this object's thread, if it still exists then.
+  static void tellFailed(const QPointer<StoreAccess>& self, const std::exception& error);
+
   QString path_;
   QThread thread_;
   QObject* worker_;
