@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Instruments an unmodified PyTorch program that Ringmaster's agent starts with RINGMASTER_INSTRUMENT=1.
+
+The agent puts this folder first on PYTHONPATH, so Python imports this module at start-up in place of any other
+sitecustomize; that one is then found further along sys.path and run as well, so the program's environment stays
+what it was. Nothing heavy happens here: once the program imports torch, ringmaster.torch.install() wraps its
+training entry points, and the telemetry starts when the program initialises its process group.
+"""
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _chain_next_sitecustomize() -> None:
+    search = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", search)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # as site.py treats a failing sitecustomize: say so and go on
+        print(f"Error in sitecustomize; set PYTHONVERBOSE for traceback:\n{type(e).__name__}: {e}", file=sys.stderr)
+
+
+class _AfterTorchImport(importlib.abc.MetaPathFinder):
+    """Runs ringmaster.torch.install() right after `torch` has been imported, whoever imports it."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            _install()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _install() -> None:
+    try:
+        import ringmaster.torch
+
+        ringmaster.torch.install()
+    except Exception as e:  # never stop the program: it trains on, unobserved
+        print(f"ringmaster: the program runs without instrumentation ({type(e).__name__}: {e})", file=sys.stderr)
+
+
+if os.environ.get("RINGMASTER_INSTRUMENT") == "1":
+    if "torch" in sys.modules:
+        _install()
+    else:
+        sys.meta_path.insert(0, _AfterTorchImport())
+
+_chain_next_sitecustomize()

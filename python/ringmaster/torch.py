@@ -1,0 +1,426 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Instrumentation of PyTorch (1.13) training: what the bootstrap installs into an unmodified program, and
+`watch()` for programs that ask for it.
+
+install() wraps, once per process and behind a check that costs a function call when no session runs:
+  torch.distributed.init_process_group   starts the session (rank, size, job clock aligned with rank 0)
+  torch.distributed.destroy_process_group notes the parameters' checksum for the rank's summary
+  DistributedDataParallel.__init__        starts the session if needed; registers the timed communication hook
+  DistributedDataParallel.forward         a forward begins; samples = the batch's first dimension
+  DistributedDataParallel.register_comm_hook, ._register_builtin_comm_hook
+                                          the program's hook runs inside the timed one instead of replacing it
+  torch.autograd.backward                 backward begins and ends; a one-element tensor is the step's loss
+  torch.optim.Optimizer                   each optimizer class's step is timed (1.13 has no optimizer hooks)
+  DistributedSampler.set_epoch            the epoch of the following steps
+
+Every bucket's all-reduce is timed by a DDP communication hook wrapped around the program's own hook, or around
+torch's allreduce_hook (which divides by the group's size as DDP's built-in path does). torch 1.13 lets a DDP model
+register one hook, and a Python hook replaces the built-in all-reduce, so the timed hook is registered when the
+model is built and a hook the program registers later takes the inner place. The first bucket's hook queues an
+autograd-engine callback: the engine runs it once every node has run, before DDP's own finalising callback waits
+for the all-reduces; that moment splits backward compute from exposed communication wait.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import time
+import weakref
+from datetime import timedelta
+from typing import Any, Callable, List, Optional
+
+import torch
+import torch.distributed as dist
+from torch.autograd import Variable
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data.distributed import DistributedSampler
+
+import ringmaster
+from ringmaster import _session
+from ringmaster._clock import JobClock, align
+from ringmaster._environment import RankEnvironment, warn
+from ringmaster._records import AllreduceRecord
+
+__all__ = ["install", "watch", "stop_agreed"]
+
+CLOCK_ALIGNMENT_TIMEOUT = timedelta(seconds=60)
+
+_installed = False
+_models: List[weakref.ref] = []  # modules whose parameters make the summary's checksum, in the order seen
+_optimizer_depth = 0  # an optimizer's step calling its base class's step is one step
+_checksum_at_destroy = ""
+_ddp_forward_depth = 0  # a watched module inside a DDP model: the DDP forward already counts
+_original_register_comm_hook = DistributedDataParallel.register_comm_hook
+
+
+# -- the session ----------------------------------------------------------------------------------------------------
+
+def _start() -> Optional[_session.Session]:
+    session = _session.current()
+    if session is not None:
+        return session
+    env = RankEnvironment.from_environ()
+    if not env.agent:
+        return None
+    if dist.is_available() and dist.is_initialized():
+        rank, world_size = dist.get_rank(), dist.get_world_size()
+        clock = _aligned_clock(env, rank, world_size)
+    else:
+        rank, clock = env.rank or 0, JobClock()
+    session = _session.start(env, rank, clock)
+    if session is not None:
+        session.device_memory = _device_memory
+        session.parameter_checksum = _parameter_checksum
+    return session
+
+
+def _start_safely() -> Optional[_session.Session]:
+    try:
+        return _start()
+    except Exception as e:  # telemetry must never stop training
+        warn(f"telemetry is off: {e}")
+        return None
+
+
+def _aligned_clock(env: RankEnvironment, rank: int, world_size: int) -> JobClock:
+    clock = JobClock()
+    try:
+        store = dist.distributed_c10d._get_default_store()
+        alignment = align(store, rank, world_size, env.group_world_size == 1, CLOCK_ALIGNMENT_TIMEOUT)
+        clock.calibrate(alignment.offset_ns, alignment.epoch_ns)
+    except Exception as e:  # a rank that never answers, a store that went away
+        warn(f"rank {rank}: the job clock is not aligned with rank 0's ({e}); this rank's times are on its own clock")
+        clock.calibrate(0, time.monotonic_ns())
+    return clock
+
+
+def _device_memory() -> Optional[tuple]:
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    device = torch.cuda.current_device()
+    return torch.cuda.memory_allocated(device), _device_total(device)
+
+
+@functools.lru_cache(maxsize=None)
+def _device_total(device: int) -> int:
+    return torch.cuda.get_device_properties(device).total_memory
+
+
+def _remember(module: torch.nn.Module) -> None:
+    if all(ref() is not module for ref in _models):
+        _models.append(weakref.ref(module))
+
+
+def _checksum_of_live_models() -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    seen = False
+    with torch.no_grad():
+        for ref in _models:
+            module = ref()
+            if module is None:
+                continue
+            for parameter in module.parameters():
+                seen = True
+                digest.update(parameter.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
+    return digest.hexdigest() if seen else ""
+
+
+def _parameter_checksum() -> str:
+    """Of the models' parameters now, or as they were when the program destroyed its process group (a script's
+    model is often gone by exit, with the function that trained it)."""
+    return _checksum_of_live_models() or _checksum_at_destroy
+
+
+# -- what a step is made of -----------------------------------------------------------------------------------------
+
+def _batch_size(args: tuple, kwargs: dict) -> int:
+    """The first dimension of the first tensor among a forward's arguments (looking one level into containers)."""
+    for value in list(args) + list(kwargs.values()):
+        for candidate in (value.values() if isinstance(value, dict) else
+                          value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(candidate, torch.Tensor):
+                return int(candidate.shape[0]) if candidate.dim() > 0 else 1
+    return 0
+
+
+def _loss_of(tensors: Any) -> Optional[torch.Tensor]:
+    if isinstance(tensors, (list, tuple)) and len(tensors) == 1:
+        tensors = tensors[0]
+    if isinstance(tensors, torch.Tensor) and tensors.numel() == 1:
+        return tensors.detach()
+    return None
+
+
+class _HookSlot:
+    """The state DDP hands the timed hook: the hook inside it and that hook's own state."""
+
+    def __init__(self, ddp: DistributedDataParallel) -> None:
+        self.state: Any = ddp.process_group
+        self.hook: Callable = default_hooks.allreduce_hook
+        self.taken = False  # the program registered its hook (torch allows one)
+        self.world_size = ddp.process_group.size()
+        self.queued_for = -1  # the backward whose compute-end callback is queued
+
+
+def _timed_allreduce(slot, bucket):  # unannotated: DDP checks a hook's annotations against its own types
+    session = _session.current()
+    if session is None:
+        return slot.hook(slot.state, bucket)
+    tracker = session.tracker
+    if slot.queued_for != tracker.backwards:
+        slot.queued_for = tracker.backwards
+        try:
+            Variable._execution_engine.queue_callback(tracker.compute_end)
+        except RuntimeError:
+            pass  # a hook run outside backward (DDP's delayed all-reduce): backward's end stands in
+    buffer = bucket.buffer()
+    now = session.clock.now()
+    record = AllreduceRecord(tracker.step, bucket.index(), buffer.numel() * buffer.element_size(), now, now,
+                             len(bucket.parameters()), slot.world_size)
+    begin = None
+    if buffer.is_cuda:
+        begin = torch.cuda.Event(enable_timing=True)
+        begin.record()
+    future = slot.hook(slot.state, bucket)
+
+    def done(reduced: torch.futures.Future) -> Any:
+        try:
+            if begin is None:
+                record.end_ns = session.clock.now()
+            else:
+                end = torch.cuda.Event(enable_timing=True)
+                end.record()  # on the stream the all-reduce completes on
+                record.device_events = (begin, end)
+            session.allreduce(record)
+        except Exception:  # telemetry must never fail the all-reduce
+            pass
+        return reduced.value()
+
+    # Chained rather than a plain done-callback: DDP waits for the chained future, so the end is taken before
+    # backward goes on, not whenever a callback thread gets the interpreter.
+    return future.then(done)
+
+
+def _time_allreduces(ddp: DistributedDataParallel) -> bool:
+    slot = _HookSlot(ddp)
+    try:
+        _original_register_comm_hook(ddp, slot, _timed_allreduce)
+    except RuntimeError:
+        warn("the all-reduces of a DistributedDataParallel model are not timed: its communication hook was "
+             "registered before ringmaster.torch.watch() saw it (call watch() before register_comm_hook)")
+        return False
+    except Exception as e:  # telemetry must never stop training
+        warn(f"the all-reduces of a DistributedDataParallel model are not timed ({type(e).__name__}: {e})")
+        return False
+    ddp._ringmaster_hook = slot
+    return True
+
+
+# -- the wrappers -----------------------------------------------------------------------------------------------------
+
+def _wrap_process_group() -> None:
+    original = dist.distributed_c10d.init_process_group
+
+    @functools.wraps(original)
+    def init_process_group(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        _start_safely()
+        return result
+
+    dist.distributed_c10d.init_process_group = init_process_group
+    dist.init_process_group = init_process_group
+
+    original_destroy = dist.distributed_c10d.destroy_process_group
+
+    @functools.wraps(original_destroy)
+    def destroy_process_group(group: Any = None) -> Any:
+        global _checksum_at_destroy
+        if group is None and _session.current() is not None:
+            try:
+                _checksum_at_destroy = _checksum_of_live_models()
+            except Exception:  # the summary goes without
+                pass
+        return original_destroy(group)
+
+    dist.distributed_c10d.destroy_process_group = destroy_process_group
+    dist.destroy_process_group = destroy_process_group
+
+
+def _wrap_ddp() -> None:
+    original_init = DistributedDataParallel.__init__
+    original_forward = DistributedDataParallel.forward
+    original_builtin = DistributedDataParallel._register_builtin_comm_hook
+
+    @functools.wraps(original_init)
+    def __init__(self: DistributedDataParallel, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        if _start_safely() is not None:
+            _time_allreduces(self)
+            _remember(self.module)
+
+    @functools.wraps(original_forward)
+    def forward(self: DistributedDataParallel, *inputs: Any, **kwargs: Any) -> Any:
+        global _ddp_forward_depth
+        session = _session.current()
+        if session is not None and torch.is_grad_enabled():
+            session.tracker.forward_begin(_batch_size(inputs, kwargs))
+        _ddp_forward_depth += 1
+        try:
+            return original_forward(self, *inputs, **kwargs)
+        finally:
+            _ddp_forward_depth -= 1
+
+    @functools.wraps(_original_register_comm_hook)
+    def register_comm_hook(self: DistributedDataParallel, state: object, hook: Callable) -> None:
+        slot = getattr(self, "_ringmaster_hook", None)
+        if slot is None:
+            return _original_register_comm_hook(self, state, hook)
+        self._check_comm_hook(hook)
+        if slot.taken:  # torch's own words for the same mistake
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self.logger._set_comm_hook_name(hook.__qualname__)
+        slot.state, slot.hook, slot.taken = state, hook, True
+
+    @functools.wraps(original_builtin)
+    def _register_builtin_comm_hook(self: DistributedDataParallel, comm_hook_type: Any) -> None:
+        slot = getattr(self, "_ringmaster_hook", None)
+        python_hook = {dist.BuiltinCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
+                       dist.BuiltinCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook}.get(comm_hook_type)
+        if slot is None or python_hook is None:
+            return original_builtin(self, comm_hook_type)
+        # The same reduction in its Python form, so that it can be timed.
+        register_comm_hook(self, self.process_group, python_hook)
+
+    DistributedDataParallel.__init__ = __init__
+    DistributedDataParallel.forward = forward
+    DistributedDataParallel.register_comm_hook = register_comm_hook
+    DistributedDataParallel._register_builtin_comm_hook = _register_builtin_comm_hook
+
+
+def _wrap_backward() -> None:
+    original = torch.autograd.backward
+
+    @functools.wraps(original)
+    def backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
+        session = _session.current()
+        if session is None:
+            return original(tensors, *args, **kwargs)
+        tracker = session.tracker
+        tracker.backward_begin(_loss_of(tensors))
+        try:
+            return original(tensors, *args, **kwargs)
+        finally:
+            tracker.backward_end()
+
+    torch.autograd.backward = backward
+
+
+def _time_steps_of(cls: type) -> None:
+    step = cls.step
+    if getattr(step, "_ringmaster_timed", False):
+        return
+
+    @functools.wraps(step)
+    def timed_step(self: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
+        global _optimizer_depth
+        session = _session.current()
+        if session is None or _optimizer_depth:
+            return step(self, *args, **kwargs)
+        tracker = session.tracker
+        _optimizer_depth += 1
+        tracker.optimizer_begin()
+        try:
+            return step(self, *args, **kwargs)
+        finally:
+            _optimizer_depth -= 1
+            tracker.optimizer_end(self.param_groups[0].get("lr") if self.param_groups else None)
+
+    timed_step._ringmaster_timed = True
+    cls.step = timed_step
+
+
+def _wrap_optimizers() -> None:
+    original_init = torch.optim.Optimizer.__init__
+
+    @functools.wraps(original_init)
+    def __init__(self: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        _time_steps_of(type(self))
+
+    torch.optim.Optimizer.__init__ = __init__
+
+
+def _wrap_sampler() -> None:
+    original = DistributedSampler.set_epoch
+
+    @functools.wraps(original)
+    def set_epoch(self: DistributedSampler, epoch: int) -> None:
+        original(self, epoch)
+        session = _session.current()
+        if session is not None:
+            session.tracker.epoch = int(epoch)
+
+    DistributedSampler.set_epoch = set_epoch
+
+
+def _forward_pre_hook(module: torch.nn.Module, inputs: tuple) -> None:
+    session = _session.current()
+    if session is not None and torch.is_grad_enabled() and module.training and not _ddp_forward_depth:
+        session.tracker.forward_begin(_batch_size(inputs, {}))
+
+
+# -- the API ----------------------------------------------------------------------------------------------------------
+
+def install() -> None:
+    """Wraps torch's training entry points (once per process); they measure only while a session runs."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    _wrap_process_group()
+    _wrap_ddp()
+    _wrap_backward()
+    _wrap_optimizers()
+    _wrap_sampler()
+    _session.set_starter(_start_safely)
+
+
+def watch(model: torch.nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> torch.nn.Module:
+    """Measures `model`'s training steps (forward, backward, all-reduces of a DDP model) and `optimizer`'s step,
+    for programs started without instrumentation or training a model that is not DDP. Call it on every rank, after
+    init_process_group and before the first forward (and before register_comm_hook). Returns `model`."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"ringmaster.torch.watch: model is a {type(model).__name__}; pass the torch.nn.Module "
+                        f"(or DistributedDataParallel) the program trains")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"ringmaster.torch.watch: optimizer is a {type(optimizer).__name__}; pass the "
+                        f"torch.optim.Optimizer that steps the model, or leave it out")
+    install()
+    if _start_safely() is None:
+        return model
+    if isinstance(model, DistributedDataParallel):
+        if getattr(model, "_ringmaster_hook", None) is None:
+            _time_allreduces(model)
+        _remember(model.module)
+    else:
+        if not getattr(model, "_ringmaster_watched", False):
+            model.register_forward_pre_hook(_forward_pre_hook)
+            model._ringmaster_watched = True
+        _remember(model)
+    if optimizer is not None:
+        _time_steps_of(type(optimizer))
+    return model
+
+
+def stop_agreed(group: Optional[Any] = None) -> bool:
+    """True on every rank once any rank of `group` (default: the whole job) has been asked to stop. A collective:
+    every rank calls it at the same point of its loop (every few steps is enough)."""
+    requested = ringmaster.stop_requested()
+    if not (dist.is_available() and dist.is_initialized()):
+        return requested
+    device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend(group) == "nccl" else "cpu"
+    flag = torch.tensor([1 if requested else 0], dtype=torch.int32, device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
+    return bool(flag.item())
