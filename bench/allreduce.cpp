@@ -11,11 +11,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "common/malloc_policy.h"
+#include "tests/support/temp_dir.h"
 #include "worker/comm_benchmark.h"
 
 namespace {
@@ -69,10 +69,8 @@ void printTable(int world, const CommBenchResult& result) {
 
 // Forks the ranks of one world size (before LibTorch has started any thread in this process) and waits.
 bool runWorld(int world, const CommBenchOptions& options) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ringmaster-allreduce-" + std::to_string(getpid()) + "-" + std::to_string(world));
-  std::filesystem::create_directories(dir);
-  const std::string storePath = (dir / "store").string();
+  const ringmaster::test::TempDir dir("allreduce-" + std::to_string(world));
+  const std::string storePath = dir.file("store");
   std::vector<pid_t> children;
   for (int rank = 0; rank < world; ++rank) {
     pid_t pid = fork();
@@ -100,7 +98,6 @@ bool runWorld(int world, const CommBenchOptions& options) {
     waitpid(pid, &status, 0);
     ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
-  std::filesystem::remove_all(dir);
   return ok;
 }
 

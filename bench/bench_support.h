@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Small helpers for the store, import and report benchmarks: a scratch folder, peak memory, a run generator.
+// Small helpers for the store, import and report benchmarks: peak memory, CPU time, a run generator.
 #pragma once
 
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,21 +15,6 @@
 namespace ringmaster::bench {
 
 namespace v1 = ::ringmaster::v1;
-
-// A folder under /tmp removed when the benchmark ends.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Peak resident memory of this process so far (bytes).
 inline uint64_t peakRssBytes() {

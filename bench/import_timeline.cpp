@@ -7,6 +7,7 @@
 
 #include "bench/bench_support.h"
 #include "common/horovod_timeline_reader.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 using namespace ringmaster::bench;
@@ -66,7 +67,7 @@ uint64_t writeTimeline(const std::string& path, uint64_t targetBytes, int ranks)
 
 int main(int argc, char** argv) {
   uint64_t megabytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000;
-  ScratchDir dir("rm-import-bench");
+  test::TempDir dir("import-bench");
   std::string timeline = dir.file("timeline.json");
   auto start = std::chrono::steady_clock::now();
   uint64_t bytes = writeTimeline(timeline, megabytes * 1000 * 1000, 8);

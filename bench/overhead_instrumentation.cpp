@@ -9,42 +9,27 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
-#include <arpa/inet.h>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <netinet/in.h>
-#include <sstream>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
 #include "common/job_spec.h"
 #include "console/launcher.h"
+#include "tests/support/files.h"
+#include "tests/support/ports.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 namespace fs = std::filesystem;
 
 namespace {
 
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 // The ranks started bare, as torchrun would: no RINGMASTER_AGENT, no --timeline.
 double runBare(const v1::JobSpec& spec, const fs::path& dir) {
-  int port = freePort();
+  int port = test::freePort();
   std::vector<std::unique_ptr<agent::ChildProcess>> ranks;
   int n = static_cast<int>(spec.world_size());
   for (int r = 0; r < n; ++r) {
@@ -84,10 +69,8 @@ double runBare(const v1::JobSpec& spec, const fs::path& dir) {
   }
   double total = 0;
   for (int r = 0; r < n; ++r) {
-    std::ifstream in(dir / ("bare-rank" + std::to_string(r) + ".json"));
-    std::stringstream text;
-    text << in.rdbuf();
-    total += QJsonDocument::fromJson(QByteArray::fromStdString(text.str())).object()["samples_per_s"].toDouble();
+    const std::string summary = test::readFile((dir / ("bare-rank" + std::to_string(r) + ".json")).string());
+    total += QJsonDocument::fromJson(QByteArray::fromStdString(summary)).object()["samples_per_s"].toDouble();
   }
   return total;
 }
@@ -152,8 +135,8 @@ int main(int argc, char** argv) {
   spec.mutable_hyper()->set_steps(steps);
   spec.mutable_hyper()->set_epochs(0);
 
-  fs::path dir = fs::temp_directory_path() / ("rm-bench-overhead-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir scratch("bench-overhead");
+  const fs::path dir = scratch.path();
   std::vector<double> off, on;
   uint64_t records = 0, events = 0;
   std::printf("instrumentation overhead: %d ranks, %s on synthetic data, %llu steps, %d rounds\n", ranks,
@@ -166,8 +149,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(events));
   }
   double ratio = median(on) / median(off);
-  std::printf("median samples/s: off %.1f, on %.1f; ratio on/off %.3f (goal >= 0.99: %s)\n", median(off), median(on),
-              ratio, ratio >= 0.99 ? "met" : "NOT met");
-  fs::remove_all(dir);
+  std::printf("median samples/s: off %.1f, on %.1f; ratio on/off %.3f (goal >= 0.99: %s)\n", median(off),
+              median(on), ratio, ratio >= 0.99 ? "met" : "NOT met");
   return 0;
 }

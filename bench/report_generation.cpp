@@ -6,6 +6,7 @@
 #include "bench/bench_support.h"
 #include "common/run_store.h"
 #include "console/report.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 using namespace ringmaster::bench;
@@ -13,7 +14,7 @@ using namespace ringmaster::bench;
 int main(int argc, char** argv) {
   int steps = argc > 1 ? std::atoi(argv[1]) : 10000;
   constexpr int kRanks = 64;
-  ScratchDir dir("rm-report-bench");
+  test::TempDir dir("report-bench");
   if (argc > 2) std::printf("(keeping outputs in %s)\n", argv[2]);
   auto out = [&](const std::string& name) { return argc > 2 ? std::string(argv[2]) + "/" + name : dir.file(name); };
 

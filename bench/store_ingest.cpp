@@ -6,6 +6,7 @@
 
 #include "bench/bench_support.h"
 #include "common/run_store.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 using namespace ringmaster::bench;
@@ -26,7 +27,7 @@ double ingest(RunStore& store, int64_t run, const std::vector<std::vector<v1::Re
 int main(int argc, char** argv) {
   int steps = argc > 1 ? std::atoi(argv[1]) : 2000;
   constexpr int kRanks = 64, kBuckets = 2;
-  ScratchDir dir("rm-store-bench");
+  test::TempDir dir("store-bench");
   std::mt19937_64 random(1);
 
   // Batches of one step across 64 ranks (256 rows), as they arrive at about 100 ms intervals...

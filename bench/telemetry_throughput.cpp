@@ -7,22 +7,23 @@
 // it, so it includes the sender's batching interval.
 //
 //   telemetry_throughput [--seconds S] [--generators G] [--interval-ms MS]...
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
 #include "agent/agent_server.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/malloc_policy.h"
 #include "console/agent_client.h"
+#include "tests/support/temp_dir.h"
 #include "worker/probe.h"
 #include "worker/telemetry_sender.h"
 
@@ -204,10 +205,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   keepLargeAllocations(size_t{256} << 20);  // as the agent, the CLI and the ranks do (common/malloc_policy.h)
 
-  auto stateDir = std::filesystem::temp_directory_path() / ("rm-bench-telemetry-" + std::to_string(::getpid()));
+  const test::TempDir stateDir("bench-telemetry");
   agent::AgentOptions options;
   options.port = 0;
-  options.stateDir = stateDir.string();
+  options.stateDir = stateDir.path();
   uint32_t epoch = 424242;
   {
     agent::AgentServer server(options);
@@ -230,6 +231,5 @@ int main(int argc, char** argv) {
     }
     std::printf("goals: >= 1000000 records/s flat out; p99 < 100 ms\n");
   }
-  std::filesystem::remove_all(stateDir);
   return 0;
 }

@@ -7,7 +7,6 @@
 //   timeline_frame [--events N ...] [--horovod-mb MB]     (default: 1000000 10000000, 1000 MB; 0 skips the file)
 #include <QApplication>
 #include <QPixmap>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +22,7 @@
 #include "common/horovod_timeline_reader.h"
 #include "console/timeline_model.h"
 #include "gui/timeline_view.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -164,7 +164,7 @@ uint64_t writeHorovodTimeline(const std::string& path, double mb) {
 }
 
 void runHorovodLoad(double mb) {
-  ringmaster::bench::ScratchDir scratch("timeline_frame");
+  ringmaster::test::TempDir scratch("timeline-frame");
   const std::string path = scratch.file("horovod_timeline.json");
   const uint64_t bytes = writeHorovodTimeline(path, mb);
   const uint64_t rssBefore = ringmaster::bench::peakRssBytes();

@@ -18,8 +18,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Host names start with a letter or digit (RFC 1123): "-x" or ".x" is a typo or a stray flag, not a host.
 bool validHostName(std::string_view host) {
   if (host.empty() || host.size() > 253) return false;
+  if (!std::isalnum(static_cast<unsigned char>(host.front()))) return false;
   return std::all_of(host.begin(), host.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
   });
@@ -38,8 +40,10 @@ int parseSlots(std::string_view text, std::string_view context) {
 
 void checkHost(std::string_view host, std::string_view context) {
   if (!validHostName(host)) {
-    throw InputError(std::string(context) + ": '" + std::string(host) +
-                     "' is not a host name or IPv4 address (letters, digits, '-', '.', '_')");
+    throw InputError(
+        std::string(context) + ": '" + std::string(host) +
+        "' is not a host name or IPv4 address (letters, digits, '-', '.', '_', starting with a letter or "
+        "digit)");
   }
 }
 
@@ -55,7 +59,10 @@ std::vector<HostSlots> parseHostList(std::string_view text) {
     if (comma == std::string_view::npos) comma = text.size();
     std::string_view entry = trim(text.substr(pos, comma - pos));
     std::string context = "host list entry '" + std::string(entry) + "'";
-    if (entry.empty()) throw InputError("host list '" + std::string(text) + "' has an empty entry");
+    if (entry.empty()) {
+      throw InputError("host list '" + std::string(text) +
+                       "' has an empty entry; write it as host1:4,host2:4");
+    }
     HostSlots h;
     size_t colon = entry.rfind(':');
     if (colon == std::string_view::npos) {

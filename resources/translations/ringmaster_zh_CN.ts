@@ -2,6 +2,327 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ringmaster::console::ComparisonModel</name>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>%1 vs %2 (95% CI)</source>
+        <translation>%1 对比 %2（95% 置信区间）</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::FindingsModel</name>
+    <message>
+        <source>Straggler</source>
+        <translation>掉队者</translation>
+    </message>
+    <message>
+        <source>Memory leak</source>
+        <translation>内存泄漏</translation>
+    </message>
+    <message>
+        <source>Stall</source>
+        <translation>停滞</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Scaling</source>
+        <translation>扩展性</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <translation>起始</translation>
+    </message>
+    <message>
+        <source>What was found</source>
+        <translation>发现的问题</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::HostsModel</name>
+    <message>
+        <source>connecting</source>
+        <translation>正在连接</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>This machine (%1)</source>
+        <translation>本机（%1）</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Cores</source>
+        <translation>核心数</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Backends</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::LogModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>输出流</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>内容</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::RanksModel</name>
+    <message>
+        <source>starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>exited with code %1</source>
+        <translation>已退出，退出码 %1</translation>
+    </message>
+    <message>
+        <source>killed by signal %1</source>
+        <translation>被信号 %1 终止</translation>
+    </message>
+    <message>
+        <source>failed to start</source>
+        <translation>启动失败</translation>
+    </message>
+    <message>
+        <source>reporting</source>
+        <translation>正在上报</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Step (ms)</source>
+        <translation>每步（毫秒）</translation>
+    </message>
+    <message>
+        <source>Memory (MiB)</source>
+        <translation>内存（MiB）</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::RunsModel</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Rank 数</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::ChartExport</name>
+    <message>
+        <source>Save as PNG…</source>
+        <translation>另存为 PNG…</translation>
+    </message>
+    <message>
+        <source>Save as SVG…</source>
+        <translation>另存为 SVG…</translation>
+    </message>
+    <message>
+        <source>Save chart as PNG</source>
+        <translation>将图表保存为 PNG</translation>
+    </message>
+    <message>
+        <source>Save chart as SVG</source>
+        <translation>将图表保存为 SVG</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG drawings (*.svg)</source>
+        <translation>SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Chart not saved</source>
+        <translation>图表未保存</translation>
+    </message>
+    <message>
+        <source>The chart has no size yet; show it first.</source>
+        <translation>图表尚无尺寸，请先显示它。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: check the folder and its permissions.</source>
+        <translation>无法写入 %1：请检查文件夹及其权限。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: is the disk full?</source>
+        <translation>无法写入 %1：磁盘是否已满？</translation>
+    </message>
+    <message>
+        <source>Saved by Ringmaster</source>
+        <translation>由 Ringmaster 保存</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::ComparePage</name>
     <message>
         <source>Tick two or more runs; the first ticked is the baseline</source>
@@ -72,17 +393,6 @@
     <message>
         <source>#%1 r%2</source>
         <translation>#%1 r%2</translation>
-    </message>
-</context>
-<context>
-    <name>ringmaster::console::ComparisonModel</name>
-    <message>
-        <source>Metric</source>
-        <translation>指标</translation>
-    </message>
-    <message>
-        <source>%1 vs %2 (95% CI)</source>
-        <translation>%1 对比 %2（95% 置信区间）</translation>
     </message>
 </context>
 <context>
@@ -197,77 +507,6 @@
     </message>
 </context>
 <context>
-    <name>ringmaster::console::FindingsModel</name>
-    <message>
-        <source>Straggler</source>
-        <translation>掉队者</translation>
-    </message>
-    <message>
-        <source>Memory leak</source>
-        <translation>内存泄漏</translation>
-    </message>
-    <message>
-        <source>Stall</source>
-        <translation>停滞</translation>
-    </message>
-    <message>
-        <source>Communication</source>
-        <translation>通信</translation>
-    </message>
-    <message>
-        <source>Scaling</source>
-        <translation>扩展性</translation>
-    </message>
-    <message>
-        <source>Other</source>
-        <translation>其他</translation>
-    </message>
-    <message>
-        <source>Critical</source>
-        <translation>严重</translation>
-    </message>
-    <message>
-        <source>Warning</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <source>Info</source>
-        <translation>信息</translation>
-    </message>
-    <message>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>step %1</source>
-        <translation>第 %1 步</translation>
-    </message>
-    <message>
-        <source>Severity</source>
-        <translation>严重程度</translation>
-    </message>
-    <message>
-        <source>Kind</source>
-        <translation>类型</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>Rank</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <source>Since</source>
-        <translation>起始</translation>
-    </message>
-    <message>
-        <source>What was found</source>
-        <translation>发现的问题</translation>
-    </message>
-</context>
-<context>
     <name>ringmaster::gui::FindingsPage</name>
     <message>
         <source>Findings appear here as diagnosis detects them. Select one to see its evidence.</source>
@@ -303,65 +542,6 @@
     <message>
         <source>%1 ms</source>
         <translation>%1 毫秒</translation>
-    </message>
-</context>
-<context>
-    <name>ringmaster::console::HostsModel</name>
-    <message>
-        <source>connecting</source>
-        <translation>正在连接</translation>
-    </message>
-    <message>
-        <source>connected</source>
-        <translation>已连接</translation>
-    </message>
-    <message>
-        <source>unreachable</source>
-        <translation>无法连接</translation>
-    </message>
-    <message>
-        <source>not checked</source>
-        <translation>未检查</translation>
-    </message>
-    <message>
-        <source>This machine (%1)</source>
-        <translation>本机（%1）</translation>
-    </message>
-    <message>
-        <source>This machine</source>
-        <translation>本机</translation>
-    </message>
-    <message>
-        <source>%1 GiB</source>
-        <translation>%1 GiB</translation>
-    </message>
-    <message>
-        <source>ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <source>Connection</source>
-        <translation>连接</translation>
-    </message>
-    <message>
-        <source>Cores</source>
-        <translation>核心数</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <source>Backends</source>
-        <translation>后端</translation>
-    </message>
-    <message>
-        <source>Preflight</source>
-        <translation>预检</translation>
     </message>
 </context>
 <context>
@@ -642,25 +822,6 @@
     </message>
 </context>
 <context>
-    <name>ringmaster::console::LogModel</name>
-    <message>
-        <source>Time</source>
-        <translation>时间</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>Rank</translation>
-    </message>
-    <message>
-        <source>Stream</source>
-        <translation>输出流</translation>
-    </message>
-    <message>
-        <source>Line</source>
-        <translation>内容</translation>
-    </message>
-</context>
-<context>
     <name>ringmaster::gui::LogsPage</name>
     <message>
         <source>All ranks</source>
@@ -839,65 +1000,6 @@
     </message>
 </context>
 <context>
-    <name>ringmaster::console::RanksModel</name>
-    <message>
-        <source>starting</source>
-        <translation>正在启动</translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>exited with code %1</source>
-        <translation>已退出，退出码 %1</translation>
-    </message>
-    <message>
-        <source>killed by signal %1</source>
-        <translation>被信号 %1 终止</translation>
-    </message>
-    <message>
-        <source>failed to start</source>
-        <translation>启动失败</translation>
-    </message>
-    <message>
-        <source>reporting</source>
-        <translation>正在上报</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>Rank</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Samples/s</source>
-        <translation>样本/秒</translation>
-    </message>
-    <message>
-        <source>Step (ms)</source>
-        <translation>每步（毫秒）</translation>
-    </message>
-    <message>
-        <source>Memory (MiB)</source>
-        <translation>内存（MiB）</translation>
-    </message>
-</context>
-<context>
     <name>ringmaster::gui::ReportDialog</name>
     <message>
         <source>Export report of run %1</source>
@@ -986,61 +1088,6 @@
     <message>
         <source>Saved %1 (%2)</source>
         <translation>已保存 %1（%2）</translation>
-    </message>
-</context>
-<context>
-    <name>ringmaster::console::RunsModel</name>
-    <message>
-        <source>%1 s</source>
-        <translation>%1 秒</translation>
-    </message>
-    <message>
-        <source>%1 min %2 s</source>
-        <translation>%1 分 %2 秒</translation>
-    </message>
-    <message>
-        <source>%1 h %2 min</source>
-        <translation>%1 小时 %2 分</translation>
-    </message>
-    <message>
-        <source>imported</source>
-        <translation>导入</translation>
-    </message>
-    <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Status</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Engine</source>
-        <translation>引擎</translation>
-    </message>
-    <message>
-        <source>Backend</source>
-        <translation>后端</translation>
-    </message>
-    <message>
-        <source>Ranks</source>
-        <translation>Rank 数</translation>
-    </message>
-    <message>
-        <source>Started</source>
-        <translation>开始时间</translation>
-    </message>
-    <message>
-        <source>Duration</source>
-        <translation>时长</translation>
-    </message>
-    <message>
-        <source>Tags</source>
-        <translation>标签</translation>
     </message>
 </context>
 <context>
@@ -1241,53 +1288,6 @@
     <message>
         <source>No timeline events. Turn on timeline recording, or import a timeline.</source>
         <translation>没有时间线事件。请开启时间线记录，或导入一个时间线。</translation>
-    </message>
-</context>
-<context>
-    <name>ringmaster::gui::ChartExport</name>
-    <message>
-        <source>Save as PNG…</source>
-        <translation>另存为 PNG…</translation>
-    </message>
-    <message>
-        <source>Save as SVG…</source>
-        <translation>另存为 SVG…</translation>
-    </message>
-    <message>
-        <source>Save chart as PNG</source>
-        <translation>将图表保存为 PNG</translation>
-    </message>
-    <message>
-        <source>Save chart as SVG</source>
-        <translation>将图表保存为 SVG</translation>
-    </message>
-    <message>
-        <source>PNG images (*.png)</source>
-        <translation>PNG 图像 (*.png)</translation>
-    </message>
-    <message>
-        <source>SVG drawings (*.svg)</source>
-        <translation>SVG 矢量图 (*.svg)</translation>
-    </message>
-    <message>
-        <source>Chart not saved</source>
-        <translation>图表未保存</translation>
-    </message>
-    <message>
-        <source>The chart has no size yet; show it first.</source>
-        <translation>图表尚无尺寸，请先显示它。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: check the folder and its permissions.</source>
-        <translation>无法写入 %1：请检查文件夹及其权限。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: is the disk full?</source>
-        <translation>无法写入 %1：磁盘是否已满？</translation>
-    </message>
-    <message>
-        <source>Saved by Ringmaster</source>
-        <translation>由 Ringmaster 保存</translation>
     </message>
 </context>
 </TS>

@@ -7,13 +7,11 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTemporaryDir>
 
 #include <set>
 
@@ -25,7 +23,8 @@
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
 #include "tests/gui/agent_process.h"
-#include "tests/gui/console_test.h"
+#include "tests/support/console_test.h"
+#include "tests/support/files.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -36,11 +35,11 @@ constexpr int kRunTimeoutMs = 180'000;
 
 class HostsTest : public test::ConsoleTest {
  protected:
-  QString writeFile(const QString& name, const QByteArray& text) {
-    QFile file(dir.filePath(name));
-    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(text);
-    return file.fileName();
+  // Writes `text` to `name` in the sandbox; returns its path.
+  QString write(const QString& name, const std::string& text) {
+    const QString path = dir.filePath(name);
+    test::writeFile(path.toStdString(), text);
+    return path;
   }
 
   // Types the address (and token file) into the Hosts page and presses "Add host"; returns the new row once its
@@ -143,8 +142,8 @@ TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
 }
 
 TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) {
-  const QString token = writeFile(QStringLiteral("token"), "s3cret-token-for-the-test\n");
-  const QString wrongToken = writeFile(QStringLiteral("wrong-token"), "not-the-agents-token\n");
+  const QString token = write(QStringLiteral("token"), "s3cret-token-for-the-test\n");
+  const QString wrongToken = write(QStringLiteral("wrong-token"), "not-the-agents-token\n");
   test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString(), token.toStdString());
   ASSERT_TRUE(agent.ready()) << "ringmaster-agent did not come up";
   const QString address = QString::fromStdString(agent.address());

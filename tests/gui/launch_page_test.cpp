@@ -21,7 +21,7 @@
 
 #include "common/host_list.h"
 #include "console/run_flags.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {
 namespace {

@@ -5,15 +5,13 @@
 // opening on the live job, in-process and as the real program.
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
-#include <QTemporaryDir>
-#include <QAbstractButton>
-
 #include <algorithm>
 
 #include "common/error.h"
@@ -22,9 +20,9 @@
 #include "gui/dashboard_page.h"
 #include "gui/main_window.h"
 #include "gui/series_chart.h"
-#include "tests/gui/console_test.h"
 #include "tests/integration/agent_test_support.h"
-#include "tests/integration/process.h"
+#include "tests/support/console_test.h"
+#include "tests/support/process.h"
 
 namespace ringmaster::gui {
 namespace {

@@ -3,6 +3,8 @@
 // fed live, the run in the history; findings leading to their evidence; two stored runs compared; reports
 // exported from the dialog; a Horovod timeline imported; and every page rendered to PNG under the build folder
 // (build/screenshots) for people to look at.
+#include "gui/live_run.h"
+
 #include <gtest/gtest.h>
 
 #include <QAction>
@@ -21,19 +23,15 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <QTimer>
-#include <QTranslator>
 #include <QXmlStreamReader>
 
 #include "console/comparison_model.h"
-#include "console/hosts_model.h"
 #include "gui/chart_export.h"
 #include "gui/compare_page.h"
 #include "gui/dashboard_page.h"
 #include "gui/heatmap_view.h"
 #include "gui/launch_page.h"
-#include "gui/live_run.h"
 #include "gui/main_window.h"
 #include "gui/report_dialog.h"
 #include "gui/series_chart.h"
@@ -41,7 +39,8 @@
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
 #include "gui/translations.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/support/console_test.h"
+#include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -50,14 +49,10 @@ constexpr int kRunTimeoutMs = 180'000;
 
 QString screenshotDir() { return QStringLiteral(RM_BUILD_DIR "/screenshots"); }
 
-class LiveRunTest : public ::testing::Test {
+class LiveRunTest : public test::ConsoleTest {
  protected:
   void SetUp() override {
-    test::guiApp();
-    ASSERT_TRUE(dir.isValid());
-    options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-    options.workerPath = QStringLiteral(RM_BIN_DIR "/ringmaster-worker");
-    options.stateDir = dir.filePath(QStringLiteral("agent"));
+    ConsoleTest::SetUp();
     ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
   }
 
@@ -101,9 +96,6 @@ class LiveRunTest : public ::testing::Test {
     QObject::disconnect(c);
     return ok;
   }
-
-  QTemporaryDir dir;
-  MainWindowOptions options;
 };
 
 TEST_F(LiveRunTest, TwoRanksLaunchedFromTheFormFeedTheDashboardAndTheHistory) {
@@ -372,51 +364,6 @@ TEST_F(LiveRunTest, ChineseScreenshotAndImportedHorovodTimeline) {
   window.timelinePage()->view()->setVisibleRange(0, 12'000'000);  // the first two steps
   const QStringList chinese = window.saveScreenshots(screenshotDir(), QStringLiteral("_zh_CN"));
   EXPECT_EQ(chinese.size(), MainWindow::PageCount);
-}
-
-
-// The Chinese catalogue as the build compiles it: every message of the .ts finished, and the strings added with
-// the remote hosts, the live controls and chart export come out in Chinese with their placeholders kept.
-TEST(Translations, ChineseCoversEveryMessage) {
-  test::guiApp();
-  QFile ts(QStringLiteral(RM_SOURCE_DIR "/resources/translations/ringmaster_zh_CN.ts"));
-  ASSERT_TRUE(ts.open(QIODevice::ReadOnly));
-  const QByteArray source = ts.readAll();
-  EXPECT_FALSE(source.contains("type=\"unfinished\"")) << "run resources/translations/zh_CN.py after lupdate";
-  EXPECT_FALSE(source.contains("type=\"vanished\"") || source.contains("type=\"obsolete\""));
-
-  QTranslator zh;
-  ASSERT_TRUE(zh.load(QStringLiteral(":/i18n/ringmaster_zh_CN.qm")));
-  const char* hosts = console::HostsModel::staticMetaObject.className();
-  const char* window = MainWindow::staticMetaObject.className();
-  struct Message {
-    const char* context;
-    const char* text;
-    QStringList placeholders;
-  };
-  const Message messages[] = {
-      {hosts, "connected", {}},
-      {hosts, "unreachable", {}},
-      {"ringmaster::gui::ChartExport", "Save as PNG…", {}},
-      {"ringmaster::gui::ChartExport", "Save as SVG…", {}},
-      {TimelinePage::staticMetaObject.className(), "Save image", {}},
-      {DashboardPage::staticMetaObject.className(), "Record timeline", {}},
-      {LaunchPage::staticMetaObject.className(), "Use connected hosts", {}},
-      {LiveRun::staticMetaObject.className(), "the run is not running", {}},
-      {window, "Connection to %1 lost — reconnecting…", {QStringLiteral("%1")}},
-      {window, "Run %1 (%2) is running on %3.", {QStringLiteral("%1"), QStringLiteral("%2"), QStringLiteral("%3")}},
-      {window, "Could not turn the timeline %1: %2", {QStringLiteral("%1"), QStringLiteral("%2")}},
-  };
-  for (const Message& m : messages) {
-    const QString zhText = zh.translate(m.context, m.text);
-    EXPECT_FALSE(zhText.isEmpty()) << m.context << ": " << m.text;
-    EXPECT_NE(zhText, QString::fromUtf8(m.text)) << m.context << ": " << m.text;
-    for (const QString& p : m.placeholders) EXPECT_TRUE(zhText.contains(p)) << m.text << " -> " << zhText.toStdString();
-  }
-  const QString backfilled = zh.translate(window, "Reconnected to %1; backfilled %n record(s).", nullptr, 3);
-  EXPECT_TRUE(backfilled.contains(QStringLiteral("%1")) && backfilled.contains(QStringLiteral("%n")))
-      << backfilled.toStdString();
-  EXPECT_NE(backfilled, QStringLiteral("Reconnected to %1; backfilled %n record(s)."));
 }
 
 }  // namespace

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/main_window.h"
+
 #include <gtest/gtest.h>
 
 #include <QTabWidget>
-#include <QTemporaryDir>
 
-#include "gui/main_window.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/support/console_test.h"
+#include "tests/support/gui_app.h"
 
 namespace {
 
-TEST(MainWindow, OpensOffscreenWithItsPages) {
-  ringmaster::test::guiApp();
-  QTemporaryDir dir;
-  ringmaster::gui::MainWindowOptions options;
-  options.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+using MainWindow = ringmaster::test::ConsoleTest;
+
+TEST_F(MainWindow, OpensOffscreenWithItsPages) {
   ringmaster::gui::MainWindow window(options);
   window.show();
   EXPECT_TRUE(window.isVisible());

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Every item model, checked by QAbstractItemModelTester while it is filled, updated and emptied.
+// Every item model, checked by QAbstractItemModelTester while it is filled, updated and emptied; the
+// comparison table with real metrics of synthetic runs.
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
 
+#include "console/comparison_model.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
 #include "console/log_model.h"
 #include "console/ranks_model.h"
 #include "console/runs_model.h"
+#include "tests/unit/diagnosis_synthetic.h"
 
 namespace ringmaster::console {
 namespace {
@@ -149,6 +152,65 @@ TEST(HostsModel, KeepsThisMachineFirst) {
   EXPECT_EQ(model.rowCount(), 2) << "this machine cannot be removed";
   model.removeHost(1);
   EXPECT_EQ(model.rowCount(), 1);
+}
+
+TEST(ComparisonModel, ShowsEachRunAgainstTheBaselineWithItsInterval) {
+  ComparisonModel model;
+  Tester tester(&model, kFatal);
+  EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_EQ(model.columnCount(), 0);
+
+  // The baseline, a run 15% slower in compute, and the same job again with other noise.
+  test::SyntheticRun baseline;
+  baseline.steps = 200;
+  test::SyntheticRun slower = baseline;
+  slower.seed = 2;
+  slower.forwardMs *= 1.15;
+  slower.backwardMs *= 1.15;
+  test::SyntheticRun again = baseline;
+  again.seed = 99;
+  const RunMetrics base = test::metricsOf(baseline, 1, "ddp");
+  model.setComparisons({compareRuns(base, test::metricsOf(slower, 2, "horovod")),
+                        compareRuns(base, test::metricsOf(again, 3, "ddp again"))});
+  const RunComparison& slow = model.comparisons()[0];
+  const RunComparison& same = model.comparisons()[1];
+  ASSERT_EQ(model.rowCount(), static_cast<int>(slow.deltas.size()));
+  ASSERT_EQ(model.columnCount(), 6);  // metric, baseline, then each run's value and its difference
+
+  EXPECT_EQ(model.headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), "Metric");
+  EXPECT_EQ(model.headerData(1, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QString::fromStdString(slow.baseName));
+  EXPECT_EQ(model.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QString::fromStdString(slow.otherName));
+  EXPECT_EQ(model.headerData(5, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QStringLiteral("%1 vs %2 (95% CI)")
+                .arg(QString::fromStdString(same.otherName), QString::fromStdString(same.baseName)));
+
+  // Row 1 is the mean step time: the baseline's, the slower run's, and its rise with a bootstrap interval.
+  const MetricDelta& step = slow.deltas.at(1);
+  ASSERT_EQ(step.metric, "step time mean");
+  ASSERT_TRUE(step.interval);
+  EXPECT_EQ(model.index(1, 0).data().toString(), "step time mean (ms)");
+  EXPECT_EQ(model.index(1, 1).data().toString(), QString::number(base.stepMeanMs, 'g', 4));
+  EXPECT_EQ(model.index(1, 2).data().toString(), QString::number(step.other, 'g', 4));
+  const QString rise = model.index(1, 3).data().toString();
+  EXPECT_EQ(rise, ComparisonModel::formatDelta(step));
+  EXPECT_TRUE(rise.startsWith('+') && rise.contains('[')) << rise.toStdString();
+  EXPECT_EQ(model.index(1, 3).data(Qt::ToolTipRole).toString(), QString::fromStdString(slow.verdict));
+  // Slower steps and lower throughput are worse; the same job again is no different.
+  EXPECT_EQ(model.index(1, 3).data(ComparisonModel::VerdictRole).toInt(), -1);
+  EXPECT_EQ(model.index(0, 3).data(ComparisonModel::VerdictRole).toInt(), -1);
+  EXPECT_EQ(model.index(1, 5).data(ComparisonModel::VerdictRole).toInt(), 0);
+  // Values are right-aligned; the metric names are not.
+  EXPECT_EQ(model.index(1, 2).data(Qt::TextAlignmentRole).value<Qt::Alignment>(),
+            Qt::AlignRight | Qt::AlignVCenter);
+  EXPECT_FALSE(model.index(1, 0).data(Qt::TextAlignmentRole).isValid());
+
+  model.setComparisons({compareRuns(base, test::metricsOf(again, 3, "ddp again"))});
+  EXPECT_EQ(model.columnCount(), 4);
+  model.setComparisons({});
+  EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_EQ(model.columnCount(), 0);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline page driven as a user would: wheel, drag, shift-drag, click, export.
+#include "gui/timeline_view.h"
+
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -14,8 +16,7 @@
 #include <QWheelEvent>
 
 #include "gui/timeline_page.h"
-#include "gui/timeline_view.h"
-#include "tests/gui/gui_test_support.h"
+#include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {
 namespace {

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 
@@ -101,7 +100,7 @@ TEST(AgentService, UnknownJobsAreNotFound) {
 
 TEST(AgentService, TokenIsRequiredWhenConfigured) {
   TempDir dir("agent-token");
-  std::ofstream(dir.file("token")) << "s3cret-token\n";
+  writeFile(dir.file("token"), "s3cret-token\n");
   auto options = localOptions(dir);
   options.tokenFile = dir.file("token");
   agent::AgentServer server(options);
@@ -278,7 +277,7 @@ TEST(AgentService, OldJournalsAreRemovedAtStart) {
   const auto jobs = std::filesystem::path(options.stateDir) / "jobs";
   auto makeJob = [&](const std::string& id, std::chrono::hours age) {
     std::filesystem::create_directories(jobs / id);
-    std::ofstream(jobs / id / "journal") << "RMJRNL1\n";
+    writeFile((jobs / id / "journal").string(), "RMJRNL1\n");
     std::filesystem::last_write_time(jobs / id / "journal", std::filesystem::file_time_type::clock::now() - age);
   };
   makeJob("last-month", std::chrono::hours(24 * 30));
@@ -305,11 +304,7 @@ TEST(AgentService, TlsAcceptsOnlyConsolesTrustingItsCertificate) {
   if (!makeCertificate("agent") || !makeCertificate("other")) {
     GTEST_SKIP() << "openssl could not make a test certificate (scripts/install-deps installs openssl)";
   }
-  auto readAll = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  std::ofstream(dir.file("token")) << "tls-token\n";
+  writeFile(dir.file("token"), "tls-token\n");
   auto options = localOptions(dir);
   options.tokenFile = dir.file("token");
   options.tlsCert = dir.file("agent.pem");
@@ -317,16 +312,16 @@ TEST(AgentService, TlsAcceptsOnlyConsolesTrustingItsCertificate) {
   agent::AgentServer server(options);
   v1::HostInfo info;
 
-  console::AgentClient trusting({"127.0.0.1", server.port(), "tls-token", readAll(dir.file("agent.pem"))});
+  console::AgentClient trusting({"127.0.0.1", server.port(), "tls-token", readFile(dir.file("agent.pem"))});
   grpc::Status status = trusting.hostInfo(info, 10s);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_FALSE(info.hostname().empty());
 
-  console::AgentClient noToken({"127.0.0.1", server.port(), "", readAll(dir.file("agent.pem"))});
+  console::AgentClient noToken({"127.0.0.1", server.port(), "", readFile(dir.file("agent.pem"))});
   EXPECT_EQ(noToken.hostInfo(info, 10s).error_code(), grpc::UNAUTHENTICATED);
   console::AgentClient plaintext({"127.0.0.1", server.port(), "tls-token", ""});
   EXPECT_FALSE(plaintext.hostInfo(info, 5s).ok());
-  console::AgentClient otherCa({"127.0.0.1", server.port(), "tls-token", readAll(dir.file("other.pem"))});
+  console::AgentClient otherCa({"127.0.0.1", server.port(), "tls-token", readFile(dir.file("other.pem"))});
   EXPECT_FALSE(otherCa.hostInfo(info, 5s).ok());
 }
 

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shared by the agent, launcher and telemetry integration tests: temporary folders, small real jobs, a sink that
-// keeps what it is given, and process checks.
+// Shared by the agent, launcher and telemetry integration tests: small real jobs, a sink that keeps what it
+// is given, and process checks (temporary folders, ports and child processes come from tests/support).
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -21,34 +15,14 @@
 
 #include "common/job_spec.h"
 #include "console/record_sink.h"
-#include "tests/integration/process.h"
+#include "tests/support/files.h"
+#include "tests/support/ports.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace ringmaster::test {
 
 namespace v1 = ::ringmaster::v1;
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() / ("rm-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                                                      std::to_string(counter()++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  std::filesystem::path path_;
-};
 
 // A small, quick job: an MLP on synthetic data, plain SGD.
 inline v1::JobSpec smallJob(int ranks, uint64_t steps) {
@@ -63,23 +37,10 @@ inline v1::JobSpec smallJob(int ranks, uint64_t steps) {
   return spec;
 }
 
-inline int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 // Alive and not a zombie.
 inline bool processAlive(int pid) {
   if (::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::string text = readFile("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = text.rfind(')');
   return paren == std::string::npos || text.size() < paren + 3 || text[paren + 2] != 'Z';
 }

@@ -2,7 +2,7 @@
 // Every binary starts, answers --help and --version, and rejects bad flags with exit code 2.
 #include <gtest/gtest.h>
 
-#include "tests/integration/process.h"
+#include "tests/support/process.h"
 
 using ringmaster::test::binPath;
 using ringmaster::test::runProcess;

@@ -2,33 +2,25 @@
 // `ringmaster runs / show / compare / report / import` as a user runs them: the real binary on a real store file.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "console/ingest.h"
-#include "tests/integration/process.h"
+#include "tests/support/files.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 using ringmaster::test::binPath;
+using ringmaster::test::readFile;
 using ringmaster::test::runProcess;
-namespace fs = std::filesystem;
+using ringmaster::test::writeFile;
 namespace v1 = ringmaster::v1;
 
 namespace {
 
 class HistoryCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rm_history_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    store_ = file("runs.sqlite");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  std::string file(const std::string& name) const { return dir_.file(name); }
 
   ringmaster::test::ProcessResult ringmaster(std::vector<std::string> args) {
     args.insert(args.begin(), binPath("ringmaster"));
@@ -84,16 +76,9 @@ class HistoryCli : public ::testing::Test {
     out << "]";
   }
 
-  fs::path dir_;
-  std::string store_;
+  ringmaster::test::TempDir dir_{"history-cli"};
+  std::string store_ = file("runs.sqlite");
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 size_t lines(const std::string& path) {
   std::ifstream in(path);
@@ -139,7 +124,7 @@ TEST_F(HistoryCli, ReportsInEveryFormat) {
 
   auto r = ringmaster({"report", std::to_string(id), "--compare", std::to_string(other), "--format", "html", "-o", html});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  std::string page = slurp(html);
+  std::string page = readFile(html);
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Comparison"), std::string::npos);
 
@@ -162,7 +147,7 @@ TEST_F(HistoryCli, ReportsInEveryFormat) {
 
   r = ringmaster({"report", "last", "--format", "trace", "-o", trace});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  std::string json = slurp(trace);
+  std::string json = readFile(trace);
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_NE(json.find("\"pid\":" + std::to_string(rank)), std::string::npos) << "rank " << rank;
   }
@@ -175,15 +160,15 @@ TEST_F(HistoryCli, ImportsAHorovodTimelineACutCopyAndRefusesGarbage) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("Horovod timeline, 200 events on 3 ranks"), std::string::npos) << r.out;
 
-  std::string text = slurp(timeline);
+  std::string text = readFile(timeline);
   std::string cut = file("cut.json");
-  std::ofstream(cut) << text.substr(0, text.size() / 2);
+  writeFile(cut, text.substr(0, text.size() / 2));
   r = ringmaster({"import", cut});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("cut short"), std::string::npos) << r.out;
 
   std::string garbage = file("garbage.json");
-  std::ofstream(garbage) << "[{\"ph\": \"B\", \"ts\": 1}, {\"ph\" \"E\"}]";
+  writeFile(garbage, "[{\"ph\": \"B\", \"ts\": 1}, {\"ph\" \"E\"}]");
   r = ringmaster({"import", garbage});
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("byte 29"), std::string::npos) << r.err;
@@ -221,7 +206,7 @@ TEST_F(HistoryCli, BadInputGetsAClearMessage) {
   r = ringmaster({"compare", "x"});
   EXPECT_EQ(r.exitCode, 2);
 
-  std::ofstream(file("corrupt.sqlite")) << std::string(8192, 'x');
+  writeFile(file("corrupt.sqlite"), std::string(8192, 'x'));
   auto corrupt = runProcess({binPath("ringmaster"), "runs", "--store", file("corrupt.sqlite")});
   EXPECT_EQ(corrupt.exitCode, 1);
   EXPECT_NE(corrupt.err.find("corrupt.sqlite is damaged or not a database"), std::string::npos) << corrupt.err;

@@ -11,9 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "tests/integration/agent_test_support.h"
 
@@ -121,7 +119,7 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   TwoHosts hosts;
   if (std::string why = hosts.create(); !why.empty()) GTEST_SKIP() << "cannot make network namespaces: " << why;
   TempDir dir("netns");
-  std::ofstream(dir.file("token")) << "netns-test-token\n";
+  writeFile(dir.file("token"), "netns-test-token\n");
   const int port = 50551;
   NamespacedAgent a(hosts, 0, port, dir.file("token"), dir.file("state-a"));
   NamespacedAgent b(hosts, 1, port, dir.file("token"), dir.file("state-b"));
@@ -142,9 +140,7 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   }
   ASSERT_EQ(result.exitCode, 0) << result.err;
 
-  std::ifstream in(summary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary))).object();
   EXPECT_EQ(json["status"].toString(), "finished");
   std::set<std::string> rankHosts;
   for (const auto& r : json["ranks"].toArray()) rankHosts.insert(r.toObject()["host"].toString().toStdString());

@@ -8,13 +8,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "console/launcher.h"
-#include "worker/telemetry_sender.h"
 #include "tests/integration/agent_test_support.h"
+#include "worker/telemetry_sender.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -22,16 +20,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Parses a Chrome trace file; fails the test when it is not valid JSON.
 QJsonArray traceEvents(const std::string& path) {
-  std::string text = slurp(path);
+  std::string text = readFile(path);
   QJsonParseError error;
   auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
   EXPECT_EQ(error.error, QJsonParseError::NoError)
@@ -149,7 +140,7 @@ TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
                      "--summary-json", summary});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.err.find(" finished"), std::string::npos) << result.err;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary)));
+  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary)));
   ASSERT_TRUE(doc.isObject());
   auto json = doc.object();
   EXPECT_EQ(json["status"].toString(), "finished");
@@ -166,7 +157,7 @@ TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
   EXPECT_NE(result.exitCode, 0);
   EXPECT_NE(result.exitCode, 2);
   EXPECT_NE(result.err.find("failed: rank 1 on host"), std::string::npos) << result.err;
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary))).object();
+  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary))).object();
   EXPECT_EQ(json["status"].toString(), "failed");
   EXPECT_EQ(json["failed_rank"].toObject()["rank"].toInt(), 1);
 }

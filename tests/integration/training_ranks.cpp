@@ -1,56 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tests/integration/training_ranks.h"
 
-#include <arpa/inet.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "tests/support/files.h"
+#include "tests/support/ports.h"
+
 namespace ringmaster::test {
-namespace {
-
-namespace fs = std::filesystem;
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
-int freePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    close(fd);
-    return 29500;
-  }
-  int port = ntohs(address.sin_port);
-  close(fd);
-  return port;
-}
 
 TrainingJob::TrainingJob(int worldSize, const std::vector<std::string>& flags, JobOptions options)
     : results_(static_cast<size_t>(worldSize)) {
-  char pattern[] = "/tmp/rm-training-XXXXXX";
-  dir_ = mkdtemp(pattern);
   const std::string port = std::to_string(freePort());
   std::vector<std::thread> ranks;
   for (int r = 0; r < worldSize; ++r) {
@@ -58,8 +24,8 @@ TrainingJob::TrainingJob(int worldSize, const std::vector<std::string>& flags, J
     std::vector<std::string> argv = {binPath("ringmaster-worker")};
     argv.insert(argv.end(), flags.begin(), flags.end());
     if (options.summaries) {
-      argv.insert(argv.end(), {"--summary-json", dir_ + "/summary." + std::to_string(r) + ".json",
-                               "--dump-params", dir_ + "/params." + std::to_string(r) + ".bin"});
+      argv.insert(argv.end(), {"--summary-json", dir_.file("summary." + std::to_string(r) + ".json"),
+                               "--dump-params", dir_.file("params." + std::to_string(r) + ".bin")});
     }
     std::map<std::string, std::string> env = {{"RANK", std::to_string(r)},
                                               {"LOCAL_RANK", std::to_string(r)},
@@ -74,10 +40,6 @@ TrainingJob::TrainingJob(int worldSize, const std::vector<std::string>& flags, J
     });
   }
   for (auto& t : ranks) t.join();
-}
-
-TrainingJob::~TrainingJob() {
-  fs::remove_all(dir_);
 }
 
 bool TrainingJob::succeeded() const {
@@ -98,7 +60,7 @@ std::string TrainingJob::describe() const {
 
 google::protobuf::Struct TrainingJob::summary(int rank) const {
   google::protobuf::Struct summary;
-  std::string json = readFile(dir_ + "/summary." + std::to_string(rank) + ".json");
+  std::string json = readFile(dir_.file("summary." + std::to_string(rank) + ".json"));
   EXPECT_FALSE(json.empty()) << "rank " << rank << " wrote no summary\n" << describe();
   EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &summary).ok()) << json;
   return summary;
@@ -121,7 +83,7 @@ double TrainingJob::phaseMs(int rank, const std::string& key) const {
 }
 
 std::vector<float> TrainingJob::parameters(int rank) const {
-  std::string bytes = readFile(dir_ + "/params." + std::to_string(rank) + ".bin");
+  std::string bytes = readFile(dir_.file("params." + std::to_string(rank) + ".bin"));
   EXPECT_FALSE(bytes.empty()) << "rank " << rank << " dumped no parameters\n" << describe();
   EXPECT_EQ(bytes.size() % sizeof(float), 0u);
   std::vector<float> values(bytes.size() / sizeof(float));

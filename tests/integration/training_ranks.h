@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/process.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace ringmaster::test {
 
@@ -28,7 +29,6 @@ class TrainingJob {
   // Starts `worldSize` ranks with `flags`, waits for all of them (or the timeout) and keeps their files in a
   // temporary folder that lives as long as this object.
   TrainingJob(int worldSize, const std::vector<std::string>& flags, JobOptions options = {});
-  ~TrainingJob();
   TrainingJob(const TrainingJob&) = delete;
   TrainingJob& operator=(const TrainingJob&) = delete;
 
@@ -47,15 +47,12 @@ class TrainingJob {
   // --dump-params of `rank`.
   std::vector<float> parameters(int rank) const;
 
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return dir_.path(); }
 
  private:
-  std::string dir_;
+  TempDir dir_{"training"};
   std::vector<ProcessResult> results_;
 };
-
-// A TCP port that was free a moment ago on 127.0.0.1.
-int freePort();
 
 // max |a - b| / max |b|: how far apart two parameter vectors are, relative to their scale.
 double relativeDifference(const std::vector<float>& a, const std::vector<float>& b);

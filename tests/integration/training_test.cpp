@@ -242,8 +242,8 @@ class Resume : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Resume, ResumedRunMatchesUninterruptedRun) {
   const std::string engine = GetParam();
-  char pattern[] = "/tmp/rm-resume-XXXXXX";
-  const std::string checkpoints = mkdtemp(pattern);
+  const TempDir folder("resume");
+  const std::string& checkpoints = folder.path();
   Flags flags = {
       "--engine", engine, "--model",    "cnn", "--data", "synthetic", "--batch-size",     "16",
       "--lr",     "0.05", "--momentum", "0.9", "--seed", "4",         "--checkpoint-dir", checkpoints};
@@ -262,16 +262,13 @@ TEST_P(Resume, ResumedRunMatchesUninterruptedRun) {
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
       << "relative difference " << relativeDifference(a, b);
-  std::filesystem::remove_all(checkpoints);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Resume, ::testing::Values("ddp", "horovod"));
 
 TEST(Resume, WithoutACheckpointIsAClearError) {
-  char pattern[] = "/tmp/rm-resume-XXXXXX";
-  const std::string empty = mkdtemp(pattern);
-  TrainingJob job(2, quickJob("ddp", "mlp", 8, 2) + Flags{"--checkpoint-dir", empty, "--resume"});
-  std::filesystem::remove_all(empty);
+  const TempDir empty("resume");
+  TrainingJob job(2, quickJob("ddp", "mlp", 8, 2) + Flags{"--checkpoint-dir", empty.path(), "--resume"});
   for (int r : {0, 1}) {
     EXPECT_EQ(job.rank(r).exitCode, 2) << job.describe();
     EXPECT_NE(job.rank(r).err.find("no checkpoint to resume from"), std::string::npos) << job.rank(r).err;

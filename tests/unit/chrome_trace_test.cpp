@@ -1,31 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/chrome_trace.h"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "common/chrome_trace.h"
 #include "common/error.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
-namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 QJsonArray parseTrace(const std::string& path) {
-  std::string text = slurp(path);
+  std::string text = ringmaster::test::readFile(path);
   QJsonParseError error;
   auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
   EXPECT_EQ(error.error, QJsonParseError::NoError) << error.errorString().toStdString() << " in:\n" << text;
@@ -46,11 +37,8 @@ v1::TimelineEvent event(int rank, const std::string& lane, const std::string& na
 
 class ChromeTraceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = (fs::temp_directory_path() / ("rm-trace-" + std::to_string(::getpid()) + ".json")).string();
-  }
-  void TearDown() override { fs::remove(path_); }
-  std::string path_;
+  ringmaster::test::TempDir dir_{"trace"};
+  std::string path_ = dir_.file("trace.json");
 };
 
 TEST_F(ChromeTraceTest, AnEmptyTraceIsAnEmptyArray) {

@@ -5,26 +5,8 @@
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster;
-using ringmaster::test::generate;
+using ringmaster::test::metricsOf;
 using ringmaster::test::SyntheticRun;
-
-namespace {
-
-RunMetrics metricsOf(const SyntheticRun& run, int64_t id, const std::string& name) {
-  std::vector<RankSeries> series(size_t(run.ranks));
-  for (int r = 0; r < run.ranks; ++r) series[size_t(r)].rank = r;
-  for (const auto& rec : generate(run).records) {
-    if (rec.has_step()) series[size_t(rec.step().rank())].steps.push_back(rec.step());
-    if (rec.has_allreduce()) series[size_t(rec.allreduce().rank())].allreduce.push_back(rec.allreduce());
-    if (rec.has_memory()) series[size_t(rec.memory().rank())].memory.push_back(rec.memory());
-  }
-  RunInfo info;
-  info.id = id;
-  info.name = name;
-  return computeMetrics(info, series, {}, {});
-}
-
-}  // namespace
 
 TEST(Comparison, MetricsOfARun) {
   SyntheticRun run;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Synthetic training runs with realistic noise for the detector tests (and the report tests and benches):
-// per-rank hardware bias, per-step jitter, job-wide variation, occasional OS/GC spikes and data-loader hiccups.
+// Synthetic training runs with realistic noise for the detector tests (and the report, comparison and model
+// tests and benches): per-rank hardware bias, per-step jitter, job-wide variation, occasional OS/GC spikes
+// and data-loader hiccups; and such a run's series and metrics as the store would give them.
 #pragma once
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "common/comparison.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster::test {
@@ -126,6 +129,26 @@ inline SyntheticRecords generate(const SyntheticRun& run) {
     clock += stepNs;
   }
   return out;
+}
+
+// `records` as the store keeps them: one series per rank.
+inline std::vector<RankSeries> rankSeries(const std::vector<v1::Record>& records, int ranks) {
+  std::vector<RankSeries> series(size_t(ranks));
+  for (int r = 0; r < ranks; ++r) series[size_t(r)].rank = r;
+  for (const auto& rec : records) {
+    if (rec.has_step()) series[size_t(rec.step().rank())].steps.push_back(rec.step());
+    if (rec.has_allreduce()) series[size_t(rec.allreduce().rank())].allreduce.push_back(rec.allreduce());
+    if (rec.has_memory()) series[size_t(rec.memory().rank())].memory.push_back(rec.memory());
+  }
+  return series;
+}
+
+// The headline figures of `run`, stored as run `id` named `name`.
+inline RunMetrics metricsOf(const SyntheticRun& run, int64_t id, const std::string& name) {
+  RunInfo info;
+  info.id = id;
+  info.name = name;
+  return computeMetrics(info, rankSeries(generate(run).records, run.ranks), {}, {});
 }
 
 }  // namespace ringmaster::test

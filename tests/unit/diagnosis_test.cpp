@@ -270,15 +270,8 @@ TEST(Replay, AStoredRunGivesTheSameFindingsAsLive) {
   run.leakMiBPerStep = 3;
   auto records = generate(run).records;
   RunDiagnosis live(run.ranks);
-  std::vector<ringmaster::RankSeries> series(size_t(run.ranks));
-  for (const auto& r : records) {
-    live.observe(r);
-    if (r.has_step()) series[size_t(r.step().rank())].steps.push_back(r.step());
-    if (r.has_allreduce()) series[size_t(r.allreduce().rank())].allreduce.push_back(r.allreduce());
-    if (r.has_memory()) series[size_t(r.memory().rank())].memory.push_back(r.memory());
-  }
-  for (int r = 0; r < run.ranks; ++r) series[size_t(r)].rank = r;
-  auto stored = replay(series, {}, {}, run.ranks).findings();
+  for (const auto& r : records) live.observe(r);
+  auto stored = replay(ringmaster::test::rankSeries(records, run.ranks), {}, {}, run.ranks).findings();
   auto liveFindings = live.findings();
   ASSERT_EQ(stored.size(), liveFindings.size());
   for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].summary(), liveFindings[i].summary());

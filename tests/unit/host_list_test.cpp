@@ -1,11 +1,94 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/host_list.h"
+
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
+#include <vector>
+
 #include "common/error.h"
-#include "common/host_list.h"
 
 using ringmaster::HostSlots;
 using ringmaster::InputError;
+
+namespace {
+
+// Bad input, and what its error message must say: the bad part of the input, quoted as the user wrote it, and
+// the rule it breaks.
+struct BadInput {
+  std::string text;
+  std::string named;
+  std::string rule;
+};
+
+void PrintTo(const BadInput& bad, std::ostream* out) {
+  *out << "'" << bad.text << "'";
+}
+
+// The message of the InputError that `parse` throws; fails the test when it accepts the input instead.
+template <typename Parse>
+std::string rejection(const Parse& parse, const BadInput& bad) {
+  try {
+    parse(bad.text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted '" << bad.text << "'";
+  return {};
+}
+
+const std::string kHostRule = "is not a host name or IPv4 address";
+const std::string kSlotsRule = "slots must be a whole number from 1 to 4096";
+
+class BadHostList : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadHostList, IsRejectedNamingTheBadInput) {
+  const BadInput& bad = GetParam();
+  const std::string message =
+      rejection([](const std::string& text) { ringmaster::parseHostList(text); }, bad);
+  EXPECT_NE(message.find(bad.named), std::string::npos) << "'" << bad.text << "': " << message;
+  EXPECT_NE(message.find(bad.rule), std::string::npos) << "'" << bad.text << "': " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HostList, BadHostList,
+    ::testing::Values(BadInput{"", "host list is empty", "host1:4,host2:4"},
+                      BadInput{"  ", "host list is empty", "host1:4,host2:4"},
+                      BadInput{"a:0", "'a:0'", kSlotsRule}, BadInput{"a:x", "'a:x'", kSlotsRule},
+                      BadInput{"a:99999", "'a:99999'", kSlotsRule}, BadInput{"a:-1", "'a:-1'", kSlotsRule},
+                      BadInput{"a:1.5", "'a:1.5'", kSlotsRule}, BadInput{"a:", "'a:'", kSlotsRule},
+                      BadInput{"a:4,b:zz", "'b:zz'", kSlotsRule},
+                      BadInput{"a:4,,b:2", "'a:4,,b:2'", "has an empty entry"},
+                      BadInput{"a:4,", "'a:4,'", "has an empty entry"},
+                      BadInput{",a:4", "',a:4'", "has an empty entry"}, BadInput{":4", "':4'", kHostRule},
+                      BadInput{"bad host:2", "'bad host'", kHostRule}, BadInput{"a;b:2", "'a;b'", kHostRule},
+                      BadInput{"a:4 b:2", "'a:4 b:2'", kHostRule}, BadInput{"a:4:2", "'a:4:2'", kHostRule},
+                      BadInput{"node1:2,-x:2", "'-x'", kHostRule}, BadInput{".node:2", "'.node'", kHostRule},
+                      BadInput{std::string(254, 'n') + ":2", "'" + std::string(254, 'n') + "'", kHostRule}));
+
+class BadHostfile : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadHostfile, IsRejectedNamingTheFileLineAndBadInput) {
+  const BadInput& bad = GetParam();
+  const std::string message =
+      rejection([](const std::string& text) { ringmaster::parseHostfile(text, "hosts.txt"); }, bad);
+  EXPECT_NE(message.find(bad.named), std::string::npos) << "'" << bad.text << "': " << message;
+  EXPECT_NE(message.find(bad.rule), std::string::npos) << "'" << bad.text << "': " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HostList, BadHostfile,
+    ::testing::Values(BadInput{"", "hosts.txt: no hosts", "host slots=N"},
+                      BadInput{"# only a comment\n\n", "hosts.txt: no hosts", "host slots=N"},
+                      BadInput{"node1 slots=4\nnode2 cores=2\n", "hosts.txt:2", "unknown word 'cores=2'"},
+                      BadInput{"node1 slots=0", "hosts.txt:1", kSlotsRule + ", got '0'"},
+                      BadInput{"node1 slots=", "hosts.txt:1", kSlotsRule + ", got ''"},
+                      BadInput{"node1\n\nnode2 slots=many", "hosts.txt:3", kSlotsRule + ", got 'many'"},
+                      BadInput{"node1 max_slots=x", "hosts.txt:1", kSlotsRule + ", got 'x'"},
+                      BadInput{"bad!host slots=2", "hosts.txt:1", "'bad!host' " + kHostRule},
+                      BadInput{"slots=4", "hosts.txt:1", "'slots=4' " + kHostRule},
+                      BadInput{"-node slots=2", "hosts.txt:1", "'-node' " + kHostRule}));
 
 TEST(HostList, ParsesHostsWithAndWithoutSlots) {
   auto hosts = ringmaster::parseHostList("node-a:4, node-b:2,10.0.0.7");
@@ -14,22 +97,8 @@ TEST(HostList, ParsesHostsWithAndWithoutSlots) {
   EXPECT_EQ(hosts[1], (HostSlots{"node-b", 2}));
   EXPECT_EQ(hosts[2], (HostSlots{"10.0.0.7", 1}));
   EXPECT_EQ(ringmaster::totalSlots(hosts), 7);
-}
-
-TEST(HostList, BadEntriesNameTheEntry) {
-  for (const char* bad : {"", "a:0", "a:x", "a:4,,b:2", "bad host:2", "a:99999"}) {
-    try {
-      ringmaster::parseHostList(bad);
-      ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const InputError& e) {
-      EXPECT_FALSE(std::string(e.what()).empty());
-    }
-  }
-  try {
-    ringmaster::parseHostList("a:4,b:zz");
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("b:zz"), std::string::npos) << e.what();
-  }
+  EXPECT_EQ(ringmaster::parseHostList(" gpu_1.example.org : 4096 "),
+            (std::vector<HostSlots>{{"gpu_1.example.org", 4096}}));
 }
 
 TEST(HostList, HostfileWithCommentsAndSlots) {
@@ -40,14 +109,14 @@ TEST(HostList, HostfileWithCommentsAndSlots) {
   EXPECT_EQ(hosts[2], (HostSlots{"node3", 1}));
 }
 
-TEST(HostList, HostfileErrorsNameFileAndLine) {
+TEST(HostList, AMissingHostfileIsNamed) {
   try {
-    ringmaster::parseHostfile("node1 slots=4\nnode2 cores=2\n", "hosts.txt");
-    FAIL() << "accepted an unknown word";
+    ringmaster::readHostfile("/nonexistent/hostfile");
+    FAIL() << "read a hostfile that does not exist";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("hosts.txt:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'/nonexistent/hostfile' cannot be read"), std::string::npos)
+        << e.what();
   }
-  EXPECT_THROW(ringmaster::readHostfile("/nonexistent/hostfile"), InputError);
 }
 
 TEST(HostList, AssignsRanksHostByHost) {
@@ -62,3 +131,5 @@ TEST(HostList, AssignsRanksHostByHost) {
   EXPECT_THROW(ringmaster::assignRanks({{"a", 2}}, 3), InputError);
   EXPECT_THROW(ringmaster::assignRanks({{"a", 2}}, 0), InputError);
 }
+
+}  // namespace

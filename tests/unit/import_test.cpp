@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 
 #include "common/horovod_timeline_reader.h"
 #include "common/json_tokenizer.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 using ringmaster::JsonError;
 using ringmaster::JsonTokenizer;
 using Token = JsonTokenizer::Token;
-namespace fs = std::filesystem;
 namespace v1 = ringmaster::v1;
 
 namespace {
@@ -74,19 +73,13 @@ HorovodFile writeHorovodTimeline(int ranks, int tensors, int iterations) {
 
 class ImportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rm_import_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  // Writes `text` to `name` in the test's folder; returns its path.
   std::string write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
+    const std::string path = dir_.file(name);
+    ringmaster::test::writeFile(path, text);
     return path;
   }
-  fs::path dir_;
+  ringmaster::test::TempDir dir_{"import"};
 };
 
 std::vector<v1::TimelineEvent> storedEvents(ringmaster::RunStore& store, int64_t run) {
@@ -145,7 +138,7 @@ TEST(JsonTokenizer, InputCutShortEndsWithoutError) {
 TEST_F(ImportTest, HorovodTimelineBecomesARunWithEveryRankAndPhase) {
   auto file = writeHorovodTimeline(4, 3, 5);
   std::string path = write("timeline.json", file.text);
-  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  ringmaster::RunStore store(dir_.file("runs.sqlite"));
   auto result = ringmaster::importTimeline(store, path);
   EXPECT_EQ(result.summary.format, ringmaster::TraceFormat::HorovodTimeline);
   EXPECT_TRUE(result.summary.complete);
@@ -189,7 +182,7 @@ TEST_F(ImportTest, TruncatedTimelineKeepsWhatIsWholeAndSaysSo) {
   std::string cut = file.text.substr(0, file.text.size() * 6 / 10);
   // Make sure the cut lands inside an event.
   while (cut.back() == '\n' || cut.back() == ',' || cut.back() == '}') cut.pop_back();
-  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  ringmaster::RunStore store(dir_.file("runs.sqlite"));
   auto result = ringmaster::importTimeline(store, write("cut.json", cut));
   EXPECT_FALSE(result.summary.complete);
   EXPECT_GT(result.summary.timelineEvents, 0u);
@@ -210,7 +203,7 @@ TEST_F(ImportTest, GarbageIsRefusedWithAPositionAndNothingIsKept) {
   std::string garbage;
   for (int i = 0; i < 4096; ++i) garbage.push_back(char(random() % 256));
   garbage[0] = '\x01';
-  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  ringmaster::RunStore store(dir_.file("runs.sqlite"));
   std::string path = write("garbage.bin", garbage);
   try {
     ringmaster::importTimeline(store, path);
@@ -234,7 +227,7 @@ TEST_F(ImportTest, GarbageIsRefusedWithAPositionAndNothingIsKept) {
   EXPECT_TRUE(store.runs().empty());
 
   EXPECT_THROW(ringmaster::importTimeline(store, write("plain.json", R"({"loss": [1, 2]})")), ringmaster::InputError);
-  EXPECT_THROW(ringmaster::importTimeline(store, (dir_ / "missing.json").string()), ringmaster::InputError);
+  EXPECT_THROW(ringmaster::importTimeline(store, dir_.file("missing.json")), ringmaster::InputError);
   EXPECT_TRUE(store.runs().empty());
 }
 
@@ -251,7 +244,7 @@ TEST_F(ImportTest, ChromeTraceFromAProfilerBecomesRanksAndLanes) {
       {"ph": "X", "name": "ncclAllReduce", "pid": 99, "tid": "stream 7", "ts": 3000, "dur": 10}
     ],
     "distributedInfo": {"rank": 3}})";
-  ringmaster::RunStore store((dir_ / "runs.sqlite").string());
+  ringmaster::RunStore store(dir_.file("runs.sqlite"));
   auto result = ringmaster::importTimeline(store, write("profile.json", trace), "resnet-profile");
   EXPECT_EQ(result.summary.format, ringmaster::TraceFormat::ChromeTrace);
   EXPECT_EQ(result.summary.timelineEvents, 3u);

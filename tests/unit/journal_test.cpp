@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "agent/journal.h"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -8,7 +9,8 @@
 #include <future>
 #include <thread>
 
-#include "agent/journal.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster::agent;
 namespace fs = std::filesystem;
@@ -17,15 +19,6 @@ namespace {
 
 class JournalTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rm-journal-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "journal").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::vector<v1::Record> steps(int first, int count) {
     std::vector<v1::Record> records;
     for (int i = 0; i < count; ++i) {
@@ -42,8 +35,8 @@ class JournalTest : public ::testing::Test {
     done.get_future().wait();
   }
 
-  fs::path dir_;
-  std::string path_;
+  ringmaster::test::TempDir dir_{"journal"};
+  std::string path_ = dir_.file("journal");
 };
 
 TEST_F(JournalTest, NumbersRecordsInOrderWithoutGaps) {
@@ -164,7 +157,7 @@ TEST_F(JournalTest, ADamagedFrameEndsTheReadableJournal) {
 }
 
 TEST_F(JournalTest, RejectsFilesThatAreNotJournals) {
-  std::ofstream(path_) << "hello";
+  ringmaster::test::writeFile(path_, "hello");
   EXPECT_THROW(readJournalFile(path_), std::runtime_error);
   EXPECT_THROW(Journal::openFinished(path_), std::runtime_error);
   EXPECT_THROW(Journal::create(path_), std::runtime_error);  // never overwrites

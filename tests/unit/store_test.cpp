@@ -4,11 +4,12 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "common/run_store.h"
 #include "common/store_schema.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 using ringmaster::NewRun;
 using ringmaster::RunStore;
@@ -20,17 +21,9 @@ namespace {
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("rm_store_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name = "runs.sqlite") const { return (dir_ / name).string(); }
+  std::string file(const std::string& name = "runs.sqlite") const { return dir_.file(name); }
 
-  fs::path dir_;
+  ringmaster::test::TempDir dir_{"store"};
 };
 
 NewRun named(const std::string& name) {
@@ -277,10 +270,9 @@ TEST_F(StoreTest, MigratesAVersionOneFile) {
 }
 
 TEST_F(StoreTest, CorruptFileIsAClearError) {
-  {
-    std::ofstream out(file(), std::ios::binary);
-    for (int i = 0; i < 512; ++i) out << "this is not sqlite ";
-  }
+  std::string garbage;
+  for (int i = 0; i < 512; ++i) garbage += "this is not sqlite ";
+  ringmaster::test::writeFile(file(), garbage);
   try {
     RunStore store(file());
     FAIL() << "opened a corrupt file";
@@ -346,7 +338,7 @@ TEST_F(StoreTest, LockedFileIsAClearError) {
 
 TEST_F(StoreTest, MissingFolderIsAClearError) {
   try {
-    RunStore store((dir_ / "no" / "such" / "dir" / "runs.sqlite").string());
+    RunStore store(file("no/such/dir/runs.sqlite"));
     FAIL();
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("no/such/dir"), std::string::npos) << e.what();

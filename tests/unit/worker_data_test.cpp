@@ -5,12 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
 
 #include "common/error.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "worker/dataset_files.h"
 #include "worker/datasets.h"
 #include "worker/distributed_sampler.h"
@@ -20,20 +21,6 @@ namespace ringmaster::worker {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/rm-worker-data-XXXXXX";
-    path_ = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::vector<uint8_t> idxBytes(uint8_t type, const std::vector<uint32_t>& dims,
                               const std::vector<uint8_t>& values) {
@@ -53,8 +40,7 @@ void writeGzip(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 void writePlain(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  test::writeFile(path, std::string(bytes.begin(), bytes.end()));
 }
 
 std::vector<uint8_t> iota(size_t n) {
@@ -76,7 +62,7 @@ std::string inputErrorOf(F&& f) {
 }
 
 TEST(IdxFile, ReadsGzipAndPlainFiles) {
-  TempDir dir;
+  const test::TempDir dir("worker-data");
   writeGzip(dir.file("images.gz"), idxBytes(0x08, {3, 2, 2}, iota(12)));
   writePlain(dir.file("labels"), idxBytes(0x08, {3}, {1, 2, 9}));
   IdxArray images = readIdxFile(dir.file("images.gz"), 3);
@@ -90,7 +76,7 @@ TEST(IdxFile, ReadsGzipAndPlainFiles) {
 }
 
 TEST(IdxFile, RejectsBrokenFilesNamingThem) {
-  TempDir dir;
+  const test::TempDir dir("worker-data");
   const std::string path = dir.file("broken.gz");
   EXPECT_NE(inputErrorOf([&] { readIdxFile(path, 3); }).find(path + ": no such data file"),
             std::string::npos);
@@ -121,7 +107,7 @@ TEST(IdxFile, RejectsBrokenFilesNamingThem) {
 }
 
 TEST(IdxFile, ChecksLabelsAgainstImages) {
-  TempDir dir;
+  const test::TempDir dir("worker-data");
   writeGzip(dir.file("images"), idxBytes(0x08, {2, 1, 1}, {7, 8}));
   writeGzip(dir.file("labels3"), idxBytes(0x08, {3}, {0, 1, 2}));
   writeGzip(dir.file("labels-bad"), idxBytes(0x08, {2}, {0, 10}));
@@ -143,7 +129,7 @@ std::vector<uint8_t> cifarRecords(const std::vector<uint8_t>& labels) {
 }
 
 TEST(CifarFile, ReadsBatchesInOrder) {
-  TempDir dir;
+  const test::TempDir dir("worker-data");
   writePlain(dir.file("data_batch_1.bin"), cifarRecords({3, 4}));
   writePlain(dir.file("data_batch_2.bin"), cifarRecords({9}));
   writePlain(dir.file("test_batch.bin"), cifarRecords({0}));
@@ -170,7 +156,7 @@ TEST(CifarFile, ReadsBatchesInOrder) {
 }
 
 TEST(CifarFile, RejectsBrokenBatchesNamingThem) {
-  TempDir dir;
+  const test::TempDir dir("worker-data");
   EXPECT_NE(inputErrorOf([&] { cifarTrainFiles(dir.path()); }).find("data_batch_1.bin: no such data file"),
             std::string::npos);
   auto bytes = cifarRecords({1, 2});

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "common/error.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "worker/checkpoint.h"
 #include "worker/models.h"
 
@@ -75,14 +76,11 @@ TEST(Models, SameSeedSameInitialisation) {
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/rm-worker-ckpt-XXXXXX";
-    dir_ = mkdtemp(pattern);
     auto options = c10d::ProcessGroupGloo::Options::create();
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     group_ =
         c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::HashStore>(), 0, 1, options);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // One SGD step with momentum, so the optimizer has state worth saving.
   static void trainOnce(Classifier& model, torch::optim::Optimizer& optimizer) {
@@ -91,7 +89,8 @@ class CheckpointTest : public ::testing::Test {
     optimizer.step();
   }
 
-  std::string dir_;
+  test::TempDir folder_{"worker-checkpoint"};
+  const std::string dir_ = folder_.path();
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
 };
 
@@ -138,7 +137,7 @@ TEST_F(CheckpointTest, MissingWrongOrCorruptCheckpointsAreInputErrors) {
     EXPECT_NE(std::string(e.what()).find("holds model mlp, not cnn"), std::string::npos);
   }
 
-  std::ofstream(checkpointPath(dir_), std::ios::trunc) << "not a checkpoint";
+  test::writeFile(checkpointPath(dir_), "not a checkpoint");
   try {
     restoreCheckpoint(dir_, "mlp", *model, optimizer, *group_);
     ADD_FAILURE() << "restored garbage";
@@ -150,12 +149,9 @@ TEST_F(CheckpointTest, MissingWrongOrCorruptCheckpointsAreInputErrors) {
 
 TEST(ParameterDump, WritesFloat32InParameterOrder) {
   auto model = makeModel(v1::MODEL_MLP, {1, 2, 2, 3});
-  char pattern[] = "/tmp/rm-worker-dump-XXXXXX";
-  std::string dir = mkdtemp(pattern);
-  dumpParameters(*model, dir + "/params.bin");
-  std::ifstream in(dir + "/params.bin", std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove_all(dir);
+  const test::TempDir dir("worker-dump");
+  dumpParameters(*model, dir.file("params.bin"));
+  const std::string bytes = test::readFile(dir.file("params.bin"));
   ASSERT_EQ(bytes.size(), static_cast<size_t>(parameterCount(*model)) * sizeof(float));
   float first = 0;
   std::memcpy(&first, bytes.data(), sizeof first);

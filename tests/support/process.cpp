@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "tests/integration/process.h"
+#include "tests/support/process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,23 +7,15 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "tests/support/files.h"
+
 namespace ringmaster::test {
-namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string binPath(const std::string& name) {
+  return std::string(RM_BIN_DIR) + "/" + name;
 }
-
-}  // namespace
-
-std::string binPath(const std::string& name) { return std::string(RM_BIN_DIR) + "/" + name; }
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                          std::chrono::milliseconds timeout) {
@@ -63,8 +55,8 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<st
   }
   if (WIFEXITED(status) && !result.timedOut) result.exitCode = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = slurp(outPath);
-  result.err = slurp(errPath);
+  result.out = readFile(outPath);
+  result.err = readFile(errPath);
   unlink(outPath);
   unlink(errPath);
   return result;

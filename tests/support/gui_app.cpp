@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shared by the offscreen GUI tests: one QApplication, settings and data kept in a test sandbox, waiting helpers.
-#pragma once
+#include "tests/support/gui_app.h"
 
-#include <QApplication>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QStandardPaths>
-#include <QTemporaryDir>
-
-#include <functional>
 
 namespace ringmaster::test {
 
-inline QApplication& guiApp() {
+QApplication& guiApp() {
   static int argc = 1;
   static char name[] = "ringmaster-gui-test";
   static char* argv[] = {name, nullptr};
@@ -26,8 +21,7 @@ inline QApplication& guiApp() {
   return *instance;
 }
 
-// Runs the event loop until `done` holds or `timeoutMs` passes; returns whether it held.
-inline bool waitUntil(const std::function<bool()>& done, int timeoutMs) {
+bool waitUntil(const std::function<bool()>& done, int timeoutMs) {
   QDeadlineTimer deadline(timeoutMs);
   while (!done()) {
     if (deadline.hasExpired()) return false;

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Chinese catalogue, resources/translations/ringmaster_zh_CN.ts, is the one place the translations live
+// (translators edit it in Qt Linguist; nothing rewrites it): every message in it is finished; it is exactly
+// what `ninja ringmaster_lupdate` makes of today's sources, so it holds no context or string the code has
+// dropped and lacks none the code has; and the console, running in Chinese, finds every string it looks up
+// under the context tr() uses, and looks up every context the catalogue holds.
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTranslator>
+#include <QXmlStreamReader>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "common/chrome_trace.h"
+#include "common/comparison.h"
+#include "console/comparison_model.h"
+#include "console/hosts_model.h"
+#include "gui/dashboard_page.h"
+#include "gui/launch_page.h"
+#include "gui/live_run.h"
+#include "gui/main_window.h"
+#include "gui/report_dialog.h"
+#include "gui/timeline_page.h"
+#include "tests/support/console_test.h"
+#include "tests/support/files.h"
+#include "tests/support/gui_app.h"
+
+namespace ringmaster::gui {
+namespace {
+
+constexpr char kCatalogue[] = RM_SOURCE_DIR "/resources/translations/ringmaster_zh_CN.ts";
+constexpr char kCompiledCatalogue[] = ":/i18n/ringmaster_zh_CN.qm";
+
+// The source texts of a .ts file, by context.
+std::map<QString, std::set<QString>> messagesOf(const std::string& ts) {
+  std::map<QString, std::set<QString>> messages;
+  QXmlStreamReader xml(QByteArray::fromStdString(ts));
+  QString context;
+  while (!xml.atEnd()) {
+    if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+    if (xml.name() == QLatin1String("name")) {
+      context = xml.readElementText();
+      messages[context];
+    } else if (xml.name() == QLatin1String("source")) {
+      messages[context].insert(xml.readElementText());
+    }
+  }
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  return messages;
+}
+
+// The Chinese catalogue as the build compiles it: every message of the .ts finished, and the strings added
+// with the remote hosts, the live controls and chart export come out in Chinese with their placeholders kept.
+TEST(Translations, ChineseCoversEveryMessage) {
+  test::guiApp();
+  const std::string source = test::readFile(kCatalogue);
+  ASSERT_FALSE(source.empty()) << kCatalogue;
+  EXPECT_EQ(source.find("type=\"unfinished\""), std::string::npos)
+      << "translate the new strings of " << kCatalogue << " in Qt Linguist";
+  EXPECT_TRUE(source.find("type=\"vanished\"") == std::string::npos &&
+              source.find("type=\"obsolete\"") == std::string::npos);
+
+  QTranslator zh;
+  ASSERT_TRUE(zh.load(QString::fromLatin1(kCompiledCatalogue)));
+  const char* hosts = console::HostsModel::staticMetaObject.className();
+  const char* window = MainWindow::staticMetaObject.className();
+  struct Message {
+    const char* context;
+    const char* text;
+    QStringList placeholders;
+  };
+  const Message messages[] = {
+      {hosts, "connected", {}},
+      {hosts, "unreachable", {}},
+      {"ringmaster::gui::ChartExport", "Save as PNG…", {}},
+      {"ringmaster::gui::ChartExport", "Save as SVG…", {}},
+      {TimelinePage::staticMetaObject.className(), "Save image", {}},
+      {DashboardPage::staticMetaObject.className(), "Record timeline", {}},
+      {LaunchPage::staticMetaObject.className(), "Use connected hosts", {}},
+      {LiveRun::staticMetaObject.className(), "the run is not running", {}},
+      {window, "Connection to %1 lost — reconnecting…", {QStringLiteral("%1")}},
+      {window,
+       "Run %1 (%2) is running on %3.",
+       {QStringLiteral("%1"), QStringLiteral("%2"), QStringLiteral("%3")}},
+      {window, "Could not turn the timeline %1: %2", {QStringLiteral("%1"), QStringLiteral("%2")}},
+  };
+  for (const Message& m : messages) {
+    const QString zhText = zh.translate(m.context, m.text);
+    EXPECT_FALSE(zhText.isEmpty()) << m.context << ": " << m.text;
+    EXPECT_NE(zhText, QString::fromUtf8(m.text)) << m.context << ": " << m.text;
+    for (const QString& p : m.placeholders) {
+      EXPECT_TRUE(zhText.contains(p)) << m.text << " -> " << zhText.toStdString();
+    }
+  }
+  const QString backfilled = zh.translate(window, "Reconnected to %1; backfilled %n record(s).", nullptr, 3);
+  EXPECT_TRUE(backfilled.contains(QStringLiteral("%1")) && backfilled.contains(QStringLiteral("%n")))
+      << backfilled.toStdString();
+  EXPECT_NE(backfilled, QStringLiteral("Reconnected to %1; backfilled %n record(s)."));
+}
+
+// lupdate run on a copy of the catalogue, as `ninja ringmaster_lupdate` runs it, changes nothing: no context
+// or string is missing (it would come in unfinished) and none is left over (-no-obsolete would drop it).
+TEST(Translations, TheCatalogueIsWhatLupdateMakesOfTheSources) {
+  const QStringList command = QString::fromStdString(test::readFile(RM_LUPDATE_COMMAND_FILE))
+                                  .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  ASSERT_GE(command.size(), 2) << "no lupdate command in " RM_LUPDATE_COMMAND_FILE;
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const std::string catalogue = test::readFile(kCatalogue);
+  ASSERT_FALSE(catalogue.empty()) << kCatalogue;
+  const QString copy = dir.filePath(QStringLiteral("ringmaster_zh_CN.ts"));
+  test::writeFile(copy.toStdString(), catalogue);
+
+  QProcess lupdate;
+  lupdate.start(command.front(), command.mid(1) << QStringLiteral("-ts") << copy);
+  ASSERT_TRUE(lupdate.waitForFinished(120'000)) << lupdate.errorString().toStdString();
+  ASSERT_EQ(lupdate.exitCode(), 0) << lupdate.readAllStandardError().toStdString();
+  const std::string updated = test::readFile(copy.toStdString());
+
+  const auto was = messagesOf(catalogue);
+  const auto now = messagesOf(updated);
+  for (const auto& [context, texts] : was) {
+    if (!now.count(context)) {
+      ADD_FAILURE() << "context " << context.toStdString() << " is in the .ts but no code uses it";
+      continue;
+    }
+    for (const QString& text : texts) {
+      EXPECT_TRUE(now.at(context).count(text))
+          << context.toStdString() << ": \"" << text.toStdString() << "\" is in the .ts but not in the code";
+    }
+  }
+  for (const auto& [context, texts] : now) {
+    for (const QString& text : texts) {
+      EXPECT_TRUE(was.count(context) && was.at(context).count(text))
+          << context.toStdString() << ": \"" << text.toStdString()
+          << "\" is missing from the .ts: run `ninja ringmaster_lupdate` and translate it in Qt Linguist";
+    }
+  }
+  EXPECT_TRUE(updated == catalogue) << "lupdate changed " << kCatalogue
+                                    << " (run `ninja ringmaster_lupdate`)";
+}
+
+// Hands every lookup on to the compiled Chinese catalogue, noting the console's own (contexts
+// "ringmaster::...") and those the catalogue could not answer.
+class RecordingTranslator : public QTranslator {
+ public:
+  QString translate(const char* context, const char* sourceText, const char* disambiguation,
+                    int n) const override {
+    const QString text = QTranslator::translate(context, sourceText, disambiguation, n);
+    const QString name = QString::fromUtf8(context);
+    if (name.startsWith(QLatin1String("ringmaster::")) && sourceText && *sourceText) {
+      std::lock_guard lock(mutex_);
+      contexts_.insert(name);
+      if (text.isEmpty()) unanswered_.insert(name + QStringLiteral(": ") + QString::fromUtf8(sourceText));
+    }
+    return text;
+  }
+
+  std::set<QString> contexts() const {
+    std::lock_guard lock(mutex_);
+    return contexts_;
+  }
+  std::set<QString> unanswered() const {
+    std::lock_guard lock(mutex_);
+    return unanswered_;
+  }
+
+ private:
+  mutable std::mutex mutex_;  // pages may be filled from the store's thread
+  mutable std::set<QString> contexts_;
+  mutable std::set<QString> unanswered_;
+};
+
+class ChineseConsole : public test::ConsoleTest {
+ protected:
+  void SetUp() override {
+    ConsoleTest::SetUp();
+    ASSERT_TRUE(translator.load(QString::fromLatin1(kCompiledCatalogue)));
+    ASSERT_TRUE(QCoreApplication::installTranslator(&translator));
+  }
+  void TearDown() override { QCoreApplication::removeTranslator(&translator); }
+
+  RecordingTranslator translator;
+};
+
+// The console in Chinese with a run shown on every page, the report dialog, a live run's controls and a
+// comparison's table: every string it looks up is in the catalogue under the context tr() used, and every
+// context of the catalogue is one of those looked up.
+TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCatalogue) {
+  // A run to show: two ranks' compute phases over three steps, imported as a Chrome trace.
+  const std::string trace = dir.filePath(QStringLiteral("trace.json")).toStdString();
+  {
+    ChromeTraceWriter writer(trace);
+    int64_t start = 0;
+    for (uint64_t step = 0; step < 3; ++step) {
+      for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER"}) {
+        for (int rank = 0; rank < 2; ++rank) {
+          v1::TimelineEvent event;
+          event.set_rank(rank);
+          event.set_lane("compute");
+          event.set_name(phase);
+          event.set_step(step);
+          event.set_start_ns(start);
+          event.set_end_ns(start + 900'000);
+          writer.add(event);
+        }
+        start += 1'000'000;
+      }
+    }
+  }
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  int64_t runId = -1;
+  QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { runId = id; });
+  window.importTimeline(QString::fromStdString(trace));
+  ASSERT_TRUE(test::waitUntil([&] { return runId >= 0; }, 60'000)) << "the imported run was not shown";
+  for (int page = 0; page < window.pages()->count(); ++page) {
+    window.pages()->setCurrentIndex(page);
+    QCoreApplication::processEvents();
+    EXPECT_FALSE(window.grab().isNull()) << "page " << page;
+  }
+
+  ReportDialog report(window.store(), runId, &window);
+  EXPECT_FALSE(report.grab().isNull());
+  LiveRun live(console::LaunchPlan{}, options.storePath, {});
+  QString problem;
+  QObject::connect(&live, &LiveRun::timelineRecording, [&](bool, const QString& why) { problem = why; });
+  live.setTimelineRecording(true);
+  EXPECT_FALSE(problem.isEmpty()) << "a run that never started cannot record a timeline";
+  console::ComparisonModel comparison;
+  RunMetrics base, other;
+  base.info.name = "base";
+  other.info.name = "other";
+  comparison.setComparisons({compareRuns(base, other)});
+  for (int column = 0; column < comparison.columnCount(); ++column) {
+    EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
+  }
+
+  for (const QString& missing : translator.unanswered()) {
+    ADD_FAILURE() << "the console looked up " << missing.toStdString()
+                  << ", which the catalogue does not hold";
+  }
+  const std::set<QString> used = translator.contexts();
+  for (const auto& [context, texts] : messagesOf(test::readFile(kCatalogue))) {
+    EXPECT_TRUE(used.count(context)) << context.toStdString()
+                                     << " is a context of the .ts that the console never looked up";
+  }
+}
+
+}  // namespace
+}  // namespace ringmaster::gui
