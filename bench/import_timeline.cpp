@@ -3,6 +3,7 @@
 // it into a fresh run store, and prints MB/s and the peak memory against the file's size (goal: no more than the
 // file; chrome://tracing gives up near 256-800 MB). Everything it writes is deleted at the end.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "bench/bench_support.h"

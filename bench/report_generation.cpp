@@ -2,6 +2,7 @@
 // Report generation for a 64-rank x 10 000-step run: time to read the run, diagnose it and write the HTML, PDF,
 // CSV and trace reports.
 #include <cstdio>
+#include <filesystem>
 
 #include "bench/bench_support.h"
 #include "common/run_store.h"

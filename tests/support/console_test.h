@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 
 #include "gui/main_window.h"
+#include "tests/support/gui_app.h"
 
 namespace ringmaster::test {
 

@@ -133,7 +133,7 @@ inline SyntheticRecords generate(const SyntheticRun& run) {
 
 // `records` as the store keeps them: one series per rank.
 inline std::vector<RankSeries> rankSeries(const std::vector<v1::Record>& records, int ranks) {
-  std::vector<RankSeries> series(size_t(ranks));
+  std::vector<RankSeries> series(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) series[size_t(r)].rank = r;
   for (const auto& rec : records) {
     if (rec.has_step()) series[size_t(rec.step().rank())].steps.push_back(rec.step());
