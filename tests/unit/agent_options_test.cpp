@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "agent/agent_program.h"
-#include "tests/integration/process.h"
+#include "tests/support/process.h"
 
 using namespace ringmaster::agent;
 using ringmaster::test::binPath;

@@ -1,36 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/report.h"
+
 #include <gtest/gtest.h>
 
 #include <QXmlStreamReader>
-
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "common/chrome_trace_reader.h"
 #include "console/ingest.h"
-#include "console/report.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster;
 using namespace ringmaster::console;
-namespace fs = std::filesystem;
 
 namespace {
 
 class ReportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rm_report_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    store_ = (dir_ / "runs.sqlite").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Ingests a synthetic 4-rank run with a straggler (rank 2) and a leak (rank 1), the way the launcher would.
   int64_t ingestRun(int ranks = 4, int steps = 80, uint64_t seed = 1) {
     test::SyntheticRun run;
@@ -79,16 +69,9 @@ class ReportTest : public ::testing::Test {
     return ingest.runId();
   }
 
-  fs::path dir_;
-  std::string store_;
+  test::TempDir dir_{"report"};
+  std::string store_ = dir_.file("runs.sqlite");
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -115,9 +98,9 @@ TEST_F(ReportTest, HtmlIsOneWellFormedFileWithItsCharts) {
   int64_t other = ingestRun(4, 80, 2);
   RunStore store(store_);
   auto report = buildReport(store, id, {other});
-  std::string path = (dir_ / "report.html").string();
+  std::string path = dir_.file("report.html");
   writeHtmlReport(report, path);
-  std::string html = slurp(path);
+  std::string html = test::readFile(path);
 
   QXmlStreamReader xml(QByteArray::fromStdString(html));
   int svgs = 0, polylines = 0, tables = 0;
@@ -161,7 +144,7 @@ TEST_F(ReportTest, ManyRanksShowTheSpreadAndTheNamedRanks) {
 TEST_F(ReportTest, CsvHasOneRowPerStoredValue) {
   int64_t id = ingestRun();
   RunStore store(store_);
-  std::string path = (dir_ / "run.csv").string();
+  std::string path = dir_.file("run.csv");
   uint64_t rows = writeCsv(store, id, path);
   auto counts = store.counts(id);
   int64_t evidence = 0;
@@ -191,7 +174,7 @@ TEST_F(ReportTest, CsvHasOneRowPerStoredValue) {
 TEST_F(ReportTest, TraceParsesAndHoldsEveryRank) {
   int64_t id = ingestRun();
   RunStore store(store_);
-  std::string path = (dir_ / "trace.json").string();
+  std::string path = dir_.file("trace.json");
   EXPECT_EQ(writeTrace(store, id, path), 4u);
   std::set<std::string> pids;
   std::ifstream in(path);
@@ -213,7 +196,7 @@ TEST_F(ReportTest, RunsWithoutATimelineGetOneFromTheirSteps) {
     store.append(id, test::generate(run).records);
   }
   RunStore store(store_);
-  std::string path = (dir_ / "trace.json").string();
+  std::string path = dir_.file("trace.json");
   // 5 phases per step and rank, plus 2 all-reduce ops each.
   EXPECT_EQ(writeTrace(store, id, path), uint64_t(3 * 10 * (5 + 2)));
   std::set<std::string> names;
@@ -225,9 +208,9 @@ TEST_F(ReportTest, RunsWithoutATimelineGetOneFromTheirSteps) {
 TEST_F(ReportTest, PdfHasPages) {
   int64_t id = ingestRun();
   RunStore store(store_);
-  std::string path = (dir_ / "report.pdf").string();
+  std::string path = dir_.file("report.pdf");
   writePdfReport(buildReport(store, id), path);
-  EXPECT_EQ(slurp(path).substr(0, 5), "%PDF-");
+  EXPECT_EQ(test::readFile(path).substr(0, 5), "%PDF-");
   FILE* pipe = ::popen(("pdfinfo '" + path + "' 2>&1").c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string info;
@@ -245,7 +228,7 @@ TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
   int64_t id = ingestRun(2, 30);
   RunStore store(store_);
   auto report = buildReport(store, id);
-  std::string bad = (dir_ / "missing" / "report.html").string();
+  std::string bad = dir_.file("missing/report.html");
   EXPECT_THROW(writeHtmlReport(report, bad), InputError);
   EXPECT_THROW(writeCsv(store, id, bad), InputError);
   EXPECT_THROW(writePdfReport(report, bad), InputError);

@@ -4,14 +4,13 @@
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 
 #include "common/error.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace ringmaster::console {
 namespace {
@@ -37,19 +36,10 @@ bool contains(const std::vector<std::string>& words, const std::vector<std::stri
 
 // A real file in this test's own folder: --hostfile, --token-file and --tls-ca must name existing files.
 std::string existingFile(const std::string& name) {
-  struct Folder {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("rm-run-flags-test-" + std::to_string(::getpid()));
-    Folder() { std::filesystem::create_directories(path); }
-    ~Folder() {
-      std::error_code ignored;
-      std::filesystem::remove_all(path, ignored);
-    }
-  };
-  static const Folder folder;
-  const std::filesystem::path file = folder.path / name;
-  std::ofstream(file) << "node-a slots=4\n";
-  return file.string();
+  static const test::TempDir folder("run-flags");
+  const std::string file = folder.file(name);
+  test::writeFile(file, "node-a slots=4\n");
+  return file;
 }
 
 void addStraggler(v1::JobSpec& spec, int rank, double ms, uint64_t fromStep) {
