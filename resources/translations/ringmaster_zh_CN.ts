@@ -505,6 +505,12 @@
         <source>Rank %1</source>
         <translation>Rank %1</translation>
     </message>
+    <message numerus="yes">
+        <source> · and %n more host(s)</source>
+        <translation>
+            <numerusform> · 以及另外 %n 台主机</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::FindingsPage</name>
