@@ -82,7 +82,7 @@ class HostsTest : public test::ConsoleTest {
 // The registry behind the page, without widgets: its model stays consistent (QAbstractItemModelTester) while a real
 // agent and an address where nothing listens are added, checked, planned for, forgotten and remembered.
 TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
-  const QString token = writeFile(QStringLiteral("token"), "registry-token\n");
+  const QString token = write(QStringLiteral("token"), "registry-token\n");
   test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString(), token.toStdString());
   ASSERT_TRUE(agent.ready()) << "ringmaster-agent did not come up";
   const QString address = QString::fromStdString(agent.address());
