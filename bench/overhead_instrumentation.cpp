@@ -4,25 +4,25 @@
 // timeline). Prints each run's samples/s (summed over ranks, as each rank measured itself) and the ratio on/off.
 //
 //   overhead_instrumentation [--ranks N] [--steps N] [--model cnn] [--rounds R]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <QByteArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
-#include <arpa/inet.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <netinet/in.h>
 #include <sstream>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
 #include "common/job_spec.h"
+#include "common/json.h"
 #include "console/launcher.h"
 
 using namespace ringmaster;
@@ -87,7 +87,7 @@ double runBare(const v1::JobSpec& spec, const fs::path& dir) {
     std::ifstream in(dir / ("bare-rank" + std::to_string(r) + ".json"));
     std::stringstream text;
     text << in.rdbuf();
-    total += QJsonDocument::fromJson(QByteArray::fromStdString(text.str())).object()["samples_per_s"].toDouble();
+    total += parseJson(text.str())["samples_per_s"].GetDouble();
   }
   return total;
 }

@@ -1,59 +1,68 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/run_summary.h"
 
-#include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
-
 #include <fstream>
 
 #include "common/error.h"
+#include "common/json.h"
 
 namespace ringmaster::worker {
 
 std::string summaryJson(const RunSummary& s) {
-  google::protobuf::Struct root;
-  auto& fields = *root.mutable_fields();
-  auto number = [&](const char* key, double value) { fields[key].set_number_value(value); };
-  auto text = [&](const char* key, const std::string& value) { fields[key].set_string_value(value); };
-  number("rank", s.rank);
-  number("world_size", s.worldSize);
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
+  auto integer = [&](const char* key, int64_t value) {
+    json.Key(key);
+    json.Int64(value);
+  };
+  auto real = [&](const char* key, double value) {
+    json.Key(key);
+    writeNumber(json, value);
+  };
+  auto text = [&](const char* key, const std::string& value) {
+    json.Key(key);
+    json.String(value);
+  };
+  json.StartObject();
+  integer("rank", s.rank);
+  integer("world_size", s.worldSize);
   text("engine", s.engine);
   text("backend", s.backend);
   text("model", s.model);
   text("dataset", s.dataset);
-  number("threads", s.threads);
-  number("first_step", static_cast<double>(s.firstStep));
-  number("steps", static_cast<double>(s.steps));
-  number("epochs", s.epochs);
-  number("samples", static_cast<double>(s.samples));
-  number("train_seconds", s.trainSeconds);
-  number("samples_per_s", s.samplesPerS);
-  number("steady_samples_per_s", s.steadySamplesPerS);
-  number("final_loss", s.finalLoss);
-  number("test_accuracy", s.testAccuracy);
+  integer("threads", s.threads);
+  integer("first_step", static_cast<int64_t>(s.firstStep));
+  integer("steps", static_cast<int64_t>(s.steps));
+  integer("epochs", s.epochs);
+  integer("samples", static_cast<int64_t>(s.samples));
+  real("train_seconds", s.trainSeconds);
+  real("samples_per_s", s.samplesPerS);
+  real("steady_samples_per_s", s.steadySamplesPerS);
+  real("final_loss", s.finalLoss);
+  real("test_accuracy", s.testAccuracy);
   text("param_checksum", s.paramChecksum);
-  number("clock_offset_ns", static_cast<double>(s.clockOffsetNs));
-  number("clock_rtt_ns", static_cast<double>(s.clockRttNs));
-  number("peak_rss_bytes", static_cast<double>(s.peakRssBytes));
+  integer("clock_offset_ns", s.clockOffsetNs);
+  integer("clock_rtt_ns", s.clockRttNs);
+  integer("peak_rss_bytes", static_cast<int64_t>(s.peakRssBytes));
 
-  auto& phases = *fields["step_phase_means_ms"].mutable_struct_value()->mutable_fields();
-  phases["data"].set_number_value(s.phases.dataMs);
-  phases["forward"].set_number_value(s.phases.forwardMs);
-  phases["backward"].set_number_value(s.phases.backwardMs);
-  phases["comm_wait"].set_number_value(s.phases.commWaitMs);
-  phases["optimizer"].set_number_value(s.phases.optimizerMs);
-  phases["total"].set_number_value(s.phases.totalMs);
+  json.Key("step_phase_means_ms");
+  json.StartObject();
+  real("data", s.phases.dataMs);
+  real("forward", s.phases.forwardMs);
+  real("backward", s.phases.backwardMs);
+  real("comm_wait", s.phases.commWaitMs);
+  real("optimizer", s.phases.optimizerMs);
+  real("total", s.phases.totalMs);
+  json.EndObject();
 
-  auto& engine = *fields["engine_stats"].mutable_struct_value()->mutable_fields();
-  engine["collectives"].set_number_value(static_cast<double>(s.collectives));
-  engine["bytes_reduced"].set_number_value(static_cast<double>(s.bytesReduced));
-  engine["bucket_rebuilds"].set_number_value(static_cast<double>(s.bucketRebuilds));
-
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  std::string json;
-  google::protobuf::util::MessageToJsonString(root, &json, options);
-  return json;
+  json.Key("engine_stats");
+  json.StartObject();
+  integer("collectives", static_cast<int64_t>(s.collectives));
+  integer("bytes_reduced", static_cast<int64_t>(s.bytesReduced));
+  integer("bucket_rebuilds", static_cast<int64_t>(s.bucketRebuilds));
+  json.EndObject();
+  json.EndObject();
+  return std::string(jsonText(buffer)) + "\n";
 }
 
 void writeSummaryJson(const std::string& path, const RunSummary& summary) {

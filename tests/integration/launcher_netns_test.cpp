@@ -8,13 +8,11 @@
 #include <unistd.h>
 
 #include <QByteArray>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "common/json.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster::test;
@@ -144,12 +142,12 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
 
   std::ifstream in(summary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
-  EXPECT_EQ(json["status"].toString(), "finished");
+  auto json = ringmaster::parseJson(text);
+  EXPECT_STREQ(json["status"].GetString(), "finished");
   std::set<std::string> rankHosts;
-  for (const auto& r : json["ranks"].toArray()) rankHosts.insert(r.toObject()["host"].toString().toStdString());
+  for (const auto& r : json["ranks"].GetArray()) rankHosts.insert(r["host"].GetString());
   EXPECT_EQ(rankHosts, (std::set<std::string>{hosts.address(0), hosts.address(1)}));
-  EXPECT_TRUE(json["params_identical"].toBool());
+  EXPECT_TRUE(json["params_identical"].GetBool());
   // Ten all-reduces of the MLP's gradients went over the wire, not just control messages.
   EXPECT_GT(hosts.receivedBytes(1) - before, 1'000'000u);
 }

@@ -5,16 +5,14 @@
 #include <signal.h>
 
 #include <QByteArray>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "common/json.h"
 #include "console/launcher.h"
-#include "worker/telemetry_sender.h"
 #include "tests/integration/agent_test_support.h"
+#include "worker/telemetry_sender.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -29,22 +27,23 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-// Parses a Chrome trace file; fails the test when it is not valid JSON.
-QJsonArray traceEvents(const std::string& path) {
-  std::string text = slurp(path);
-  QJsonParseError error;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
-  EXPECT_EQ(error.error, QJsonParseError::NoError)
-      << path << ": " << error.errorString().toStdString() << " at " << error.offset;
-  EXPECT_TRUE(doc.isArray()) << path;
-  return doc.array();
+// Parses a Chrome trace file; fails the test (and gives an empty array) when it is not valid JSON.
+rapidjson::Document traceEvents(const std::string& path) {
+  rapidjson::Document doc;
+  try {
+    doc = parseJson(slurp(path));
+  } catch (const JsonError& e) {
+    ADD_FAILURE() << path << ": " << e.what();
+  }
+  EXPECT_TRUE(doc.IsArray()) << path;
+  if (!doc.IsArray()) doc.SetArray();
+  return doc;
 }
 
-std::set<std::string> phaseNames(const QJsonArray& events) {
+std::set<std::string> phaseNames(const rapidjson::Value& events) {
   std::set<std::string> names;
-  for (const auto& v : events) {
-    auto e = v.toObject();
-    if (e["ph"].toString() != "M") names.insert(e["name"].toString().toStdString());
+  for (const auto& e : events.GetArray()) {
+    if (e["ph"] != "M") names.insert(e["name"].GetString());
   }
   return names;
 }
@@ -149,14 +148,13 @@ TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
                      "--summary-json", summary});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.err.find(" finished"), std::string::npos) << result.err;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary)));
-  ASSERT_TRUE(doc.isObject());
-  auto json = doc.object();
-  EXPECT_EQ(json["status"].toString(), "finished");
-  EXPECT_EQ(json["ranks"].toArray().size(), 2);
-  EXPECT_GT(json["samples_per_s"].toDouble(), 0);
-  EXPECT_TRUE(json["params_identical"].toBool());
-  EXPECT_TRUE(json.contains("findings"));
+  auto json = parseJson(slurp(summary));
+  ASSERT_TRUE(json.IsObject());
+  EXPECT_STREQ(json["status"].GetString(), "finished");
+  EXPECT_EQ(json["ranks"].Size(), 2u);
+  EXPECT_GT(json["samples_per_s"].GetDouble(), 0);
+  EXPECT_TRUE(json["params_identical"].GetBool());
+  EXPECT_TRUE(json.HasMember("findings"));
 }
 
 TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
@@ -166,9 +164,9 @@ TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
   EXPECT_NE(result.exitCode, 0);
   EXPECT_NE(result.exitCode, 2);
   EXPECT_NE(result.err.find("failed: rank 1 on host"), std::string::npos) << result.err;
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(summary))).object();
-  EXPECT_EQ(json["status"].toString(), "failed");
-  EXPECT_EQ(json["failed_rank"].toObject()["rank"].toInt(), 1);
+  auto json = parseJson(slurp(summary));
+  EXPECT_STREQ(json["status"].GetString(), "failed");
+  EXPECT_EQ(json["failed_rank"]["rank"].GetInt(), 1);
 }
 
 TEST_F(RunCommand, BadInputIsAUsageError) {
