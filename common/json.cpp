@@ -57,17 +57,15 @@ bool endedEarly(const rapidjson::ParseResult& result, bool atEnd, bool tooDeep) 
 }  // namespace detail
 
 rapidjson::Document parseJson(std::string_view text, bool numbersAsText) {
-  // The iterative parser: a document nested a million deep costs heap, not the call stack.
+  // The document is built by the same reader, with the same limits, as every other read.
   rapidjson::Document document;
-  if (numbersAsText) {
-    document.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag>(text.data(),
-                                                                                           text.size());
-  } else {
-    document.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
-  }
-  if (document.HasParseError()) {
-    throw JsonError(document.GetErrorOffset(), rapidjson::GetParseError_En(document.GetParseError()));
-  }
+  bool whole = false;
+  auto read = [&](rapidjson::Document& handler) {
+    whole = numbersAsText ? readJson<rapidjson::kParseNumbersAsStringsFlag>(text, handler) : readJson(text, handler);
+    return whole;
+  };
+  document.Populate(read);
+  if (!whole) throw JsonError(text.size(), "the text ends inside the document");
   return document;
 }
 

@@ -157,8 +157,8 @@ bool readJson(std::string_view text, Handler& handler) {
   return detail::read<Flags>(in, handler, [&] { return in.Tell() == text.size(); });
 }
 
-// `text` as a document; numbers stay text with rapidjson::kParseNumbersAsStringsFlag. Throws JsonError when
-// `text` is not one whole JSON value.
+// `text` as a document, read as readJson reads; numbers stay text with `numbersAsText`
+// (rapidjson::kParseNumbersAsStringsFlag). Throws JsonError unless `text` is one whole JSON value.
 rapidjson::Document parseJson(std::string_view text, bool numbersAsText = false);
 
 // The text a writer wrote into `buffer`.

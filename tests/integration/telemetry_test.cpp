@@ -99,7 +99,7 @@ TEST(Telemetry, ATimelineCutMidRunStillParses) {
   ASSERT_TRUE(outcome);
   std::string path = dir.file("state") + "/jobs/" + launcher.jobId() + "/rank1.trace.json";
   auto events = traceEvents(path);
-  EXPECT_GT(events.size(), 10);
+  EXPECT_GT(events.Size(), 10u);
   EXPECT_TRUE(phaseNames(events).count("BACKWARD"));
 }
 
@@ -123,9 +123,8 @@ TEST_F(RunCommand, ATwoRankTimelineHoldsEveryRankAndPhase) {
     ASSERT_EQ(result.exitCode, 0) << result.err;
     auto events = traceEvents(trace);
     std::set<int> rows;
-    for (const auto& v : events) {
-      auto e = v.toObject();
-      if (e["ph"] == "M" && e["name"] == "process_name") rows.insert(e["pid"].toInt());
+    for (const auto& e : events.GetArray()) {
+      if (e["ph"] == "M" && e["name"] == "process_name") rows.insert(e["pid"].GetInt());
     }
     EXPECT_EQ(rows, (std::set<int>{0, 1}));
     auto names = phaseNames(events);

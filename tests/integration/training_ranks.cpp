@@ -95,7 +95,7 @@ std::string TrainingJob::describe() const {
   return text.str();
 }
 
-google::protobuf::Struct TrainingJob::summary(int rank) const {
+rapidjson::Document TrainingJob::summary(int rank) const {
   rapidjson::Document summary;
   std::string json = readFile(dir_ + "/summary." + std::to_string(rank) + ".json");
   EXPECT_FALSE(json.empty()) << "rank " << rank << " wrote no summary\n" << describe();
