@@ -195,19 +195,18 @@ std::string inferFormat(const std::string& output) {
                    "' does not say which (html, pdf, csv or trace)");
 }
 
-// The QGuiApplication a PDF's text layout needs (fonts). A terminal command shows no window, so it runs on
-// Qt's offscreen platform unless QT_QPA_PLATFORM names another.
+// The QGuiApplication a PDF's text layout needs (fonts). A terminal command shows no window: it runs on Qt's
+// offscreen platform ("-platform" outranks QT_QPA_PLATFORM), with or without a display.
 class PdfApplication {
  public:
-  PdfApplication()
-      : argc_(qEnvironmentVariableIsSet("QT_QPA_PLATFORM") ? 1 : 3), application_(argc_, argv_) {}
+  PdfApplication() : application_(argc_, argv_) {}
 
  private:
   char name_[11] = "ringmaster";
   char option_[10] = "-platform";
   char platform_[10] = "offscreen";
   char* argv_[4] = {name_, option_, platform_, nullptr};
-  int argc_;
+  int argc_ = 3;
   QGuiApplication application_;
 };
 

@@ -185,14 +185,15 @@ bool readReal(const rapidjson::Value& value, double& out) {
   }
   if (!value.IsString()) return false;
   std::string_view text(value.GetString(), value.GetStringLength());
-  if (text == "NaN")
+  if (text == "NaN") {
     out = std::numeric_limits<double>::quiet_NaN();
-  else if (text == "Infinity")
+  } else if (text == "Infinity") {
     out = std::numeric_limits<double>::infinity();
-  else if (text == "-Infinity")
+  } else if (text == "-Infinity") {
     out = -std::numeric_limits<double>::infinity();
-  else
+  } else {
     return false;
+  }
   return true;
 }
 

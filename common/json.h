@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// JSON in Ringmaster is RapidJSON, included only through this header:
-// - reading: rapidjson::Reader's SAX events, streamed from a file in chunks (readJson), so a trace of
-// gigabytes is
-//   read in constant memory; small texts (stored columns, settings, tests) as a rapidjson::Document
-//   (parseJson);
-// - writing: rapidjson::Writer / PrettyWriter into a rapidjson::StringBuffer, which escapes strings (nothing
-// in
-//   Ringmaster escapes JSON by hand);
-// - protocol messages as JSON in protobuf's mapping, for settings that keep a job spec (messageToJson and
-//   messageFromJson).
+// JSON in Ringmaster is RapidJSON, included only through this header.
+// Reading: RapidJSON's reader hands out SAX events (readJson), streamed from a file in chunks, so a trace of
+// gigabytes takes constant memory; small texts (stored columns, settings, tests) become a rapidjson::Document
+// (parseJson), built by the same reader.
+// Writing: rapidjson::Writer or PrettyWriter into a rapidjson::StringBuffer; the writer escapes strings, and
+// nothing else in Ringmaster escapes JSON.
+// Job specs in settings: protobuf's JSON mapping, read and written through RapidJSON (messageToJson and
+// messageFromJson).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <istream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 // A misuse of RapidJSON's API (a member looked up that is not there, a value read as the wrong type) throws
@@ -169,11 +169,43 @@ inline std::string_view jsonText(const rapidjson::StringBuffer& buffer) {
 // Writes `value`, or null when it is not finite (JSON has no NaN or infinity).
 template <class Writer>
 void writeNumber(Writer& writer, double value) {
-  if (value - value == 0) {
+  if (std::isfinite(value)) {
     writer.Double(value);
   } else {
     writer.Null();
   }
+}
+
+// One member of the object a writer is writing: its key and a text, an integer, a real (see writeNumber) or a
+// truth value.
+template <class Writer>
+void writeMember(Writer& writer, const char* key, std::string_view text) {
+  writer.Key(key);
+  writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+template <class Writer, class Integer,
+          std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool>, int> = 0>
+void writeMember(Writer& writer, const char* key, Integer value) {
+  writer.Key(key);
+  if constexpr (std::is_signed_v<Integer>) {
+    writer.Int64(value);
+  } else {
+    writer.Uint64(value);
+  }
+}
+template <class Writer>
+void writeMember(Writer& writer, const char* key, double value) {
+  writer.Key(key);
+  writeNumber(writer, value);
+}
+template <class Writer>
+void writeMember(Writer& writer, const char* key, const char* text) {
+  writeMember(writer, key, std::string_view(text));
+}
+template <class Writer>
+void writeMember(Writer& writer, const char* key, bool value) {
+  writer.Key(key);
+  writer.Bool(value);
 }
 
 // Protocol messages in protobuf's JSON mapping (lowerCamelCase names, enums by name, 64-bit integers as

@@ -106,61 +106,48 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   std::lock_guard lock(mutex_);
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
-  auto key = [&](const char* name) { json.Key(name); };
-  auto text = [&](const char* name, std::string_view value) {
-    json.Key(name);
-    json.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-  };
-  auto integer = [&](const char* name, int64_t value) {
-    json.Key(name);
-    json.Int64(value);
-  };
-  auto real = [&](const char* name, double value) {
-    json.Key(name);
-    writeNumber(json, value);
-  };
   auto allreduce = [&](uint64_t ops, uint64_t bytes, const std::vector<double>& latencies, double busbwSum) {
-    key("allreduce");
+    json.Key("allreduce");
     json.StartObject();
-    integer("ops", static_cast<int64_t>(ops));
-    integer("bytes", static_cast<int64_t>(bytes));
-    real("latency_us_p50", percentile(latencies, 0.5));
-    real("latency_us_p99", percentile(latencies, 0.99));
-    real("busbw_gbps_mean", ops ? busbwSum / static_cast<double>(ops) : 0);
+    writeMember(json, "ops", ops);
+    writeMember(json, "bytes", bytes);
+    writeMember(json, "latency_us_p50", percentile(latencies, 0.5));
+    writeMember(json, "latency_us_p99", percentile(latencies, 0.99));
+    writeMember(json, "busbw_gbps_mean", ops ? busbwSum / static_cast<double>(ops) : 0);
     json.EndObject();
   };
 
   json.StartObject();
-  text("job_id", jobId);
-  text("status", statusName(outcome.status));
-  text("message", outcome.message);
+  writeMember(json, "job_id", jobId);
+  writeMember(json, "status", statusName(outcome.status));
+  writeMember(json, "message", outcome.message);
   if (outcome.failedRank) {
     const auto& f = *outcome.failedRank;
-    key("failed_rank");
+    json.Key("failed_rank");
     json.StartObject();
-    integer("rank", f.rank);
-    text("host", f.host);
-    integer("exit_code", f.exitCode);
-    integer("signal", f.signal);
-    text("message", f.message);
-    key("last_lines");
+    writeMember(json, "rank", f.rank);
+    writeMember(json, "host", f.host);
+    writeMember(json, "exit_code", f.exitCode);
+    writeMember(json, "signal", f.signal);
+    writeMember(json, "message", f.message);
+    json.Key("last_lines");
     json.StartArray();
     for (const auto& l : f.lastLines) json.String(l);
     json.EndArray();
     json.EndObject();
   }
   const auto& h = spec_.hyper();
-  key("job");
+  json.Key("job");
   json.StartObject();
-  text("engine", engineName(spec_.engine()));
-  text("backend", backendName(spec_.backend()));
-  text("model", modelName(spec_.model()));
-  text("dataset", datasetName(spec_.dataset()));
-  integer("world_size", spec_.world_size());
-  integer("batch_size", h.batch_size());
-  real("lr", h.lr());
-  integer("steps", static_cast<int64_t>(h.steps()));
-  integer("epochs", h.epochs());
+  writeMember(json, "engine", engineName(spec_.engine()));
+  writeMember(json, "backend", backendName(spec_.backend()));
+  writeMember(json, "model", modelName(spec_.model()));
+  writeMember(json, "dataset", datasetName(spec_.dataset()));
+  writeMember(json, "world_size", spec_.world_size());
+  writeMember(json, "batch_size", h.batch_size());
+  writeMember(json, "lr", h.lr());
+  writeMember(json, "steps", h.steps());
+  writeMember(json, "epochs", h.epochs());
   json.EndObject();
 
   double jobSamplesPerS = 0;
@@ -169,7 +156,7 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   std::vector<double> jobLatencies;
   std::string checksum;
   bool identical = true;
-  key("ranks");
+  json.Key("ranks");
   json.StartArray();
   for (const auto& [rank, r] : ranks_) {
     auto meanMs = [&](int64_t ns) { return r.steps ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.steps) : 0.0; };
@@ -184,34 +171,34 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     size_t skip = r.rssByStep.size() / 10;
     steady.assign(r.rssByStep.begin() + static_cast<long>(skip), r.rssByStep.end());
     json.StartObject();
-    integer("rank", rank);
-    text("host", r.host);
-    integer("steps", static_cast<int64_t>(r.steps));
-    real("samples_per_s", samplesPerS);
-    key("step_ms");
+    writeMember(json, "rank", rank);
+    writeMember(json, "host", r.host);
+    writeMember(json, "steps", r.steps);
+    writeMember(json, "samples_per_s", samplesPerS);
+    json.Key("step_ms");
     json.StartObject();
-    real("data", meanMs(r.dataNs));
-    real("forward", meanMs(r.forwardNs));
-    real("backward", meanMs(r.backwardNs));
-    real("comm_wait", meanMs(r.commWaitNs));
-    real("optimizer", meanMs(r.optimizerNs));
-    real("total", meanMs(r.totalNs));
+    writeMember(json, "data", meanMs(r.dataNs));
+    writeMember(json, "forward", meanMs(r.forwardNs));
+    writeMember(json, "backward", meanMs(r.backwardNs));
+    writeMember(json, "comm_wait", meanMs(r.commWaitNs));
+    writeMember(json, "optimizer", meanMs(r.optimizerNs));
+    writeMember(json, "total", meanMs(r.totalNs));
     json.EndObject();
     allreduce(r.allreduceOps, r.allreduceBytes, r.latenciesUs, r.busbwSum);
-    key("memory");
+    json.Key("memory");
     json.StartObject();
-    integer("peak_rss_bytes", static_cast<int64_t>(r.peakRss));
-    real("rss_slope_mb_per_step", leastSquaresSlope(steady));
+    writeMember(json, "peak_rss_bytes", r.peakRss);
+    writeMember(json, "rss_slope_mb_per_step", leastSquaresSlope(steady));
     json.EndObject();
-    real("final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss);
-    key("telemetry");
+    writeMember(json, "final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss);
+    json.Key("telemetry");
     json.StartObject();
-    integer("records_sent", static_cast<int64_t>(r.telemetrySent));
-    integer("records_dropped", static_cast<int64_t>(r.telemetryDropped));
+    writeMember(json, "records_sent", r.telemetrySent);
+    writeMember(json, "records_dropped", r.telemetryDropped);
     json.EndObject();
     if (r.hasSummary) {
-      real("test_accuracy", r.summary.test_accuracy());
-      text("param_checksum", r.summary.param_checksum());
+      writeMember(json, "test_accuracy", r.summary.test_accuracy());
+      writeMember(json, "param_checksum", r.summary.param_checksum());
       if (checksum.empty()) checksum = r.summary.param_checksum();
       identical = identical && r.summary.param_checksum() == checksum;
     } else {
@@ -220,29 +207,28 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     json.EndObject();
   }
   json.EndArray();
-  real("samples_per_s", jobSamplesPerS);
+  writeMember(json, "samples_per_s", jobSamplesPerS);
   allreduce(jobOps, jobBytes, jobLatencies, jobBusbw);
   if (auto it = ranks_.find(0); it != ranks_.end()) {
-    real("final_loss", it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
-    if (it->second.hasSummary) real("test_accuracy", it->second.summary.test_accuracy());
+    writeMember(json, "final_loss", it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
+    if (it->second.hasSummary) writeMember(json, "test_accuracy", it->second.summary.test_accuracy());
   }
-  key("params_identical");
-  json.Bool(identical && !ranks_.empty());
-  key("findings");
+  writeMember(json, "params_identical", identical && !ranks_.empty());
+  json.Key("findings");
   json.StartArray();
   for (const auto& f : findings) {
     json.StartObject();
-    text("kind", v1::Finding::Kind_Name(f.kind()));
-    text("severity", v1::Finding::Severity_Name(f.severity()));
-    integer("rank", f.rank());
-    text("host", f.host());
-    integer("since_step", static_cast<int64_t>(f.since_step()));
-    text("cause", f.cause());
-    text("summary", f.summary());
-    key("evidence");
+    writeMember(json, "kind", v1::Finding::Kind_Name(f.kind()));
+    writeMember(json, "severity", v1::Finding::Severity_Name(f.severity()));
+    writeMember(json, "rank", f.rank());
+    writeMember(json, "host", f.host());
+    writeMember(json, "since_step", f.since_step());
+    writeMember(json, "cause", f.cause());
+    writeMember(json, "summary", f.summary());
+    json.Key("evidence");
     json.StartObject();
     std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
-    for (const auto& [name, value] : evidence) real(name.c_str(), value);
+    for (const auto& [name, value] : evidence) writeMember(json, name.c_str(), value);
     json.EndObject();
     json.EndObject();
   }
