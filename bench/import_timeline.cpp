@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Horovod timeline import: generates a Horovod-format timeline of the given size (default 1 GB) in /tmp, imports
-// it into a fresh run store, and prints MB/s and the peak memory against the file's size (goal: no more than the
-// file; chrome://tracing gives up near 256-800 MB). Everything it writes is deleted at the end.
+// Horovod timeline import: generates a Horovod-format timeline of the given size (default 1 GB) in /tmp,
+// imports it into a fresh run store, and prints MB/s and the peak memory against the file's size (goal: no
+// more than the file; chrome://tracing gives up near 256-800 MB). Everything it writes is deleted at the end.
+//   import_timeline [MB] [--parse-only]
+// --parse-only times the JSON reader and the conversion to timeline events, and skips the store.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "bench/bench_support.h"
+#include "common/chrome_trace_reader.h"
 #include "common/horovod_timeline_reader.h"
 #include "tests/support/temp_dir.h"
 
@@ -68,6 +72,7 @@ uint64_t writeTimeline(const std::string& path, uint64_t targetBytes, int ranks)
 
 int main(int argc, char** argv) {
   uint64_t megabytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000;
+  bool parseOnly = argc > 2 && std::string(argv[2]) == "--parse-only";
   test::TempDir dir("import-bench");
   std::string timeline = dir.file("timeline.json");
   auto start = std::chrono::steady_clock::now();
@@ -76,18 +81,26 @@ int main(int argc, char** argv) {
               secondsSince(start));
 
   uint64_t rssBefore = peakRssBytes();
-  // The streaming parser alone (no store), then the whole import into a fresh store.
-  {
+  // The JSON reader alone, then with the conversion to timeline events (no store), then the whole import.
+  auto timed = [&](const char* what, const std::function<uint64_t(std::istream&)>& read) {
     std::ifstream in(timeline, std::ios::binary);
-    uint64_t events = 0;
-    start = std::chrono::steady_clock::now();
+    auto began = std::chrono::steady_clock::now();
     double cpu = cpuSeconds();
-    readTimeline(in, [&](v1::TimelineEvent&) { ++events; });
-    double seconds = secondsSince(start);
+    uint64_t events = read(in);
+    double seconds = secondsSince(began);
     cpu = cpuSeconds() - cpu;
-    std::printf("  parse only: %llu events in %.1f s: %.1f MB/s (%.1f MB per CPU second)\n",
-                (unsigned long long)events, seconds, double(bytes) / 1e6 / seconds, double(bytes) / 1e6 / cpu);
-  }
+    std::printf("  %s: %llu events in %.1f s: %.1f MB/s (%.1f MB per CPU second)\n", what,
+                (unsigned long long)events, seconds, double(bytes) / 1e6 / seconds,
+                double(bytes) / 1e6 / cpu);
+  };
+  timed("JSON reader alone",
+        [](std::istream& in) { return readChromeTrace(in, [](const TraceEvent&) {}).events; });
+  timed("reader + timeline events", [](std::istream& in) {
+    uint64_t events = 0;
+    readTimeline(in, [&](v1::TimelineEvent&) { ++events; });
+    return events;
+  });
+  if (parseOnly) return 0;
   RunStore store(dir.file("runs.sqlite"));
   start = std::chrono::steady_clock::now();
   double cpu = cpuSeconds();

@@ -4,10 +4,13 @@
 // timeline). Prints each run's samples/s (summed over ranks, as each rank measured itself) and the ratio on/off.
 //
 //   overhead_instrumentation [--ranks N] [--steps N] [--model cnn] [--rounds R]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <QByteArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
 #include "common/job_spec.h"
+#include "common/json.h"
 #include "console/launcher.h"
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
@@ -70,7 +74,7 @@ double runBare(const v1::JobSpec& spec, const fs::path& dir) {
   double total = 0;
   for (int r = 0; r < n; ++r) {
     const std::string summary = test::readFile((dir / ("bare-rank" + std::to_string(r) + ".json")).string());
-    total += QJsonDocument::fromJson(QByteArray::fromStdString(summary)).object()["samples_per_s"].toDouble();
+    total += parseJson(summary)["samples_per_s"].GetDouble();
   }
   return total;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Report generation for a 64-rank x 10 000-step run: time to read the run, diagnose it and write the HTML, PDF,
 // CSV and trace reports.
+#include <QGuiApplication>
 #include <cstdio>
 #include <filesystem>
 
@@ -13,6 +14,9 @@ using namespace ringmaster;
 using namespace ringmaster::bench;
 
 int main(int argc, char** argv) {
+  // The PDF's text layout needs fonts, and with them a QGuiApplication; no window is shown.
+  if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QGuiApplication application(argc, argv);
   int steps = argc > 1 ? std::atoi(argv[1]) : 10000;
   constexpr int kRanks = 64;
   test::TempDir dir("report-bench");

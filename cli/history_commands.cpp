@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/history_commands.h"
 
+#include <QGuiApplication>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -194,6 +195,21 @@ std::string inferFormat(const std::string& output) {
                    "' does not say which (html, pdf, csv or trace)");
 }
 
+// The QGuiApplication a PDF's text layout needs (fonts). A terminal command shows no window: it runs on Qt's
+// offscreen platform ("-platform" outranks QT_QPA_PLATFORM), with or without a display.
+class PdfApplication {
+ public:
+  PdfApplication() : application_(argc_, argv_) {}
+
+ private:
+  char name_[11] = "ringmaster";
+  char option_[10] = "-platform";
+  char platform_[10] = "offscreen";
+  char* argv_[4] = {name_, option_, platform_, nullptr};
+  int argc_ = 3;
+  QGuiApplication application_;
+};
+
 int reportCommand(const StoreOption& option, const std::string& runText, const std::vector<std::string>& compare,
                   std::string formatName, const std::string& output) {
   auto store = openForReading(option);
@@ -209,8 +225,12 @@ int reportCommand(const StoreOption& option, const std::string& runText, const s
     std::vector<int64_t> others;
     for (const auto& text : compare) others.push_back(store->resolveRun(text));
     auto report = console::buildReport(*store, id, others);
-    if (formatName == "html") console::writeHtmlReport(report, output);
-    else console::writePdfReport(report, output);
+    if (formatName == "html") {
+      console::writeHtmlReport(report, output);
+    } else {
+      PdfApplication application;
+      console::writePdfReport(report, output);
+    }
     what = format("%zu charts, %zu findings", report.charts.size(), report.metrics.findings.size());
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -16,46 +16,9 @@ namespace {
 constexpr std::string_view kOpening = "[\n";
 constexpr std::string_view kClosing = "\n]\n";
 
-// Microseconds (Chrome trace's unit) with nanosecond precision.
-std::string micros(int64_t ns) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1000.0);
-  return text;
-}
-
-std::string metadata(const char* name, int pid, int tid, const std::string& argKey, const std::string& argJson) {
-  return std::string("{\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":" + std::to_string(tid) + ",\"args\":{" + jsonString(argKey) + ":" + argJson + "}}";
-}
-
 }  // namespace
 
-std::string jsonString(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-ChromeTraceWriter::ChromeTraceWriter(const std::string& path) : path_(path) {
+ChromeTraceWriter::ChromeTraceWriter(const std::string& path) : path_(path), json_(pending_) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw InputError("--timeline " + path + ": cannot create the file: " + std::strerror(errno));
   std::string empty = std::string(kOpening) + std::string(kClosing.substr(1));
@@ -74,16 +37,44 @@ ChromeTraceWriter::~ChromeTraceWriter() {
   ::close(fd_);
 }
 
-void ChromeTraceWriter::queue(std::string json) {
-  if (eventsWritten_ + eventsQueued_ > 0) pending_ += ",\n";
-  pending_ += json;
+void ChromeTraceWriter::beginEvent() {
+  if (eventsWritten_ + eventsQueued_ > 0) {
+    pending_.Put(',');
+    pending_.Put('\n');
+  }
+  json_.Reset(pending_);
   ++eventsQueued_;
+}
+
+void ChromeTraceWriter::beginMetadata(const char* name, int pid, int tid, const char* argKey) {
+  beginEvent();
+  json_.StartObject();
+  json_.Key("name");
+  json_.String(name);
+  json_.Key("ph");
+  json_.String("M");
+  json_.Key("pid");
+  json_.Int(pid);
+  json_.Key("tid");
+  json_.Int(tid);
+  json_.Key("args");
+  json_.StartObject();
+  json_.Key(argKey);
+}
+
+void ChromeTraceWriter::endMetadata() {
+  json_.EndObject();
+  json_.EndObject();
 }
 
 void ChromeTraceWriter::nameRank(int rank, const std::string& label) {
   namedRanks_.insert(rank);
-  queue(metadata("process_name", rank, 0, "name", jsonString(label)));
-  queue(metadata("process_sort_index", rank, 0, "sort_index", std::to_string(rank)));
+  beginMetadata("process_name", rank, 0, "name");
+  json_.String(label);
+  endMetadata();
+  beginMetadata("process_sort_index", rank, 0, "sort_index");
+  json_.Int(rank);
+  endMetadata();
 }
 
 int ChromeTraceWriter::laneId(int rank, const std::string& lane) {
@@ -93,40 +84,76 @@ int ChromeTraceWriter::laneId(int rank, const std::string& lane) {
   // Compute first, then communication, then per-tensor lanes in the order they appear.
   int id = lane == "compute" ? 1 : lane == "comm" ? 2 : 3 + nextTensorLane_[rank]++;
   lanes[lane] = id;
-  queue(metadata("thread_name", rank, id, "name", jsonString(lane)));
-  queue(metadata("thread_sort_index", rank, id, "sort_index", std::to_string(id)));
+  beginMetadata("thread_name", rank, id, "name");
+  json_.String(lane);
+  endMetadata();
+  beginMetadata("thread_sort_index", rank, id, "sort_index");
+  json_.Int(id);
+  endMetadata();
   return id;
 }
 
 void ChromeTraceWriter::add(const v1::TimelineEvent& e) {
   int tid = laneId(e.rank(), e.lane());
-  std::string json = "{\"name\":" + jsonString(e.name()) + ",\"cat\":" + jsonString(e.lane());
+  // Microseconds (Chrome trace's unit) with nanosecond precision.
+  char micros[32];
+  auto writeMicros = [&](int64_t ns) {
+    int length = std::snprintf(micros, sizeof micros, "%.3f", static_cast<double>(ns) / 1000.0);
+    json_.RawValue(micros, static_cast<size_t>(length), rapidjson::kNumberType);
+  };
+  beginEvent();
+  json_.StartObject();
+  json_.Key("name");
+  json_.String(e.name());
+  json_.Key("cat");
+  json_.String(e.lane());
   bool instant = e.end_ns() <= e.start_ns();
-  json += instant ? ",\"ph\":\"i\",\"s\":\"t\"" : ",\"ph\":\"X\"";
-  json += ",\"ts\":" + micros(e.start_ns());
-  if (!instant) json += ",\"dur\":" + micros(e.end_ns() - e.start_ns());
-  json += ",\"pid\":" + std::to_string(e.rank()) + ",\"tid\":" + std::to_string(tid);
-  json += ",\"args\":{\"step\":" + std::to_string(e.step());
+  json_.Key("ph");
+  json_.String(instant ? "i" : "X");
+  if (instant) {
+    json_.Key("s");
+    json_.String("t");
+  }
+  json_.Key("ts");
+  writeMicros(e.start_ns());
+  if (!instant) {
+    json_.Key("dur");
+    writeMicros(e.end_ns() - e.start_ns());
+  }
+  json_.Key("pid");
+  json_.Int(e.rank());
+  json_.Key("tid");
+  json_.Int(tid);
+  json_.Key("args");
+  json_.StartObject();
+  json_.Key("step");
+  json_.Uint64(e.step());
   // Sorted keys make the file reproducible.
   std::map<std::string, std::string> args(e.args().begin(), e.args().end());
-  for (const auto& [key, value] : args) json += "," + jsonString(key) + ":" + jsonString(value);
-  json += "}}";
-  queue(std::move(json));
+  for (const auto& [key, value] : args) {
+    json_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    json_.String(value);
+  }
+  json_.EndObject();
+  json_.EndObject();
 }
 
 void ChromeTraceWriter::flush() {
-  if (pending_.empty()) return;
+  if (pending_.GetSize() == 0) return;
   // Overwrite the closing bracket with the new events and a new closing bracket, in one write.
   bool first = eventsWritten_ == 0;
   uint64_t offset = first ? kOpening.size() : fileSize_ - kClosing.size();
-  std::string chunk = pending_ + std::string(kClosing);
-  const char* data = chunk.data();
-  size_t left = chunk.size();
+  for (char c : kClosing) pending_.Put(c);
+  const char* data = pending_.GetString();
+  size_t left = pending_.GetSize();
   uint64_t at = offset;
   while (left > 0) {
     ssize_t n = ::pwrite(fd_, data, left, static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError("--timeline " + path_ + ": cannot write: " + std::strerror(errno));
+    if (n < 0) {
+      pending_.Pop(kClosing.size());  // the events stay queued for the next try
+      throw InputError("--timeline " + path_ + ": cannot write: " + std::strerror(errno));
+    }
     data += n;
     left -= static_cast<size_t>(n);
     at += static_cast<uint64_t>(n);
@@ -134,7 +161,7 @@ void ChromeTraceWriter::flush() {
   fileSize_ = at;
   eventsWritten_ += eventsQueued_;
   eventsQueued_ = 0;
-  pending_.clear();
+  pending_.Clear();
 }
 
 }  // namespace ringmaster

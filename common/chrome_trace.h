@@ -11,8 +11,8 @@
 #include <map>
 #include <set>
 #include <string>
-#include <string_view>
 
+#include "common/json.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster {
@@ -39,20 +39,22 @@ class ChromeTraceWriter {
 
  private:
   int laneId(int rank, const std::string& lane);
-  void queue(std::string json);
+  // Starts the next event in pending_; json_ writes it.
+  void beginEvent();
+  // A metadata event up to its one argument's value, which the caller writes; endMetadata closes it.
+  void beginMetadata(const char* name, int pid, int tid, const char* argKey);
+  void endMetadata();
 
   std::string path_;
   int fd_ = -1;
   uint64_t fileSize_ = 0;
   uint64_t eventsWritten_ = 0;
   uint64_t eventsQueued_ = 0;
-  std::string pending_;
+  rapidjson::StringBuffer pending_;
+  rapidjson::Writer<rapidjson::StringBuffer> json_;
   std::set<int> namedRanks_;
   std::map<int, std::map<std::string, int>> lanes_;  // rank -> lane -> thread id
   std::map<int, int> nextTensorLane_;                // rank -> lanes other than compute and comm so far
 };
-
-// `text` as a JSON string literal, quotes included.
-std::string jsonString(std::string_view text);
 
 }  // namespace ringmaster

@@ -4,157 +4,243 @@
 #include <charconv>
 
 #include "common/error.h"
-#include "common/json_tokenizer.h"
+#include "common/json.h"
 
 namespace ringmaster {
 
 namespace {
 
-using Token = JsonTokenizer::Token;
+// Collects events from the reader's SAX calls. Numbers arrive as they were written
+// (kParseNumbersAsStringsFlag): ids are kept as text and only "ts" and "dur" are converted.
+class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceHandler> {
+ public:
+  TraceHandler(const JsonInputStream& in, TraceReadSummary& summary,
+               const std::function<void(const TraceEvent&)>& visit)
+      : in_(in), summary_(summary), visit_(visit) {}
 
-// A number or a string holding one (some writers quote their timestamps).
-double asNumber(const JsonTokenizer& tokens, Token token) {
-  if (token == Token::Number) return tokens.number();
-  if (token == Token::String) {
+  bool sawEvents() const { return sawEvents_; }
+
+  bool Null() { return scalar("null", false); }
+  bool Bool(bool b) { return scalar(b ? "true" : "false", false); }
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool) { return scalar({text, length}, false); }
+  bool String(const char* text, rapidjson::SizeType length, bool) { return scalar({text, length}, true); }
+
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    if (skip_ > 0) return true;
+    std::string_view key(text, length);
+    switch (level_) {
+      case Level::RootObject:
+        eventsNext_ = key == "traceEvents";
+        break;
+      case Level::Event:
+        field_ = fieldOf(key);
+        break;
+      case Level::Args:
+        argKey_.assign(key);
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+
+  bool StartObject() { return open(true); }
+  bool EndObject(rapidjson::SizeType) { return close(); }
+  bool StartArray() { return open(false); }
+  bool EndArray(rapidjson::SizeType) { return close(); }
+
+ private:
+  // Where the reader is: in the root object, the event array, an event, or an event's args.
+  enum class Level : uint8_t { Root, RootObject, Events, Event, Args, Done };
+  enum class Field : uint8_t { Other, Phase, Name, Category, Ts, Dur, Pid, Tid, Scope, Args };
+
+  static Field fieldOf(std::string_view key) {
+    // By length first: this runs for every member of tens of millions of events.
+    switch (key.size()) {
+      case 1:
+        return key == "s" ? Field::Scope : Field::Other;
+      case 2:
+        return key == "ph" ? Field::Phase : key == "ts" ? Field::Ts : Field::Other;
+      case 3:
+        return key == "dur"   ? Field::Dur
+               : key == "pid" ? Field::Pid
+               : key == "tid" ? Field::Tid
+               : key == "cat" ? Field::Category
+                              : Field::Other;
+      case 4:
+        return key == "name" ? Field::Name : key == "args" ? Field::Args : Field::Other;
+      default:
+        return Field::Other;
+    }
+  }
+
+  // A number, or a string holding one (some writers quote their timestamps).
+  static double numberOf(std::string_view text) {
     double value = 0;
-    std::string_view text = tokens.text();
     std::from_chars(text.data(), text.data() + text.size(), value);
     return value;
   }
-  return 0;
-}
 
-std::string scalarText(JsonTokenizer& tokens, Token token) {
-  switch (token) {
-    case Token::String:
-    case Token::Number: return std::string(tokens.text());
-    case Token::True: return "true";
-    case Token::False: return "false";
-    case Token::Null: return "null";
-    case Token::BeginObject: tokens.skipValue(token); return "{...}";
-    case Token::BeginArray: tokens.skipValue(token); return "[...]";
-    default: return "";
+  [[noreturn]] void notAnEvent() const {
+    throw JsonError(in_.Tell(), "expected a trace event (an object) in the event array");
   }
-}
 
-// Reads one event object (its '{' already read). Returns false when the input ended inside it.
-bool readEvent(JsonTokenizer& tokens, TraceEvent& event) {
-  event = TraceEvent();
-  for (;;) {
-    Token t = tokens.next();
-    if (t == Token::EndObject) return true;
-    if (t == Token::End) return false;
-    // t is a Key (the tokenizer enforces it).
-    std::string_view key = tokens.text();
-    char k0 = key.empty() ? 0 : key[0];
-    // Compare by first letter first: this loop runs tens of millions of times on a large timeline.
-    if (k0 == 'p' && key == "ph") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      if (v == Token::String && !tokens.text().empty()) event.phase = tokens.text()[0];
-      else tokens.skipValue(v);
-    } else if (k0 == 'n' && key == "name") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.name = scalarText(tokens, v);
-    } else if (k0 == 'c' && key == "cat") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.category = scalarText(tokens, v);
-    } else if (k0 == 't' && key == "ts") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.tsUs = asNumber(tokens, v);
-      tokens.skipValue(v);
-    } else if (k0 == 'd' && key == "dur") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.durUs = asNumber(tokens, v);
-      event.hasDur = true;
-      tokens.skipValue(v);
-    } else if (k0 == 'p' && key == "pid") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.pid = scalarText(tokens, v);
-    } else if (k0 == 't' && key == "tid") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.tid = scalarText(tokens, v);
-      event.hasTid = true;
-    } else if (k0 == 's' && key == "s") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      event.scope = scalarText(tokens, v);
-    } else if (k0 == 'a' && key == "args") {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      if (v != Token::BeginObject) {
-        tokens.skipValue(v);
-        continue;
-      }
-      for (Token a = tokens.next(); a != Token::EndObject; a = tokens.next()) {
-        if (a == Token::End) return false;
-        std::string argKey(tokens.text());
-        Token value = tokens.next();
-        if (value == Token::End) return false;
-        event.args[std::move(argKey)] = scalarText(tokens, value);
-      }
-    } else {
-      Token v = tokens.next();
-      if (v == Token::End) return false;
-      tokens.skipValue(v);
+  bool scalar(std::string_view text, bool isString) {
+    if (skip_ > 0) return true;
+    switch (level_) {
+      case Level::Root:
+        throw InputError(
+            "not a trace: the JSON is a single value, not an array of events or an object with "
+            "\"traceEvents\"");
+      case Level::Events:
+        notAnEvent();
+      case Level::Event:
+        eventField(text, isString);
+        break;
+      case Level::Args:
+        event_.args[argKey_].assign(text);
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+
+  void eventField(std::string_view text, bool isString) {
+    switch (field_) {
+      case Field::Phase:
+        if (isString && !text.empty()) event_.phase = text[0];
+        break;
+      case Field::Name:
+        event_.name.assign(text);
+        break;
+      case Field::Category:
+        event_.category.assign(text);
+        break;
+      case Field::Ts:
+        event_.tsUs = numberOf(text);
+        break;
+      case Field::Dur:
+        event_.durUs = numberOf(text);
+        event_.hasDur = true;
+        break;
+      case Field::Pid:
+        event_.pid.assign(text);
+        break;
+      case Field::Tid:
+        event_.tid.assign(text);
+        event_.hasTid = true;
+        break;
+      case Field::Scope:
+        event_.scope.assign(text);
+        break;
+      case Field::Args:
+      case Field::Other:
+        break;
     }
   }
-}
 
-// Reads the events of the array whose '[' was just read.
-void readEvents(JsonTokenizer& tokens, TraceReadSummary& summary,
-                const std::function<void(const TraceEvent&)>& visit) {
-  TraceEvent event;
-  for (;;) {
-    Token t = tokens.next();
-    if (t == Token::EndArray || t == Token::End) return;
-    if (t != Token::BeginObject) {
-      throw JsonError(tokens.tokenPosition(), "expected a trace event (an object) in the event array");
+  bool open(bool object) {
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
     }
-    if (!readEvent(tokens, event)) return;
-    ++summary.events;
-    visit(event);
+    switch (level_) {
+      case Level::Root:
+        level_ = object ? Level::RootObject : Level::Events;
+        summary_.bareArray = !object;
+        sawEvents_ = !object;
+        break;
+      case Level::RootObject:
+        if (eventsNext_ && !object) {
+          level_ = Level::Events;
+          sawEvents_ = true;
+        } else {
+          skip_ = 1;
+        }
+        break;
+      case Level::Events:
+        if (!object) notAnEvent();
+        clearEvent();
+        level_ = Level::Event;
+        break;
+      case Level::Event:
+        if (field_ == Field::Args && object) {
+          level_ = Level::Args;
+          break;
+        }
+        // Nested values read as "{...}" or "[...]" in text fields and as 0 in numbers.
+        eventField(object ? "{...}" : "[...]", false);
+        skip_ = 1;
+        break;
+      case Level::Args:
+        event_.args[argKey_] = object ? "{...}" : "[...]";
+        skip_ = 1;
+        break;
+      case Level::Done:
+        break;
+    }
+    return true;
   }
-}
+
+  bool close() {
+    if (skip_ > 0) {
+      --skip_;
+      return true;
+    }
+    switch (level_) {
+      case Level::Events:
+        level_ = summary_.bareArray ? Level::Done : Level::RootObject;
+        break;
+      case Level::Event:
+        level_ = Level::Events;
+        ++summary_.events;
+        visit_(event_);
+        break;
+      case Level::Args:
+        level_ = Level::Event;
+        break;
+      default:
+        level_ = Level::Done;
+        break;
+    }
+    return true;
+  }
+
+  void clearEvent() {
+    // Field by field, so that the strings keep their capacity from one event to the next.
+    event_.phase = 0;
+    event_.name.clear();
+    event_.category.clear();
+    event_.tsUs = event_.durUs = 0;
+    event_.hasDur = event_.hasTid = false;
+    event_.pid.clear();
+    event_.tid.clear();
+    event_.scope.clear();
+    event_.args.clear();
+  }
+
+  const JsonInputStream& in_;
+  TraceReadSummary& summary_;
+  const std::function<void(const TraceEvent&)>& visit_;
+  Level level_ = Level::Root;
+  Field field_ = Field::Other;
+  bool eventsNext_ = false;
+  bool sawEvents_ = false;
+  unsigned skip_ = 0;  // depth inside a value that is passed over
+  std::string argKey_;
+  TraceEvent event_;
+};
 
 }  // namespace
 
 TraceReadSummary readChromeTrace(std::istream& in, const std::function<void(const TraceEvent&)>& visit) {
-  JsonTokenizer tokens(in);
+  JsonInputStream stream(in);
   TraceReadSummary summary;
-  Token first = tokens.next();
-  bool sawEvents = false;
-  if (first == Token::BeginArray) {
-    summary.bareArray = true;
-    sawEvents = true;
-    readEvents(tokens, summary, visit);
-  } else if (first == Token::BeginObject) {
-    for (Token t = tokens.next(); t == Token::Key; t = tokens.next()) {
-      bool isEvents = tokens.text() == "traceEvents";
-      Token value = tokens.next();
-      if (isEvents && value == Token::BeginArray) {
-        sawEvents = true;
-        readEvents(tokens, summary, visit);
-      } else {
-        tokens.skipValue(value);
-      }
-    }
-  } else if (first != Token::End) {
-    throw InputError("not a trace: the JSON is a single value, not an array of events or an object with "
-                     "\"traceEvents\"");
-  }
-  // Drain to the end so that anything malformed after the events is still reported, and completeness known.
-  while (tokens.next() != Token::End) {
-  }
-  summary.bytesRead = tokens.bytesRead();
-  summary.complete = tokens.complete();
-  if (!sawEvents && summary.complete) {
+  TraceHandler handler(stream, summary, visit);
+  summary.complete = readJson<rapidjson::kParseNumbersAsStringsFlag>(stream, handler);
+  summary.bytesRead = stream.Tell();
+  if (!handler.sawEvents() && summary.complete) {
     throw InputError("not a trace: the JSON object has no \"traceEvents\" array");
   }
   return summary;

@@ -11,7 +11,7 @@
 
 #include "common/chrome_trace_reader.h"
 #include "common/clock.h"
-#include "common/json_tokenizer.h"
+#include "common/json.h"
 
 namespace ringmaster {
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/clock.h"
-#include "common/json_tokenizer.h"
+#include "common/json.h"
 #include "common/store_schema.h"
 
 namespace ringmaster {
@@ -93,32 +93,23 @@ class Statement {
 };
 
 std::string encodeEvidence(const google::protobuf::Map<std::string, double>& evidence) {
-  std::string out = "{";
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartObject();
   std::map<std::string, double> sorted(evidence.begin(), evidence.end());
   for (const auto& [key, value] : sorted) {
-    if (out.size() > 1) out.push_back(',');
-    appendJsonString(out, key);
-    out.push_back(':');
-    if (!std::isfinite(value)) {
-      out += "null";
-      continue;
-    }
-    char number[32];
-    auto [end, ec] = std::to_chars(number, number + sizeof number, value);
-    out.append(number, ec == std::errc() ? end : number);
+    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    writeNumber(json, value);
   }
-  out.push_back('}');
-  return out;
+  json.EndObject();
+  return std::string(jsonText(buffer));
 }
 
 void decodeEvidence(std::string_view json, google::protobuf::Map<std::string, double>& out) {
-  JsonTokenizer tokens(json);
-  if (tokens.next() != JsonTokenizer::Token::BeginObject) return;
-  for (auto t = tokens.next(); t == JsonTokenizer::Token::Key; t = tokens.next()) {
-    std::string key(tokens.text());
-    auto value = tokens.next();
-    if (value == JsonTokenizer::Token::Number) out[key] = tokens.number();
-    else tokens.skipValue(value);
+  rapidjson::Document document = parseJson(json);
+  if (!document.IsObject()) return;
+  for (const auto& member : document.GetObject()) {
+    if (member.value.IsNumber()) out[member.name.GetString()] = member.value.GetDouble();
   }
 }
 
@@ -132,43 +123,71 @@ std::string joinRanks(const google::protobuf::RepeatedField<int32_t>& ranks) {
 }
 
 std::string encodeStrings(const google::protobuf::RepeatedPtrField<std::string>& strings) {
-  std::string out = "[";
-  for (const auto& s : strings) {
-    if (out.size() > 1) out.push_back(',');
-    appendJsonString(out, s);
-  }
-  out.push_back(']');
-  return out;
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartArray();
+  for (const auto& s : strings) json.String(s);
+  json.EndArray();
+  return std::string(jsonText(buffer));
 }
+
+// The members of a flat JSON object whose values are strings or numbers (as written); others are passed over.
+class StringMapReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, StringMapReader> {
+ public:
+  explicit StringMapReader(std::map<std::string, std::string>& out) : out_(out) {}
+  bool Default() { return true; }
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    if (depth_ == 1) key_.assign(text, length);
+    return true;
+  }
+  bool String(const char* text, rapidjson::SizeType length, bool) {
+    if (depth_ == 1 && inObject_) out_[key_].assign(text, length);
+    return true;
+  }
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool copy) {
+    return String(text, length, copy);
+  }
+  bool StartObject() {
+    inObject_ = inObject_ || depth_ == 0;
+    ++depth_;
+    return true;
+  }
+  bool StartArray() {
+    ++depth_;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) { return EndArray(0); }
+  bool EndArray(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+
+ private:
+  std::map<std::string, std::string>& out_;
+  std::string key_;
+  int depth_ = 0;
+  bool inObject_ = false;  // the document is an object
+};
 
 }  // namespace
 
 std::string encodeStringMap(const std::map<std::string, std::string>& map) {
-  std::string out = "{";
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartObject();
   for (const auto& [key, value] : map) {
-    if (out.size() > 1) out.push_back(',');
-    appendJsonString(out, key);
-    out.push_back(':');
-    appendJsonString(out, value);
+    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    json.String(value);
   }
-  out.push_back('}');
-  return out;
+  json.EndObject();
+  return std::string(jsonText(buffer));
 }
 
 std::map<std::string, std::string> decodeStringMap(std::string_view json) {
   std::map<std::string, std::string> out;
   if (json.empty()) return out;
-  JsonTokenizer tokens(json);
-  if (tokens.next() != JsonTokenizer::Token::BeginObject) return out;
-  for (auto t = tokens.next(); t == JsonTokenizer::Token::Key; t = tokens.next()) {
-    std::string key(tokens.text());
-    auto value = tokens.next();
-    if (value == JsonTokenizer::Token::String || value == JsonTokenizer::Token::Number) {
-      out[key] = std::string(tokens.text());
-    } else {
-      tokens.skipValue(value);
-    }
-  }
+  StringMapReader reader(out);
+  readJson<rapidjson::kParseNumbersAsStringsFlag>(json, reader);
   return out;
 }
 
@@ -765,10 +784,10 @@ std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
       if (cut == std::string_view::npos) break;
       ranks.remove_prefix(cut + 1);
     }
-    JsonTokenizer tokens(q->text(2));
-    if (tokens.next() == JsonTokenizer::Token::BeginArray) {
-      for (auto t = tokens.next(); t == JsonTokenizer::Token::String; t = tokens.next()) {
-        s.add_tensors(std::string(tokens.text()));
+    rapidjson::Document tensors = parseJson(q->text(2));
+    if (tensors.IsArray()) {
+      for (const auto& t : tensors.GetArray()) {
+        if (t.IsString()) s.add_tensors(t.GetString());
       }
     }
     s.set_waited_s(q->real(3));

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Run reports: everything a team needs about one run (and its comparison with others), built from the run store
-// and written as one self-contained HTML file (inline SVG, no network), a paginated PDF, a long-format CSV of
-// every stored metric, or the run's timeline as Chrome trace JSON for Perfetto.
+// Run reports: everything a team needs about one run (and its comparison with others), built from the run
+// store. One file per job:
+//   report.cpp        the model: metrics, findings, comparisons and charts (buildReport)
+//   report_html.cpp   one self-contained HTML file (inline SVG, no network), and the body the PDF shares
+//   report_pdf.cpp    a paginated PDF (needs the program's QGuiApplication)
+//   report_csv.cpp    a long-format CSV of every stored number
+//   report_trace.cpp  the run's timeline as Chrome trace JSON for Perfetto
+//   report_chart.*    the charts, drawn as SVG or onto any canvas
+// Writers throw InputError naming the path when it cannot be written.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,20 +37,27 @@ struct Report {
 // Reads the run (and the runs to compare with it) and prepares every table and chart.
 Report buildReport(const RunStore& store, int64_t runId, const std::vector<int64_t>& compareWith = {});
 
-// The report as one HTML document.
+// HTML: the whole document, and writing it to `path`.
 std::string renderHtml(const Report& report);
-// Writers; each throws InputError naming `path` when it cannot be written.
 void writeHtmlReport(const Report& report, const std::string& path);
-// Needs a QGuiApplication (fonts); creates an offscreen one when the process has no application object.
-void writePdfReport(const Report& report, const std::string& path);
-// One row per stored numeric value: run,table,rank,step,time_ns,label,metric,value. Returns the data rows.
-uint64_t writeCsv(const RunStore& store, int64_t runId, const std::string& path);
-// The run's timeline, one process row per rank. Runs recorded without a timeline get one made from their step
-// phases and all-reduce ops. Returns the events written.
-uint64_t writeTrace(const RunStore& store, int64_t runId, const std::string& path);
+// The headings and tables of a report, shared by HTML and PDF; `chartMarkup(i)` gives chart i's markup
+// (inline SVG or an image).
+std::string renderReportBody(const Report& report, const std::function<std::string(size_t)>& chartMarkup);
 
+// PDF. Lays out text, so it needs fonts and with them a QGuiApplication, which the program creates (offscreen
+// when it shows no window) before it asks for a PDF; without one it throws std::logic_error and writes
+// nothing.
+void writePdfReport(const Report& report, const std::string& path);
+
+// CSV: one row per stored numeric value: run,table,rank,step,time_ns,label,metric,value. Returns the data
+// rows.
+uint64_t writeCsv(const RunStore& store, int64_t runId, const std::string& path);
 // Numeric columns per stored row that the CSV holds, by table (the CSV's row count is rows x columns, plus one
 // row per finding evidence figure).
 const std::map<std::string, std::vector<std::string>>& csvMetrics();
+
+// Chrome trace: the run's timeline, one process row per rank. Runs recorded without a timeline get one made
+// from their step phases and all-reduce ops. Returns the events written.
+uint64_t writeTrace(const RunStore& store, int64_t runId, const std::string& path);
 
 }  // namespace ringmaster::console

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The PDF report: the HTML report's content laid out by QTextDocument (tables, headings, pagination) with the
-// charts painted by QPainter into images, printed onto A4 pages by QPdfWriter.
+// charts painted by QPainter into images, printed onto A4 pages by QPdfWriter. Fonts need the program's
+// QGuiApplication; nothing here creates one or changes the process's environment.
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -11,16 +12,12 @@
 #include <QPdfWriter>
 #include <QTextDocument>
 #include <QUrl>
-
-#include <cstdlib>
-#include <memory>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "console/report.h"
 
 namespace ringmaster::console {
-
-std::string renderPdfBody(const Report& report);  // report.cpp
 
 namespace {
 
@@ -61,26 +58,13 @@ class PainterCanvas : public ChartCanvas {
   QPainter& painter_;
 };
 
-// QTextDocument needs fonts, which need a QGuiApplication; a command-line process may not have one.
-void ensureGuiApplication() {
-  if (QCoreApplication::instance()) {
-    if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
-      throw InputError("PDF reports need a QGuiApplication; this process runs a non-GUI Qt application");
-    }
-    return;
-  }
-  if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-  static int argc = 1;
-  static char name[] = "ringmaster";
-  static char* argv[] = {name, nullptr};
-  static auto* app = new QGuiApplication(argc, argv);  // lives until the process ends
-  (void)app;
-}
-
 }  // namespace
 
 void writePdfReport(const Report& report, const std::string& path) {
-  ensureGuiApplication();
+  if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
+    throw std::logic_error("cannot write the PDF report " + path +
+                           ": laying out its text needs a QGuiApplication, and this program has none");
+  }
   QFileInfo target(QString::fromStdString(path));
   if (!target.absoluteDir().exists()) throw InputError("cannot write " + path + ": its folder does not exist");
 
@@ -99,7 +83,8 @@ void writePdfReport(const Report& report, const std::string& path) {
   }
   document.setDefaultStyleSheet("body { font-family: sans-serif; font-size: 9pt; } h1 { font-size: 16pt; } "
                                 "h2 { font-size: 13pt; } th { background-color: #eeeeee; }");
-  document.setHtml(QString::fromStdString(renderPdfBody(report)));
+  document.setHtml(QString::fromStdString(renderReportBody(
+      report, [](size_t i) { return "<img src=\"chart" + std::to_string(i) + "\" width=\"640\">"; })));
 
   QPdfWriter writer(QString::fromStdString(path));
   writer.setPageSize(QPageSize(QPageSize::A4));

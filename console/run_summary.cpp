@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/run_summary.h"
 
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QSaveFile>
 #include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "common/json.h"
 
 namespace ringmaster::console {
 namespace {
@@ -25,8 +23,9 @@ double percentile(std::vector<double> values, double p) {
   return values[lo] + (values[hi] - values[lo]) * (index - static_cast<double>(lo));
 }
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace
 
@@ -102,38 +101,63 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host, c
   }
 }
 
-QJsonObject RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome& outcome,
+std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome& outcome,
                                       const std::vector<v1::Finding>& findings) const {
   std::lock_guard lock(mutex_);
-  QJsonObject root;
-  root["job_id"] = q(jobId);
-  root["status"] = q(statusName(outcome.status));
-  root["message"] = q(outcome.message);
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
+  auto allreduce = [&](uint64_t ops, uint64_t bytes, const std::vector<double>& latencies, double busbwSum) {
+    json.Key("allreduce");
+    json.StartObject();
+    writeMember(json, "ops", ops);
+    writeMember(json, "bytes", bytes);
+    writeMember(json, "latency_us_p50", percentile(latencies, 0.5));
+    writeMember(json, "latency_us_p99", percentile(latencies, 0.99));
+    writeMember(json, "busbw_gbps_mean", ops ? busbwSum / static_cast<double>(ops) : 0);
+    json.EndObject();
+  };
+
+  json.StartObject();
+  writeMember(json, "job_id", jobId);
+  writeMember(json, "status", statusName(outcome.status));
+  writeMember(json, "message", outcome.message);
   if (outcome.failedRank) {
     const auto& f = *outcome.failedRank;
-    QJsonArray lines;
-    for (const auto& l : f.lastLines) lines.append(q(l));
-    root["failed_rank"] = QJsonObject{{"rank", f.rank},         {"host", q(f.host)},     {"exit_code", f.exitCode},
-                                      {"signal", f.signal},     {"message", q(f.message)}, {"last_lines", lines}};
+    json.Key("failed_rank");
+    json.StartObject();
+    writeMember(json, "rank", f.rank);
+    writeMember(json, "host", f.host);
+    writeMember(json, "exit_code", f.exitCode);
+    writeMember(json, "signal", f.signal);
+    writeMember(json, "message", f.message);
+    json.Key("last_lines");
+    json.StartArray();
+    for (const auto& l : f.lastLines) json.String(l);
+    json.EndArray();
+    json.EndObject();
   }
   const auto& h = spec_.hyper();
-  root["job"] = QJsonObject{{"engine", q(engineName(spec_.engine()))},
-                            {"backend", q(backendName(spec_.backend()))},
-                            {"model", q(modelName(spec_.model()))},
-                            {"dataset", q(datasetName(spec_.dataset()))},
-                            {"world_size", static_cast<int>(spec_.world_size())},
-                            {"batch_size", static_cast<int>(h.batch_size())},
-                            {"lr", h.lr()},
-                            {"steps", static_cast<double>(h.steps())},
-                            {"epochs", static_cast<int>(h.epochs())}};
+  json.Key("job");
+  json.StartObject();
+  writeMember(json, "engine", engineName(spec_.engine()));
+  writeMember(json, "backend", backendName(spec_.backend()));
+  writeMember(json, "model", modelName(spec_.model()));
+  writeMember(json, "dataset", datasetName(spec_.dataset()));
+  writeMember(json, "world_size", spec_.world_size());
+  writeMember(json, "batch_size", h.batch_size());
+  writeMember(json, "lr", h.lr());
+  writeMember(json, "steps", h.steps());
+  writeMember(json, "epochs", h.epochs());
+  json.EndObject();
 
-  QJsonArray ranks;
   double jobSamplesPerS = 0;
   uint64_t jobOps = 0, jobBytes = 0;
   double jobBusbw = 0;
   std::vector<double> jobLatencies;
   std::string checksum;
   bool identical = true;
+  json.Key("ranks");
+  json.StartArray();
   for (const auto& [rank, r] : ranks_) {
     auto meanMs = [&](int64_t ns) { return r.steps ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.steps) : 0.0; };
     double samplesPerS = r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0;
@@ -146,67 +170,71 @@ QJsonObject RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     std::vector<std::pair<double, double>> steady;
     size_t skip = r.rssByStep.size() / 10;
     steady.assign(r.rssByStep.begin() + static_cast<long>(skip), r.rssByStep.end());
-    QJsonObject o{
-        {"rank", rank},
-        {"host", q(r.host)},
-        {"steps", static_cast<double>(r.steps)},
-        {"samples_per_s", samplesPerS},
-        {"step_ms", QJsonObject{{"data", meanMs(r.dataNs)},
-                                {"forward", meanMs(r.forwardNs)},
-                                {"backward", meanMs(r.backwardNs)},
-                                {"comm_wait", meanMs(r.commWaitNs)},
-                                {"optimizer", meanMs(r.optimizerNs)},
-                                {"total", meanMs(r.totalNs)}}},
-        {"allreduce", QJsonObject{{"ops", static_cast<double>(r.allreduceOps)},
-                                  {"bytes", static_cast<double>(r.allreduceBytes)},
-                                  {"latency_us_p50", percentile(r.latenciesUs, 0.5)},
-                                  {"latency_us_p99", percentile(r.latenciesUs, 0.99)},
-                                  {"busbw_gbps_mean", r.allreduceOps ? r.busbwSum / static_cast<double>(r.allreduceOps) : 0}}},
-        {"memory", QJsonObject{{"peak_rss_bytes", static_cast<double>(r.peakRss)},
-                               {"rss_slope_mb_per_step", leastSquaresSlope(steady)}}},
-        {"final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss},
-        {"telemetry", QJsonObject{{"records_sent", static_cast<double>(r.telemetrySent)},
-                                  {"records_dropped", static_cast<double>(r.telemetryDropped)}}},
-    };
+    json.StartObject();
+    writeMember(json, "rank", rank);
+    writeMember(json, "host", r.host);
+    writeMember(json, "steps", r.steps);
+    writeMember(json, "samples_per_s", samplesPerS);
+    json.Key("step_ms");
+    json.StartObject();
+    writeMember(json, "data", meanMs(r.dataNs));
+    writeMember(json, "forward", meanMs(r.forwardNs));
+    writeMember(json, "backward", meanMs(r.backwardNs));
+    writeMember(json, "comm_wait", meanMs(r.commWaitNs));
+    writeMember(json, "optimizer", meanMs(r.optimizerNs));
+    writeMember(json, "total", meanMs(r.totalNs));
+    json.EndObject();
+    allreduce(r.allreduceOps, r.allreduceBytes, r.latenciesUs, r.busbwSum);
+    json.Key("memory");
+    json.StartObject();
+    writeMember(json, "peak_rss_bytes", r.peakRss);
+    writeMember(json, "rss_slope_mb_per_step", leastSquaresSlope(steady));
+    json.EndObject();
+    writeMember(json, "final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss);
+    json.Key("telemetry");
+    json.StartObject();
+    writeMember(json, "records_sent", r.telemetrySent);
+    writeMember(json, "records_dropped", r.telemetryDropped);
+    json.EndObject();
     if (r.hasSummary) {
-      o["test_accuracy"] = r.summary.test_accuracy();
-      o["param_checksum"] = q(r.summary.param_checksum());
+      writeMember(json, "test_accuracy", r.summary.test_accuracy());
+      writeMember(json, "param_checksum", r.summary.param_checksum());
       if (checksum.empty()) checksum = r.summary.param_checksum();
       identical = identical && r.summary.param_checksum() == checksum;
     } else {
       identical = false;
     }
-    ranks.append(o);
+    json.EndObject();
   }
-  root["ranks"] = ranks;
-  root["samples_per_s"] = jobSamplesPerS;
-  root["allreduce"] = QJsonObject{{"ops", static_cast<double>(jobOps)},
-                                  {"bytes", static_cast<double>(jobBytes)},
-                                  {"latency_us_p50", percentile(jobLatencies, 0.5)},
-                                  {"latency_us_p99", percentile(jobLatencies, 0.99)},
-                                  {"busbw_gbps_mean", jobOps ? jobBusbw / static_cast<double>(jobOps) : 0}};
+  json.EndArray();
+  writeMember(json, "samples_per_s", jobSamplesPerS);
+  allreduce(jobOps, jobBytes, jobLatencies, jobBusbw);
   if (auto it = ranks_.find(0); it != ranks_.end()) {
-    root["final_loss"] = it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss;
-    if (it->second.hasSummary) root["test_accuracy"] = it->second.summary.test_accuracy();
+    writeMember(json, "final_loss", it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
+    if (it->second.hasSummary) writeMember(json, "test_accuracy", it->second.summary.test_accuracy());
   }
-  root["params_identical"] = identical && !ranks_.empty();
-  QJsonArray findingList;
+  writeMember(json, "params_identical", identical && !ranks_.empty());
+  json.Key("findings");
+  json.StartArray();
   for (const auto& f : findings) {
-    QJsonObject item;
-    item["kind"] = QString::fromStdString(v1::Finding::Kind_Name(f.kind()));
-    item["severity"] = QString::fromStdString(v1::Finding::Severity_Name(f.severity()));
-    item["rank"] = f.rank();
-    item["host"] = q(f.host());
-    item["since_step"] = static_cast<double>(f.since_step());
-    item["cause"] = q(f.cause());
-    item["summary"] = q(f.summary());
-    QJsonObject evidence;
-    for (const auto& [key, value] : f.evidence()) evidence[q(key)] = value;
-    item["evidence"] = evidence;
-    findingList.append(item);
+    json.StartObject();
+    writeMember(json, "kind", v1::Finding::Kind_Name(f.kind()));
+    writeMember(json, "severity", v1::Finding::Severity_Name(f.severity()));
+    writeMember(json, "rank", f.rank());
+    writeMember(json, "host", f.host());
+    writeMember(json, "since_step", f.since_step());
+    writeMember(json, "cause", f.cause());
+    writeMember(json, "summary", f.summary());
+    json.Key("evidence");
+    json.StartObject();
+    std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
+    for (const auto& [name, value] : evidence) writeMember(json, name.c_str(), value);
+    json.EndObject();
+    json.EndObject();
   }
-  root["findings"] = findingList;
-  return root;
+  json.EndArray();
+  json.EndObject();
+  return std::string(jsonText(buffer)) + "\n";
 }
 
 void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,
@@ -215,7 +243,8 @@ void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jo
   if (!file.open(QIODevice::WriteOnly)) {
     throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
   }
-  file.write(QJsonDocument(toJson(jobId, outcome, findings)).toJson(QJsonDocument::Indented));
+  const std::string text = toJson(jobId, outcome, findings);
+  file.write(text.data(), static_cast<qint64>(text.size()));
   if (!file.commit()) throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
 }
 

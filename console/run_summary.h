@@ -4,7 +4,6 @@
 // accuracy, and each rank's parameter checksum.
 #pragma once
 
-#include <QJsonObject>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,8 +19,9 @@ class RunSummaryBuilder : public RecordSink {
   explicit RunSummaryBuilder(v1::JobSpec spec);
   void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
 
-  // `findings` are the diagnosis' (stragglers, leaks, stalls, communication) at the end of the run.
-  QJsonObject toJson(const std::string& jobId, const JobOutcome& outcome,
+  // The summary as an indented JSON document. `findings` are the diagnosis' (stragglers, leaks, stalls,
+  // communication) at the end of the run.
+  std::string toJson(const std::string& jobId, const JobOutcome& outcome,
                      const std::vector<v1::Finding>& findings = {}) const;
   // Writes toJson() to `path` (atomically: temporary file, then rename). Throws InputError naming the path.
   void writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/launch_page.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -26,6 +24,7 @@
 
 #include "common/error.h"
 #include "common/host_list.h"
+#include "common/json.h"
 #include "console/run_flags.h"
 #include "jobflags/job_flags.h"
 
@@ -434,10 +433,8 @@ void LaunchPage::useConnectedHosts() {
 }
 
 void LaunchPage::savePreset(const QString& name) {
-  std::string json;
-  google::protobuf::util::MessageToJsonString(spec(), &json);
   QSettings settings;
-  settings.setValue(QStringLiteral("presets/") + name, QString::fromStdString(json));
+  settings.setValue(QStringLiteral("presets/") + name, QString::fromStdString(messageToJson(spec())));
   presets_->clear();
   presets_->addItems(presetNames());
   presets_->setCurrentText(name);
@@ -447,7 +444,7 @@ bool LaunchPage::loadPreset(const QString& name) {
   QSettings settings;
   const QString json = settings.value(QStringLiteral("presets/") + name).toString();
   v1::JobSpec spec;
-  if (json.isEmpty() || !google::protobuf::util::JsonStringToMessage(json.toStdString(), &spec).ok()) return false;
+  if (json.isEmpty() || !messageFromJson(json.toStdString(), spec)) return false;
   setSpec(spec);
   return true;
 }

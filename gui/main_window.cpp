@@ -14,9 +14,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "common/horovod_timeline_reader.h"
+#include "common/json.h"
 #include "console/host_registry.h"
 #include "console/store_location.h"
 #include "console/background.h"
@@ -201,7 +200,7 @@ void MainWindow::restoreSettings() {
   }
   const QString last = settings.value(QStringLiteral("launch/last")).toString();
   v1::JobSpec spec;
-  if (!last.isEmpty() && google::protobuf::util::JsonStringToMessage(last.toStdString(), &spec).ok()) {
+  if (!last.isEmpty() && messageFromJson(last.toStdString(), spec)) {
     launch_->setSpec(spec);
   }
   const QString page = settings.value(QStringLiteral("window/page")).toString();
@@ -218,9 +217,7 @@ void MainWindow::saveSettings() {
     if (!split->objectName().isEmpty()) settings.setValue(QStringLiteral("window/") + split->objectName(), split->saveState());
   }
   settings.setValue(QStringLiteral("window/page"), QLatin1String(kPageKeys[pages_->currentIndex()]));
-  std::string json;
-  google::protobuf::util::MessageToJsonString(launch_->spec(), &json);
-  settings.setValue(QStringLiteral("launch/last"), QString::fromStdString(json));
+  settings.setValue(QStringLiteral("launch/last"), QString::fromStdString(messageToJson(launch_->spec())));
 }
 
 void MainWindow::setBanner(const QString& text, bool warning) {

@@ -8,11 +8,9 @@
 #include <unistd.h>
 
 #include <QByteArray>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <set>
 
+#include "common/json.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster::test;
@@ -140,12 +138,12 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   }
   ASSERT_EQ(result.exitCode, 0) << result.err;
 
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary))).object();
-  EXPECT_EQ(json["status"].toString(), "finished");
+  auto json = ringmaster::parseJson(readFile(summary));
+  EXPECT_STREQ(json["status"].GetString(), "finished");
   std::set<std::string> rankHosts;
-  for (const auto& r : json["ranks"].toArray()) rankHosts.insert(r.toObject()["host"].toString().toStdString());
+  for (const auto& r : json["ranks"].GetArray()) rankHosts.insert(r["host"].GetString());
   EXPECT_EQ(rankHosts, (std::set<std::string>{hosts.address(0), hosts.address(1)}));
-  EXPECT_TRUE(json["params_identical"].toBool());
+  EXPECT_TRUE(json["params_identical"].GetBool());
   // Ten all-reduces of the MLP's gradients went over the wire, not just control messages.
   EXPECT_GT(hosts.receivedBytes(1) - before, 1'000'000u);
 }

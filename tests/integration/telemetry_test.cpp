@@ -5,11 +5,9 @@
 #include <signal.h>
 
 #include <QByteArray>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <set>
 
+#include "common/json.h"
 #include "console/launcher.h"
 #include "tests/integration/agent_test_support.h"
 #include "worker/telemetry_sender.h"
@@ -20,22 +18,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Parses a Chrome trace file; fails the test when it is not valid JSON.
-QJsonArray traceEvents(const std::string& path) {
-  std::string text = readFile(path);
-  QJsonParseError error;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
-  EXPECT_EQ(error.error, QJsonParseError::NoError)
-      << path << ": " << error.errorString().toStdString() << " at " << error.offset;
-  EXPECT_TRUE(doc.isArray()) << path;
-  return doc.array();
+// Parses a Chrome trace file; fails the test (and gives an empty array) when it is not valid JSON.
+rapidjson::Document traceEvents(const std::string& path) {
+  rapidjson::Document doc;
+  try {
+    doc = parseJson(readFile(path));
+  } catch (const JsonError& e) {
+    ADD_FAILURE() << path << ": " << e.what();
+  }
+  EXPECT_TRUE(doc.IsArray()) << path;
+  if (!doc.IsArray()) doc.SetArray();
+  return doc;
 }
 
-std::set<std::string> phaseNames(const QJsonArray& events) {
+std::set<std::string> phaseNames(const rapidjson::Value& events) {
   std::set<std::string> names;
-  for (const auto& v : events) {
-    auto e = v.toObject();
-    if (e["ph"].toString() != "M") names.insert(e["name"].toString().toStdString());
+  for (const auto& e : events.GetArray()) {
+    if (e["ph"] != "M") names.insert(e["name"].GetString());
   }
   return names;
 }
@@ -91,7 +90,7 @@ TEST(Telemetry, ATimelineCutMidRunStillParses) {
   ASSERT_TRUE(outcome);
   std::string path = dir.file("state") + "/jobs/" + launcher.jobId() + "/rank1.trace.json";
   auto events = traceEvents(path);
-  EXPECT_GT(events.size(), 10);
+  EXPECT_GT(events.Size(), 10u);
   EXPECT_TRUE(phaseNames(events).count("BACKWARD"));
 }
 
@@ -115,9 +114,8 @@ TEST_F(RunCommand, ATwoRankTimelineHoldsEveryRankAndPhase) {
     ASSERT_EQ(result.exitCode, 0) << result.err;
     auto events = traceEvents(trace);
     std::set<int> rows;
-    for (const auto& v : events) {
-      auto e = v.toObject();
-      if (e["ph"] == "M" && e["name"] == "process_name") rows.insert(e["pid"].toInt());
+    for (const auto& e : events.GetArray()) {
+      if (e["ph"] == "M" && e["name"] == "process_name") rows.insert(e["pid"].GetInt());
     }
     EXPECT_EQ(rows, (std::set<int>{0, 1}));
     auto names = phaseNames(events);
@@ -140,14 +138,13 @@ TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
                      "--summary-json", summary});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.err.find(" finished"), std::string::npos) << result.err;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary)));
-  ASSERT_TRUE(doc.isObject());
-  auto json = doc.object();
-  EXPECT_EQ(json["status"].toString(), "finished");
-  EXPECT_EQ(json["ranks"].toArray().size(), 2);
-  EXPECT_GT(json["samples_per_s"].toDouble(), 0);
-  EXPECT_TRUE(json["params_identical"].toBool());
-  EXPECT_TRUE(json.contains("findings"));
+  auto json = parseJson(readFile(summary));
+  ASSERT_TRUE(json.IsObject());
+  EXPECT_STREQ(json["status"].GetString(), "finished");
+  EXPECT_EQ(json["ranks"].Size(), 2u);
+  EXPECT_GT(json["samples_per_s"].GetDouble(), 0);
+  EXPECT_TRUE(json["params_identical"].GetBool());
+  EXPECT_TRUE(json.HasMember("findings"));
 }
 
 TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
@@ -157,9 +154,9 @@ TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
   EXPECT_NE(result.exitCode, 0);
   EXPECT_NE(result.exitCode, 2);
   EXPECT_NE(result.err.find("failed: rank 1 on host"), std::string::npos) << result.err;
-  auto json = QJsonDocument::fromJson(QByteArray::fromStdString(readFile(summary))).object();
-  EXPECT_EQ(json["status"].toString(), "failed");
-  EXPECT_EQ(json["failed_rank"].toObject()["rank"].toInt(), 1);
+  auto json = parseJson(readFile(summary));
+  EXPECT_STREQ(json["status"].GetString(), "failed");
+  EXPECT_EQ(json["failed_rank"]["rank"].GetInt(), 1);
 }
 
 TEST_F(RunCommand, BadInputIsAUsageError) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tests/integration/training_ranks.h"
 
-#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,28 +57,40 @@ std::string TrainingJob::describe() const {
   return text.str();
 }
 
-google::protobuf::Struct TrainingJob::summary(int rank) const {
-  google::protobuf::Struct summary;
+rapidjson::Document TrainingJob::summary(int rank) const {
+  rapidjson::Document summary;
   std::string json = readFile(dir_.file("summary." + std::to_string(rank) + ".json"));
   EXPECT_FALSE(json.empty()) << "rank " << rank << " wrote no summary\n" << describe();
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &summary).ok()) << json;
+  try {
+    summary = parseJson(json);
+  } catch (const JsonError& e) {
+    ADD_FAILURE() << "rank " << rank << "'s summary: " << e.what() << "\n" << json;
+  }
+  EXPECT_TRUE(summary.IsObject()) << json;
+  if (!summary.IsObject()) summary.SetObject();
   return summary;
 }
 
 double TrainingJob::number(int rank, const std::string& key) const {
   auto s = summary(rank);
-  EXPECT_TRUE(s.fields().count(key)) << key;
-  return s.fields().count(key) ? s.fields().at(key).number_value() : NAN;
+  bool found = s.HasMember(key) && s[key].IsNumber();
+  EXPECT_TRUE(found) << key;
+  return found ? s[key].GetDouble() : NAN;
+}
+
+std::string TrainingJob::text(int rank, const std::string& key) const {
+  auto s = summary(rank);
+  bool found = s.HasMember(key) && s[key].IsString();
+  EXPECT_TRUE(found) << key;
+  return found ? s[key].GetString() : "";
 }
 
 double TrainingJob::engineStat(int rank, const std::string& key) const {
-  auto s = summary(rank);
-  return s.fields().at("engine_stats").struct_value().fields().at(key).number_value();
+  return summary(rank)["engine_stats"][key].GetDouble();
 }
 
 double TrainingJob::phaseMs(int rank, const std::string& key) const {
-  auto s = summary(rank);
-  return s.fields().at("step_phase_means_ms").struct_value().fields().at(key).number_value();
+  return summary(rank)["step_phase_means_ms"][key].GetDouble();
 }
 
 std::vector<float> TrainingJob::parameters(int rank) const {

@@ -4,14 +4,13 @@
 // here).
 #pragma once
 
-#include <google/protobuf/struct.pb.h>
-
 #include <chrono>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -39,9 +38,11 @@ class TrainingJob {
   // Every rank's exit status and stderr, for failure messages.
   std::string describe() const;
 
-  // Parsed --summary-json of `rank`; fails the test when it is missing.
-  google::protobuf::Struct summary(int rank) const;
+  // Parsed --summary-json of `rank`; fails the test (and gives an empty object) when it is missing or
+  // malformed.
+  rapidjson::Document summary(int rank) const;
   double number(int rank, const std::string& key) const;
+  std::string text(int rank, const std::string& key) const;
   double engineStat(int rank, const std::string& key) const;
   double phaseMs(int rank, const std::string& key) const;
   // --dump-params of `rank`.

@@ -3,11 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-
 #include "common/error.h"
+#include "common/json.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
@@ -15,13 +12,24 @@ using namespace ringmaster;
 
 namespace {
 
-QJsonArray parseTrace(const std::string& path) {
+// The trace as a document; an empty array when it does not parse (after failing the test).
+rapidjson::Document parseTrace(const std::string& path) {
   std::string text = ringmaster::test::readFile(path);
-  QJsonParseError error;
-  auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
-  EXPECT_EQ(error.error, QJsonParseError::NoError) << error.errorString().toStdString() << " in:\n" << text;
-  EXPECT_TRUE(doc.isArray());
-  return doc.array();
+  rapidjson::Document doc;
+  try {
+    doc = parseJson(text);
+  } catch (const JsonError& e) {
+    ADD_FAILURE() << e.what() << " in:\n" << text;
+  }
+  EXPECT_TRUE(doc.IsArray());
+  if (!doc.IsArray()) doc.SetArray();
+  return doc;
+}
+
+// `object[key]` as a string, "" when it is not one.
+std::string text(const rapidjson::Value& object, const char* key) {
+  auto it = object.FindMember(key);
+  return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
 }
 
 v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start, int64_t end) {
@@ -43,7 +51,7 @@ class ChromeTraceTest : public ::testing::Test {
 
 TEST_F(ChromeTraceTest, AnEmptyTraceIsAnEmptyArray) {
   ChromeTraceWriter writer(path_);
-  EXPECT_EQ(parseTrace(path_).size(), 0);
+  EXPECT_EQ(parseTrace(path_).Size(), 0u);
 }
 
 TEST_F(ChromeTraceTest, IsValidJsonAfterEveryFlush) {
@@ -57,9 +65,9 @@ TEST_F(ChromeTraceTest, IsValidJsonAfterEveryFlush) {
     }
     writer.flush();
     // What a reader sees if the rank is killed right now.
-    QJsonArray events = parseTrace(path_);
-    ASSERT_FALSE(events.isEmpty());
-    EXPECT_EQ(events.last().toObject()["name"].toString(), "OPTIMIZER");
+    rapidjson::Document events = parseTrace(path_);
+    ASSERT_FALSE(events.Empty());
+    EXPECT_EQ(text(events[events.Size() - 1], "name"), "OPTIMIZER");
   }
   EXPECT_EQ(writer.eventsWritten(), 20u * 4 + 4);  // + process name, sort index, lane name, lane sort index
 }
@@ -73,16 +81,15 @@ TEST_F(ChromeTraceTest, NamesOneRowPerRankAndALanePerThread) {
     writer.add(event(1, "comm", "ALLREDUCE", 3100, 4100));
     writer.add(event(1, "layer1.weight", "NEGOTIATE_ALLREDUCE", 3200, 3200));
   }
-  QJsonArray events = parseTrace(path_);
+  rapidjson::Document events = parseTrace(path_);
   std::map<int, std::string> processNames;
   std::map<std::pair<int, int>, std::string> threadNames;
-  for (const auto& v : events) {
-    auto e = v.toObject();
-    if (e["ph"] == "M" && e["name"] == "process_name") {
-      processNames[e["pid"].toInt()] = e["args"].toObject()["name"].toString().toStdString();
+  for (const auto& e : events.GetArray()) {
+    if (text(e, "ph") == "M" && text(e, "name") == "process_name") {
+      processNames[e["pid"].GetInt()] = text(e["args"], "name");
     }
-    if (e["ph"] == "M" && e["name"] == "thread_name") {
-      threadNames[{e["pid"].toInt(), e["tid"].toInt()}] = e["args"].toObject()["name"].toString().toStdString();
+    if (text(e, "ph") == "M" && text(e, "name") == "thread_name") {
+      threadNames[{e["pid"].GetInt(), e["tid"].GetInt()}] = text(e["args"], "name");
     }
   }
   EXPECT_EQ(processNames[0], "rank 0");
@@ -93,20 +100,19 @@ TEST_F(ChromeTraceTest, NamesOneRowPerRankAndALanePerThread) {
 
   bool sawComplete = false;
   bool sawInstant = false;
-  for (const auto& v : events) {
-    auto e = v.toObject();
-    if (e["name"] == "ALLREDUCE") {
+  for (const auto& e : events.GetArray()) {
+    if (text(e, "name") == "ALLREDUCE") {
       sawComplete = true;
-      EXPECT_EQ(e["ph"], "X");
-      EXPECT_DOUBLE_EQ(e["ts"].toDouble(), 3.1);  // microseconds
-      EXPECT_DOUBLE_EQ(e["dur"].toDouble(), 1.0);
-      EXPECT_EQ(e["pid"].toInt(), 1);
-      EXPECT_EQ(e["tid"].toInt(), 2);
-      EXPECT_EQ(e["args"].toObject()["step"].toInt(), 7);
+      EXPECT_EQ(text(e, "ph"), "X");
+      EXPECT_DOUBLE_EQ(e["ts"].GetDouble(), 3.1);  // microseconds
+      EXPECT_DOUBLE_EQ(e["dur"].GetDouble(), 1.0);
+      EXPECT_EQ(e["pid"].GetInt(), 1);
+      EXPECT_EQ(e["tid"].GetInt(), 2);
+      EXPECT_EQ(e["args"]["step"].GetInt(), 7);
     }
-    if (e["name"] == "NEGOTIATE_ALLREDUCE") {
+    if (text(e, "name") == "NEGOTIATE_ALLREDUCE") {
       sawInstant = true;
-      EXPECT_EQ(e["ph"], "i");
+      EXPECT_EQ(text(e, "ph"), "i");
     }
   }
   EXPECT_TRUE(sawComplete);
@@ -120,13 +126,12 @@ TEST_F(ChromeTraceTest, EscapesNamesAndArguments) {
     (*e.mutable_args())["ready \"ticks\""] = "0:1\t1:2";
     writer.add(e);
   }
-  QJsonArray events = parseTrace(path_);
+  rapidjson::Document events = parseTrace(path_);
   bool found = false;
-  for (const auto& v : events) {
-    auto e = v.toObject();
-    if (e["name"] == "we\\ird\nname") {
+  for (const auto& e : events.GetArray()) {
+    if (text(e, "name") == "we\\ird\nname") {
       found = true;
-      EXPECT_EQ(e["args"].toObject()["ready \"ticks\""].toString(), "0:1\t1:2");
+      EXPECT_EQ(text(e["args"], "ready \"ticks\""), "0:1\t1:2");
     }
   }
   EXPECT_TRUE(found);

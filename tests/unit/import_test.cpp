@@ -1,27 +1,55 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
 #include "common/horovod_timeline_reader.h"
-#include "common/json_tokenizer.h"
+#include "common/json.h"
+#include "ringmaster/v1/job.pb.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
 using ringmaster::JsonError;
-using ringmaster::JsonTokenizer;
-using Token = JsonTokenizer::Token;
+using ringmaster::JsonInputStream;
 namespace v1 = ringmaster::v1;
 
 namespace {
 
-std::vector<std::pair<Token, std::string>> tokenize(const std::string& text, size_t chunk) {
+// Every SAX call the reader makes, as (what, text).
+class Recorder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Recorder> {
+ public:
+  std::vector<std::pair<std::string, std::string>> calls;
+
+  bool Null() { return add("null"); }
+  bool Bool(bool b) { return add(b ? "true" : "false"); }
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool) { return add("number", {text, length}); }
+  bool String(const char* text, rapidjson::SizeType length, bool) { return add("string", {text, length}); }
+  bool Key(const char* text, rapidjson::SizeType length, bool) { return add("key", {text, length}); }
+  bool StartObject() { return add("{"); }
+  bool EndObject(rapidjson::SizeType) { return add("}"); }
+  bool StartArray() { return add("["); }
+  bool EndArray(rapidjson::SizeType) { return add("]"); }
+
+ private:
+  bool add(const char* what, std::string text = "") {
+    calls.emplace_back(what, std::move(text));
+    return true;
+  }
+};
+
+// Reads `text` from a stream in chunks of `chunk` bytes; `complete` tells whether the document was whole.
+std::vector<std::pair<std::string, std::string>> readAll(const std::string& text, size_t chunk,
+                                                         bool* complete = nullptr) {
   std::istringstream in(text);
-  JsonTokenizer tokens(in, chunk);
-  std::vector<std::pair<Token, std::string>> out;
-  for (Token t = tokens.next(); t != Token::End; t = tokens.next()) out.emplace_back(t, std::string(tokens.text()));
-  return out;
+  JsonInputStream stream(in, chunk);
+  Recorder recorder;
+  bool whole = ringmaster::readJson<rapidjson::kParseNumbersAsStringsFlag>(stream, recorder);
+  if (complete) *complete = whole;
+  return recorder.calls;
 }
 
 // A timeline the way Horovod's TimelineWriter writes it: tensors as processes, nested B/E phases, one tick per rank
@@ -90,34 +118,35 @@ std::vector<v1::TimelineEvent> storedEvents(ringmaster::RunStore& store, int64_t
 
 }  // namespace
 
-TEST(JsonTokenizer, TokensSurviveEveryChunkBoundary) {
+TEST(JsonReader, ValuesSurviveEveryChunkBoundary) {
   std::string text = R"({"a": [1, -2.5e3, true, false, null], "s\"q": "x\u00e9\ud83d\ude00\n", "o": {}})";
-  auto whole = tokenize(text, 1 << 20);
+  auto whole = readAll(text, 1 << 20);
   ASSERT_EQ(whole.size(), 15u);
   EXPECT_EQ(whole[1].second, "a");
   EXPECT_EQ(whole[4].second, "-2.5e3");
   EXPECT_EQ(whole[9].second, "s\"q");
   EXPECT_EQ(whole[10].second, "x\xc3\xa9\xf0\x9f\x98\x80\n");
-  for (size_t chunk = 1; chunk < 12; ++chunk) EXPECT_EQ(tokenize(text, chunk), whole) << "chunk " << chunk;
+  for (size_t chunk = 1; chunk < 12; ++chunk) EXPECT_EQ(readAll(text, chunk), whole) << "chunk " << chunk;
 }
 
-TEST(JsonTokenizer, MalformedInputIsReportedWithItsBytePosition) {
+TEST(JsonReader, MalformedInputIsReportedWithItsBytePosition) {
   struct Case {
     std::string text;
     uint64_t position;
   };
+  // The position is the first byte that cannot continue the document ("tru}": the '}' where 'e' should be).
   for (const Case& c : std::vector<Case>{{"[1, 2 3]", 6},
                                          {"{\"a\" 1}", 5},
                                          {"[1,]", 3},
-                                         {"{\"a\": tru}", 6},
+                                         {"{\"a\": tru}", 9},
                                          {"\x7f\x45\x4c\x46", 0},
                                          {"[\"bad \\q escape\"]", 6},
-                                         {"[1] x", 4}}) {
-    std::istringstream in(c.text);
-    JsonTokenizer tokens(in, 2);
+                                         {"[1] x", 4},
+                                         {std::string("[1, \0, 2]", 9), 4},
+                                         {std::string("[1]\0 ", 5), 3},
+                                         {"", 0}}) {
     try {
-      while (tokens.next() != Token::End) {
-      }
+      readAll(c.text, 2);
       FAIL() << "accepted " << c.text;
     } catch (const JsonError& e) {
       EXPECT_EQ(e.position(), c.position) << c.text << ": " << e.what();
@@ -126,13 +155,110 @@ TEST(JsonTokenizer, MalformedInputIsReportedWithItsBytePosition) {
   }
 }
 
-TEST(JsonTokenizer, InputCutShortEndsWithoutError) {
-  std::istringstream in(R"([{"a": 1}, {"b": "unfinish)");
-  JsonTokenizer tokens(in, 4);
-  int objects = 0;
-  for (Token t = tokens.next(); t != Token::End; t = tokens.next()) objects += t == Token::EndObject;
-  EXPECT_EQ(objects, 1);
-  EXPECT_FALSE(tokens.complete());
+TEST(JsonReader, InputCutShortEndsWithoutError) {
+  bool complete = true;
+  auto calls = readAll(R"([{"a": 1}, {"b": "unfinish)", 4, &complete);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), std::pair<std::string, std::string>("}", "")), 1);
+  EXPECT_FALSE(complete);
+  for (const char* cut : {"[1, tr", "[1, 2.", "{\"a\"", "{\"a\": [", "[\"x\\u00"}) {
+    readAll(cut, 3, &complete);
+    EXPECT_FALSE(complete) << cut;
+  }
+  readAll("[1, 2]\n", 3, &complete);
+  EXPECT_TRUE(complete);
+}
+
+TEST(JsonReader, DeepNestingIsAnErrorNotACrash) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    readAll(deep, 4096);
+    FAIL() << "accepted 100 000 levels";
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested more than 1000 levels"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ringmaster::parseJson(deep), JsonError);
+  std::string fine = std::string(1000, '[') + std::string(1000, ']');
+  EXPECT_EQ(readAll(fine, 4096).size(), 2000u);
+}
+
+TEST(JsonReader, DocumentsOfSmallTexts) {
+  auto document = ringmaster::parseJson(R"({"ts": 1.5e3, "pid": "7", "args": {"n": [1, 2]}})");
+  ASSERT_TRUE(document.IsObject());
+  EXPECT_DOUBLE_EQ(document["ts"].GetDouble(), 1500);
+  EXPECT_STREQ(document["pid"].GetString(), "7");
+  EXPECT_EQ(document["args"]["n"].Size(), 2u);
+  EXPECT_STREQ(ringmaster::parseJson("[12.50]", true)[0].GetString(), "12.50");
+  EXPECT_THROW(document["missing"].GetInt(), std::logic_error);  // a misuse throws, in every build
+  EXPECT_THROW(ringmaster::parseJson(R"({"a": 1)"), JsonError);
+  EXPECT_THROW(ringmaster::parseJson("[1] [2]"), JsonError);
+}
+
+// A job spec as the console's settings held it before (protobuf's own JSON printer), and as they hold it now.
+TEST(JsonMessages, JobSpecsRoundTripAndOldSettingsStillLoad) {
+  v1::JobSpec spec;
+  spec.set_name("resnet \"sweep\"");
+  spec.set_engine(v1::ENGINE_HOROVOD);
+  spec.set_backend(v1::BACKEND_GLOO);
+  spec.set_model(v1::MODEL_RESNET18);
+  spec.set_dataset(v1::DATASET_SYNTHETIC);
+  auto* h = spec.mutable_hyper();
+  h->set_batch_size(32);
+  h->set_optimizer(v1::OPTIMIZER_SGD);
+  h->set_lr(0.05);
+  h->set_momentum(0.9);
+  h->set_steps(1200);
+  h->set_seed(18446744073709551615ull);
+  h->set_fusion_threshold_mb(64);
+  h->set_cycle_time_ms(3.5);
+  h->set_reduce_op(v1::REDUCE_OP_SUM);
+  h->set_scale_lr(true);
+  auto* a = spec.add_hosts();
+  a->set_host("node-a");
+  a->set_slots(4);
+  auto* b = spec.add_hosts();
+  b->set_host("node-b");
+  b->set_slots(4);
+  b->set_agent_port(50071);
+  spec.set_world_size(8);
+  auto* straggler = spec.mutable_faults()->add_stragglers();
+  straggler->set_rank(-1);
+  straggler->set_extra_ms(12.5);
+  straggler->set_from_step(100);
+  spec.set_checkpoint_every(500);
+  spec.set_timeline(true);
+  spec.set_rendezvous_timeout_s(90);
+
+  const std::string saved =
+      R"({"name":"resnet \"sweep\"","engine":"ENGINE_HOROVOD","backend":"BACKEND_GLOO","model":"MODEL_RESNET18",)"
+      R"("dataset":"DATASET_SYNTHETIC","hyper":{"batchSize":32,"optimizer":"OPTIMIZER_SGD","lr":0.05,)"
+      R"("momentum":0.9,"scaleLr":true,"steps":"1200","seed":"18446744073709551615","fusionThresholdMb":64,)"
+      R"("cycleTimeMs":3.5,"reduceOp":"REDUCE_OP_SUM"},"hosts":[{"host":"node-a","slots":4},{"host":"node-b",)"
+      R"("slots":4,"agentPort":50071}],"worldSize":8,"faults":{"stragglers":[{"rank":-1,"extraMs":12.5,)"
+      R"("fromStep":"100"}]},"checkpointEvery":"500","timeline":true,"rendezvousTimeoutS":90})";
+  v1::JobSpec loaded;
+  ASSERT_TRUE(ringmaster::messageFromJson(saved, loaded));
+  EXPECT_EQ(loaded.SerializeAsString(), spec.SerializeAsString()) << loaded.DebugString();
+
+  std::string json = ringmaster::messageToJson(spec);
+  v1::JobSpec back;
+  ASSERT_TRUE(ringmaster::messageFromJson(json, back)) << json;
+  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString()) << json;
+  EXPECT_NE(json.find(R"("seed":"18446744073709551615")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("engine":"ENGINE_HOROVOD")"), std::string::npos) << json;
+  EXPECT_EQ(ringmaster::messageToJson(v1::JobSpec()), "{}");
+
+  // Proto field names and enum numbers are read too; anything that does not fit leaves the message empty.
+  ASSERT_TRUE(
+      ringmaster::messageFromJson(R"({"world_size": 2, "engine": 1, "hyper": {"batch_size": 16}})", back));
+  EXPECT_EQ(back.world_size(), 2u);
+  EXPECT_EQ(back.engine(), v1::ENGINE_DDP);
+  EXPECT_EQ(back.hyper().batch_size(), 16u);
+  for (const char* bad : {R"({"worldSize": -1})", R"({"worldSize": 4294967296})",
+                          R"({"engine": "ENGINE_NONE"})", R"({"colour": "red"})",
+                          R"({"hosts": {"host": "a"}})", R"({"name": 3})", "{\"name\": \"x", "[]", ""}) {
+    EXPECT_FALSE(ringmaster::messageFromJson(bad, back)) << bad;
+    EXPECT_EQ(back.ByteSizeLong(), 0u) << bad;
+  }
 }
 
 TEST_F(ImportTest, HorovodTimelineBecomesARunWithEveryRankAndPhase) {

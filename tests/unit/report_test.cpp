@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <QGuiApplication>
 #include <QXmlStreamReader>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -72,6 +74,16 @@ class ReportTest : public ::testing::Test {
   test::TempDir dir_{"report"};
   std::string store_ = dir_.file("runs.sqlite");
 };
+
+// PDF layout needs the program's QGuiApplication; the tests make one (offscreen: ctest sets QT_QPA_PLATFORM)
+// the first time a test writes a PDF, and keep it to the end.
+void needGuiApplication() {
+  static int argc = 1;
+  static char name[] = "test_report";
+  static char* argv[] = {name, nullptr};
+  static QGuiApplication* application = new QGuiApplication(argc, argv);
+  ASSERT_EQ(QCoreApplication::instance(), application);
+}
 
 }  // namespace
 
@@ -205,7 +217,25 @@ TEST_F(ReportTest, RunsWithoutATimelineGetOneFromTheirSteps) {
   for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER", "ALLREDUCE"}) EXPECT_TRUE(names.count(phase));
 }
 
+// Declared before every test that makes the QGuiApplication, so that it runs before them in one process too.
+TEST_F(ReportTest, PdfWithoutAGuiApplicationIsAClearErrorAndWritesNothing) {
+  ASSERT_EQ(QCoreApplication::instance(), nullptr);
+  int64_t id = ingestRun(2, 30);
+  RunStore store(store_);
+  std::string path = dir_.file("report.pdf");
+  try {
+    writePdfReport(buildReport(store, id), path);
+    FAIL() << "wrote a PDF without a QGuiApplication";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("QGuiApplication"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_EQ(QCoreApplication::instance(), nullptr);  // nor did it make one
+}
+
 TEST_F(ReportTest, PdfHasPages) {
+  needGuiApplication();
   int64_t id = ingestRun();
   RunStore store(store_);
   std::string path = dir_.file("report.pdf");
@@ -231,5 +261,6 @@ TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
   std::string bad = dir_.file("missing/report.html");
   EXPECT_THROW(writeHtmlReport(report, bad), InputError);
   EXPECT_THROW(writeCsv(store, id, bad), InputError);
+  needGuiApplication();
   EXPECT_THROW(writePdfReport(report, bad), InputError);
 }

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The HTML report: one self-contained file (inline SVG charts, inline style, nothing fetched), and the body
+// of headings and tables that the PDF report shares.
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/diagnosis/finding.h"
+#include "common/error.h"
+#include "common/job_spec.h"
+#include "console/report.h"
+#include "ringmaster/version.h"
+
+namespace ringmaster::console {
+
+namespace {
+
+using diagnosis::format;
+
+std::string number(double v, int decimals = 1) {
+  if (!std::isfinite(v)) return "–";
+  return format("%.*f", decimals, v);
+}
+
+std::string timeText(int64_t unixNs) {
+  if (unixNs <= 0) return "–";
+  std::time_t seconds = std::time_t(unixNs / 1'000'000'000);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&seconds));
+  return buffer;
+}
+
+void row(std::ostringstream& out, const std::vector<std::string>& cells, bool header = false) {
+  out << "<tr>";
+  for (const auto& c : cells)
+    out << (header ? "<th>" : "<td>") << escapeXml(c) << (header ? "</th>" : "</td>");
+  out << "</tr>\n";
+}
+
+std::string specValue(const v1::JobSpec& spec, const std::string& field) {
+  const auto& h = spec.hyper();
+  if (field == "engine") return std::string(engineName(spec.engine()));
+  if (field == "backend") return std::string(backendName(spec.backend()));
+  if (field == "model") return std::string(modelName(spec.model()));
+  if (field == "dataset") return std::string(datasetName(spec.dataset()));
+  if (field == "batch size") return std::to_string(h.batch_size());
+  if (field == "optimizer") return std::string(optimizerName(h.optimizer())) + format(", lr %g", h.lr());
+  if (field == "steps / epochs") return format("%llu / %u", (unsigned long long)h.steps(), h.epochs());
+  if (field == "bucket cap") return format("%g MiB", h.bucket_cap_mb());
+  if (field == "fusion threshold")
+    return format("%g MiB, cycle %g ms", h.fusion_threshold_mb(), h.cycle_time_ms());
+  if (field == "compression") return std::string(compressionName(h.compression()));
+  return "";
+}
+
+}  // namespace
+
+std::string renderReportBody(const Report& report, const std::function<std::string(size_t)>& chartMarkup) {
+  const RunMetrics& m = report.metrics;
+  const RunInfo& info = m.info;
+  std::ostringstream out;
+  out << "<h1>Ringmaster run report: run " << info.id << " " << escapeXml(info.name) << "</h1>\n";
+  out << "<p class=\"meta\">Status " << escapeXml(info.status) << " · started "
+      << timeText(info.startedUnixNs) << " · ended " << timeText(info.endedUnixNs) << " · source "
+      << escapeXml(info.source) << " · written by Ringmaster " << RINGMASTER_VERSION << "</p>\n";
+
+  out << "<h2>Summary</h2>\n<table class=\"summary\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
+  row(out, {"ranks", std::to_string(m.ranks)});
+  row(out, {"steps (every rank)", std::to_string(m.steps)});
+  row(out, {"throughput", number(m.throughput) + " samples/s"});
+  row(out, {"step time mean / p50 / p95", number(m.stepMeanMs, 2) + " / " + number(m.stepP50Ms, 2) + " / " +
+                                              number(m.stepP95Ms, 2) + " ms"});
+  double total = m.phases.totalMs > 0 ? m.phases.totalMs : 1;
+  row(out,
+      {"phase shares", format("data %.0f%%, forward %.0f%%, backward %.0f%%, exposed comm %.0f%%, optimizer "
+                              "%.0f%%, other %.0f%%",
+                              100 * m.phases.dataMs / total, 100 * m.phases.forwardMs / total,
+                              100 * m.phases.backwardMs / total, 100 * m.phases.commWaitMs / total,
+                              100 * m.phases.optimizerMs / total, 100 * m.phases.otherMs() / total)});
+  row(out, {"all-reduce",
+            format("%llu ops, median %.1f us, bus bandwidth %.2f GB/s, overlap %.0f%%",
+                   (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.overlapPct)});
+  row(out,
+      {"memory", format("peak %.0f MiB, steepest growth %.3f MiB/step", m.peakRssMiB, m.rssSlopeMiBPerStep)});
+  row(out, {"final loss", number(m.finalLoss, 4)});
+  row(out, {"findings", std::to_string(m.findings.size())});
+  row(out,
+      {"stored rows", format("%lld steps, %lld all-reduce ops, %lld memory samples, %lld timeline events, "
+                             "%lld log lines",
+                             (long long)report.counts.steps, (long long)report.counts.allreduceOps,
+                             (long long)report.counts.memorySamples, (long long)report.counts.timelineEvents,
+                             (long long)report.counts.logLines)});
+  out << "</table>\n";
+
+  out << "<h2>Findings</h2>\n";
+  if (m.findings.empty()) {
+    out << "<p>No stragglers, leaks, stalls or communication problems were found.</p>\n";
+  } else {
+    out << "<table class=\"findings\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
+    row(out, {"severity", "kind", "rank", "host", "since step", "cause", "what"}, true);
+    for (const auto& f : m.findings) {
+      std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
+      std::string shown;
+      for (const auto& [key, value] : evidence)
+        shown += (shown.empty() ? "" : ", ") + key + " " + format("%.4g", value);
+      row(out, {diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
+                f.rank() < 0 ? "job" : std::to_string(f.rank()), f.host(), std::to_string(f.since_step()),
+                f.cause(), f.summary()});
+      // The figures behind the finding, on a row of their own so that long names do not squeeze the table.
+      out << "<tr><td colspan=\"7\" class=\"evidence\"><i>evidence:</i> " << escapeXml(shown)
+          << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+
+  if (!report.comparisons.empty()) {
+    out << "<h2>Comparison</h2>\n";
+    for (const auto& c : report.comparisons) {
+      out << "<h3>" << escapeXml(c.otherName) << " against " << escapeXml(c.baseName) << "</h3>\n<p><b>"
+          << escapeXml(c.verdict)
+          << "</b></p>\n<table class=\"comparison\" border=\"1\" cellspacing=\"0\" "
+             "cellpadding=\"4\">\n";
+      row(out, {"metric", "unit", c.baseName, c.otherName, "difference", "95% CI"}, true);
+      for (const auto& d : c.deltas) {
+        std::string ci =
+            d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
+        row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other),
+                  format("%+.1f%%", 100 * d.relative), ci});
+      }
+      out << "</table>\n";
+    }
+  }
+
+  out << "<h2>Charts</h2>\n";
+  for (size_t i = 0; i < report.charts.size(); ++i)
+    out << "<div class=\"figure\">" << chartMarkup(i) << "</div>\n";
+
+  out << "<h2>Ranks</h2>\n<table class=\"ranks\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
+  row(out,
+      {"rank", "host", "steps", "samples/s", "data ms", "forward ms", "backward ms", "comm wait ms",
+       "optimizer ms", "busbw GB/s", "peak RSS MiB", "RSS slope MiB/step"},
+      true);
+  for (const auto& r : m.perRank) {
+    row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
+              number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
+              number(r.phases.commWaitMs, 2), number(r.phases.optimizerMs, 2), number(r.busbwGbps, 2),
+              number(r.peakRssMiB, 0), number(r.rssSlopeMiBPerStep, 3)});
+  }
+  out << "</table>\n";
+
+  out << "<h2>Job configuration</h2>\n<table class=\"config\" border=\"1\" cellspacing=\"0\" "
+         "cellpadding=\"4\">\n";
+  row(out, {"world size", std::to_string(info.worldSize)});
+  if (info.spec.engine() != v1::ENGINE_UNSPECIFIED || info.spec.model() != v1::MODEL_UNSPECIFIED) {
+    for (const char* field : {"engine", "backend", "model", "dataset", "batch size", "optimizer",
+                              "steps / epochs", "bucket cap", "fusion threshold", "compression"}) {
+      row(out, {field, specValue(info.spec, field)});
+    }
+  }
+  if (!info.tags.empty()) {
+    std::string tags;
+    for (const auto& t : info.tags) tags += (tags.empty() ? "" : ", ") + t;
+    row(out, {"tags", tags});
+  }
+  if (!info.notes.empty()) row(out, {"notes", info.notes});
+  out << "</table>\n";
+
+  out << "<h2>Environment</h2>\n<table class=\"environment\" border=\"1\" cellspacing=\"0\" "
+         "cellpadding=\"4\">\n";
+  for (const auto& [key, value] : info.environment) row(out, {key, value});
+  for (const auto& [host, facts] : report.hosts) {
+    std::string text;
+    for (const auto& [key, value] : facts) text += (text.empty() ? "" : "; ") + key + " " + value;
+    row(out, {"host " + host, text});
+  }
+  if (info.environment.empty() && report.hosts.empty()) row(out, {"(not recorded)", ""});
+  out << "</table>\n";
+  return out.str();
+}
+
+namespace {
+
+constexpr const char* kStyle = R"css(
+body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } .meta { color: #666; font-size: 13px; } .figure { margin: 12px 0; }
+)css";
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError("cannot write " + path + ": check that the folder exists and is writable");
+  out << text;
+  if (!out.flush()) throw InputError("writing " + path + " failed (disk full?)");
+}
+
+}  // namespace
+
+std::string renderHtml(const Report& report) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>Ringmaster report: "
+         "run "
+      << report.metrics.info.id << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+      << renderReportBody(report, [&](size_t i) { return chartSvg(report.charts[i], 1000, 320); })
+      << "</body>\n</html>\n";
+  return out.str();
+}
+
+void writeHtmlReport(const Report& report, const std::string& path) {
+  writeFile(path, renderHtml(report));
+}
+
+}  // namespace ringmaster::console
