@@ -1,14 +1,43 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/agent.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <thread>
 
+#include "agent/program_path.h"
 #include "common/job_spec.h"
 
 namespace ringmaster::agent {
 namespace fs = std::filesystem;
+
+namespace {
+
+// 128 random bits as hex: what a job's ranks present when they report.
+std::string newSecret() {
+  std::random_device random;
+  std::string secret;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+    secret += hex;
+  }
+  return secret;
+}
+
+}  // namespace
+
+bool sameSecret(const std::string& presented, const std::string& expected) {
+  unsigned char diff = presented.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < presented.size(); ++i) {
+    diff |= static_cast<unsigned char>(presented[i] ^ expected[i % (expected.empty() ? 1 : expected.size())]);
+  }
+  return diff == 0 && !expected.empty();
+}
 
 std::string checkJobId(const std::string& jobId) {
   if (jobId.empty() || jobId.size() > 128) return "job_id must have 1 to 128 characters";
@@ -64,9 +93,48 @@ v1::HostInfo Agent::hostInfo() {
     if (hostInfo_) return *hostInfo_;
   }
   v1::HostInfo info = collectHostInfo(config_.workerPath, config_.stateDir);
+  info.set_runs_programs(true);
+  info.set_any_program(config_.anyProgram);
+  for (const auto& program : config_.allowedPrograms) info.add_allowed_programs(program);
   std::lock_guard lock(mutex_);
   hostInfo_ = info;
   return info;
+}
+
+grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path) {
+  const std::string where = "host " + hostname + ": ";
+  const std::string& dir = program.working_dir();
+  std::error_code ec;
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    return grpc::Status(grpc::FAILED_PRECONDITION,
+                        where + "the working folder " + dir + " does not exist here: create it or choose another");
+  }
+  ProgramPath found;
+  try {
+    const char* searchPath = std::getenv("PATH");
+    found = findProgram(program.argv(0), dir, searchPath ? searchPath : "");
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::FAILED_PRECONDITION, where + e.what());
+  }
+  const auto& allowed = config_.allowedPrograms;
+  if (!config_.anyProgram && std::find(allowed.begin(), allowed.end(), found.resolved) == allowed.end()) {
+    std::string message = where + "the agent does not run " + program.argv(0);
+    if (found.resolved != program.argv(0)) message += " (" + found.resolved + ")";
+    message += ": its owner allows a program by starting the agent with --allow-program " + found.path;
+    if (!allowed.empty()) {
+      message += " (it allows:";
+      for (const auto& a : allowed) message += " " + a;
+      message += ")";
+    }
+    return grpc::Status(grpc::PERMISSION_DENIED, message);
+  }
+  if (!program.uninstrumented() && config_.pythonRoot.empty()) {
+    return grpc::Status(grpc::FAILED_PRECONDITION,
+                        where + "the ringmaster Python package is not installed beside this agent: reinstall "
+                                "Ringmaster, or run the program without instrumentation (--no-instrument)");
+  }
+  path = found.path;
+  return grpc::Status::OK;
 }
 
 std::shared_ptr<Job> Agent::findJob(const std::string& jobId) {
@@ -104,6 +172,11 @@ void Agent::launch(const v1::LaunchRequest& request,
   }
   pruneOldJournals();
   v1::HostInfo host = hostInfo();
+  std::string programPath;
+  if (isUserProgram(r.spec())) {
+    grpc::Status status = checkProgram(r.spec().program(), host.hostname(), programPath);
+    if (!status.ok()) return done(status, {});
+  }
   if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
     return fail(grpc::FAILED_PRECONDITION, "host " + host.hostname() + " cannot run this job: " + problem);
   }
@@ -119,8 +192,14 @@ void Agent::launch(const v1::LaunchRequest& request,
     if (!fs::create_directories(directory, ec)) {
       return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
     }
-    JobSetup setup{r, config_.workerPath, config_.telemetryAddress, directory.string(), host.hostname(),
-                   config_.stopGraceS};
+    JobSetup setup{r,
+                   isUserProgram(r.spec()) ? programPath : config_.workerPath,
+                   config_.telemetryAddress,
+                   directory.string(),
+                   host.hostname(),
+                   config_.stopGraceS,
+                   config_.pythonRoot,
+                   newSecret()};
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {
@@ -185,11 +264,15 @@ grpc::Status Agent::journalFor(const std::string& jobId, std::shared_ptr<Journal
   return grpc::Status::OK;
 }
 
-grpc::Status Agent::reportTarget(const std::string& jobId, int rank, Job*& job) {
+grpc::Status Agent::reportTarget(const std::string& jobId, int rank, const std::string& secret, Job*& job) {
   auto found = findJob(jobId);
   if (!found) return grpc::Status(grpc::NOT_FOUND, "no job " + jobId + " runs on this host (RINGMASTER_JOB_ID)");
   if (!found->hasRank(rank)) {
     return grpc::Status(grpc::INVALID_ARGUMENT, "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
+  }
+  if (!sameSecret(secret, found->secret())) {
+    return grpc::Status(grpc::PERMISSION_DENIED, "the secret presented is not job " + jobId +
+                                                     "'s: only the job's own ranks report (RINGMASTER_JOB_SECRET)");
   }
   if (found->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + jobId + " has finished");
   job = found.get();

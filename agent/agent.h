@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <grpcpp/support/status.h>
 
@@ -19,11 +20,14 @@
 namespace ringmaster::agent {
 
 struct AgentConfig {
-  std::string workerPath;        // the only program this agent starts
+  std::string workerPath;        // the program every rank of Ringmaster's own training runs
   std::string stateDir;          // jobs/<job id>/ holds each job's journal
   std::string telemetryAddress;  // where ranks report (a loopback port of this agent)
   double stopGraceS = 5;         // SIGTERM to SIGKILL
   double keepJournalsDays = 7;   // finished jobs' journals older than this are removed; 0 keeps them all
+  std::vector<std::string> allowedPrograms;  // resolved paths of users' programs it may start
+  bool anyProgram = false;       // starts any program (the user's own embedded agent)
+  std::string pythonRoot;        // holds the ringmaster Python package; empty: programs run uninstrumented only
 };
 
 class Agent {
@@ -46,9 +50,10 @@ class Agent {
   grpc::Status control(const v1::ControlRequest& request);
   // The journal of a job this agent ran (perhaps before a restart); NOT_FOUND otherwise.
   grpc::Status journalFor(const std::string& jobId, std::shared_ptr<Journal>& journal);
-  // The job `rank` reports into: NOT_FOUND / INVALID_ARGUMENT / FAILED_PRECONDITION when it cannot.
+  // The job `rank` reports into: NOT_FOUND / INVALID_ARGUMENT / FAILED_PRECONDITION when it cannot,
+  // PERMISSION_DENIED when `secret` is not the one the job's ranks were given (RINGMASTER_JOB_SECRET).
   // Jobs live as long as the agent, so the pointer stays valid.
-  grpc::Status reportTarget(const std::string& jobId, int rank, Job*& job);
+  grpc::Status reportTarget(const std::string& jobId, int rank, const std::string& secret, Job*& job);
   // Asks every job to stop and waits until their ranks have exited.
   void stopAll(double graceS);
 
@@ -56,6 +61,8 @@ class Agent {
 
  private:
   std::shared_ptr<Job> findJob(const std::string& jobId);
+  // May this agent start `program`? Sets `path` to what to start it by.
+  grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path);
 
   AgentConfig config_;
   std::mutex mutex_;
@@ -63,6 +70,10 @@ class Agent {
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::map<std::string, std::shared_ptr<Journal>> pastJournals_;
 };
+
+// True when `presented` equals `expected` (never for an empty `expected`), compared in time that does not depend on
+// where they differ.
+bool sameSecret(const std::string& presented, const std::string& expected);
 
 // Empty when `jobId` is usable as a folder name (letters, digits, '.', '_', '-'; 1-128 characters).
 std::string checkJobId(const std::string& jobId);

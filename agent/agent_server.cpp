@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "agent/program_path.h"
 #include "common/error.h"
 #include "ringmaster/v1/agent.grpc.pb.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
@@ -28,13 +29,6 @@ std::string readFile(const std::string& path, const std::string& flag) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-bool sameSecret(const std::string& a, const std::string& b) {
-  // Constant time in the length of the presented secret: no early exit on the first difference.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
-  return diff == 0 && !b.empty();
 }
 
 bool fromLoopback(const grpc::CallbackServerContext* context) {
@@ -172,7 +166,7 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
       return;
     }
     if (!job_) {
-      grpc::Status status = agent_.reportTarget(request_.job_id(), request_.rank(), job_);
+      grpc::Status status = agent_.reportTarget(request_.job_id(), request_.rank(), request_.secret(), job_);
       if (!status.ok()) {
         Finish(status);
         return;
@@ -304,7 +298,7 @@ class AgentServer::Services {
       auto* reactor = context->DefaultReactor();
       grpc::Status status = authorizeRank(context);
       Job* job = nullptr;
-      if (status.ok()) status = agent_.reportTarget(request->job_id(), request->rank(), job);
+      if (status.ok()) status = agent_.reportTarget(request->job_id(), request->rank(), request->secret(), job);
       if (status.ok()) *reply = job->takeControl(request->rank());
       reactor->Finish(status);
       return reactor;
@@ -319,12 +313,21 @@ class AgentServer::Services {
   TelemetryService telemetryService;
 };
 
-std::string defaultWorkerPath() {
+namespace {
+
+// The folder of the running program; empty when /proc cannot say.
+std::filesystem::path programDir() {
   char self[PATH_MAX] = {};
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return "ringmaster-worker";
-  return (std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() / "ringmaster-worker")
-      .string();
+  if (n <= 0) return {};
+  return std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path();
+}
+
+}  // namespace
+
+std::string defaultWorkerPath() {
+  std::filesystem::path dir = programDir();
+  return dir.empty() ? "ringmaster-worker" : (dir / "ringmaster-worker").string();
 }
 
 std::string defaultStateDir() {
@@ -356,6 +359,18 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   config.workerPath = options.workerPath.empty() ? defaultWorkerPath() : options.workerPath;
   config.stateDir = options.stateDir.empty() ? defaultStateDir() : options.stateDir;
   config.keepJournalsDays = options.keepJournalsDays;
+  config.anyProgram = options.anyProgram;
+  const char* path = std::getenv("PATH");
+  for (const auto& program : options.allowedPrograms) {
+    try {
+      config.allowedPrograms.push_back(findProgram(program, "", path ? path : "").resolved);
+    } catch (const InputError& e) {
+      throw InputError("--allow-program " + program + ": " + e.what());
+    }
+  }
+  config.pythonRoot = options.pythonRoot.empty()
+                          ? findPythonRoot(programDir().string())
+                          : options.pythonRoot;
   try {
     agent_ = std::make_unique<Agent>(config);
   } catch (const std::filesystem::filesystem_error& e) {

@@ -85,6 +85,12 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
     }
+    if (!options.workingDir.empty() && ::chdir(options.workingDir.c_str()) != 0) {
+      int e = errno;
+      ssize_t ignored = ::write(execStatus.write, &e, sizeof e);
+      (void)ignored;
+      ::_exit(127);
+    }
     ::dup2(devNull, STDIN_FILENO);
     ::dup2(out.write, STDOUT_FILENO);
     ::dup2(err.write, STDERR_FILENO);
@@ -154,7 +160,7 @@ std::string signalName(int sig) {
 }
 
 std::string runForOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
-  ChildProcess child(SpawnOptions{argv, environmentWith({}), false});
+  ChildProcess child(SpawnOptions{argv, environmentWith({}), false, ""});
   std::string out;
   std::string err;
   auto deadline = std::chrono::steady_clock::now() + timeout;

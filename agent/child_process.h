@@ -16,6 +16,7 @@ struct SpawnOptions {
   // Deliver SIGKILL to the child when the thread that spawned it ends (PR_SET_PDEATHSIG): spawn from a thread
   // that lives as long as the child should.
   bool dieWithParent = true;
+  std::string workingDir;  // folder the child starts in; empty: the parent's
 };
 
 class ChildProcess {

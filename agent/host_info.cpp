@@ -81,6 +81,14 @@ v1::HostInfo collectHostInfo(const std::string& workerPath, const std::string& s
 }
 
 std::string checkHostCanRun(const v1::HostInfo& host, const v1::JobSpec& spec) {
+  if (isUserProgram(spec)) {
+    // The worker's problems do not concern a program; whether this one may run is the agent's to say at launch.
+    if (!host.runs_programs()) {
+      return "its agent (Ringmaster " + host.ringmaster_version() +
+             ") cannot start programs: install this version of Ringmaster there";
+    }
+    return {};
+  }
   if (host.problems_size() > 0) return host.problems(0);
   const auto& backends = host.backends();
   if (std::find(backends.begin(), backends.end(), spec.backend()) == backends.end()) {

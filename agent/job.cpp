@@ -120,16 +120,56 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
       "MASTER_PORT=" + std::to_string(r.master_port()),
       "RINGMASTER_AGENT=" + setup_.telemetryAddress,
       "RINGMASTER_JOB_ID=" + r.job_id(),
+      "RINGMASTER_JOB_SECRET=" + setup_.secret,
   };
-  // As torchrun does: ranks sharing a host share its cores instead of each starting one thread per core.
-  if (!::getenv("OMP_NUM_THREADS")) {
-    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1u, cores / std::max(1, r.local_ranks()))));
+  if (!isUserProgram(r.spec())) {
+    // Ranks sharing a host share its cores instead of each starting one thread per core.
+    if (!::getenv("OMP_NUM_THREADS")) {
+      unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+      env.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1u, cores / std::max(1, r.local_ranks()))));
+    }
+    return environmentWith(env);
   }
-  return environmentWith(env);
+  // A user's program gets the rest of torchrun's environment, and torchrun's one thread per rank when ranks share
+  // the host and the user set nothing.
+  const auto& program = r.spec().program();
+  env.insert(env.end(), {"GROUP_RANK=" + std::to_string(r.group_rank()),
+                         "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
+                         "ROLE_RANK=" + std::to_string(rank.rank), "ROLE_WORLD_SIZE=" + std::to_string(r.world_size()),
+                         "TORCHELASTIC_RUN_ID=" + r.job_id()});
+  bool userThreads = ::getenv("OMP_NUM_THREADS") != nullptr;
+  for (const auto& entry : program.environment()) userThreads = userThreads || entry.rfind("OMP_NUM_THREADS=", 0) == 0;
+  if (!userThreads && r.local_ranks() > 1) env.push_back("OMP_NUM_THREADS=1");
+  // The user's entries first; Ringmaster's (validated to be other names) after them.
+  std::vector<std::string> overrides;
+  const char* inherited = ::getenv("PYTHONPATH");
+  std::string theirPythonPath = inherited ? inherited : "";
+  for (const auto& entry : program.environment()) {
+    if (!program.uninstrumented() && entry.rfind("PYTHONPATH=", 0) == 0) {
+      theirPythonPath = entry.substr(std::string("PYTHONPATH=").size());
+    } else {
+      overrides.push_back(entry);
+    }
+  }
+  if (!program.uninstrumented()) {
+    env.push_back("RINGMASTER_INSTRUMENT=1");
+    if (r.spec().timeline()) env.push_back("RINGMASTER_TIMELINE=1");
+    // The bootstrap's sitecustomize runs first and chains any other on the user's path.
+    std::string pythonPath = setup_.pythonRoot + "/ringmaster/_bootstrap:" + setup_.pythonRoot;
+    if (!theirPythonPath.empty()) pythonPath += ":" + theirPythonPath;
+    env.push_back("PYTHONPATH=" + pythonPath);
+  }
+  overrides.insert(overrides.end(), env.begin(), env.end());
+  return environmentWith(overrides);
 }
 
 std::vector<std::string> Job::rankArguments() const {
+  const auto& spec = setup_.request.spec();
+  if (isUserProgram(spec)) {
+    std::vector<std::string> argv(spec.program().argv().begin(), spec.program().argv().end());
+    argv[0] = setup_.workerPath;
+    return argv;
+  }
   std::vector<std::string> argv = {setup_.workerPath};
   for (auto& a : workerArguments(setup_.request.spec())) argv.push_back(std::move(a));
   if (setup_.request.spec().timeline()) {
@@ -172,8 +212,8 @@ StartResult Job::spawnRanks() {
   for (size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = *ranks_[i];
     try {
-      rank.process = std::make_unique<ChildProcess>(SpawnOptions{rankArguments(),
-                                                                 rankEnvironment(static_cast<int>(i)), true});
+      rank.process = std::make_unique<ChildProcess>(SpawnOptions{
+          rankArguments(), rankEnvironment(static_cast<int>(i)), true, setup_.request.spec().program().working_dir()});
       result.pids.push_back(rank.process->pid());
       records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));
     } catch (const std::exception& e) {

@@ -20,11 +20,13 @@ namespace ringmaster::agent {
 
 struct JobSetup {
   v1::LaunchRequest request;     // already validated
-  std::string workerPath;        // the ringmaster-worker to start
+  std::string workerPath;        // what every rank starts: ringmaster-worker, or the user's program (found)
   std::string telemetryAddress;  // host:port the ranks report to (RINGMASTER_AGENT)
   std::string directory;         // the job's folder: journal, rank timelines (created by the caller)
   std::string hostname;          // named in rank states
   double defaultGraceS = 5;      // SIGTERM to SIGKILL when a stop names no grace
+  std::string pythonRoot;        // holds the ringmaster Python package (instrumented programs)
+  std::string secret;            // the ranks present it when they report (RINGMASTER_JOB_SECRET)
 };
 
 // What starting the ranks came to.
@@ -54,6 +56,7 @@ class Job {
 
   const std::string& id() const { return setup_.request.job_id(); }
   const std::string& directory() const { return setup_.directory; }
+  const std::string& secret() const { return setup_.secret; }
   bool hasRank(int rank) const;
   Journal& journal() { return *journal_; }
   std::shared_ptr<Journal> sharedJournal() const { return journal_; }

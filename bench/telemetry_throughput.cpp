@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -70,6 +71,7 @@ class BenchJob {
       std::cerr << "cannot launch the bench job: " << status.error_message() << "\n";
       std::exit(1);
     }
+    secret_ = rankSecret(reply.pids(0));
     watcher_ = std::make_unique<console::JournalFollower>(
         client_, id_, 1, [this](const std::vector<v1::Record>& records) { take(records); },
         [](const grpc::Status&) {});
@@ -84,6 +86,8 @@ class BenchJob {
   }
 
   const std::string& id() const { return id_; }
+  // The job's secret, which its ranks present: the generators report as its rank 0.
+  const std::string& secret() const { return secret_; }
 
   // Starts counting the records marked `epoch`.
   void track(uint32_t epoch) {
@@ -116,8 +120,20 @@ class BenchJob {
     if (mine) lastNs_ = now;
   }
 
+  // What the agent gave the started rank in RINGMASTER_JOB_SECRET (the bench runs as the same user).
+  static std::string rankSecret(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    const std::string name = "RINGMASTER_JOB_SECRET=";
+    for (std::string entry; std::getline(in, entry, '\0');) {
+      if (entry.rfind(name, 0) == 0) return entry.substr(name.size());
+    }
+    std::cerr << "the bench job's rank (pid " << pid << ") has no RINGMASTER_JOB_SECRET\n";
+    std::exit(1);
+  }
+
   console::AgentClient client_;
   std::string id_;
+  std::string secret_;
   std::unique_ptr<console::JournalFollower> watcher_;
   std::mutex mutex_;
   uint32_t epoch_ = 0;
@@ -137,6 +153,7 @@ Result measure(BenchJob& job, int port, int generators, double seconds, int inte
   worker::TelemetryOptions options;
   options.agentAddress = "127.0.0.1:" + std::to_string(port);
   options.jobId = job.id();
+  options.secret = job.secret();
   options.interval = std::chrono::milliseconds(intervalMs);
   // Every generator reports as rank 0 of the job (the only rank this host runs); the probe is what differs.
   for (int g = 0; g < generators; ++g) {

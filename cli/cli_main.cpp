@@ -14,6 +14,7 @@ namespace {
 void acceptMpirunStyleNp(int argc, char** argv) {
   static char longNp[] = "--np";
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) break;  // a program's own arguments follow, untouched
     if (std::strcmp(argv[i], "-np") == 0) argv[i] = longNp;
   }
 }

@@ -13,7 +13,9 @@
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/horovod_timeline_reader.h"
+#include "common/job_spec.h"
 #include "common/run_store.h"
+#include "common/shell_words.h"
 #include "console/host_facts.h"
 #include "console/report.h"
 #include "console/store_location.h"
@@ -122,6 +124,7 @@ int showCommand(const StoreOption& option, const std::string& runText) {
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << run.source << "\n";
+  if (isUserProgram(run.spec)) std::cout << "  program " << shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}) << "\n";
   if (!run.tags.empty()) {
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;

@@ -39,13 +39,15 @@ std::string duration(double seconds) {
   return text;
 }
 
-// What ranks and agents say that a person should see: errors, warnings, the agent's own notes.
+// What ranks and agents say that a person should see: errors, warnings, the agent's own notes, and a program's
+// own output (a built-in rank's stdout is the progress the display already shows).
 class LinePrinter : public console::RecordSink {
  public:
+  explicit LinePrinter(bool withStdout) : withStdout_(withStdout) {}
   void onRecords(const std::string&, const std::string&, const std::vector<v1::Record>& records) override {
     std::lock_guard lock(mutex_);
     for (const auto& r : records) {
-      if (!r.has_log() || r.log().stream() == v1::LogLine::STREAM_STDOUT) continue;
+      if (!r.has_log() || (r.log().stream() == v1::LogLine::STREAM_STDOUT && !withStdout_)) continue;
       std::string who = r.log().rank() >= 0 ? "[rank " + std::to_string(r.log().rank()) + "] " : "[agent] ";
       lines_.push_back(who + r.log().text());
     }
@@ -56,6 +58,7 @@ class LinePrinter : public console::RecordSink {
   }
 
  private:
+  const bool withStdout_;
   std::mutex mutex_;
   std::deque<std::string> lines_;
 };
@@ -100,9 +103,10 @@ class ProgressDisplay {
 
   static std::string headline(const console::ProgressSnapshot& snap) {
     std::ostringstream line;
-    line << "step " << snap.step << "/" << (snap.totalSteps ? std::to_string(snap.totalSteps) : "?") << "  "
+    line << "step " << snap.step << (snap.totalSteps ? "/" + std::to_string(snap.totalSteps) : "") << "  "
          << std::fixed << std::setprecision(0) << snap.samplesPerS << " samples/s  loss " << std::setprecision(4)
-         << snap.loss << "  ETA " << duration(snap.etaS);
+         << snap.loss;
+    if (snap.totalSteps) line << "  ETA " << duration(snap.etaS);
     return line.str();
   }
 
@@ -136,14 +140,14 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point nextPlain_{};
 };
 
-int runJob(console::RunFlags o) {
-  console::finishRunFlags(o);
+int runJob(console::RunFlags o, const CLI::App& app) {
+  console::finishRunFlags(o, &app);
   console::RunSessionOptions options;
   if (!o.noStore) options.storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
   options.summaryJson = o.summaryJson;
   options.timeline = o.timeline;
   console::RunSession session(console::launchPlan(o), options);
-  LinePrinter printer;
+  LinePrinter printer(isUserProgram(o.spec));
   session.addSink(&printer);
 
   struct sigaction action {};
@@ -206,9 +210,9 @@ void addRunCommand(CLI::App& app, CommandResult& result) {
   auto* run = app.add_subcommand("run", "Launch a training job on this machine or across hosts and watch it");
   auto flags = std::make_shared<console::RunFlags>();
   console::addRunFlags(*run, *flags);
-  run->callback([flags, &result] {
+  run->callback([run, flags, &result] {
     try {
-      result.exitCode = runJob(*flags);
+      result.exitCode = runJob(*flags, *run);
     } catch (const InputError& e) {
       std::cerr << "ringmaster run: " << e.what() << "\n";
       result.exitCode = 2;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/job_spec.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -173,7 +175,75 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   for (int i = 0; i < f.hangs_size(); ++i) checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
 
   if (spec.resume() && spec.checkpoint_dir().empty()) fail("resume", "needs checkpoint_dir");
+  if (isUserProgram(spec)) {
+    for (auto& e : programErrors(spec.program())) errors.push_back(std::move(e));
+    if (f.stragglers_size() + f.leaks_size() + f.crashes_size() + f.hangs_size() > 0) {
+      fail("faults", "fault injection is for Ringmaster's own training, not a program");
+    }
+  }
   return errors;
+}
+
+bool isUserProgram(const v1::JobSpec& spec) { return spec.program().argv_size() > 0; }
+
+const std::vector<std::string>& torchrunVariables() {
+  static const std::vector<std::string> names = {
+      "RANK",      "LOCAL_RANK", "WORLD_SIZE",      "LOCAL_WORLD_SIZE", "GROUP_RANK",         "GROUP_WORLD_SIZE",
+      "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",      "TORCHELASTIC_RUN_ID"};
+  return names;
+}
+
+std::vector<FieldError> programErrors(const v1::UserProgram& program) {
+  std::vector<FieldError> errors;
+  auto fail = [&](std::string field, std::string message) {
+    errors.push_back({"program." + std::move(field), std::move(message)});
+  };
+  if (program.argv_size() == 0 || program.argv(0).empty()) fail("argv", "must name the program to run");
+  for (int i = 0; i < program.argv_size(); ++i) {
+    if (program.argv(i).find('\0') != std::string::npos) {
+      fail("argv[" + std::to_string(i) + "]", "cannot hold a NUL character");
+    }
+  }
+  const std::string& dir = program.working_dir();
+  if (!dir.empty() && (dir.front() != '/' || dir.find('\0') != std::string::npos)) {
+    fail("working_dir", "must be an absolute folder, got '" + dir + "'");
+  }
+  for (int i = 0; i < program.environment_size(); ++i) {
+    const std::string& entry = program.environment(i);
+    const std::string field = "environment[" + std::to_string(i) + "]";
+    const size_t equals = entry.find('=');
+    const std::string name = entry.substr(0, equals);
+    bool validName = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+    for (char c : name) validName = validName && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (equals == std::string::npos || !validName || entry.find('\0') != std::string::npos) {
+      fail(field, "write NAME=value with a name of letters, digits and '_', got '" + entry + "'");
+      continue;
+    }
+    const auto& reserved = torchrunVariables();
+    if (std::find(reserved.begin(), reserved.end(), name) != reserved.end() || name.rfind("RINGMASTER_", 0) == 0) {
+      fail(field, name + " is set by Ringmaster for every rank and cannot be given");
+    }
+  }
+  return errors;
+}
+
+std::string programName(const v1::UserProgram& program) {
+  auto base = [](const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  if (program.argv_size() == 0) return {};
+  const std::string executable = base(program.argv(0));
+  // An interpreter's program is its first argument that is not a flag: "python3 -u train.py" runs train.py.
+  if (executable.rfind("python", 0) == 0 || executable == "bash" || executable == "sh") {
+    for (int i = 1; i < program.argv_size(); ++i) {
+      const std::string& arg = program.argv(i);
+      if (arg == "-m" && i + 1 < program.argv_size()) return program.argv(i + 1);
+      if (arg == "-c") return executable + " -c";
+      if (!arg.empty() && arg[0] != '-') return base(arg);
+    }
+  }
+  return executable;
 }
 
 std::string describe(const std::vector<FieldError>& errors) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/clock.h"
+#include "common/job_spec.h"
 #include "common/json.h"
 #include "common/store_schema.h"
 
@@ -490,11 +491,15 @@ int64_t RunStore::createRun(const NewRun& run) {
   auto q = impl_->prepare(
       "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, environment) "
       "VALUES (?,?,?,?,?,?,?,?,?)");
-  std::string engine, backend;
-  if (run.spec.engine() == v1::ENGINE_DDP) engine = "ddp";
-  if (run.spec.engine() == v1::ENGINE_HOROVOD) engine = "horovod";
-  if (run.spec.backend() == v1::BACKEND_GLOO) backend = "gloo";
-  if (run.spec.backend() == v1::BACKEND_NCCL) backend = "nccl";
+  // A user's program chose its own engine and backend: Ringmaster's fields do not describe it.
+  std::string engine = isUserProgram(run.spec) ? "program" : "";
+  std::string backend;
+  if (!isUserProgram(run.spec)) {
+    if (run.spec.engine() == v1::ENGINE_DDP) engine = "ddp";
+    if (run.spec.engine() == v1::ENGINE_HOROVOD) engine = "horovod";
+    if (run.spec.backend() == v1::BACKEND_GLOO) backend = "gloo";
+    if (run.spec.backend() == v1::BACKEND_NCCL) backend = "nccl";
+  }
   q->bind(1, run.name).bind(2, run.status).bind(3, run.source).bind(4, engine).bind(5, backend);
   q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
   q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());

@@ -124,6 +124,7 @@ void Launcher::start() {
     options.port = 0;
     options.workerPath = plan_.workerPath;
     options.stateDir = plan_.stateDir;
+    options.anyProgram = true;  // the user's own agent, in the user's own process: their programs are theirs
     embedded_ = std::make_unique<agent::AgentServer>(options);
     hosts.push_back({"127.0.0.1", static_cast<int>(plan_.spec.world_size())});
     plan_.agentPort = embedded_->port();
@@ -210,6 +211,8 @@ void Launcher::launchAll() {
     request.set_world_size(static_cast<int>(plan_.spec.world_size()));
     request.set_master_addr(masterAddr);
     request.set_master_port(static_cast<uint32_t>(masterPort));
+    request.set_group_rank(static_cast<int>(host->index));
+    request.set_group_world_size(static_cast<int>(hosts_.size()));
     v1::LaunchReply reply;
     grpc::Status status = host->client->launch(request, reply);
     if (status.ok()) {

@@ -10,6 +10,7 @@
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "common/shell_words.h"
 #include "console/report.h"
 #include "ringmaster/version.h"
 
@@ -153,7 +154,11 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   out << "<h2>Job configuration</h2>\n<table class=\"config\" border=\"1\" cellspacing=\"0\" "
          "cellpadding=\"4\">\n";
   row(out, {"world size", std::to_string(info.worldSize)});
-  if (info.spec.engine() != v1::ENGINE_UNSPECIFIED || info.spec.model() != v1::MODEL_UNSPECIFIED) {
+  if (isUserProgram(info.spec)) {
+    row(out, {"program", shellLine({info.spec.program().argv().begin(), info.spec.program().argv().end()})});
+    if (!info.spec.program().working_dir().empty()) row(out, {"working folder", info.spec.program().working_dir()});
+    row(out, {"instrumented", info.spec.program().uninstrumented() ? "no" : "yes (ringmaster Python package)"});
+  } else if (info.spec.engine() != v1::ENGINE_UNSPECIFIED || info.spec.model() != v1::MODEL_UNSPECIFIED) {
     for (const char* field : {"engine", "backend", "model", "dataset", "batch size", "optimizer",
                               "steps / epochs", "bucket cap", "fusion threshold", "compression"}) {
       row(out, {field, specValue(info.spec, field)});

@@ -68,15 +68,64 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->type_name("FILE")
       ->group(outputs);
   app.add_flag("--no-store", flags.noStore, "Do not keep this run in the history")->group(outputs);
+
+  const std::string program = "Your program (instead of Ringmaster's training)";
+  v1::JobSpec* spec = &flags.spec;  // its program is made when a program flag is given, not before
+  app.add_option_function<std::vector<std::string>>(
+         "program",
+         [spec](const std::vector<std::string>& words) {
+           for (const auto& w : words) spec->mutable_program()->add_argv(w);
+         },
+         "After --: a program and its arguments, started once per rank with torchrun's environment, e.g. "
+         "-- /usr/bin/python3 train.py --epochs 3")
+      ->type_name("PROGRAM ARGS...")
+      ->group(program);
+  app.add_option_function<std::string>(
+         "--workdir", [spec](const std::string& dir) { spec->mutable_program()->set_working_dir(dir); },
+         "Folder the program's ranks start in (default: the agent's; for a local run, this one)")
+      ->type_name("DIR")
+      ->group(program);
+  app.add_option_function<std::vector<std::string>>(
+         "--env",
+         [spec](const std::vector<std::string>& entries) {
+           for (const auto& e : entries) spec->mutable_program()->add_environment(e);
+         },
+         "NAME=VALUE for every rank of the program (repeatable)")
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false)
+      ->group(program);
+  app.add_flag_callback(
+         "--no-instrument", [spec] { spec->mutable_program()->set_uninstrumented(true); },
+         "Run the program without the ringmaster Python package: output, exits and memory only")
+      ->group(program);
   addJobFlags(app, flags.spec);
 }
+
+namespace {
+
+// The job flags given on `app`: they describe Ringmaster's own training and do not go with a program.
+std::vector<std::string> trainingFlagsGiven(const CLI::App& app) {
+  v1::JobSpec scratch;
+  CLI::App jobFlags;
+  addJobFlags(jobFlags, scratch);
+  std::vector<std::string> given;
+  for (const CLI::Option* option : jobFlags.get_options()) {
+    const std::string name = option->get_name();
+    if (!name.empty() && app.count(name) > 0) given.push_back(name);
+  }
+  return given;
+}
+
+}  // namespace
 
 RunFlags parseRunFlags(std::vector<std::string> args) {
   RunFlags flags;
   CLI::App app{"The job to run: the flags of `ringmaster run`.", "ringmaster run"};
   addRunFlags(app, flags);
-  // mpirun and horovodrun users type "-np 4"; CLI11 allows only one-letter short flags.
+  // mpirun and horovodrun users type "-np 4"; CLI11 allows only one-letter short flags. A program's own
+  // arguments, after "--", are left as they are.
   for (auto& arg : args) {
+    if (arg == "--") break;
     if (arg == "-np") arg = "--np";
   }
   // CLI11 takes the arguments last first.
@@ -88,16 +137,72 @@ RunFlags parseRunFlags(std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     throw InputError(e.what());
   }
-  finishRunFlags(flags);
+  finishRunFlags(flags, &app);
   return flags;
 }
 
-void finishRunFlags(RunFlags& flags) {
+void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
+  if (isUserProgram(flags.spec)) {
+    if (auto given = parsed ? trainingFlagsGiven(*parsed) : std::vector<std::string>{}; !given.empty()) {
+      std::string names;
+      for (const auto& g : given) names += (names.empty() ? "" : ", ") + g;
+      throw InputError(names + (given.size() == 1 ? " sets" : " set") +
+                       " Ringmaster's own training and cannot go with a program, which trains as it is written: "
+                       "leave " + (given.size() == 1 ? "it" : "them") +
+                       " out, or put the program's own flags after -- (ringmaster run -np 2 -- PROGRAM ARGS...)");
+    }
+    if (auto errors = programErrors(flags.spec.program()); !errors.empty()) {
+      throw InputError(describe(errors));
+    }
+  } else if (flags.spec.program().working_dir().size() + flags.spec.program().environment_size() > 0 ||
+             flags.spec.program().uninstrumented()) {
+    throw InputError("--workdir, --env and --no-instrument are for a program of your own: give it after -- "
+                     "(ringmaster run -np 2 -- /usr/bin/python3 train.py)");
+  }
   if (flags.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(flags.ranks));
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);
 }
+
+namespace {
+
+// Appends the job flags of `spec` as ringmaster-worker gets them, less those that say what `defaults` says.
+template <typename Add>
+void addJobArguments(const v1::JobSpec& spec, const v1::JobSpec& defaults, Add add, std::vector<std::string>& args) {
+  v1::JobSpec scratch = defaults;
+  CLI::App jobFlags;
+  addJobFlags(jobFlags, scratch);
+  auto takesValue = [&jobFlags](const std::string& flag) {
+    const CLI::Option* option = jobFlags.get_option_no_throw(flag);
+    return option != nullptr && option->get_expected_min() > 0;
+  };
+  auto pairs = [&takesValue](const std::vector<std::string>& words) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> result;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (takesValue(words[i]) && i + 1 < words.size()) {
+        result.emplace_back(words[i], words[i + 1]);
+        ++i;
+      } else {
+        result.emplace_back(words[i], std::nullopt);
+      }
+    }
+    return result;
+  };
+  const auto byDefault = pairs(workerArguments(defaults));
+  for (const auto& [flag, value] : pairs(workerArguments(spec))) {
+    const bool asByDefault =
+        std::find(byDefault.begin(), byDefault.end(), std::make_pair(flag, value)) != byDefault.end();
+    if (asByDefault) continue;
+    if (value) {
+      add(flag, *value);
+    } else {
+      args.push_back(flag);
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> runArguments(const RunFlags& flags) {
   const RunFlags defaults;
@@ -124,43 +229,23 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   addChanged("--worker", flags.worker, defaults.worker);
   addChanged("--state-dir", flags.stateDir, defaults.stateDir);
 
-  // The job flags as ringmaster-worker gets them, less those that say what the defaults say.
-  v1::JobSpec scratch = defaults.spec;
-  CLI::App jobFlags;
-  addJobFlags(jobFlags, scratch);
-  auto takesValue = [&jobFlags](const std::string& flag) {
-    const CLI::Option* option = jobFlags.get_option_no_throw(flag);
-    return option != nullptr && option->get_expected_min() > 0;
-  };
-  auto pairs = [&takesValue](const std::vector<std::string>& words) {
-    std::vector<std::pair<std::string, std::optional<std::string>>> result;
-    for (size_t i = 0; i < words.size(); ++i) {
-      if (takesValue(words[i]) && i + 1 < words.size()) {
-        result.emplace_back(words[i], words[i + 1]);
-        ++i;
-      } else {
-        result.emplace_back(words[i], std::nullopt);
-      }
-    }
-    return result;
-  };
-  const auto byDefault = pairs(workerArguments(defaults.spec));
-  for (const auto& [flag, value] : pairs(workerArguments(flags.spec))) {
-    const bool asByDefault =
-        std::find(byDefault.begin(), byDefault.end(), std::make_pair(flag, value)) != byDefault.end();
-    if (asByDefault) continue;
-    if (value) {
-      add(flag, *value);
-    } else {
-      args.push_back(flag);
-    }
+  if (isUserProgram(flags.spec)) {
+    const auto& program = flags.spec.program();
+    addChanged("--workdir", program.working_dir(), "");
+    for (const auto& entry : program.environment()) add("--env", entry);
+    if (program.uninstrumented()) args.push_back("--no-instrument");
+  } else {
+    addJobArguments(flags.spec, defaults.spec, add, args);
   }
-
   addChanged("--timeline", flags.timeline, defaults.timeline);
   if (flags.timeline.empty() && flags.spec.timeline()) args.push_back("--record-timeline");
   addChanged("--summary-json", flags.summaryJson, defaults.summaryJson);
   addChanged("--store", flags.store, defaults.store);
   if (flags.noStore) args.push_back("--no-store");
+  if (isUserProgram(flags.spec)) {
+    args.push_back("--");
+    args.insert(args.end(), flags.spec.program().argv().begin(), flags.spec.program().argv().end());
+  }
   return args;
 }
 

@@ -37,7 +37,9 @@ void addRunFlags(CLI::App& app, RunFlags& flags);
 // Checks what CLI11 cannot (-np at least 1, -H or --hostfile) and completes the spec (world size, timeline on
 // with --timeline). Throws InputError naming the flag. parseRunFlags() calls it; a program that registered the
 // flags with addRunFlags() calls it after parsing.
-void finishRunFlags(RunFlags& flags);
+// With a program after "--", the built-in training flags given on `parsed` (the app the flags were registered
+// on, when there is one) are an error that says why.
+void finishRunFlags(RunFlags& flags, const CLI::App* parsed = nullptr);
 
 // Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError with
 // CLI11's message for a bad flag; "--help" throws InputError holding the help text.

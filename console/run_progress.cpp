@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "agent/child_process.h"
+#include "common/job_spec.h"
 
 namespace ringmaster::console {
 namespace {
@@ -24,6 +25,7 @@ uint64_t trainingSetSize(v1::Dataset dataset) {
 }  // namespace
 
 uint64_t expectedSteps(const v1::JobSpec& spec) {
+  if (isUserProgram(spec)) return 0;  // a program decides for itself how long it trains
   const auto& h = spec.hyper();
   if (h.steps() > 0) return h.steps();
   uint64_t world = std::max<uint64_t>(1, spec.world_size());

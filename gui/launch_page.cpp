@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "common/host_list.h"
 #include "common/json.h"
+#include "common/shell_words.h"
 #include "console/run_flags.h"
 #include "jobflags/job_flags.h"
 
@@ -52,15 +53,6 @@ QSpinBox* integer(QWidget* parent, int lo, int hi, const QString& special = {}) 
   box->setRange(lo, hi);
   if (!special.isEmpty()) box->setSpecialValueText(special);
   return box;
-}
-
-// Quotes an argument for a POSIX shell when it needs it.
-QString shellQuote(const QString& arg) {
-  static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
-  if (plain.match(arg).hasMatch()) return arg;
-  QString quoted = arg;
-  quoted.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
-  return QStringLiteral("'") + quoted + QStringLiteral("'");
 }
 
 }  // namespace
@@ -380,11 +372,9 @@ QString LaunchPage::commandLine() const {
     if (tokens.size() == 1) flags.tokenFile = tokens.begin()->toStdString();
     if (cas.size() == 1) flags.tlsCa = cas.begin()->toStdString();
   }
-  QStringList words{QStringLiteral("ringmaster"), QStringLiteral("run")};
-  for (const std::string& arg : console::runArguments(flags)) {
-    words << shellQuote(QString::fromStdString(arg));
-  }
-  return words.join(QLatin1Char(' '));
+  std::vector<std::string> words = {"ringmaster", "run"};
+  for (std::string& arg : console::runArguments(flags)) words.push_back(std::move(arg));
+  return QString::fromStdString(shellLine(words));
 }
 
 void LaunchPage::revalidate() {

@@ -25,6 +25,7 @@ TelemetryOptions TelemetryOptions::fromEnvironment(std::string timelineFile) {
   TelemetryOptions options;
   if (const char* agent = std::getenv("RINGMASTER_AGENT")) options.agentAddress = agent;
   if (const char* job = std::getenv("RINGMASTER_JOB_ID")) options.jobId = job;
+  if (const char* secret = std::getenv("RINGMASTER_JOB_SECRET")) options.secret = secret;
   options.timelineFile = std::move(timelineFile);
   return options;
 }
@@ -61,6 +62,7 @@ class TelemetrySession::Sender {
     });
     request_.set_job_id(options_.jobId);
     request_.set_rank(probe.rank());
+    request_.set_secret(options_.secret);
     if (!options_.agentAddress.empty()) {
       grpc::ChannelArguments args;
       args.SetMaxSendMessageSize(64 << 20);
@@ -192,6 +194,7 @@ class TelemetrySession::Sender {
     v1::ReportRequest request;
     request.set_job_id(options_.jobId);
     request.set_rank(session_.probe_.rank());
+    request.set_secret(options_.secret);
     auto* health = request.mutable_batch()->add_records()->mutable_health();
     health->set_rank(session_.probe_.rank());
     health->set_records_sent(session_.sent_.load(std::memory_order_relaxed));
@@ -206,6 +209,7 @@ class TelemetrySession::Sender {
     v1::ControlPollRequest request;
     request.set_job_id(options_.jobId);
     request.set_rank(session_.probe_.rank());
+    request.set_secret(options_.secret);
     v1::ControlPollReply reply;
     if (!stub_->PollControl(&context, request, &reply).ok()) return;
     if (reply.stop()) session_.stopRequested_.store(true, std::memory_order_relaxed);

@@ -27,6 +27,7 @@ namespace ringmaster::worker {
 struct TelemetryOptions {
   std::string agentAddress;  // host:port of the agent (RINGMASTER_AGENT); empty: no agent
   std::string jobId;         // RINGMASTER_JOB_ID
+  std::string secret;        // RINGMASTER_JOB_SECRET: presented with every report
   std::string timelineFile;  // Chrome trace file; empty: none. "%r" is replaced by the rank.
   // Batching interval. 50 ms keeps the rank-to-console latency (interval + group commit + fan-out) under 100 ms
   // at p99 while a rank still sends only 20 requests a second.

@@ -31,6 +31,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kMemory: leaks_.add(record.memory()); break;
     case v1::Record::kStall: stalls_.add(record.stall()); break;
+    case v1::Record::kHeartbeat: stalls_.heartbeat(record.heartbeat(), arrivalNs); break;
     case v1::Record::kFinding: {
       // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
       const v1::Finding& f = record.finding();
@@ -48,7 +49,8 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       if (!state.host().empty()) setHost(state.rank(), state.host());
       if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||
           state.state() == v1::RankState::STATE_FAILED_TO_START) {
-        stalls_.exited(state.rank());
+        const bool failed = state.state() != v1::RankState::STATE_EXITED || state.exit_code() != 0;
+        stalls_.exited(state.rank(), failed, arrivalNs);
       }
       break;
     }

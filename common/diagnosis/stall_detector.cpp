@@ -37,7 +37,18 @@ void StallDetector::progress(const v1::StepSample& sample, int64_t arrivalNs) {
   lastAnyProgressNs_ = std::max(lastAnyProgressNs_, arrivalNs);
 }
 
-void StallDetector::exited(int rank) { exited_.insert(rank); }
+void StallDetector::heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs) {
+  beats_[beat.rank()] = Beat{beat, arrivalNs};
+  if (beat.last_step() >= 0) {
+    uint64_t& last = lastStep_[beat.rank()];
+    last = std::max(last, static_cast<uint64_t>(beat.last_step()));
+  }
+}
+
+void StallDetector::exited(int rank, bool failed, int64_t arrivalNs) {
+  if (failed && arrivalNs > 0 && latched_.empty() && !exited_.count(rank)) latched_ = progressFindings(arrivalNs);
+  exited_.insert(rank);
+}
 
 std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
   std::vector<v1::Finding> out;
@@ -68,11 +79,60 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
     (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
     out.push_back(std::move(f));
   }
+  const auto fromProgress = latched_.empty() ? progressFindings(nowNs) : latched_;
+  out.insert(out.end(), fromProgress.begin(), fromProgress.end());
+  return out;
+}
+
+std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double quietS) const {
+  constexpr double kSilentS = 5;  // heartbeats come every second: five missed is a rank gone quiet
+  std::vector<int> waiting, holding;
+  std::map<int, std::string> what;
+  for (int r = 0; r < worldSize_; ++r) {
+    if (exited_.count(r)) continue;
+    auto it = beats_.find(r);
+    if (it == beats_.end()) continue;
+    const Beat& b = it->second;
+    const double silentS = double(nowNs - b.arrivalNs) / 1e9;
+    const double inPhaseS = double(b.beat.time_ns() - b.beat.phase_since_ns()) / 1e9 + silentS;
+    if (silentS >= kSilentS) {
+      holding.push_back(r);
+      what[r] = format("has sent nothing for %.1f s", silentS);
+    } else if (b.beat.phase() == "comm_wait") {
+      waiting.push_back(r);
+    } else {
+      holding.push_back(r);
+      what[r] = format("has been in %s for %.1f s", b.beat.phase().c_str(), inPhaseS);
+    }
+  }
+  std::vector<v1::Finding> out;
+  if (waiting.empty() || holding.empty()) return out;
+  for (int rank : holding) {
+    auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
+    const int64_t last = beats_.at(rank).beat.last_step();
+    v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
+                                static_cast<uint64_t>(last + 1), "no collective");
+    std::string where = host.empty() ? "" : " (" + host + ")";
+    std::string after = last >= 0 ? format("after step %lld", (long long)last) : std::string("before its first step");
+    f.set_summary(format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
+                         "job has not progressed for %.1f s",
+                         rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
+                         joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+    (*f.mutable_evidence())["quiet_s"] = quietS;
+    (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
+  std::vector<v1::Finding> out;
   if (nowNs <= 0 || lastAnyProgressNs_ == 0) return out;
 
   // From progress: no rank has finished a step for a while. Ranks behind the others are the ones holding it up.
   double quietS = double(nowNs - lastAnyProgressNs_) / 1e9;
   if (quietS < config_.stallSeconds) return out;
+  if (auto named = heartbeatFindings(nowNs, quietS); !named.empty()) return named;
   uint64_t newest = 0;
   for (const auto& [rank, step] : lastStep_) {
     if (!exited_.count(rank)) newest = std::max(newest, step);

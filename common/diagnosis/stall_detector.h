@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Finds stalls and hangs: the Horovod engine's stall reports name the ranks that have not submitted a tensor;
-// rank progress shows a job that stopped, and which ranks stopped behind the others.
+// rank progress shows a job that stopped, and which ranks stopped behind the others; heartbeats (from ranks of a
+// user's program) tell the rank that stopped calling collectives from those waiting in one.
 //
 // Times passed in are the console's monotonic clock when a record arrived (live use); a stored run has only the
 // stall reports.
@@ -29,13 +30,24 @@ class StallDetector {
   void setHost(int rank, const std::string& host);
   void add(const v1::StallReport& report);
   void progress(const v1::StepSample& sample, int64_t arrivalNs);
-  // A rank that exited is not stalled (the launcher reports it).
-  void exited(int rank);
+  void heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs);
+  // A rank that exited is not stalled (the launcher reports it). When a rank fails while the job is stalled, the
+  // stall found as of then stays among the findings: it is why the job ended.
+  void exited(int rank, bool failed = false, int64_t arrivalNs = 0);
   // Looks at progress as of `nowNs` (same clock as arrivals) and returns every stall finding so far.
   std::vector<v1::Finding> findings(int64_t nowNs) const;
   std::vector<v1::Finding> findings() const { return findings(0); }
 
  private:
+  struct Beat {
+    v1::Heartbeat beat;
+    int64_t arrivalNs = 0;
+  };
+  std::vector<v1::Finding> progressFindings(int64_t nowNs) const;
+  // The ranks holding a stalled job up by their heartbeats: not waiting in a collective while others are, or
+  // silent while others still beat. Empty when heartbeats cannot tell.
+  std::vector<v1::Finding> heartbeatFindings(int64_t nowNs, double quietS) const;
+
   struct Missing {
     std::set<std::string> tensors;
     std::set<int> reporters;
@@ -50,6 +62,9 @@ class StallDetector {
   std::map<int, int64_t> lastProgressNs_;     // when it arrived
   std::set<int> exited_;
   int64_t lastAnyProgressNs_ = 0;
+  std::map<int, Beat> beats_;                 // latest heartbeat per rank
+  std::vector<v1::Finding> latched_;          // the stall a failed rank ended
+
 };
 
 }  // namespace ringmaster::diagnosis

@@ -82,6 +82,14 @@ class SummaryRecord:
 
 
 @dataclass(slots=True)
+class HeartbeatRecord:
+    last_step: int        # -1 before the first step ends
+    phase: str            # "data", "forward", "backward", "comm_wait", "optimizer", "idle"
+    phase_since_ns: int
+    time_ns: int
+
+
+@dataclass(slots=True)
 class HealthRecord:
     records_sent: int
     records_dropped: int
@@ -174,6 +182,10 @@ class Encoder:
             s.rank, s.test_accuracy = rank, record.test_accuracy
             s.final_loss = step_loss(record.last_step) if record.last_step is not None else 0.0
             s.param_checksum, s.steps, s.samples_per_s = record.param_checksum, record.steps, record.samples_per_s
+        elif isinstance(record, HeartbeatRecord):
+            b = out.heartbeat
+            b.rank, b.last_step, b.phase = rank, record.last_step, record.phase
+            b.phase_since_ns, b.time_ns = record.phase_since_ns, record.time_ns
         elif isinstance(record, HealthRecord):
             h = out.health
             h.rank, h.records_sent, h.records_dropped = rank, record.records_sent, record.records_dropped

@@ -17,7 +17,8 @@ from typing import Any, Callable, Optional
 from ringmaster import _memory
 from ringmaster._clock import JobClock
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import AllreduceRecord, MemoryRecord, ScalarRecord, StepRecord, SummaryRecord
+from ringmaster._records import (AllreduceRecord, HeartbeatRecord, MemoryRecord, ScalarRecord, StepRecord,
+                                 SummaryRecord)
 from ringmaster._steps import StepTracker
 from ringmaster._telemetry import Control, RecordBuffer, Sender
 
@@ -38,7 +39,7 @@ class Session:
         self._samples = 0
         self._step_ns = 0
         self._closed = False
-        self._sender = Sender(env, rank, self.buffer, self.control)
+        self._sender = Sender(env, rank, self.buffer, self.control, self._heartbeat)
 
     # -- what the tracker and the instrumentation hand over ----------------------------------------------------
 
@@ -58,6 +59,10 @@ class Session:
             used, total = self.device_memory() or (0, 0)
         self.record(MemoryRecord(step.step, now, _memory.rss_bytes(), _memory.heap_bytes(), used, total,
                                  _memory.HOST_TOTAL_BYTES))
+
+    def _heartbeat(self) -> HeartbeatRecord:
+        last_step, phase, since = self.tracker.where()
+        return HeartbeatRecord(last_step, phase, since, self.clock.now())
 
     def allreduce(self, record: AllreduceRecord) -> None:
         record.timeline = self.timeline_on

@@ -48,6 +48,12 @@ class StepTracker:
         self._backward_start: Optional[int] = None
         self._compute_end: Optional[int] = None
         self._optimizer_start: Optional[int] = None
+        # What the training thread does now, for heartbeats read from the telemetry thread (one tuple, replaced
+        # whole, so that a reader never sees a phase with another phase's start).
+        self.phase = ("idle", now())
+
+    def _enter(self, phase: str, since: int) -> None:
+        self.phase = (phase, since)
 
     # -- what the instrumentation reports ---------------------------------------------------------------------
 
@@ -59,6 +65,7 @@ class StepTracker:
                 step.data_ns += now - self._mark
                 self._timeline("DATA", self._mark, now)
             self._forward_start = now
+            self._enter("forward", now)
         step.samples += samples
 
     def backward_begin(self, loss: Any) -> None:
@@ -70,6 +77,7 @@ class StepTracker:
             self._forward_start = None
         self._backward_start = now
         self._compute_end = None
+        self._enter("backward", now)
         self.backwards += 1
         if loss is not None:
             step.losses.append(loss)
@@ -77,6 +85,7 @@ class StepTracker:
     def compute_end(self) -> None:
         if self._backward_start is not None:
             self._compute_end = self._now()
+            self._enter("comm_wait", self._compute_end)
 
     def backward_end(self) -> None:
         if self._backward_start is None or self._open is None:
@@ -89,9 +98,11 @@ class StepTracker:
         self._backward_start = None
         self._compute_end = None
         self._mark = now
+        self._enter("data", now)
 
     def optimizer_begin(self) -> None:
         self._optimizer_start = self._now()
+        self._enter("optimizer", self._optimizer_start)
 
     def optimizer_end(self, lr: Any) -> None:
         start, self._optimizer_start = self._optimizer_start, None
@@ -136,6 +147,12 @@ class StepTracker:
             return self.last.step
         return self.step
 
+    def where(self) -> tuple:
+        """(index of the last completed step or -1, phase, since when): what a heartbeat says."""
+        phase, since = self.phase
+        last = self.last
+        return (last.step if last is not None else -1, phase, since)
+
     def close(self) -> None:
         """Sends the step that ended last; a step still in progress never ended and is not a step."""
         self._send_ended()
@@ -160,6 +177,7 @@ class StepTracker:
         self._mark = now
         self._forward_start = None
         self._backward_start = None
+        self._enter("data", now)
         self._sink.step_ended(step, now)
 
     def _send_ended(self) -> None:

@@ -14,10 +14,10 @@ import queue
 import threading
 import time
 from collections import deque
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import Encoder, HealthRecord
+from ringmaster._records import Encoder, HealthRecord, HeartbeatRecord
 
 BUFFER_RECORDS = 1 << 16
 REQUEST_RECORDS = 4096
@@ -25,6 +25,7 @@ INTERVAL_S = 0.05  # as the worker: under 100 ms from rank to console while send
 RECONNECT_EVERY_S = 1.0
 POLL_CONTROL_EVERY_S = 0.2
 HEALTH_EVERY_S = 2.0
+HEARTBEAT_EVERY_S = 1.0  # where the training thread is, so that the console can tell a stopped rank from waiting ones
 CLOSE_TIMEOUT_S = 5.0
 MAX_MESSAGE_BYTES = 64 << 20
 REQUESTS_IN_FLIGHT = 4  # requests handed to gRPC but not yet written; more means the agent does not keep up
@@ -141,7 +142,8 @@ class _ReportStream:
 
 
 class Sender:
-    def __init__(self, env: RankEnvironment, rank: int, buffer: RecordBuffer, control: Control) -> None:
+    def __init__(self, env: RankEnvironment, rank: int, buffer: RecordBuffer, control: Control,
+                 heartbeat: Optional[Callable[[], HeartbeatRecord]] = None) -> None:
         import grpc  # only ranks that report pay for importing gRPC
         from ringmaster.v1 import telemetry_pb2, telemetry_pb2_grpc
 
@@ -151,6 +153,7 @@ class Sender:
         self._rank = rank
         self._buffer = buffer
         self._control = control
+        self._heartbeat = heartbeat
         self._encoder = Encoder(rank)
         self._channel = grpc.insecure_channel(env.agent, options=[("grpc.max_send_message_length", MAX_MESSAGE_BYTES)])
         self._stub = telemetry_pb2_grpc.TelemetryStub(self._channel)
@@ -176,6 +179,7 @@ class Sender:
     def _run(self) -> None:
         next_poll = time.monotonic()
         next_health = time.monotonic() + HEALTH_EVERY_S
+        next_heartbeat = time.monotonic() + HEARTBEAT_EVERY_S
         while not self._stopping.is_set():
             self._buffer.reached_high_water.wait(INTERVAL_S)
             self._buffer.reached_high_water.clear()
@@ -185,6 +189,9 @@ class Sender:
             if time.monotonic() >= next_health:
                 self._report_health()
                 next_health = time.monotonic() + HEALTH_EVERY_S
+            if self._heartbeat is not None and time.monotonic() >= next_heartbeat:
+                self._send([self._heartbeat()])
+                next_heartbeat = time.monotonic() + HEARTBEAT_EVERY_S
             if time.monotonic() >= next_poll:
                 self._poll_control()
                 next_poll = time.monotonic() + POLL_CONTROL_EVERY_S

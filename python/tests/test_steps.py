@@ -92,6 +92,25 @@ class StepPhases(unittest.TestCase):
         self.tracker.close()
         self.assertEqual(len(self.sink.steps()), 1, "a step that never ended is not a step")
 
+    def test_heartbeats_say_the_phase_in_progress_and_the_last_completed_step(self):
+        self.assertEqual(self.tracker.where(), (-1, "idle", 0))
+        self.clock.at(10)
+        self.tracker.forward_begin(8)
+        self.assertEqual(self.tracker.where(), (-1, "forward", 10))
+        self.clock.at(30)
+        self.tracker.backward_begin(None)
+        self.assertEqual(self.tracker.where(), (-1, "backward", 30))
+        self.clock.at(50)
+        self.tracker.compute_end()
+        self.assertEqual(self.tracker.where(), (-1, "comm_wait", 50), "waiting for the all-reduces")
+        self.clock.at(70)
+        self.tracker.backward_end()
+        self.optimizer(72, 80)
+        self.assertEqual(self.tracker.where(), (0, "data", 80), "step 0 done, waiting for the next batch")
+        self.clock.at(81)
+        self.tracker.optimizer_begin()
+        self.assertEqual(self.tracker.where(), (0, "optimizer", 81))
+
     def test_the_next_step_waits_for_data_from_the_optimizer_end(self):
         self.micro_batch(0, 10, 20, 30)
         self.optimizer(30, 40)

@@ -13,6 +13,7 @@
 #include "agent/host_info.h"
 #include "common/error.h"
 #include "console/agent_client.h"
+#include "ringmaster/v1/telemetry.grpc.pb.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster;
@@ -170,6 +171,61 @@ TEST(AgentService, StopEndsTheRanksAndTheJournal) {
   EXPECT_TRUE(sawExit);
   // Launching the same job id again is refused.
   EXPECT_EQ(client.launch(waitingRank("stop-me"), reply).error_code(), grpc::ALREADY_EXISTS);
+}
+
+// What the agent gave a rank it started in RINGMASTER_JOB_SECRET (the test runs as the same user).
+std::string secretOf(int pid) {
+  const std::string environ = readFile("/proc/" + std::to_string(pid) + "/environ");
+  const std::string name = "RINGMASTER_JOB_SECRET=";
+  size_t at = environ.find(name);
+  if (at == std::string::npos) return {};
+  at += name.size();
+  return environ.substr(at, environ.find('\0', at) - at);
+}
+
+TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
+  TempDir dir("agent-secret");
+  agent::AgentServer server(localOptions(dir));
+  auto client = clientFor(server);
+  v1::LaunchReply reply;
+  ASSERT_TRUE(client.launch(waitingRank("guarded"), reply).ok());
+  const std::string secret = secretOf(reply.pids(0));
+  ASSERT_EQ(secret.size(), 32u) << "128 random bits in hex";
+
+  auto telemetry = v1::Telemetry::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+  auto poll = [&](const std::string& presented) {
+    grpc::ClientContext context;
+    v1::ControlPollRequest request;
+    request.set_job_id("guarded");
+    request.set_rank(0);
+    request.set_secret(presented);
+    v1::ControlPollReply pollReply;
+    return telemetry->PollControl(&context, request, &pollReply);
+  };
+  EXPECT_TRUE(poll(secret).ok());
+  for (const std::string& wrong : {std::string(), secret.substr(0, 31), secret.substr(1) + "0", std::string(64, 'a')}) {
+    grpc::Status status = poll(wrong);
+    EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << "'" << wrong << "'";
+    EXPECT_NE(status.error_message().find("RINGMASTER_JOB_SECRET"), std::string::npos) << status.error_message();
+  }
+  // A report stream with another job's secret is refused before anything reaches the journal.
+  {
+    grpc::ClientContext context;
+    v1::ReportReply reportReply;
+    auto stream = telemetry->Report(&context, &reportReply);
+    v1::ReportRequest request;
+    request.set_job_id("guarded");
+    request.set_rank(0);
+    request.set_secret("not-the-secret");
+    request.mutable_batch()->add_records()->mutable_log()->set_text("forged");
+    stream->Write(request);
+    stream->WritesDone();
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED);
+    EXPECT_EQ(reportReply.accepted(), 0u);
+  }
+  ASSERT_TRUE(client.stop("guarded", 1).ok());
 }
 
 TEST(AgentService, RanksDieWithTheirAgent) {

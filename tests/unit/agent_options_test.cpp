@@ -5,9 +5,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "agent/agent_program.h"
+#include "agent/host_info.h"
+#include "agent/program_path.h"
+#include "common/error.h"
 #include "tests/support/process.h"
 
 using namespace ringmaster::agent;
@@ -88,7 +92,8 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   const AgentOptions o =
       parseAgentFlags({"--listen", "0.0.0.0", "--port", "6000", "--token-file", "/etc/rm/token", "--tls-cert",
                        "cert.pem", "--tls-key", "key.pem", "--state-dir", "/var/lib/rm",
-                       "--keep-journals-days", "2.5", "--worker", "/opt/rm/ringmaster-worker"});
+                       "--keep-journals-days", "2.5", "--worker", "/opt/rm/ringmaster-worker", "--allow-program",
+                       "/usr/bin/python3", "--allow-program", "/opt/bin/trainer"});
   EXPECT_EQ(o.listen, "0.0.0.0");
   EXPECT_EQ(o.port, 6000);
   EXPECT_EQ(o.tokenFile, "/etc/rm/token");
@@ -97,6 +102,7 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_EQ(o.stateDir, "/var/lib/rm");
   EXPECT_DOUBLE_EQ(o.keepJournalsDays, 2.5);
   EXPECT_EQ(o.workerPath, "/opt/rm/ringmaster-worker");
+  EXPECT_EQ(o.allowedPrograms, (std::vector<std::string>{"/usr/bin/python3", "/opt/bin/trainer"}));
 
   const AgentOptions untouched = parseAgentFlags({});
   const AgentOptions defaults;
@@ -104,6 +110,37 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_EQ(untouched.port, kDefaultAgentPort);
   EXPECT_DOUBLE_EQ(untouched.keepJournalsDays, defaults.keepJournalsDays);
   EXPECT_TRUE(untouched.tokenFile.empty());
+  EXPECT_TRUE(untouched.allowedPrograms.empty()) << "an agent runs no program of a user's unless told";
+}
+
+TEST(ProgramPath, BareNamesAreFoundOnThePathAndResolved) {
+  const ProgramPath python = findProgram("python3", "", "/nonexistent:relative/bin:/usr/bin");
+  EXPECT_EQ(python.path, "/usr/bin/python3");
+  EXPECT_EQ(python.resolved, std::filesystem::canonical("/usr/bin/python3").string());
+  EXPECT_NE(python.resolved, python.path) << "Debian's python3 is a link to python3.X";
+  EXPECT_EQ(findProgram("../bin/sh", "/usr/lib", "").path, "/usr/bin/sh") << "relative to the working folder";
+  for (const auto& [name, path] : std::vector<std::pair<std::string, std::string>>{
+           {"no-such-program-here", "/usr/bin"}, {"sh", "bin"}, {"/etc/passwd", ""}, {"", "/usr/bin"}}) {
+    try {
+      findProgram(name, "/", path);
+      ADD_FAILURE() << "found '" << name << "'";
+    } catch (const ringmaster::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("program"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ProgramPath, AHostWhoseAgentCannotStartProgramsSaysSo) {
+  ringmaster::v1::JobSpec spec = ringmaster::defaultJobSpec();
+  spec.mutable_program()->add_argv("/usr/bin/python3");
+  ringmaster::v1::HostInfo older;  // an agent from before users' programs: no runs_programs
+  older.set_ringmaster_version("0.1.0");
+  older.add_problems("the worker is missing");
+  EXPECT_NE(checkHostCanRun(older, spec).find("cannot start programs"), std::string::npos);
+  ringmaster::v1::HostInfo current = older;
+  current.set_runs_programs(true);
+  EXPECT_EQ(checkHostCanRun(current, spec), "") << "the worker's problems do not concern a program";
+  EXPECT_EQ(checkHostCanRun(current, ringmaster::defaultJobSpec()), "the worker is missing");
 }
 
 TEST(AgentFlags, BadWordsAreUsageErrors) {

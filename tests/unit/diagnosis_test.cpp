@@ -216,6 +216,82 @@ TEST(Stalls, AWholeJobThatStopsIsAJobWideFinding) {
   EXPECT_EQ(found[0].rank(), -1);
 }
 
+namespace {
+
+v1::Heartbeat beat(int rank, int64_t lastStep, const std::string& phase, int64_t sinceNs, int64_t timeNs) {
+  v1::Heartbeat b;
+  b.set_rank(rank);
+  b.set_last_step(lastStep);
+  b.set_phase(phase);
+  b.set_phase_since_ns(sinceNs);
+  b.set_time_ns(timeNs);
+  return b;
+}
+
+}  // namespace
+
+TEST(Stalls, HeartbeatsNameTheRankThatStoppedCallingCollectives) {
+  // Three ranks completed step 7; ranks 0 and 2 wait in all-reduce for step 8, rank 1 never reached it.
+  StallDetector detector(3, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  s.set_step(7);
+  for (int r = 0; r < 3; ++r) {
+    s.set_rank(r);
+    if (r != 1) detector.progress(s, 1 * second);  // rank 1's last step is on its way: its heartbeat says it
+  }
+  for (int64_t t = 2; t <= 9; ++t) {
+    detector.heartbeat(beat(0, 7, "comm_wait", 1 * second, t * second), t * second);
+    detector.heartbeat(beat(1, 7, "data", 1 * second, t * second), t * second);
+    detector.heartbeat(beat(2, 7, "comm_wait", 1 * second, t * second), t * second);
+  }
+  EXPECT_TRUE(detector.findings(3 * second).empty());
+  auto found = detector.findings(9 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_EQ(found[0].since_step(), 8u);
+  EXPECT_NE(found[0].summary().find("stopped calling collectives after step 7"), std::string::npos)
+      << found[0].summary();
+  EXPECT_NE(found[0].summary().find("in data for 8.0 s"), std::string::npos) << found[0].summary();
+  EXPECT_NE(found[0].summary().find("ranks 0,2 wait in all-reduce"), std::string::npos) << found[0].summary();
+
+  // Rank 0 gives up waiting and fails: the stall it ended stays, naming rank 1.
+  detector.exited(0, true, 30 * second);
+  detector.exited(1, true, 30 * second);
+  detector.exited(2, true, 30 * second);
+  found = detector.findings(40 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+}
+
+TEST(Stalls, ARankWhoseHeartbeatsStopIsNamed) {
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  s.set_step(3);
+  detector.progress(s, second);
+  for (int64_t t = 1; t <= 12; ++t) {
+    detector.heartbeat(beat(0, 3, "comm_wait", second, t * second), t * second);
+    if (t <= 2) detector.heartbeat(beat(1, 3, "forward", second, t * second), t * second);
+  }
+  auto found = detector.findings(12 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_NE(found[0].summary().find("has sent nothing for 10.0 s"), std::string::npos) << found[0].summary();
+}
+
+TEST(Stalls, ACleanEndLatchesNothing) {
+  StallDetector detector(2, StallConfig{5});
+  v1::StepSample s;
+  s.set_step(4);
+  detector.progress(s, 1'000'000'000);
+  s.set_rank(1);
+  detector.progress(s, 1'000'000'000);
+  detector.exited(0, false, 9'000'000'000);
+  detector.exited(1, false, 9'000'000'000);
+  EXPECT_TRUE(detector.findings(20'000'000'000).empty());
+}
+
 TEST(Communication, ARankWithHalfTheBandwidthIsFlagged) {
   CommunicationMonitor monitor;
   for (int step = 0; step < 50; ++step) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/shell_words.h"
 #include "jobflags/job_flags.h"
 
 namespace v1 = ringmaster::v1;
@@ -132,4 +133,32 @@ TEST(JobFlags, BadValuesAreUsageErrorsNamingTheFlag) {
   } catch (const ringmaster::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--inject-straggler"), std::string::npos) << e.what();
   }
+}
+
+TEST(UserProgramSpec, ProgramsAreNamedAsAPersonWould) {
+  using namespace ringmaster;
+  auto program = [](std::vector<std::string> argv) {
+    v1::UserProgram p;
+    for (auto& a : argv) p.add_argv(a);
+    return p;
+  };
+  EXPECT_EQ(programName(program({"/usr/bin/python3", "-u", "/srv/exp/train.py", "--epochs", "3"})), "train.py");
+  EXPECT_EQ(programName(program({"python3", "-m", "mypkg.train"})), "mypkg.train");
+  EXPECT_EQ(programName(program({"/opt/bin/my_trainer", "--epochs", "3"})), "my_trainer");
+  v1::JobSpec spec = defaultJobSpec();
+  EXPECT_FALSE(isUserProgram(spec));
+  *spec.mutable_program() = program({"/usr/bin/python3", "train.py"});
+  EXPECT_TRUE(isUserProgram(spec));
+  EXPECT_TRUE(validateJobSpec(spec).empty()) << describe(validateJobSpec(spec));
+  spec.mutable_faults()->add_stragglers()->set_rank(0);
+  EXPECT_NE(describe(validateJobSpec(spec)).find("faults: fault injection is for Ringmaster's own training"),
+            std::string::npos)
+      << describe(validateJobSpec(spec));
+}
+
+TEST(UserProgramSpec, ShellLinesQuoteOnlyWhatNeedsIt) {
+  using ringmaster::shellLine;
+  EXPECT_EQ(shellLine({"ringmaster", "run", "-np", "2", "--", "/usr/bin/python3", "train.py", "--lr=0.1"}),
+            "ringmaster run -np 2 -- /usr/bin/python3 train.py --lr=0.1");
+  EXPECT_EQ(shellLine({"echo", "two words", "it's", "", "$HOME"}), "echo 'two words' 'it'\\''s' '' '$HOME'");
 }

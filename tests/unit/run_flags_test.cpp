@@ -172,6 +172,25 @@ std::vector<RoundTripCase> roundTripCases() {
                        if (c.name != "Hostfile" && c.name != "NoStore" && c.name != "TimelineFile") c.set(f);
                      }
                    }});
+  // A program of the user's goes with the launch and output flags, not with the training flags.
+  cases.push_back({"Program", [](RunFlags& f) {
+                     for (const char* word : {"/usr/bin/python3", "train.py"}) f.spec.mutable_program()->add_argv(word);
+                   }});
+  cases.push_back({"ProgramWithItsOwnFlags", [](RunFlags& f) {
+                     f.ranks = 4;
+                     f.hostList = "node1:2,node2:2";
+                     f.jobId = "own-7";
+                     f.spec.set_timeline(true);
+                     auto* program = f.spec.mutable_program();
+                     for (const char* word : {"python3", "-u", "train.py", "-np", "3", "--model", "mine", "--", "-x",
+                                              "two words", "--timeline"}) {
+                       program->add_argv(word);
+                     }
+                     program->set_working_dir("/srv/work dir");
+                     program->add_environment("DATA=/srv/data");
+                     program->add_environment("EMPTY=");
+                     program->set_uninstrumented(true);
+                   }});
   return cases;
 }
 
@@ -258,6 +277,52 @@ TEST(RunName, NameThenJobIdThenModelEngineAndRanks) {
   EXPECT_EQ(flags.spec.name(), "baseline");
   EXPECT_EQ(runName(flags), "baseline");
   EXPECT_EQ(launchPlan(flags).spec.name(), "baseline");
+}
+
+TEST(RunFlagsProgram, TheProgramsOwnArgumentsAreLeftAsTheyAre) {
+  RunFlags flags =
+      parseRunFlags({"-np", "2", "--", "/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--", "-H"});
+  EXPECT_EQ(flags.ranks, 2);
+  EXPECT_TRUE(flags.hostList.empty());
+  EXPECT_EQ(flags.spec.model(), defaultJobSpec().model());
+  const std::vector<std::string> argv(flags.spec.program().argv().begin(), flags.spec.program().argv().end());
+  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--", "-H"}));
+  EXPECT_EQ(runName(flags), "train.py x2");
+}
+
+TEST(RunFlagsProgram, TrainingFlagsWithAProgramAreAnErrorThatSaysWhy) {
+  try {
+    parseRunFlags({"-np", "2", "--model", "mlp", "--lr", "0.1", "--", "/usr/bin/python3", "train.py"});
+    FAIL() << "took --model and --lr together with a program";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("--model"), std::string::npos) << message;
+    EXPECT_NE(message.find("--lr"), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot go with a program"), std::string::npos) << message;
+  }
+}
+
+TEST(RunFlagsProgram, BadProgramInputIsRejectedNamingIt) {
+  const std::pair<std::vector<std::string>, std::string> bad[] = {
+      {{"--env", "DATA=/srv"}, "--env"},                                   // program flags without a program
+      {{"--no-instrument"}, "--no-instrument"},
+      {{"--env", "RANK=3", "--", "python3", "t.py"}, "RANK is set by Ringmaster"},
+      {{"--env", "RINGMASTER_JOB_SECRET=x", "--", "python3", "t.py"}, "RINGMASTER_JOB_SECRET"},
+      {{"--env", "no-equals", "--", "python3", "t.py"}, "'no-equals'"},
+      {{"--env", "1X=2", "--", "python3", "t.py"}, "'1X=2'"},
+      {{"--workdir", "relative/dir", "--", "python3", "t.py"}, "'relative/dir'"},
+      {{"--", ""}, "must name the program"},
+  };
+  for (const auto& [args, named] : bad) {
+    std::string line;
+    for (const auto& a : args) line += " " + a;
+    try {
+      parseRunFlags(args);
+      ADD_FAILURE() << "accepted:" << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << line << ": " << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A user's PyTorch DDP script (tests/integration/programs/fashion_ddp.py, Fashion-MNIST, gloo) started bare, as
+// torchrun would (RANK, WORLD_SIZE, MASTER_ADDR ... and nothing of Ringmaster), against the same script under
+// `ringmaster run -np N -- /usr/bin/python3 ...` (embedded agent, the ringmaster Python package instrumenting every
+// step and all-reduce, the console diagnosing and storing). Rounds alternate bare and instrumented; each rank
+// measures its own steady samples/s (after warm-up steps), summed over ranks. Prints every round, the median of
+// each side, the ratio instrumented/bare and the spread of the per-round ratios. The agent's and console's CPU time
+// runs on the same cores as the ranks and counts against the instrumented side.
+//
+//   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R]
+#include <poll.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "agent/agent_server.h"
+#include "agent/child_process.h"
+#include "tests/support/ports.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using namespace ringmaster;
+
+namespace {
+
+const std::string kPython = "/usr/bin/python3";
+
+// Sum of the "rank R steady samples/s X" lines in `text`; 0 when a rank did not report.
+double summedRate(const std::string& text, int ranks) {
+  static const std::regex line(R"(rank (\d+) steady samples/s ([0-9.]+))");
+  double total = 0;
+  int seen = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
+    total += std::stod((*it)[2]);
+    ++seen;
+  }
+  return seen == ranks ? total : 0;
+}
+
+std::vector<std::string> scriptArguments(const std::string& script, int steps, int batch) {
+  return {kPython, script, "--steps", std::to_string(steps), "--batch", std::to_string(batch)};
+}
+
+double runBare(const std::string& script, int ranks, int steps, int batch) {
+  const int port = test::freePort();
+  std::vector<std::unique_ptr<agent::ChildProcess>> children;
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<std::string> env = {"RANK=" + std::to_string(r),       "LOCAL_RANK=" + std::to_string(r),
+                                    "WORLD_SIZE=" + std::to_string(ranks), "LOCAL_WORLD_SIZE=" + std::to_string(ranks),
+                                    "MASTER_ADDR=127.0.0.1",            "MASTER_PORT=" + std::to_string(port)};
+    if (ranks > 1) env.push_back("OMP_NUM_THREADS=1");  // as torchrun and Ringmaster's agent do
+    children.push_back(std::make_unique<agent::ChildProcess>(
+        agent::SpawnOptions{scriptArguments(script, steps, batch), agent::environmentWith(env), true, ""}));
+  }
+  // Every rank's output until all have closed it, then their exits.
+  std::string out;
+  char buffer[4096];
+  while (true) {
+    std::vector<pollfd> fds;
+    for (auto& child : children) {
+      for (int fd : {child->stdoutFd(), child->stderrFd()}) {
+        if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+      }
+    }
+    if (fds.empty()) break;
+    ::poll(fds.data(), fds.size(), 100);
+    for (const auto& p : fds) {
+      if (!p.revents) continue;
+      ssize_t n = ::read(p.fd, buffer, sizeof buffer);
+      if (n > 0) {
+        out.append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EAGAIN) {
+        for (auto& child : children) child->closeOutput(p.fd);
+      }
+    }
+  }
+  for (auto& child : children) {
+    while (!child->poll()) ::usleep(1000);
+    if (child->exitCode() != 0) std::cerr << "a bare rank failed:\n" << out << "\n";
+  }
+  return summedRate(out, ranks);
+}
+
+double runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state) {
+  std::vector<std::string> argv = {test::binPath("ringmaster"), "run", "-np", std::to_string(ranks), "--no-store",
+                                   "--state-dir", state, "--"};
+  for (auto& word : scriptArguments(script, steps, batch)) argv.push_back(word);
+  auto result = test::runProcess(argv, {}, std::chrono::minutes(10));
+  if (result.exitCode != 0) std::cerr << "the instrumented run failed:\n" << result.err << "\n";
+  return summedRate(result.out + result.err, ranks);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int ranks = 2, steps = 300, batch = 64, rounds = 5;
+  CLI::App app{"A user's PyTorch DDP script bare against under `ringmaster run`"};
+  app.add_option("--ranks", ranks)->check(CLI::Range(1, 16));
+  app.add_option("--steps", steps)->check(CLI::Range(20, 100000));
+  app.add_option("--batch", batch)->check(CLI::Range(1, 4096));
+  app.add_option("--rounds", rounds)->check(CLI::Range(1, 50));
+  CLI11_PARSE(app, argc, argv);
+
+  const std::string script = std::string(RM_SOURCE_DIR) + "/tests/integration/programs/fashion_ddp.py";
+  test::TempDir dir("user-program-bench");
+  std::printf("user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds\n", ranks,
+              steps, batch, rounds);
+  std::vector<double> bare, instrumented, ratios;
+  for (int round = 0; round < rounds; ++round) {
+    // Alternate which side goes first, so that a drift in the machine's load hits both alike.
+    double b = 0, i = 0;
+    if (round % 2 == 0) {
+      b = runBare(script, ranks, steps, batch);
+      i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
+    } else {
+      i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
+      b = runBare(script, ranks, steps, batch);
+    }
+    if (b <= 0 || i <= 0) {
+      std::fprintf(stderr, "round %d: a side did not report its samples/s\n", round + 1);
+      return 1;
+    }
+    bare.push_back(b);
+    instrumented.push_back(i);
+    ratios.push_back(i / b);
+    std::printf("  round %d: bare %8.1f samples/s  instrumented %8.1f samples/s  ratio %.3f\n", round + 1, b, i, i / b);
+  }
+  const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+  std::printf("median: bare %.1f samples/s, instrumented %.1f samples/s\n", median(bare), median(instrumented));
+  std::printf("ratio instrumented/bare: %.3f (median of rounds %.3f, rounds from %.3f to %.3f; goal >= 0.98)\n",
+              median(instrumented) / median(bare), median(ratios), *low, *high);
+  return 0;
+}

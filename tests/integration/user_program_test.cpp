@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A user's own PyTorch DDP script under `ringmaster run -- /usr/bin/python3 ...`: real ranks of Debian's torch on
+// gloo, instrumented by the ringmaster Python package, watched, diagnosed and stored like Ringmaster's own runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "agent/agent_server.h"
+#include "common/run_store.h"
+#include "tests/support/files.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using namespace ringmaster;
+using namespace ringmaster::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kPython = "/usr/bin/python3";  // Debian's, the one python3-torch is installed for
+
+std::string program() { return std::string(RM_TEST_PROGRAMS) + "/fashion_ddp.py"; }
+
+class UserProgram : public ::testing::Test {
+ protected:
+  // `ringmaster run` with this test's history and journals, then `args` (launch flags, "--", the program).
+  ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = 240s) {
+    std::vector<std::string> argv = {binPath("ringmaster"), "run", "--state-dir", dir_.file("state"), "--store",
+                                     store_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runProcess(argv, {}, timeout);
+  }
+
+  // The one run in the history.
+  RunInfo onlyRun() {
+    RunStore store(store_);
+    auto runs = store.runs();
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.empty() ? RunInfo{} : runs.front();
+  }
+
+  std::vector<v1::Finding> findings(v1::Finding::Kind kind) {
+    RunStore store(store_);
+    std::vector<v1::Finding> out;
+    for (const auto& f : store.findings(onlyRun().id)) {
+      if (f.kind() == kind) out.push_back(f);
+    }
+    return out;
+  }
+
+  static std::string describe(const std::vector<v1::Finding>& findings) {
+    std::string text;
+    for (const auto& f : findings) text += "\n  " + f.summary();
+    return text;
+  }
+
+  std::string everyFinding() {
+    RunStore store(store_);
+    return describe(store.findings(onlyRun().id));
+  }
+
+  TempDir dir_{"user-program"};
+  std::string store_ = dir_.file("runs.sqlite");
+};
+
+TEST_F(UserProgram, AnUnmodifiedDdpScriptTrainsOnFashionMnistAndIsMeasuredPerRank) {
+  const int steps = 30;
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", std::to_string(steps)});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("finished"), std::string::npos) << result.err;
+
+  RunInfo info = onlyRun();
+  EXPECT_EQ(info.status, "finished");
+  EXPECT_EQ(info.name, "fashion_ddp.py x2");
+  ASSERT_EQ(info.spec.program().argv_size(), 4);
+  EXPECT_EQ(info.spec.program().argv(0), kPython);
+
+  RunStore store(store_);
+  auto series = store.rankSeries(info.id);
+  ASSERT_EQ(series.size(), 2u);
+  for (const auto& s : series) {
+    SCOPED_TRACE("rank " + std::to_string(s.rank));
+    ASSERT_EQ(s.steps.size(), static_cast<size_t>(steps));
+    for (const auto& step : s.steps) {
+      EXPECT_EQ(step.samples(), 64u);
+      EXPECT_GT(step.forward_ns(), 0);
+      EXPECT_GT(step.backward_ns(), 0);
+      EXPECT_GT(step.optimizer_ns(), 0);
+      EXPECT_GE(step.total_ns(), step.forward_ns() + step.backward_ns() + step.optimizer_ns());
+      EXPECT_TRUE(std::isfinite(step.loss()));
+    }
+    // Small buckets: the 2 MiB of gradients make several all-reduces a step (DDP's first bucket holds 1 MiB, the
+    // others 0.25 MiB), each of bytes and a duration.
+    EXPECT_GE(s.allreduce.size(), 2u * steps);
+    for (const auto& op : s.allreduce) {
+      EXPECT_GT(op.bytes(), 0u);
+      EXPECT_GE(op.end_ns(), op.start_ns());
+    }
+    EXPECT_GE(s.memory.size(), static_cast<size_t>(steps) - 1);
+    for (const auto& m : s.memory) EXPECT_GT(m.rss_bytes(), 10u << 20);
+  }
+  // The script's own output is kept, and ends as it ends without Ringmaster.
+  std::set<std::string> trained;
+  for (const auto& line : store.logs(info.id)) {
+    if (line.text().find("trained " + std::to_string(steps) + " steps") != std::string::npos) {
+      trained.insert(line.text().substr(0, 6));
+    }
+  }
+  EXPECT_EQ(trained, (std::set<std::string>{"rank 0", "rank 1"}));
+  for (const auto& rank : store.ranks(info.id)) {
+    EXPECT_EQ(rank.state, v1::RankState::STATE_EXITED);
+    EXPECT_EQ(rank.exitCode, 0);
+  }
+}
+
+TEST_F(UserProgram, ASlowDataPathOnOneRankIsAStragglerFindingNamingIt) {
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "40", "--slow-data", "1:120"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto stragglers = findings(v1::Finding::KIND_STRAGGLER);
+  ASSERT_FALSE(stragglers.empty()) << "findings:" << everyFinding();
+  const auto& f = stragglers.front();
+  EXPECT_EQ(f.rank(), 1) << f.summary();
+  EXPECT_TRUE(f.cause() == "data" || f.cause() == "compute") << f.cause() << ": " << f.summary();
+}
+
+TEST_F(UserProgram, TensorsKeptAcrossStepsAreALeakFindingOnThatRank) {
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "120", "--batch", "256", "--keep-tensors",
+                     "1"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto leaks = findings(v1::Finding::KIND_MEMORY_LEAK);
+  ASSERT_FALSE(leaks.empty()) << "findings:" << everyFinding();
+  std::set<int> ranks;
+  for (const auto& f : leaks) ranks.insert(f.rank());
+  EXPECT_EQ(ranks, std::set<int>{1}) << describe(leaks);
+}
+
+TEST_F(UserProgram, ARankThatStopsCallingCollectivesIsAStallFindingNamingIt) {
+  // Rank 1 sleeps from step 8 on; rank 0 waits in its all-reduce until gloo gives up after 25 s.
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "200", "--stop-collectives", "1:8",
+                     "--timeout-s", "25"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  auto stalls = findings(v1::Finding::KIND_STALL);
+  ASSERT_FALSE(stalls.empty()) << "findings:" << everyFinding() << "\n" << result.err;
+  EXPECT_EQ(stalls.front().rank(), 1) << describe(stalls);
+  EXPECT_NE(stalls.front().summary().find("rank 1"), std::string::npos) << describe(stalls);
+}
+
+TEST_F(UserProgram, ARankThatRaisesFailsTheRunNamingItWithTheTraceback) {
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "200", "--raise", "1:5"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("failed: rank 1"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("RuntimeError: rank 1 cannot go on at step 5"), std::string::npos) << result.err;
+  EXPECT_EQ(onlyRun().status, "failed");
+}
+
+TEST_F(UserProgram, WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatched) {
+  auto result = run({"-np", "2", "--no-instrument", "--", kPython, program(), "--steps", "5"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  RunStore store(store_);
+  const RunInfo info = onlyRun();
+  EXPECT_EQ(info.status, "finished");
+  EXPECT_EQ(store.counts(info.id).steps, 0) << "nothing measured the steps";
+  bool trained = false;
+  for (const auto& line : store.logs(info.id)) trained = trained || line.text().find("trained 5 steps") != std::string::npos;
+  EXPECT_TRUE(trained);
+  EXPECT_EQ(store.ranks(info.id).size(), 2u);
+}
+
+TEST_F(UserProgram, TrainingFlagsWithAProgramAreAUsageError) {
+  auto result = run({"-np", "2", "--model", "mlp", "--", kPython, program()});
+  EXPECT_EQ(result.exitCode, 2) << result.err;
+  EXPECT_NE(result.err.find("--model"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("cannot go with a program"), std::string::npos) << result.err;
+}
+
+// An agent started by a host's owner runs users' programs only where they allowed them, by resolved path.
+TEST_F(UserProgram, AnAgentRunsOnlyTheProgramsItsOwnerAllowed) {
+  agent::AgentOptions options;
+  options.port = 0;
+  options.stateDir = dir_.file("agent-state");
+  options.workerPath = binPath("ringmaster-worker");
+  {
+    agent::AgentServer refusing(options);
+    auto result = run({"-np", "1", "-H", "127.0.0.1:1", "--agent-port", std::to_string(refusing.port()), "--",
+                       kPython, program(), "--steps", "2"});
+    EXPECT_EQ(result.exitCode, 1) << result.err;
+    EXPECT_NE(result.err.find("--allow-program"), std::string::npos) << result.err;
+  }
+  // /usr/bin/python3 is a link: allowed by that name, the program is started by its other name too.
+  options.allowedPrograms = {kPython};
+  agent::AgentServer allowing(options);
+  std::string realPython = std::filesystem::canonical(kPython).string();
+  auto result = run({"-np", "1", "-H", "127.0.0.1:1", "--agent-port", std::to_string(allowing.port()), "--",
+                     realPython, program(), "--steps", "2"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  // Another program is still refused.
+  result = run({"-np", "1", "-H", "127.0.0.1:1", "--agent-port", std::to_string(allowing.port()), "--", "/bin/sh",
+                "-c", "true"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("--allow-program /bin/sh"), std::string::npos) << result.err;
+}
+
+}  // namespace
