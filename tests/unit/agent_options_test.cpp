@@ -12,6 +12,7 @@
 #include "agent/host_info.h"
 #include "agent/program_path.h"
 #include "common/error.h"
+#include "common/job_spec.h"
 #include "tests/support/process.h"
 
 using namespace ringmaster::agent;
@@ -191,7 +192,7 @@ TEST(AgentFlags, BothProgramsDescribeTheSameFlags) {
   CLI::App app;
   addAgentFlags(app, options);
   const std::vector<std::string> expected = optionLines(app.help());
-  ASSERT_EQ(expected.size(), 8u) << app.help();
+  ASSERT_EQ(expected.size(), 9u) << app.help();
 
   const auto agent = runProcess({binPath("ringmaster-agent"), "--help"});
   const auto command = runProcess({binPath("ringmaster"), "agent", "--help"});

@@ -4,8 +4,8 @@
 
 Start one process per rank with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), e.g.
     ringmaster run -np 2 -- /usr/bin/python3 fashion_ddp.py --steps 40
-An MLP on the first --samples images of Debian's dataset-fashion-mnist, gloo, SGD, DDP with small buckets so that
-every step has several all-reduces.
+An MLP on the first --samples images of Debian's dataset-fashion-mnist, gloo, SGD. Its 3 MiB of gradients fill
+DDP's first bucket (1 MiB: the last layers) and a second one, so every step has two all-reduces.
 
 The misbehaviours the diagnosis must catch, each on one rank:
     --slow-data RANK:MS        that rank's data path sleeps MS milliseconds per batch (a slow disk or decoder)
@@ -64,8 +64,9 @@ def main():
     raise_rank, raise_step = rank_and_value(args.raise_at, int) if args.raise_at else (-1, 0)
 
     torch.manual_seed(0)
-    model = DDP(torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
-                                    torch.nn.ReLU(), torch.nn.Linear(256, 10)), bucket_cap_mb=0.25)
+    model = DDP(torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                                    torch.nn.ReLU(), torch.nn.Linear(512, 256), torch.nn.ReLU(),
+                                    torch.nn.Linear(256, 10)))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     data = load(args.samples)
     sampler = DistributedSampler(data, shuffle=True, seed=1)
