@@ -101,13 +101,14 @@ v1::HostInfo Agent::hostInfo() {
   return info;
 }
 
-grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path) {
+grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname,
+                                 std::string& path) {
   const std::string where = "host " + hostname + ": ";
   const std::string& dir = program.working_dir();
   std::error_code ec;
   if (!dir.empty() && !fs::is_directory(dir, ec)) {
-    return grpc::Status(grpc::FAILED_PRECONDITION,
-                        where + "the working folder " + dir + " does not exist here: create it or choose another");
+    return grpc::Status(grpc::FAILED_PRECONDITION, where + "the working folder " + dir +
+                                                       " does not exist here: create it or choose another");
   }
   ProgramPath found;
   try {
@@ -130,8 +131,9 @@ grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::stri
   }
   if (!program.uninstrumented() && config_.pythonRoot.empty()) {
     return grpc::Status(grpc::FAILED_PRECONDITION,
-                        where + "the ringmaster Python package is not installed beside this agent: reinstall "
-                                "Ringmaster, or run the program without instrumentation (--no-instrument)");
+                        where +
+                            "the ringmaster Python package is not installed beside this agent: reinstall "
+                            "Ringmaster, or run the program without instrumentation (--no-instrument)");
   }
   path = found.path;
   return grpc::Status::OK;
@@ -271,8 +273,9 @@ grpc::Status Agent::reportTarget(const std::string& jobId, int rank, const std::
     return grpc::Status(grpc::INVALID_ARGUMENT, "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
   }
   if (!sameSecret(secret, found->secret())) {
-    return grpc::Status(grpc::PERMISSION_DENIED, "the secret presented is not job " + jobId +
-                                                     "'s: only the job's own ranks report (RINGMASTER_JOB_SECRET)");
+    return grpc::Status(grpc::PERMISSION_DENIED,
+                        "the secret presented is not job " + jobId +
+                            "'s: only the job's own ranks report (RINGMASTER_JOB_SECRET)");
   }
   if (found->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + jobId + " has finished");
   job = found.get();

@@ -3,6 +3,8 @@
 // and reporting ranks. The gRPC services (agent_server.h) are a thin layer over this.
 #pragma once
 
+#include <grpcpp/support/status.h>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,8 +12,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <grpcpp/support/status.h>
 
 #include "agent/host_info.h"
 #include "agent/job.h"
@@ -26,8 +26,8 @@ struct AgentConfig {
   double stopGraceS = 5;         // SIGTERM to SIGKILL
   double keepJournalsDays = 7;   // finished jobs' journals older than this are removed; 0 keeps them all
   std::vector<std::string> allowedPrograms;  // resolved paths of users' programs it may start
-  bool anyProgram = false;       // starts any program (the user's own embedded agent)
-  std::string pythonRoot;        // holds the ringmaster Python package; empty: programs run uninstrumented only
+  bool anyProgram = false;                   // starts any program (the user's own embedded agent)
+  std::string pythonRoot;  // holds the ringmaster Python package; empty: programs run uninstrumented only
 };
 
 class Agent {
@@ -71,8 +71,8 @@ class Agent {
   std::map<std::string, std::shared_ptr<Journal>> pastJournals_;
 };
 
-// True when `presented` equals `expected` (never for an empty `expected`), compared in time that does not depend on
-// where they differ.
+// True when `presented` equals `expected` (never for an empty `expected`), compared in time that does not
+// depend on where they differ.
 bool sameSecret(const std::string& presented, const std::string& expected);
 
 // Empty when `jobId` is usable as a folder name (letters, digits, '.', '_', '-'; 1-128 characters).

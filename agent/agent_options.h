@@ -19,9 +19,10 @@ struct AgentOptions {
   std::string stateDir;              // journals live here; default: XDG state dir
   std::string workerPath;            // ringmaster-worker to start; default: beside the agent
   double keepJournalsDays = 7;       // finished jobs' journals are removed after this many days; 0: never
-  std::vector<std::string> allowedPrograms;  // users' programs ranks may run (--allow-program); none by default
-  bool anyProgram = false;           // runs any program: the agent a user's own console embeds
-  std::string pythonRoot;            // folder holding the ringmaster Python package; default: beside the agent
+  std::vector<std::string>
+      allowedPrograms;      // users' programs ranks may run (--allow-program); none by default
+  bool anyProgram = false;  // runs any program: the agent a user's own console embeds
+  std::string pythonRoot;   // folder holding the ringmaster Python package; default: beside the agent
 };
 
 bool isLoopbackAddress(const std::string& address);

@@ -27,9 +27,10 @@ void addAgentFlags(CLI::App& app, AgentOptions& options) {
   app.add_option("--keep-journals-days", options.keepJournalsDays,
                  "Remove finished jobs' journals older than this many days (0: keep them all)")
       ->capture_default_str();
-  app.add_option("--allow-program", options.allowedPrograms,
-                 "A program users' jobs may run besides ringmaster-worker, such as /usr/bin/python3 (repeatable; "
-                 "compared by resolved path)")
+  app.add_option(
+         "--allow-program", options.allowedPrograms,
+         "A program users' jobs may run besides ringmaster-worker, such as /usr/bin/python3 (repeatable; "
+         "compared by resolved path)")
       ->type_name("FILE")
       ->allow_extra_args(false);
   app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this program)")

@@ -298,7 +298,8 @@ class AgentServer::Services {
       auto* reactor = context->DefaultReactor();
       grpc::Status status = authorizeRank(context);
       Job* job = nullptr;
-      if (status.ok()) status = agent_.reportTarget(request->job_id(), request->rank(), request->secret(), job);
+      if (status.ok())
+        status = agent_.reportTarget(request->job_id(), request->rank(), request->secret(), job);
       if (status.ok()) *reply = job->takeControl(request->rank());
       reactor->Finish(status);
       return reactor;
@@ -368,9 +369,7 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
       throw InputError("--allow-program " + program + ": " + e.what());
     }
   }
-  config.pythonRoot = options.pythonRoot.empty()
-                          ? findPythonRoot(programDir().string())
-                          : options.pythonRoot;
+  config.pythonRoot = options.pythonRoot.empty() ? findPythonRoot(programDir().string()) : options.pythonRoot;
   try {
     agent_ = std::make_unique<Agent>(config);
   } catch (const std::filesystem::filesystem_error& e) {

@@ -82,7 +82,8 @@ v1::HostInfo collectHostInfo(const std::string& workerPath, const std::string& s
 
 std::string checkHostCanRun(const v1::HostInfo& host, const v1::JobSpec& spec) {
   if (isUserProgram(spec)) {
-    // The worker's problems do not concern a program; whether this one may run is the agent's to say at launch.
+    // The worker's problems do not concern a program; whether this one may run is the agent's to say at
+    // launch.
     if (!host.runs_programs()) {
       return "its agent (Ringmaster " + host.ringmaster_version() +
              ") cannot start programs: install this version of Ringmaster there";

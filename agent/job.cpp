@@ -130,15 +130,17 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
     }
     return environmentWith(env);
   }
-  // A user's program gets the rest of torchrun's environment, and torchrun's one thread per rank when ranks share
-  // the host and the user set nothing.
+  // A user's program gets the rest of torchrun's environment, and torchrun's one thread per rank when ranks
+  // share the host and the user set nothing.
   const auto& program = r.spec().program();
-  env.insert(env.end(), {"GROUP_RANK=" + std::to_string(r.group_rank()),
-                         "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
-                         "ROLE_RANK=" + std::to_string(rank.rank), "ROLE_WORLD_SIZE=" + std::to_string(r.world_size()),
-                         "TORCHELASTIC_RUN_ID=" + r.job_id()});
+  env.insert(env.end(),
+             {"GROUP_RANK=" + std::to_string(r.group_rank()),
+              "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
+              "ROLE_RANK=" + std::to_string(rank.rank), "ROLE_WORLD_SIZE=" + std::to_string(r.world_size()),
+              "TORCHELASTIC_RUN_ID=" + r.job_id()});
   bool userThreads = ::getenv("OMP_NUM_THREADS") != nullptr;
-  for (const auto& entry : program.environment()) userThreads = userThreads || entry.rfind("OMP_NUM_THREADS=", 0) == 0;
+  for (const auto& entry : program.environment())
+    userThreads = userThreads || entry.rfind("OMP_NUM_THREADS=", 0) == 0;
   if (!userThreads && r.local_ranks() > 1) env.push_back("OMP_NUM_THREADS=1");
   // The user's entries first; Ringmaster's (validated to be other names) after them.
   std::vector<std::string> overrides;
@@ -212,8 +214,9 @@ StartResult Job::spawnRanks() {
   for (size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = *ranks_[i];
     try {
-      rank.process = std::make_unique<ChildProcess>(SpawnOptions{
-          rankArguments(), rankEnvironment(static_cast<int>(i)), true, setup_.request.spec().program().working_dir()});
+      rank.process =
+          std::make_unique<ChildProcess>(SpawnOptions{rankArguments(), rankEnvironment(static_cast<int>(i)),
+                                                      true, setup_.request.spec().program().working_dir()});
       result.pids.push_back(rank.process->pid());
       records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));
     } catch (const std::exception& e) {

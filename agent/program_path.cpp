@@ -20,7 +20,8 @@ bool isExecutableFile(const fs::path& path) {
 
 }  // namespace
 
-ProgramPath findProgram(const std::string& name, const std::string& workingDir, const std::string& searchPath) {
+ProgramPath findProgram(const std::string& name, const std::string& workingDir,
+                        const std::string& searchPath) {
   if (name.empty()) throw InputError("the program to run is empty: name an executable");
   fs::path found;
   if (name.find('/') != std::string::npos) {
@@ -52,7 +53,8 @@ ProgramPath findProgram(const std::string& name, const std::string& workingDir, 
 }
 
 std::string findPythonRoot(const std::string& binDir) {
-  for (const fs::path& candidate : {fs::path(binDir) / ".." / "python", fs::path(binDir) / ".." / RM_PYTHON_INSTALL_DIR}) {
+  for (const fs::path& candidate :
+       {fs::path(binDir) / ".." / "python", fs::path(binDir) / ".." / RM_PYTHON_INSTALL_DIR}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate / "ringmaster" / "__init__.py", ec)) {
       return fs::weakly_canonical(candidate, ec).string();

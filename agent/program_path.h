@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Where a program named on a command line lives: the path to start it by and the file it resolves to, which is
-// what the agent's --allow-program list is compared with (/usr/bin/python3 is a link to python3.11).
+// Where a program named on a command line lives: the path to start it by and the file it resolves to, which
+// is what the agent's --allow-program list is compared with (/usr/bin/python3 is a link to python3.11).
 #pragma once
 
 #include <string>
@@ -14,10 +14,11 @@ struct ProgramPath {
 
 // Finds `name`: a path with a '/' is taken relative to `workingDir` (or the current folder), a bare name is
 // looked up on `searchPath` (a PATH value). Throws InputError naming `name` when there is no executable file.
-ProgramPath findProgram(const std::string& name, const std::string& workingDir, const std::string& searchPath);
+ProgramPath findProgram(const std::string& name, const std::string& workingDir,
+                        const std::string& searchPath);
 
-// The folder holding the `ringmaster` Python package for ranks of this installation: <bin>/../python in a build
-// tree, <bin>/../<the package's install folder> once installed. Empty when neither holds it.
+// The folder holding the `ringmaster` Python package for ranks of this installation: <bin>/../python in a
+// build tree, <bin>/../<the package's install folder> once installed. Empty when neither holds it.
 std::string findPythonRoot(const std::string& binDir);
 
 }  // namespace ringmaster::agent

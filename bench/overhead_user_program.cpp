@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A user's PyTorch DDP script (tests/integration/programs/fashion_ddp.py, Fashion-MNIST, gloo) started bare, as
-// torchrun would (RANK, WORLD_SIZE, MASTER_ADDR ... and nothing of Ringmaster), against the same script under
-// `ringmaster run -np N -- /usr/bin/python3 ...` (embedded agent, the ringmaster Python package instrumenting every
-// step and all-reduce, the console diagnosing and storing). Rounds alternate bare and instrumented; each rank
-// measures its own steady samples/s (after warm-up steps), summed over ranks. Prints every round, the median of
-// each side, the ratio instrumented/bare and the spread of the per-round ratios. The agent's and console's CPU time
-// runs on the same cores as the ranks and counts against the instrumented side.
+// A user's PyTorch DDP script (tests/integration/programs/fashion_ddp.py, Fashion-MNIST, gloo) started bare,
+// as torchrun would (RANK, WORLD_SIZE, MASTER_ADDR ... and nothing of Ringmaster), against the same script
+// under `ringmaster run -np N -- /usr/bin/python3 ...` (embedded agent, the ringmaster Python package
+// instrumenting every step and all-reduce, the console diagnosing and storing). Rounds alternate bare and
+// instrumented; each rank measures its own steady samples/s (after warm-up steps), summed over ranks. Prints
+// every round, the median of each side, the ratio instrumented/bare and the spread of the per-round ratios.
+// The agent's and console's CPU time runs on the same cores as the ranks and counts against the instrumented
+// side.
 //
 //   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R]
 #include <poll.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -52,9 +53,12 @@ double runBare(const std::string& script, int ranks, int steps, int batch) {
   const int port = test::freePort();
   std::vector<std::unique_ptr<agent::ChildProcess>> children;
   for (int r = 0; r < ranks; ++r) {
-    std::vector<std::string> env = {"RANK=" + std::to_string(r),       "LOCAL_RANK=" + std::to_string(r),
-                                    "WORLD_SIZE=" + std::to_string(ranks), "LOCAL_WORLD_SIZE=" + std::to_string(ranks),
-                                    "MASTER_ADDR=127.0.0.1",            "MASTER_PORT=" + std::to_string(port)};
+    std::vector<std::string> env = {"RANK=" + std::to_string(r),
+                                    "LOCAL_RANK=" + std::to_string(r),
+                                    "WORLD_SIZE=" + std::to_string(ranks),
+                                    "LOCAL_WORLD_SIZE=" + std::to_string(ranks),
+                                    "MASTER_ADDR=127.0.0.1",
+                                    "MASTER_PORT=" + std::to_string(port)};
     if (ranks > 1) env.push_back("OMP_NUM_THREADS=1");  // as torchrun and Ringmaster's agent do
     children.push_back(std::make_unique<agent::ChildProcess>(
         agent::SpawnOptions{scriptArguments(script, steps, batch), agent::environmentWith(env), true, ""}));
@@ -89,8 +93,14 @@ double runBare(const std::string& script, int ranks, int steps, int batch) {
 }
 
 double runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state) {
-  std::vector<std::string> argv = {test::binPath("ringmaster"), "run", "-np", std::to_string(ranks), "--no-store",
-                                   "--state-dir", state, "--"};
+  std::vector<std::string> argv = {test::binPath("ringmaster"),
+                                   "run",
+                                   "-np",
+                                   std::to_string(ranks),
+                                   "--no-store",
+                                   "--state-dir",
+                                   state,
+                                   "--"};
   for (auto& word : scriptArguments(script, steps, batch)) argv.push_back(word);
   auto result = test::runProcess(argv, {}, std::chrono::minutes(10));
   if (result.exitCode != 0) std::cerr << "the instrumented run failed:\n" << result.err << "\n";
@@ -115,8 +125,8 @@ int main(int argc, char** argv) {
 
   const std::string script = std::string(RM_SOURCE_DIR) + "/tests/integration/programs/fashion_ddp.py";
   test::TempDir dir("user-program-bench");
-  std::printf("user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds\n", ranks,
-              steps, batch, rounds);
+  std::printf("user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds\n",
+              ranks, steps, batch, rounds);
   std::vector<double> bare, instrumented, ratios;
   for (int round = 0; round < rounds; ++round) {
     // Alternate which side goes first, so that a drift in the machine's load hits both alike.
@@ -135,11 +145,14 @@ int main(int argc, char** argv) {
     bare.push_back(b);
     instrumented.push_back(i);
     ratios.push_back(i / b);
-    std::printf("  round %d: bare %8.1f samples/s  instrumented %8.1f samples/s  ratio %.3f\n", round + 1, b, i, i / b);
+    std::printf("  round %d: bare %8.1f samples/s  instrumented %8.1f samples/s  ratio %.3f\n", round + 1, b,
+                i, i / b);
   }
   const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
-  std::printf("median: bare %.1f samples/s, instrumented %.1f samples/s\n", median(bare), median(instrumented));
-  std::printf("ratio instrumented/bare: %.3f (median of rounds %.3f, rounds from %.3f to %.3f; goal >= 0.98)\n",
-              median(instrumented) / median(bare), median(ratios), *low, *high);
+  std::printf("median: bare %.1f samples/s, instrumented %.1f samples/s\n", median(bare),
+              median(instrumented));
+  std::printf(
+      "ratio instrumented/bare: %.3f (median of rounds %.3f, rounds from %.3f to %.3f; goal >= 0.98)\n",
+      median(instrumented) / median(bare), median(ratios), *low, *high);
   return 0;
 }

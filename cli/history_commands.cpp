@@ -124,7 +124,9 @@ int showCommand(const StoreOption& option, const std::string& runText) {
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << run.source << "\n";
-  if (isUserProgram(run.spec)) std::cout << "  program " << shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}) << "\n";
+  if (isUserProgram(run.spec))
+    std::cout << "  program "
+              << shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}) << "\n";
   if (!run.tags.empty()) {
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;

@@ -39,8 +39,8 @@ std::string duration(double seconds) {
   return text;
 }
 
-// What ranks and agents say that a person should see: errors, warnings, the agent's own notes, and a program's
-// own output (a built-in rank's stdout is the progress the display already shows).
+// What ranks and agents say that a person should see: errors, warnings, the agent's own notes, and a
+// program's own output (a built-in rank's stdout is the progress the display already shows).
 class LinePrinter : public console::RecordSink {
  public:
   explicit LinePrinter(bool withStdout) : withStdout_(withStdout) {}
@@ -104,8 +104,8 @@ class ProgressDisplay {
   static std::string headline(const console::ProgressSnapshot& snap) {
     std::ostringstream line;
     line << "step " << snap.step << (snap.totalSteps ? "/" + std::to_string(snap.totalSteps) : "") << "  "
-         << std::fixed << std::setprecision(0) << snap.samplesPerS << " samples/s  loss " << std::setprecision(4)
-         << snap.loss;
+         << std::fixed << std::setprecision(0) << snap.samplesPerS << " samples/s  loss "
+         << std::setprecision(4) << snap.loss;
     if (snap.totalSteps) line << "  ETA " << duration(snap.etaS);
     return line.str();
   }

@@ -184,12 +184,15 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   return errors;
 }
 
-bool isUserProgram(const v1::JobSpec& spec) { return spec.program().argv_size() > 0; }
+bool isUserProgram(const v1::JobSpec& spec) {
+  return spec.program().argv_size() > 0;
+}
 
 const std::vector<std::string>& torchrunVariables() {
   static const std::vector<std::string> names = {
-      "RANK",      "LOCAL_RANK", "WORLD_SIZE",      "LOCAL_WORLD_SIZE", "GROUP_RANK",         "GROUP_WORLD_SIZE",
-      "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",      "TORCHELASTIC_RUN_ID"};
+      "RANK",        "LOCAL_RANK",       "WORLD_SIZE",         "LOCAL_WORLD_SIZE",
+      "GROUP_RANK",  "GROUP_WORLD_SIZE", "ROLE_RANK",          "ROLE_WORLD_SIZE",
+      "MASTER_ADDR", "MASTER_PORT",      "TORCHELASTIC_RUN_ID"};
   return names;
 }
 
@@ -220,7 +223,8 @@ std::vector<FieldError> programErrors(const v1::UserProgram& program) {
       continue;
     }
     const auto& reserved = torchrunVariables();
-    if (std::find(reserved.begin(), reserved.end(), name) != reserved.end() || name.rfind("RINGMASTER_", 0) == 0) {
+    if (std::find(reserved.begin(), reserved.end(), name) != reserved.end() ||
+        name.rfind("RINGMASTER_", 0) == 0) {
       fail(field, name + " is set by Ringmaster for every rank and cannot be given");
     }
   }

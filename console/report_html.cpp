@@ -156,8 +156,10 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   row(out, {"world size", std::to_string(info.worldSize)});
   if (isUserProgram(info.spec)) {
     row(out, {"program", shellLine({info.spec.program().argv().begin(), info.spec.program().argv().end()})});
-    if (!info.spec.program().working_dir().empty()) row(out, {"working folder", info.spec.program().working_dir()});
-    row(out, {"instrumented", info.spec.program().uninstrumented() ? "no" : "yes (ringmaster Python package)"});
+    if (!info.spec.program().working_dir().empty())
+      row(out, {"working folder", info.spec.program().working_dir()});
+    row(out,
+        {"instrumented", info.spec.program().uninstrumented() ? "no" : "yes (ringmaster Python package)"});
   } else if (info.spec.engine() != v1::ENGINE_UNSPECIFIED || info.spec.model() != v1::MODEL_UNSPECIFIED) {
     for (const char* field : {"engine", "backend", "model", "dataset", "batch size", "optimizer",
                               "steps / epochs", "bucket cap", "fusion threshold", "compression"}) {

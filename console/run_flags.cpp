@@ -146,18 +146,21 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
     if (auto given = parsed ? trainingFlagsGiven(*parsed) : std::vector<std::string>{}; !given.empty()) {
       std::string names;
       for (const auto& g : given) names += (names.empty() ? "" : ", ") + g;
-      throw InputError(names + (given.size() == 1 ? " sets" : " set") +
-                       " Ringmaster's own training and cannot go with a program, which trains as it is written: "
-                       "leave " + (given.size() == 1 ? "it" : "them") +
-                       " out, or put the program's own flags after -- (ringmaster run -np 2 -- PROGRAM ARGS...)");
+      throw InputError(
+          names + (given.size() == 1 ? " sets" : " set") +
+          " Ringmaster's own training and cannot go with a program, which trains as it is written: "
+          "leave " +
+          (given.size() == 1 ? "it" : "them") +
+          " out, or put the program's own flags after -- (ringmaster run -np 2 -- PROGRAM ARGS...)");
     }
     if (auto errors = programErrors(flags.spec.program()); !errors.empty()) {
       throw InputError(describe(errors));
     }
   } else if (flags.spec.program().working_dir().size() + flags.spec.program().environment_size() > 0 ||
              flags.spec.program().uninstrumented()) {
-    throw InputError("--workdir, --env and --no-instrument are for a program of your own: give it after -- "
-                     "(ringmaster run -np 2 -- /usr/bin/python3 train.py)");
+    throw InputError(
+        "--workdir, --env and --no-instrument are for a program of your own: give it after -- "
+        "(ringmaster run -np 2 -- /usr/bin/python3 train.py)");
   }
   if (flags.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(flags.ranks));
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
@@ -169,7 +172,8 @@ namespace {
 
 // Appends the job flags of `spec` as ringmaster-worker gets them, less those that say what `defaults` says.
 template <typename Add>
-void addJobArguments(const v1::JobSpec& spec, const v1::JobSpec& defaults, Add add, std::vector<std::string>& args) {
+void addJobArguments(const v1::JobSpec& spec, const v1::JobSpec& defaults, Add add,
+                     std::vector<std::string>& args) {
   v1::JobSpec scratch = defaults;
   CLI::App jobFlags;
   addJobFlags(jobFlags, scratch);

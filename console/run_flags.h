@@ -35,10 +35,9 @@ struct RunFlags {
 void addRunFlags(CLI::App& app, RunFlags& flags);
 
 // Checks what CLI11 cannot (-np at least 1, -H or --hostfile) and completes the spec (world size, timeline on
-// with --timeline). Throws InputError naming the flag. parseRunFlags() calls it; a program that registered the
-// flags with addRunFlags() calls it after parsing.
-// With a program after "--", the built-in training flags given on `parsed` (the app the flags were registered
-// on, when there is one) are an error that says why.
+// with --timeline). Throws InputError naming the flag. parseRunFlags() calls it; a program that registered
+// the flags with addRunFlags() calls it after parsing. With a program after "--", the built-in training flags
+// given on `parsed` (the app the flags were registered on, when there is one) are an error that says why.
 void finishRunFlags(RunFlags& flags, const CLI::App* parsed = nullptr);
 
 // Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError with

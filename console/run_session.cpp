@@ -25,7 +25,8 @@ v1::JobSpec withDefaults(v1::JobSpec spec) {
 std::string runName(const LaunchPlan& plan) {
   if (!plan.spec.name().empty()) return plan.spec.name();
   if (!plan.jobId.empty()) return plan.jobId;
-  if (isUserProgram(plan.spec)) return programName(plan.spec.program()) + " x" + std::to_string(plan.spec.world_size());
+  if (isUserProgram(plan.spec))
+    return programName(plan.spec.program()) + " x" + std::to_string(plan.spec.world_size());
   return std::string(modelName(plan.spec.model())) + " " + std::string(engineName(plan.spec.engine())) +
          " x" + std::to_string(plan.spec.world_size());
 }

@@ -31,7 +31,9 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kMemory: leaks_.add(record.memory()); break;
     case v1::Record::kStall: stalls_.add(record.stall()); break;
-    case v1::Record::kHeartbeat: stalls_.heartbeat(record.heartbeat(), arrivalNs); break;
+    case v1::Record::kHeartbeat:
+      stalls_.heartbeat(record.heartbeat(), arrivalNs);
+      break;
     case v1::Record::kFinding: {
       // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
       const v1::Finding& f = record.finding();

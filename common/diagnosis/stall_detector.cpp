@@ -46,7 +46,8 @@ void StallDetector::heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs) {
 }
 
 void StallDetector::exited(int rank, bool failed, int64_t arrivalNs) {
-  if (failed && arrivalNs > 0 && latched_.empty() && !exited_.count(rank)) latched_ = progressFindings(arrivalNs);
+  if (failed && arrivalNs > 0 && latched_.empty() && !exited_.count(rank))
+    latched_ = progressFindings(arrivalNs);
   exited_.insert(rank);
 }
 
@@ -113,11 +114,13 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
                                 static_cast<uint64_t>(last + 1), "no collective");
     std::string where = host.empty() ? "" : " (" + host + ")";
-    std::string after = last >= 0 ? format("after step %lld", (long long)last) : std::string("before its first step");
-    f.set_summary(format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
-                         "job has not progressed for %.1f s",
-                         rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
-                         joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+    std::string after =
+        last >= 0 ? format("after step %lld", (long long)last) : std::string("before its first step");
+    f.set_summary(
+        format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
+               "job has not progressed for %.1f s",
+               rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
+               joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
     (*f.mutable_evidence())["quiet_s"] = quietS;
     (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
     out.push_back(std::move(f));

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Finds stalls and hangs: the Horovod engine's stall reports name the ranks that have not submitted a tensor;
-// rank progress shows a job that stopped, and which ranks stopped behind the others; heartbeats (from ranks of a
-// user's program) tell the rank that stopped calling collectives from those waiting in one.
+// rank progress shows a job that stopped, and which ranks stopped behind the others; heartbeats (from ranks
+// of a user's program) tell the rank that stopped calling collectives from those waiting in one.
 //
-// Times passed in are the console's monotonic clock when a record arrived (live use); a stored run has only the
-// stall reports.
+// Times passed in are the console's monotonic clock when a record arrived (live use); a stored run has only
+// the stall reports.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +31,8 @@ class StallDetector {
   void add(const v1::StallReport& report);
   void progress(const v1::StepSample& sample, int64_t arrivalNs);
   void heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs);
-  // A rank that exited is not stalled (the launcher reports it). When a rank fails while the job is stalled, the
-  // stall found as of then stays among the findings: it is why the job ended.
+  // A rank that exited is not stalled (the launcher reports it). When a rank fails while the job is stalled,
+  // the stall found as of then stays among the findings: it is why the job ended.
   void exited(int rank, bool failed = false, int64_t arrivalNs = 0);
   // Looks at progress as of `nowNs` (same clock as arrivals) and returns every stall finding so far.
   std::vector<v1::Finding> findings(int64_t nowNs) const;
@@ -62,9 +62,8 @@ class StallDetector {
   std::map<int, int64_t> lastProgressNs_;     // when it arrived
   std::set<int> exited_;
   int64_t lastAnyProgressNs_ = 0;
-  std::map<int, Beat> beats_;                 // latest heartbeat per rank
-  std::vector<v1::Finding> latched_;          // the stall a failed rank ended
-
+  std::map<int, Beat> beats_;         // latest heartbeat per rank
+  std::vector<v1::Finding> latched_;  // the stall a failed rank ended
 };
 
 }  // namespace ringmaster::diagnosis

@@ -204,10 +204,12 @@ TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
     return telemetry->PollControl(&context, request, &pollReply);
   };
   EXPECT_TRUE(poll(secret).ok());
-  for (const std::string& wrong : {std::string(), secret.substr(0, 31), secret.substr(1) + "0", std::string(64, 'a')}) {
+  for (const std::string& wrong :
+       {std::string(), secret.substr(0, 31), secret.substr(1) + "0", std::string(64, 'a')}) {
     grpc::Status status = poll(wrong);
     EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << "'" << wrong << "'";
-    EXPECT_NE(status.error_message().find("RINGMASTER_JOB_SECRET"), std::string::npos) << status.error_message();
+    EXPECT_NE(status.error_message().find("RINGMASTER_JOB_SECRET"), std::string::npos)
+        << status.error_message();
   }
   // A report stream with another job's secret is refused before anything reaches the journal.
   {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A user's own PyTorch DDP script under `ringmaster run -- /usr/bin/python3 ...`: real ranks of Debian's torch on
-// gloo, instrumented by the ringmaster Python package, watched, diagnosed and stored like Ringmaster's own runs.
+// A user's own PyTorch DDP script under `ringmaster run -- /usr/bin/python3 ...`: real ranks of Debian's
+// torch on gloo, instrumented by the ringmaster Python package, watched, diagnosed and stored like
+// Ringmaster's own runs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,14 +22,16 @@ namespace {
 
 const std::string kPython = "/usr/bin/python3";  // Debian's, the one python3-torch is installed for
 
-std::string program() { return std::string(RM_TEST_PROGRAMS) + "/fashion_ddp.py"; }
+std::string program() {
+  return std::string(RM_TEST_PROGRAMS) + "/fashion_ddp.py";
+}
 
 class UserProgram : public ::testing::Test {
  protected:
   // `ringmaster run` with this test's history and journals, then `args` (launch flags, "--", the program).
   ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = 240s) {
-    std::vector<std::string> argv = {binPath("ringmaster"), "run", "--state-dir", dir_.file("state"), "--store",
-                                     store_};
+    std::vector<std::string> argv = {binPath("ringmaster"), "run",     "--state-dir",
+                                     dir_.file("state"),    "--store", store_};
     argv.insert(argv.end(), args.begin(), args.end());
     return runProcess(argv, {}, timeout);
   }
@@ -91,8 +94,8 @@ TEST_F(UserProgram, AnUnmodifiedDdpScriptTrainsOnFashionMnistAndIsMeasuredPerRan
       EXPECT_GE(step.total_ns(), step.forward_ns() + step.backward_ns() + step.optimizer_ns());
       EXPECT_TRUE(std::isfinite(step.loss()));
     }
-    // The 3 MiB of gradients make two all-reduces a step once DDP has rebuilt its buckets after the first step (its
-    // first bucket closes past 1 MiB), each of bytes and a duration.
+    // The 3 MiB of gradients make two all-reduces a step once DDP has rebuilt its buckets after the first
+    // step (its first bucket closes past 1 MiB), each of bytes and a duration.
     std::set<uint64_t> stepsWithOps;
     for (const auto& op : s.allreduce) stepsWithOps.insert(op.step());
     EXPECT_EQ(stepsWithOps.size(), static_cast<size_t>(steps));
@@ -129,8 +132,8 @@ TEST_F(UserProgram, ASlowDataPathOnOneRankIsAStragglerFindingNamingIt) {
 }
 
 TEST_F(UserProgram, TensorsKeptAcrossStepsAreALeakFindingOnThatRank) {
-  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "120", "--batch", "256", "--keep-tensors",
-                     "1"});
+  auto result =
+      run({"-np", "2", "--", kPython, program(), "--steps", "120", "--batch", "256", "--keep-tensors", "1"});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   auto leaks = findings(v1::Finding::KIND_MEMORY_LEAK);
   ASSERT_FALSE(leaks.empty()) << "findings:" << everyFinding();
@@ -166,7 +169,8 @@ TEST_F(UserProgram, WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatc
   EXPECT_EQ(info.status, "finished");
   EXPECT_EQ(store.counts(info.id).steps, 0) << "nothing measured the steps";
   bool trained = false;
-  for (const auto& line : store.logs(info.id)) trained = trained || line.text().find("trained 5 steps") != std::string::npos;
+  for (const auto& line : store.logs(info.id))
+    trained = trained || line.text().find("trained 5 steps") != std::string::npos;
   EXPECT_TRUE(trained);
   EXPECT_EQ(store.ranks(info.id).size(), 2u);
 }
@@ -199,8 +203,8 @@ TEST_F(UserProgram, AnAgentRunsOnlyTheProgramsItsOwnerAllowed) {
                      realPython, program(), "--steps", "2"});
   EXPECT_EQ(result.exitCode, 0) << result.err;
   // Another program is still refused.
-  result = run({"-np", "1", "-H", "127.0.0.1:1", "--agent-port", std::to_string(allowing.port()), "--", "/bin/sh",
-                "-c", "true"});
+  result = run({"-np", "1", "-H", "127.0.0.1:1", "--agent-port", std::to_string(allowing.port()), "--",
+                "/bin/sh", "-c", "true"});
   EXPECT_EQ(result.exitCode, 1) << result.err;
   EXPECT_NE(result.err.find("--allow-program /bin/sh"), std::string::npos) << result.err;
 }

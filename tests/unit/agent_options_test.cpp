@@ -90,11 +90,26 @@ TEST(AgentOptions, PortAndJournalDaysMustBeInRange) {
 }
 
 TEST(AgentFlags, EveryFlagSetsItsOption) {
-  const AgentOptions o =
-      parseAgentFlags({"--listen", "0.0.0.0", "--port", "6000", "--token-file", "/etc/rm/token", "--tls-cert",
-                       "cert.pem", "--tls-key", "key.pem", "--state-dir", "/var/lib/rm",
-                       "--keep-journals-days", "2.5", "--worker", "/opt/rm/ringmaster-worker", "--allow-program",
-                       "/usr/bin/python3", "--allow-program", "/opt/bin/trainer"});
+  const AgentOptions o = parseAgentFlags({"--listen",
+                                          "0.0.0.0",
+                                          "--port",
+                                          "6000",
+                                          "--token-file",
+                                          "/etc/rm/token",
+                                          "--tls-cert",
+                                          "cert.pem",
+                                          "--tls-key",
+                                          "key.pem",
+                                          "--state-dir",
+                                          "/var/lib/rm",
+                                          "--keep-journals-days",
+                                          "2.5",
+                                          "--worker",
+                                          "/opt/rm/ringmaster-worker",
+                                          "--allow-program",
+                                          "/usr/bin/python3",
+                                          "--allow-program",
+                                          "/opt/bin/trainer"});
   EXPECT_EQ(o.listen, "0.0.0.0");
   EXPECT_EQ(o.port, 6000);
   EXPECT_EQ(o.tokenFile, "/etc/rm/token");

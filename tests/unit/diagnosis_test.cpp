@@ -257,7 +257,8 @@ TEST(Stalls, HeartbeatsNameTheRankThatStoppedCallingCollectives) {
 
   // Rank 0 gives up waiting and fails: the stall it ended stays, naming rank 1.
   for (int64_t t = 10; t < 30; ++t) {
-    for (int r = 0; r < 3; ++r) detector.heartbeat(beat(r, 7, r == 1 ? "data" : "comm_wait", second, t * second), t * second);
+    for (int r = 0; r < 3; ++r)
+      detector.heartbeat(beat(r, 7, r == 1 ? "data" : "comm_wait", second, t * second), t * second);
   }
   detector.exited(0, true, 30 * second);
   detector.exited(1, true, 30 * second);

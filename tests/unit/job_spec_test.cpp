@@ -142,7 +142,8 @@ TEST(UserProgramSpec, ProgramsAreNamedAsAPersonWould) {
     for (auto& a : argv) p.add_argv(a);
     return p;
   };
-  EXPECT_EQ(programName(program({"/usr/bin/python3", "-u", "/srv/exp/train.py", "--epochs", "3"})), "train.py");
+  EXPECT_EQ(programName(program({"/usr/bin/python3", "-u", "/srv/exp/train.py", "--epochs", "3"})),
+            "train.py");
   EXPECT_EQ(programName(program({"python3", "-m", "mypkg.train"})), "mypkg.train");
   EXPECT_EQ(programName(program({"/opt/bin/my_trainer", "--epochs", "3"})), "my_trainer");
   v1::JobSpec spec = defaultJobSpec();

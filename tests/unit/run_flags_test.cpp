@@ -174,7 +174,8 @@ std::vector<RoundTripCase> roundTripCases() {
                    }});
   // A program of the user's goes with the launch and output flags, not with the training flags.
   cases.push_back({"Program", [](RunFlags& f) {
-                     for (const char* word : {"/usr/bin/python3", "train.py"}) f.spec.mutable_program()->add_argv(word);
+                     for (const char* word : {"/usr/bin/python3", "train.py"})
+                       f.spec.mutable_program()->add_argv(word);
                    }});
   cases.push_back({"ProgramWithItsOwnFlags", [](RunFlags& f) {
                      f.ranks = 4;
@@ -182,8 +183,8 @@ std::vector<RoundTripCase> roundTripCases() {
                      f.jobId = "own-7";
                      f.spec.set_timeline(true);
                      auto* program = f.spec.mutable_program();
-                     for (const char* word : {"python3", "-u", "train.py", "-np", "3", "--model", "mine", "--", "-x",
-                                              "two words", "--timeline"}) {
+                     for (const char* word : {"python3", "-u", "train.py", "-np", "3", "--model", "mine",
+                                              "--", "-x", "two words", "--timeline"}) {
                        program->add_argv(word);
                      }
                      program->set_working_dir("/srv/work dir");
@@ -280,13 +281,14 @@ TEST(RunName, NameThenJobIdThenModelEngineAndRanks) {
 }
 
 TEST(RunFlagsProgram, TheProgramsOwnArgumentsAreLeftAsTheyAre) {
-  RunFlags flags =
-      parseRunFlags({"-np", "2", "--", "/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--", "-H"});
+  RunFlags flags = parseRunFlags(
+      {"-np", "2", "--", "/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--", "-H"});
   EXPECT_EQ(flags.ranks, 2);
   EXPECT_TRUE(flags.hostList.empty());
   EXPECT_EQ(flags.spec.model(), defaultJobSpec().model());
   const std::vector<std::string> argv(flags.spec.program().argv().begin(), flags.spec.program().argv().end());
-  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--", "-H"}));
+  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/python3", "train.py", "-np", "3", "--model", "x", "--",
+                                            "-H"}));
   EXPECT_EQ(runName(flags), "train.py x2");
 }
 
@@ -304,7 +306,7 @@ TEST(RunFlagsProgram, TrainingFlagsWithAProgramAreAnErrorThatSaysWhy) {
 
 TEST(RunFlagsProgram, BadProgramInputIsRejectedNamingIt) {
   const std::pair<std::vector<std::string>, std::string> bad[] = {
-      {{"--env", "DATA=/srv"}, "--env"},                                   // program flags without a program
+      {{"--env", "DATA=/srv"}, "--env"},  // program flags without a program
       {{"--no-instrument"}, "--no-instrument"},
       {{"--env", "RANK=3", "--", "python3", "t.py"}, "RANK is set by Ringmaster"},
       {{"--env", "RINGMASTER_JOB_SECRET=x", "--", "python3", "t.py"}, "RINGMASTER_JOB_SECRET"},
