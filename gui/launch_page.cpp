@@ -2,10 +2,14 @@
 #include "gui/launch_page.h"
 
 #include <QApplication>
+#include <QButtonGroup>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -13,13 +17,15 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
-
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -32,7 +38,9 @@
 namespace ringmaster::gui {
 namespace {
 
-QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+QString q(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
+}
 
 QComboBox* choices(QWidget* parent, std::initializer_list<std::string_view> names) {
   auto* box = new QComboBox(parent);
@@ -55,6 +63,46 @@ QSpinBox* integer(QWidget* parent, int lo, int hi, const QString& special = {}) 
   return box;
 }
 
+// The words as one line that QProcess::splitCommand() splits back into them: a word holding white space goes
+// in double quotes, and a double quote is written three times. (splitCommand has no way to write an empty
+// word.)
+QString splitCommandLine(const QStringList& words) {
+  QStringList quoted;
+  for (QString word : words) {
+    const bool spaced = std::any_of(word.begin(), word.end(), [](QChar c) { return c.isSpace(); });
+    word.replace(QLatin1Char('"'), QStringLiteral("\"\"\""));
+    quoted << (spaced ? QLatin1Char('"') + word + QLatin1Char('"') : word);
+  }
+  return quoted.join(QLatin1Char(' '));
+}
+
+// The environment box's NAME=value entries with the line each is on (from 1); blank lines are skipped.
+QList<QPair<int, QString>> environmentEntries(const QString& text) {
+  QList<QPair<int, QString>> entries;
+  const QStringList lines = text.split(QLatin1Char('\n'));
+  for (int i = 0; i < lines.size(); ++i) {
+    const QString entry = lines[i].trimmed();
+    if (!entry.isEmpty()) entries.append({i + 1, entry});
+  }
+  return entries;
+}
+
+// A folder as the ranks get it: absolute, from the console's current folder, with "~" as the home folder.
+QString absoluteFolder(const QString& text) {
+  QString path = text;
+  if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+    path.replace(0, 1, QDir::homePath());
+  return QDir::cleanPath(QDir::current().absoluteFilePath(path));
+}
+
+// A line edit with a browse button after it.
+QHBoxLayout* withButton(QWidget* edit, QPushButton* button) {
+  auto* row = new QHBoxLayout;
+  row->addWidget(edit, 1);
+  row->addWidget(button);
+  return row;
+}
+
 }  // namespace
 
 LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
@@ -63,11 +111,43 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
     fields_.insert(key, w);
     return w;
   };
+  builtIn_ = new QRadioButton(tr("Ringmaster model"), this);
+  builtIn_->setObjectName(QStringLiteral("builtIn"));
+  ownProgram_ =
+      static_cast<QRadioButton*>(add(QStringLiteral("program"), new QRadioButton(tr("Your program"), this)));
+  auto* kind = new QButtonGroup(this);
+  kind->addButton(builtIn_);
+  kind->addButton(ownProgram_);
+  builtIn_->setChecked(true);
+  program_ = static_cast<QLineEdit*>(add(QStringLiteral("program.argv"), new QLineEdit(this)));
+  program_->setText(QStringLiteral("/usr/bin/python3"));
+  program_->setPlaceholderText(tr("an executable, e.g. /usr/bin/python3"));
+  arguments_ = static_cast<QLineEdit*>(add(QStringLiteral("program.arguments"), new QLineEdit(this)));
+  arguments_->setPlaceholderText(tr("e.g. train.py --epochs 3 --note \"two words\""));
+  workingDir_ = static_cast<QLineEdit*>(add(QStringLiteral("program.working_dir"), new QLineEdit(this)));
+  environment_ =
+      static_cast<QPlainTextEdit*>(add(QStringLiteral("program.environment"), new QPlainTextEdit(this)));
+  environment_->setPlaceholderText(tr("one NAME=value a line, e.g. OMP_NUM_THREADS=2"));
+  environment_->setTabChangesFocus(true);
+  environment_->setMaximumHeight(environment_->fontMetrics().lineSpacing() * 4 + 12);
+  instrumented_ =
+      static_cast<QCheckBox*>(add(QStringLiteral("program.instrumented"),
+                                  new QCheckBox(tr("Instrument with the ringmaster Python package"), this)));
+  instrumented_->setChecked(true);
+  instrumented_->setProperty("hint",
+                             tr("Step times, all-reduces and memory of a PyTorch program, with no change to "
+                                "it. Off: its output, exit and memory only."));
+  auto* browseProgram = new QPushButton(tr("Browse…"), this);
+  browseProgram->setObjectName(QStringLiteral("browseProgram"));
+  auto* browseFolder = new QPushButton(tr("Browse…"), this);
+  browseFolder->setObjectName(QStringLiteral("browseWorkingDir"));
+
   name_ = static_cast<QLineEdit*>(add(QStringLiteral("name"), new QLineEdit(this)));
   name_->setPlaceholderText(tr("e.g. resnet18 ddp baseline"));
   engine_ = static_cast<QComboBox*>(add(QStringLiteral("engine"), choices(this, {"ddp", "horovod"})));
   backend_ = static_cast<QComboBox*>(add(QStringLiteral("backend"), choices(this, {"gloo", "nccl"})));
-  model_ = static_cast<QComboBox*>(add(QStringLiteral("model"), choices(this, {"mlp", "cnn", "resnet18", "resnet50"})));
+  model_ = static_cast<QComboBox*>(
+      add(QStringLiteral("model"), choices(this, {"mlp", "cnn", "resnet18", "resnet50"})));
   dataset_ = static_cast<QComboBox*>(
       add(QStringLiteral("dataset"), choices(this, {"synthetic", "fashion-mnist", "cifar10"})));
   dataDir_ = static_cast<QLineEdit*>(add(QStringLiteral("data_dir"), new QLineEdit(this)));
@@ -80,24 +160,32 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   useConnected_->setEnabled(false);
   useConnected_->setToolTip(tr("Connect to remote agents on the Hosts page first"));
   batch_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.batch_size"), integer(this, 1, 65536)));
-  optimizer_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.optimizer"), choices(this, {"sgd", "adam"})));
+  optimizer_ =
+      static_cast<QComboBox*>(add(QStringLiteral("hyper.optimizer"), choices(this, {"sgd", "adam"})));
   lr_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.lr"), number(this, 0, 10, 6)));
   momentum_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.momentum"), number(this, 0, 0.999, 3)));
-  epochs_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.epochs"), integer(this, 0, 100000, tr("use steps"))));
-  steps_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.steps"), integer(this, 0, 100000000, tr("use epochs"))));
+  epochs_ =
+      static_cast<QSpinBox*>(add(QStringLiteral("hyper.epochs"), integer(this, 0, 100000, tr("use steps"))));
+  steps_ = static_cast<QSpinBox*>(
+      add(QStringLiteral("hyper.steps"), integer(this, 0, 100000000, tr("use epochs"))));
   bucketCap_ = static_cast<QDoubleSpinBox*>(
       add(QStringLiteral("hyper.bucket_cap_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
   fusion_ = static_cast<QDoubleSpinBox*>(
       add(QStringLiteral("hyper.fusion_threshold_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
-  cycle_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.cycle_time_ms"), number(this, 0, 10000, 2, tr(" ms"))));
-  compression_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.compression"), choices(this, {"none", "fp16", "bf16"})));
-  reduceOp_ = static_cast<QComboBox*>(add(QStringLiteral("hyper.reduce_op"), choices(this, {"average", "sum"})));
-  accumulation_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.accumulation_steps"), integer(this, 1, 1024)));
+  cycle_ = static_cast<QDoubleSpinBox*>(
+      add(QStringLiteral("hyper.cycle_time_ms"), number(this, 0, 10000, 2, tr(" ms"))));
+  compression_ = static_cast<QComboBox*>(
+      add(QStringLiteral("hyper.compression"), choices(this, {"none", "fp16", "bf16"})));
+  reduceOp_ =
+      static_cast<QComboBox*>(add(QStringLiteral("hyper.reduce_op"), choices(this, {"average", "sum"})));
+  accumulation_ =
+      static_cast<QSpinBox*>(add(QStringLiteral("hyper.accumulation_steps"), integer(this, 1, 1024)));
   checkpointDir_ = static_cast<QLineEdit*>(add(QStringLiteral("checkpoint_dir"), new QLineEdit(this)));
   checkpointDir_->setPlaceholderText(tr("no checkpoints"));
   checkpointEvery_ = static_cast<QSpinBox*>(
       add(QStringLiteral("checkpoint_every"), integer(this, 0, 100000000, tr("only at the end"))));
-  timeline_ = static_cast<QCheckBox*>(add(QStringLiteral("timeline"), new QCheckBox(tr("Record from the start"), this)));
+  timeline_ = static_cast<QCheckBox*>(
+      add(QStringLiteral("timeline"), new QCheckBox(tr("Record from the start"), this)));
   straggler_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.stragglers"), new QLineEdit(this)));
   straggler_->setPlaceholderText(tr("RANK:MS[@STEP], e.g. 2:50"));
   leak_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.leaks"), new QLineEdit(this)));
@@ -108,18 +196,34 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   hang_->setPlaceholderText(tr("RANK:STEP"));
 
   auto* job = new QGroupBox(tr("Job"), this);
-  auto* jobForm = new QFormLayout(job);
-  jobForm->addRow(tr("Name"), name_);
-  jobForm->addRow(tr("Engine"), engine_);
-  jobForm->addRow(tr("Backend"), backend_);
-  jobForm->addRow(tr("Model"), model_);
-  jobForm->addRow(tr("Data"), dataset_);
-  jobForm->addRow(tr("Data folder"), dataDir_);
-  jobForm->addRow(tr("Ranks"), ranks_);
-  auto* hostsRow = new QHBoxLayout;
-  hostsRow->addWidget(hosts_, 1);
-  hostsRow->addWidget(useConnected_);
-  jobForm->addRow(tr("Hosts"), hostsRow);
+  jobForm_ = new QFormLayout(job);
+  jobForm_->addRow(tr("Name"), name_);
+  jobForm_->addRow(tr("Engine"), engine_);
+  jobForm_->addRow(tr("Backend"), backend_);
+  jobForm_->addRow(tr("Model"), model_);
+  jobForm_->addRow(tr("Data"), dataset_);
+  jobForm_->addRow(tr("Data folder"), dataDir_);
+  jobForm_->addRow(tr("Ranks"), ranks_);
+  jobForm_->addRow(tr("Hosts"), withButton(hosts_, useConnected_));
+  jobForm_->addRow(tr("Timeline"), timeline_);
+  trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
+
+  programGroup_ = new QGroupBox(tr("Your program"), this);
+  programGroup_->setObjectName(QStringLiteral("programGroup"));
+  auto* programForm = new QFormLayout(programGroup_);
+  programForm->addRow(tr("Program"), withButton(program_, browseProgram));
+  programForm->addRow(tr("Arguments"), arguments_);
+  programForm->addRow(tr("Working folder"), withButton(workingDir_, browseFolder));
+  programForm->addRow(tr("Environment"), environment_);
+  programForm->addRow(QString(), instrumented_);
+  auto* programNote =
+      new QLabel(tr("Every rank runs the program with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, "
+                    "…). A remote "
+                    "agent runs only the programs it was started to allow (--allow-program)."),
+                 this);
+  programNote->setWordWrap(true);
+  programNote->setForegroundRole(QPalette::PlaceholderText);
+  programForm->addRow(programNote);
 
   auto* training = new QGroupBox(tr("Training"), this);
   auto* trainForm = new QFormLayout(training);
@@ -132,7 +236,6 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   trainForm->addRow(tr("Gradient accumulation"), accumulation_);
   trainForm->addRow(tr("Checkpoint folder"), checkpointDir_);
   trainForm->addRow(tr("Checkpoint every (steps)"), checkpointEvery_);
-  trainForm->addRow(tr("Timeline"), timeline_);
 
   auto* comm = new QGroupBox(tr("Communication"), this);
   auto* commForm = new QFormLayout(comm);
@@ -148,6 +251,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   faultForm->addRow(tr("Memory leak"), leak_);
   faultForm->addRow(tr("Crash"), crash_);
   faultForm->addRow(tr("Hang"), hang_);
+  trainingGroups_ = {training, comm, faults};
 
   problemsLabel_ = new QLabel(this);
   problemsLabel_->setWordWrap(true);
@@ -174,6 +278,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   left->addWidget(comm);
   left->addStretch();
   auto* right = new QVBoxLayout;
+  right->addWidget(programGroup_);
   right->addWidget(training);
   right->addWidget(faults);
   right->addStretch();
@@ -192,8 +297,15 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   commandRow->addWidget(command_, 1);
   commandRow->addWidget(copy, 0, Qt::AlignTop);
 
+  auto* kindRow = new QHBoxLayout;
+  kindRow->addWidget(new QLabel(tr("Train with:"), this));
+  kindRow->addWidget(builtIn_);
+  kindRow->addWidget(ownProgram_);
+  kindRow->addStretch();
+
   auto* inner = new QWidget(this);
   auto* layout = new QVBoxLayout(inner);
+  layout->addLayout(kindRow);
   layout->addLayout(columns);
   layout->addWidget(problemsLabel_);
   layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
@@ -209,12 +321,32 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   outer->addWidget(scroll);
 
   for (QWidget* w : fields_) {
-    if (auto* e = qobject_cast<QLineEdit*>(w)) connect(e, &QLineEdit::textChanged, this, &LaunchPage::revalidate);
-    if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentIndexChanged, this, &LaunchPage::revalidate);
-    if (auto* s = qobject_cast<QSpinBox*>(w)) connect(s, &QSpinBox::valueChanged, this, &LaunchPage::revalidate);
-    if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) connect(d, &QDoubleSpinBox::valueChanged, this, &LaunchPage::revalidate);
-    if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &LaunchPage::revalidate);
+    if (auto* e = qobject_cast<QLineEdit*>(w))
+      connect(e, &QLineEdit::textChanged, this, &LaunchPage::revalidate);
+    if (auto* c = qobject_cast<QComboBox*>(w))
+      connect(c, &QComboBox::currentIndexChanged, this, &LaunchPage::revalidate);
+    if (auto* s = qobject_cast<QSpinBox*>(w))
+      connect(s, &QSpinBox::valueChanged, this, &LaunchPage::revalidate);
+    if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
+      connect(d, &QDoubleSpinBox::valueChanged, this, &LaunchPage::revalidate);
+    if (auto* b = qobject_cast<QAbstractButton*>(w))
+      connect(b, &QAbstractButton::toggled, this, &LaunchPage::revalidate);
+    if (auto* t = qobject_cast<QPlainTextEdit*>(w))
+      connect(t, &QPlainTextEdit::textChanged, this, &LaunchPage::revalidate);
   }
+  connect(ownProgram_, &QRadioButton::toggled, this, &LaunchPage::showKind);
+  connect(browseProgram, &QPushButton::clicked, this, [this] {
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Program to run"), QFileInfo(program_->text()).path());
+    if (!file.isEmpty()) program_->setText(file);
+  });
+  connect(browseFolder, &QPushButton::clicked, this, [this] {
+    const QString start = workingDir_->text().trimmed().isEmpty()
+                              ? QDir::currentPath()
+                              : absoluteFolder(workingDir_->text().trimmed());
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Working folder"), start);
+    if (!folder.isEmpty()) workingDir_->setText(folder);
+  });
   connect(useConnected_, &QPushButton::clicked, this, &LaunchPage::useConnectedHosts);
   connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
   connect(launch_, &QPushButton::clicked, this, [this] {
@@ -232,21 +364,58 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
 
   v1::JobSpec defaults = defaultJobSpec();
   setSpec(defaults);
+  showKind();
   presets_->addItems(presetNames());
 }
 
+bool LaunchPage::runsProgram() const {
+  return ownProgram_->isChecked();
+}
+
+void LaunchPage::showKind() {
+  const bool program = runsProgram();
+  programGroup_->setVisible(program);
+  for (QGroupBox* group : trainingGroups_) {
+    group->setVisible(!program);
+    group->setEnabled(!program);
+  }
+  for (QWidget* field : trainingRows_) {
+    jobForm_->setRowVisible(field, !program);
+    field->setEnabled(!program);
+  }
+}
+
 void LaunchPage::setSpec(const v1::JobSpec& spec) {
-  const auto& h = spec.hyper();
   name_->setText(QString::fromStdString(spec.name()));
+  ranks_->setValue(static_cast<int>(spec.world_size()));
+  QStringList hosts;
+  for (const auto& host : spec.hosts())
+    hosts << QStringLiteral("%1:%2").arg(QString::fromStdString(host.host())).arg(host.slots());
+  hosts_->setText(hosts.join(QLatin1Char(',')));
+  timeline_->setChecked(spec.timeline());
+  // A program's spec leaves the training fields as they are, and a training spec the program's.
+  if (isUserProgram(spec)) {
+    const auto& program = spec.program();
+    ownProgram_->setChecked(true);
+    program_->setText(QString::fromStdString(program.argv(0)));
+    QStringList arguments;
+    for (int i = 1; i < program.argv_size(); ++i) arguments << QString::fromStdString(program.argv(i));
+    arguments_->setText(splitCommandLine(arguments));
+    workingDir_->setText(QString::fromStdString(program.working_dir()));
+    QStringList environment;
+    for (const auto& entry : program.environment()) environment << QString::fromStdString(entry);
+    environment_->setPlainText(environment.join(QLatin1Char('\n')));
+    instrumented_->setChecked(!program.uninstrumented());
+    revalidate();
+    return;
+  }
+  builtIn_->setChecked(true);
+  const auto& h = spec.hyper();
   engine_->setCurrentText(q(engineName(spec.engine())));
   backend_->setCurrentText(q(backendName(spec.backend())));
   model_->setCurrentText(q(modelName(spec.model())));
   dataset_->setCurrentText(q(datasetName(spec.dataset())));
   dataDir_->setText(QString::fromStdString(spec.data_dir()));
-  ranks_->setValue(static_cast<int>(spec.world_size()));
-  QStringList hosts;
-  for (const auto& host : spec.hosts()) hosts << QStringLiteral("%1:%2").arg(QString::fromStdString(host.host())).arg(host.slots());
-  hosts_->setText(hosts.join(QLatin1Char(',')));
   batch_->setValue(static_cast<int>(h.batch_size()));
   optimizer_->setCurrentText(q(optimizerName(h.optimizer())));
   lr_->setValue(h.lr());
@@ -261,7 +430,6 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
   accumulation_->setValue(static_cast<int>(h.accumulation_steps()));
   checkpointDir_->setText(QString::fromStdString(spec.checkpoint_dir()));
   checkpointEvery_->setValue(static_cast<int>(spec.checkpoint_every()));
-  timeline_->setChecked(spec.timeline());
   auto faultText = [](const auto& list, auto format) {
     QStringList parts;
     for (const auto& f : list) parts << format(f);
@@ -273,42 +441,23 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
   leak_->setText(faultText(spec.faults().leaks(), [](const v1::FaultInjection::Leak& l) {
     return QStringLiteral("%1:%2").arg(l.rank()).arg(l.mb_per_step());
   }));
-  auto atStep = [](const v1::FaultInjection::AtStep& a) { return QStringLiteral("%1:%2").arg(a.rank()).arg(a.step()); };
+  auto atStep = [](const v1::FaultInjection::AtStep& a) {
+    return QStringLiteral("%1:%2").arg(a.rank()).arg(a.step());
+  };
   crash_->setText(faultText(spec.faults().crashes(), atStep));
   hang_->setText(faultText(spec.faults().hangs(), atStep));
   revalidate();
 }
 
-v1::JobSpec LaunchPage::build(QStringList* problems) const {
+v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   // Fields the form does not show keep their defaults.
   v1::JobSpec spec = defaultJobSpec();
-  spec.set_name(name_->text().trimmed().toStdString());
-  spec.set_engine(parseEngine(engine_->currentText().toStdString()).value_or(v1::ENGINE_UNSPECIFIED));
-  spec.set_backend(parseBackend(backend_->currentText().toStdString()).value_or(v1::BACKEND_UNSPECIFIED));
-  spec.set_model(parseModel(model_->currentText().toStdString()).value_or(v1::MODEL_UNSPECIFIED));
-  spec.set_dataset(parseDataset(dataset_->currentText().toStdString()).value_or(v1::DATASET_UNSPECIFIED));
-  spec.set_data_dir(dataDir_->text().trimmed().toStdString());
-  spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
-  auto* h = spec.mutable_hyper();
-  h->set_batch_size(static_cast<uint32_t>(batch_->value()));
-  h->set_optimizer(parseOptimizer(optimizer_->currentText().toStdString()).value_or(v1::OPTIMIZER_UNSPECIFIED));
-  h->set_lr(lr_->value());
-  h->set_momentum(momentum_->value());
-  h->set_epochs(static_cast<uint32_t>(epochs_->value()));
-  h->set_steps(static_cast<uint64_t>(steps_->value()));
-  h->set_bucket_cap_mb(bucketCap_->value());
-  h->set_fusion_threshold_mb(fusion_->value());
-  h->set_cycle_time_ms(cycle_->value());
-  h->set_compression(parseCompression(compression_->currentText().toStdString()).value_or(v1::COMPRESSION_NONE));
-  h->set_reduce_op(parseReduceOp(reduceOp_->currentText().toStdString()).value_or(v1::REDUCE_OP_UNSPECIFIED));
-  h->set_accumulation_steps(static_cast<uint32_t>(accumulation_->value()));
-  spec.set_checkpoint_dir(checkpointDir_->text().trimmed().toStdString());
-  spec.set_checkpoint_every(static_cast<uint64_t>(checkpointEvery_->value()));
-  spec.set_timeline(timeline_->isChecked());
-
-  auto note = [problems](const QString& text) {
-    if (problems) problems->append(text);
+  auto note = [problems](const QString& field, const QString& text) {
+    if (problems) problems->append({field, text});
   };
+  spec.set_name(name_->text().trimmed().toStdString());
+  spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
+  spec.set_timeline(timeline_->isChecked());
   const QString hostText = hosts_->text().trimmed();
   if (!hostText.isEmpty()) {
     try {
@@ -318,33 +467,113 @@ v1::JobSpec LaunchPage::build(QStringList* problems) const {
         host->set_slots(static_cast<uint32_t>(hs.slots));
       }
     } catch (const InputError& e) {
-      note(tr("Hosts: %1").arg(QString::fromStdString(e.what())));
+      note(QStringLiteral("hosts"), tr("Hosts: %1").arg(QString::fromStdString(e.what())));
     }
   }
+
+  if (runsProgram()) {
+    auto* program = spec.mutable_program();
+    // No executable, no argv: programErrors() says the program is missing.
+    if (const QString executable = program_->text().trimmed(); !executable.isEmpty()) {
+      program->add_argv(executable.toStdString());
+      for (const QString& word : QProcess::splitCommand(arguments_->text()))
+        program->add_argv(word.toStdString());
+    }
+    if (const QString folder = workingDir_->text().trimmed(); !folder.isEmpty()) {
+      program->set_working_dir(absoluteFolder(folder).toStdString());
+    }
+    for (const auto& entry : environmentEntries(environment_->toPlainText())) {
+      program->add_environment(entry.second.toStdString());
+    }
+    program->set_uninstrumented(!instrumented_->isChecked());
+    return spec;
+  }
+
+  spec.set_engine(parseEngine(engine_->currentText().toStdString()).value_or(v1::ENGINE_UNSPECIFIED));
+  spec.set_backend(parseBackend(backend_->currentText().toStdString()).value_or(v1::BACKEND_UNSPECIFIED));
+  spec.set_model(parseModel(model_->currentText().toStdString()).value_or(v1::MODEL_UNSPECIFIED));
+  spec.set_dataset(parseDataset(dataset_->currentText().toStdString()).value_or(v1::DATASET_UNSPECIFIED));
+  spec.set_data_dir(dataDir_->text().trimmed().toStdString());
+  auto* h = spec.mutable_hyper();
+  h->set_batch_size(static_cast<uint32_t>(batch_->value()));
+  h->set_optimizer(
+      parseOptimizer(optimizer_->currentText().toStdString()).value_or(v1::OPTIMIZER_UNSPECIFIED));
+  h->set_lr(lr_->value());
+  h->set_momentum(momentum_->value());
+  h->set_epochs(static_cast<uint32_t>(epochs_->value()));
+  h->set_steps(static_cast<uint64_t>(steps_->value()));
+  h->set_bucket_cap_mb(bucketCap_->value());
+  h->set_fusion_threshold_mb(fusion_->value());
+  h->set_cycle_time_ms(cycle_->value());
+  h->set_compression(
+      parseCompression(compression_->currentText().toStdString()).value_or(v1::COMPRESSION_NONE));
+  h->set_reduce_op(parseReduceOp(reduceOp_->currentText().toStdString()).value_or(v1::REDUCE_OP_UNSPECIFIED));
+  h->set_accumulation_steps(static_cast<uint32_t>(accumulation_->value()));
+  spec.set_checkpoint_dir(checkpointDir_->text().trimmed().toStdString());
+  spec.set_checkpoint_every(static_cast<uint64_t>(checkpointEvery_->value()));
+
   auto each = [](const QLineEdit* edit) {
     return edit->text().split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts);
   };
   auto* faults = spec.mutable_faults();
   try {
-    for (const QString& t : each(straggler_)) *faults->add_stragglers() = parseStragglerFault(t.toStdString());
+    for (const QString& t : each(straggler_))
+      *faults->add_stragglers() = parseStragglerFault(t.toStdString());
     for (const QString& t : each(leak_)) *faults->add_leaks() = parseLeakFault(t.toStdString());
-    for (const QString& t : each(crash_)) *faults->add_crashes() = parseStepFault(t.toStdString(), "--inject-crash");
-    for (const QString& t : each(hang_)) *faults->add_hangs() = parseStepFault(t.toStdString(), "--inject-hang");
+    for (const QString& t : each(crash_))
+      *faults->add_crashes() = parseStepFault(t.toStdString(), "--inject-crash");
+    for (const QString& t : each(hang_))
+      *faults->add_hangs() = parseStepFault(t.toStdString(), "--inject-hang");
   } catch (const InputError& e) {
-    note(tr("Fault injection: %1").arg(QString::fromStdString(e.what())));
+    note(QStringLiteral("faults"), tr("Fault injection: %1").arg(QString::fromStdString(e.what())));
   }
   return spec;
 }
 
-v1::JobSpec LaunchPage::spec() const { return build(nullptr); }
+v1::JobSpec LaunchPage::spec() const {
+  return build(nullptr);
+}
+
+QList<LaunchPage::Problem> LaunchPage::findProblems() const {
+  QList<Problem> found;
+  const v1::JobSpec spec = build(&found);
+  std::vector<FieldError> errors = validateJobSpec(spec);
+  if (runsProgram() && !isUserProgram(spec)) {
+    for (FieldError& e : programErrors(spec.program())) errors.push_back(std::move(e));
+  }
+  // A program's fields by their names on the form; an argv index past 0 is in the arguments line, an
+  // environment index is a line of the box.
+  static const QRegularExpression programField(QStringLiteral("^program\\.(\\w+)(?:\\[(\\d+)\\])?$"));
+  const auto environment = environmentEntries(environment_->toPlainText());
+  for (const FieldError& e : errors) {
+    const QString field = QString::fromStdString(e.field);
+    const QString message = QString::fromStdString(e.message);
+    const QRegularExpressionMatch m = programField.match(field);
+    if (!m.hasMatch()) {
+      found.append({field, QStringLiteral("%1: %2").arg(field, message)});
+      continue;
+    }
+    const QString name = m.captured(1);
+    const int index = m.captured(2).isEmpty() ? -1 : m.captured(2).toInt();
+    if (name == QLatin1String("argv") && index > 0) {
+      found.append({QStringLiteral("program.arguments"), tr("Arguments: %1").arg(message)});
+    } else if (name == QLatin1String("argv")) {
+      found.append({QStringLiteral("program.argv"), tr("Program: %1").arg(message)});
+    } else if (name == QLatin1String("working_dir")) {
+      found.append({field, tr("Working folder: %1").arg(message)});
+    } else if (name == QLatin1String("environment") && index >= 0 && index < environment.size()) {
+      found.append({field, tr("Environment, line %1: %2").arg(environment[index].first).arg(message)});
+    } else {
+      found.append({field, QStringLiteral("%1: %2").arg(field, message)});
+    }
+  }
+  return found;
+}
 
 QStringList LaunchPage::problems() const {
-  QStringList problems;
-  const v1::JobSpec spec = build(&problems);
-  for (const FieldError& e : validateJobSpec(spec)) {
-    problems << QStringLiteral("%1: %2").arg(QString::fromStdString(e.field), QString::fromStdString(e.message));
-  }
-  return problems;
+  QStringList texts;
+  for (const Problem& p : findProblems()) texts << p.text;
+  return texts;
 }
 
 QString LaunchPage::commandLine() const {
@@ -355,7 +584,8 @@ QString LaunchPage::commandLine() const {
   flags.spec.clear_hosts();  // -H carries them
   if (spec.hosts_size() > 0) {
     flags.hostList = hosts_->text().trimmed().toStdString();
-    // How the Hosts page reaches them, when they share it (`ringmaster run` has one port, token and CA for all).
+    // How the Hosts page reaches them, when they share it (`ringmaster run` has one port, token and CA for
+    // all).
     std::set<int> ports;
     std::set<QString> tokens, cas;
     for (const auto& h : spec.hosts()) {
@@ -378,16 +608,22 @@ QString LaunchPage::commandLine() const {
 }
 
 void LaunchPage::revalidate() {
-  const QStringList found = problems();
-  // Mark the fields a message names.
+  const QList<Problem> problems = findProblems();
+  QStringList found;
+  for (const Problem& p : problems) found << p.text;
+  // Mark the fields a problem belongs to; their tooltip says what is wrong, else what they are for.
   for (auto it = fields_.begin(); it != fields_.end(); ++it) {
-    bool bad = false;
-    for (const QString& p : found) {
-      if (p.startsWith(it.key() + QLatin1Char(':')) || p.startsWith(it.key() + QLatin1Char('['))) bad = true;
+    QStringList own;
+    for (const Problem& p : problems) {
+      if (p.field == it.key() || p.field.startsWith(it.key() + QLatin1Char('['))) own << p.text;
     }
-    it.value()->setStyleSheet(bad ? QStringLiteral("border: 1px solid #d62828;") : QString());
-    it.value()->setToolTip(bad ? found.filter(it.key()).join(QLatin1Char('\n')) : QString());
+    it.value()->setStyleSheet(own.isEmpty() ? QString() : QStringLiteral("border: 1px solid #d62828;"));
+    it.value()->setToolTip(own.isEmpty() ? it.value()->property("hint").toString()
+                                         : own.join(QLatin1Char('\n')));
   }
+  workingDir_->setPlaceholderText(hosts_->text().trimmed().isEmpty()
+                                      ? tr("this folder: %1").arg(QDir::currentPath())
+                                      : tr("each host's agent's own folder"));
   if (found.isEmpty()) {
     problemsLabel_->setText(tr("Ready to launch."));
     problemsLabel_->setStyleSheet(QString());

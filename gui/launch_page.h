@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The job form: every field of a job spec, checked as the user types with validateJobSpec's messages, presets
-// saved and loaded, and the equivalent `ringmaster run ...` command line to copy.
+// saved and loaded, and the equivalent `ringmaster run ...` command line to copy. It runs Ringmaster's own
+// training or the user's program (JobSpec.program), whose form hides the training fields that do not apply.
 #pragma once
 
 #include <QMap>
@@ -11,10 +12,13 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QRadioButton;
 class QSpinBox;
 
 namespace ringmaster::gui {
@@ -38,7 +42,10 @@ class LaunchPage : public QWidget {
   bool loadPreset(const QString& name);
   QStringList presetNames() const;
 
-  // Fields by spec path, for tests that fill the form as a user would.
+  // Fields by spec path, for tests that fill the form as a user would. The program's: "program" (the choice
+  // of the user's program over Ringmaster's training), "program.argv" (the executable), "program.arguments"
+  // (one line, split as QProcess::splitCommand does), "program.working_dir", "program.environment"
+  // (NAME=value a line) and "program.instrumented".
   QWidget* field(const QString& name) const { return fields_.value(name); }
   void setLaunchEnabled(bool enabled, const QString& why = {});
   // A remote agent the Hosts page is connected to: how the command line reaches it.
@@ -58,11 +65,33 @@ class LaunchPage : public QWidget {
   void launchRequested(const v1::JobSpec& spec);
 
  private:
+  // A problem with the form: the field it belongs to (a spec path, as validateJobSpec names it) and the words
+  // that say so.
+  struct Problem {
+    QString field;
+    QString text;
+  };
+  QList<Problem> findProblems() const;
   void revalidate();
   // Builds the spec; text fields that do not parse add to `problems`.
-  v1::JobSpec build(QStringList* problems) const;
+  v1::JobSpec build(QList<Problem>* problems) const;
+  bool runsProgram() const;
+  // Shows the fields of Ringmaster's training or those of a program.
+  void showKind();
 
   QMap<QString, QWidget*> fields_;
+  QRadioButton* builtIn_;
+  QRadioButton* ownProgram_;
+  QLineEdit* program_;
+  QLineEdit* arguments_;
+  QLineEdit* workingDir_;
+  QPlainTextEdit* environment_;
+  QCheckBox* instrumented_;
+  QGroupBox* programGroup_;
+  // What does not apply to a program: whole groups, and rows of the Job group.
+  QList<QGroupBox*> trainingGroups_;
+  QList<QWidget*> trainingRows_;
+  QFormLayout* jobForm_;
   QLineEdit* name_;
   QComboBox* engine_;
   QComboBox* backend_;

@@ -819,6 +819,90 @@
         <source>Ready to launch.</source>
         <translation>可以启动。</translation>
     </message>
+    <message>
+        <source>Ringmaster model</source>
+        <translation>Ringmaster 模型</translation>
+    </message>
+    <message>
+        <source>Your program</source>
+        <translation>您自己的程序</translation>
+    </message>
+    <message>
+        <source>an executable, e.g. /usr/bin/python3</source>
+        <translation>可执行文件，例如 /usr/bin/python3</translation>
+    </message>
+    <message>
+        <source>e.g. train.py --epochs 3 --note &quot;two words&quot;</source>
+        <translation>例如：train.py --epochs 3 --note &quot;two words&quot;</translation>
+    </message>
+    <message>
+        <source>one NAME=value a line, e.g. OMP_NUM_THREADS=2</source>
+        <translation>每行一个 NAME=value，例如 OMP_NUM_THREADS=2</translation>
+    </message>
+    <message>
+        <source>Instrument with the ringmaster Python package</source>
+        <translation>用 ringmaster Python 包插桩</translation>
+    </message>
+    <message>
+        <source>Step times, all-reduces and memory of a PyTorch program, with no change to it. Off: its output, exit and memory only.</source>
+        <translation>无需修改 PyTorch 程序即可测量其步时间、all-reduce 和内存。关闭时：只记录其输出、退出状态和内存。</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Program</source>
+        <translation>程序</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (--allow-program).</source>
+        <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（--allow-program）。</translation>
+    </message>
+    <message>
+        <source>Train with:</source>
+        <translation>训练方式：</translation>
+    </message>
+    <message>
+        <source>Program to run</source>
+        <translation>要运行的程序</translation>
+    </message>
+    <message>
+        <source>Arguments: %1</source>
+        <translation>参数：%1</translation>
+    </message>
+    <message>
+        <source>Program: %1</source>
+        <translation>程序：%1</translation>
+    </message>
+    <message>
+        <source>Working folder: %1</source>
+        <translation>工作目录：%1</translation>
+    </message>
+    <message>
+        <source>Environment, line %1: %2</source>
+        <translation>环境变量第 %1 行：%2</translation>
+    </message>
+    <message>
+        <source>this folder: %1</source>
+        <translation>当前目录：%1</translation>
+    </message>
+    <message>
+        <source>each host&apos;s agent&apos;s own folder</source>
+        <translation>各主机上 agent 自己的目录</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>

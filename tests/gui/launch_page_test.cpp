@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The launch form: inline validation with the job spec's messages, the equivalent command line, presets.
+// The launch form: inline validation with the job spec's messages, the equivalent command line, presets; and
+// the user's own program in place of Ringmaster's training.
 #include "gui/launch_page.h"
 
 #include <google/protobuf/util/message_differencer.h>
@@ -8,12 +9,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -43,6 +46,27 @@ std::vector<std::string> shellWords(const QString& line) {
   for (size_t i = 0; i < split.we_wordc; ++i) words.emplace_back(split.we_wordv[i]);
   wordfree(&split);
   return words;
+}
+
+// The same message, or the differences that say why not.
+::testing::AssertionResult sameSpec(const google::protobuf::Message& actual,
+                                    const google::protobuf::Message& expected) {
+  std::string differences;
+  google::protobuf::util::MessageDifferencer differ;
+  differ.ReportDifferencesToString(&differences);
+  if (differ.Compare(actual, expected)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differences;
+}
+
+// `ringmaster run`'s flags for the page's command line, as a shell hands them over.
+console::RunFlags parsedCommandLine(const LaunchPage& page) {
+  const QString line = page.commandLine();
+  const std::vector<std::string> words = shellWords(line);
+  EXPECT_GT(words.size(), 2u) << line.toStdString();
+  if (words.size() < 2) return {};
+  EXPECT_EQ(words[0], "ringmaster");
+  EXPECT_EQ(words[1], "run");
+  return console::parseRunFlags({words.begin() + 2, words.end()});
 }
 
 class LaunchPageTest : public ::testing::Test {
@@ -160,7 +184,8 @@ TEST_F(LaunchPageTest, BadInputIsNamedAndBlocksTheLaunch) {
   EXPECT_EQ(launched.count(), 0);
 
   fieldOf<QLineEdit>(page, "faults.stragglers")->setText("1:fast");
-  EXPECT_TRUE(page.problems().join('\n').startsWith("Fault injection:")) << page.problems().join('\n').toStdString();
+  EXPECT_TRUE(page.problems().join('\n').startsWith("Fault injection:"))
+      << page.problems().join('\n').toStdString();
 }
 
 TEST_F(LaunchPageTest, PresetsRoundTrip) {
@@ -178,6 +203,190 @@ TEST_F(LaunchPageTest, PresetsRoundTrip) {
   EXPECT_EQ(other.spec().engine(), v1::ENGINE_HOROVOD);
   EXPECT_EQ(other.spec().name(), "horovod four");
   EXPECT_FALSE(other.loadPreset("no such preset"));
+}
+
+// Your program: an executable, its arguments split as QProcess::splitCommand splits them (double quotes keep
+// spaces, three of them make a quote), a working folder made absolute, NAME=value lines, instrumentation off.
+class ProgramFormTest : public LaunchPageTest {
+ protected:
+  void chooseProgram(LaunchPage& page) {
+    ASSERT_FALSE(fieldOf<QRadioButton>(page, "program")->isChecked()) << "Ringmaster's training comes first";
+    EXPECT_EQ(fieldOf<QLineEdit>(page, "program.argv")->text(), "/usr/bin/python3");
+    EXPECT_TRUE(fieldOf<QCheckBox>(page, "program.instrumented")->isChecked());
+    fieldOf<QRadioButton>(page, "program")->setChecked(true);
+  }
+};
+
+TEST_F(ProgramFormTest, TheFormGivesTheProgramsSpec) {
+  LaunchPage page;
+  fieldOf<QLineEdit>(page, "faults.stragglers")->setText("1:50");  // for Ringmaster's training only
+  chooseProgram(page);
+  fieldOf<QLineEdit>(page, "name")->setText("my ddp script");
+  fieldOf<QSpinBox>(page, "world_size")->setValue(2);
+  fieldOf<QLineEdit>(page, "program.arguments")
+      ->setText(R"(train.py  --epochs 3 --note "two words" --quote """x""" --empty-looking "")");
+  fieldOf<QLineEdit>(page, "program.working_dir")->setText("runs/../runs/today");
+  fieldOf<QPlainTextEdit>(page, "program.environment")
+      ->setPlainText("OMP_NUM_THREADS=2\n\n  DATA=/srv/my data  \n");
+  fieldOf<QCheckBox>(page, "program.instrumented")->setChecked(false);
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+
+  const v1::JobSpec spec = page.spec();
+  ASSERT_TRUE(isUserProgram(spec));
+  const auto& program = spec.program();
+  EXPECT_EQ(std::vector<std::string>(program.argv().begin(), program.argv().end()),
+            (std::vector<std::string>{"/usr/bin/python3", "train.py", "--epochs", "3", "--note", "two words",
+                                      "--quote", "\"x\"", "--empty-looking"}));
+  EXPECT_EQ(program.working_dir(), QDir::current().absoluteFilePath("runs/today").toStdString());
+  EXPECT_EQ(std::vector<std::string>(program.environment().begin(), program.environment().end()),
+            (std::vector<std::string>{"OMP_NUM_THREADS=2", "DATA=/srv/my data"}));
+  EXPECT_TRUE(program.uninstrumented());
+  EXPECT_EQ(spec.name(), "my ddp script");
+  EXPECT_EQ(spec.world_size(), 2u);
+  EXPECT_EQ(spec.faults().stragglers_size(), 0)
+      << "the training's fault injection does not go with a program";
+  EXPECT_TRUE(sameSpec(spec.hyper(), defaultJobSpec().hyper())) << "the training fields do not apply";
+
+  fieldOf<QCheckBox>(page, "program.instrumented")->setChecked(true);
+  fieldOf<QLineEdit>(page, "program.working_dir")->clear();
+  EXPECT_FALSE(page.spec().program().uninstrumented());
+  EXPECT_EQ(page.spec().program().working_dir(), "") << "empty: the folder the ranks start in is the agent's";
+}
+
+TEST_F(ProgramFormTest, TheCommandLineEndsWithTheProgramAndParsesBackToIt) {
+  LaunchPage page;
+  chooseProgram(page);
+  fieldOf<QSpinBox>(page, "world_size")->setValue(2);
+  fieldOf<QLineEdit>(page, "program.arguments")->setText("train.py --epochs 3");
+  const QString simple = page.commandLine();
+  EXPECT_EQ(simple, "ringmaster run -np 2 -- /usr/bin/python3 train.py --epochs 3");
+  EXPECT_EQ(page.findChild<QPlainTextEdit*>(QStringLiteral("commandLine"))->toPlainText(), simple);
+
+  // Everything a program carries, with words a shell must have quoted.
+  fieldOf<QLineEdit>(page, "name")->setText("it's \"mine\"");
+  fieldOf<QCheckBox>(page, "timeline")->setChecked(true);
+  fieldOf<QLineEdit>(page, "program.argv")->setText("/opt/my tools/train");
+  fieldOf<QLineEdit>(page, "program.arguments")
+      ->setText(R"(--data "/srv/data sets/a" --tag $HOME --flag=-x it's)");
+  fieldOf<QLineEdit>(page, "program.working_dir")->setText("/srv/runs/it's here");
+  fieldOf<QPlainTextEdit>(page, "program.environment")->setPlainText("GREETING=hello world\nEMPTY=");
+  fieldOf<QCheckBox>(page, "program.instrumented")->setChecked(false);
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  const QString line = page.commandLine();
+  EXPECT_TRUE(line.endsWith(
+      R"( -- '/opt/my tools/train' --data '/srv/data sets/a' --tag '$HOME' --flag=-x 'it'\''s')"))
+      << line.toStdString();
+  const console::RunFlags flags = parsedCommandLine(page);
+  EXPECT_EQ(flags.ranks, 2);
+  EXPECT_TRUE(sameSpec(flags.spec.program(), page.spec().program())) << "from: " << line.toStdString();
+  EXPECT_TRUE(sameSpec(flags.spec, page.spec())) << "from: " << line.toStdString();
+}
+
+TEST_F(ProgramFormTest, ProblemsNameTheFieldAndLineAndBlockTheLaunch) {
+  LaunchPage page;
+  QSignalSpy launched(&page, &LaunchPage::launchRequested);
+  chooseProgram(page);
+  auto* launch = page.findChild<QPushButton*>(QStringLiteral("launch"));
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_TRUE(launch->isEnabled());
+
+  auto* environment = fieldOf<QPlainTextEdit>(page, "program.environment");
+  environment->setPlainText("OMP_NUM_THREADS=2\n\nnot an entry\nRANK=3");
+  QStringList problems = page.problems();
+  ASSERT_EQ(problems.size(), 2) << problems.join('\n').toStdString();
+  EXPECT_TRUE(problems[0].startsWith("Environment, line 3: write NAME=value")) << problems[0].toStdString();
+  EXPECT_TRUE(problems[0].contains("'not an entry'")) << problems[0].toStdString();
+  EXPECT_EQ(problems[1], "Environment, line 4: RANK is set by Ringmaster for every rank and cannot be given");
+  EXPECT_TRUE(page.findChild<QLabel*>(QStringLiteral("problems"))->text().contains("Environment, line 3"));
+  EXPECT_TRUE(environment->styleSheet().contains("border")) << "the box is marked";
+  EXPECT_TRUE(environment->toolTip().contains("line 4")) << environment->toolTip().toStdString();
+  EXPECT_FALSE(launch->isEnabled());
+  launch->click();
+  EXPECT_EQ(launched.count(), 0);
+
+  environment->setPlainText("OMP_NUM_THREADS=2");
+  auto* program = fieldOf<QLineEdit>(page, "program.argv");
+  program->setText("   ");
+  fieldOf<QLineEdit>(page, "program.arguments")->setText("train.py");
+  problems = page.problems();
+  EXPECT_EQ(problems, QStringList{"Program: must name the program to run"});
+  EXPECT_TRUE(program->styleSheet().contains("border"));
+  EXPECT_TRUE(environment->styleSheet().isEmpty());
+  EXPECT_FALSE(launch->isEnabled());
+
+  program->setText("/usr/bin/python3");
+  EXPECT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_TRUE(program->styleSheet().isEmpty());
+  v1::JobSpec requested;
+  QObject::connect(&page, &LaunchPage::launchRequested,
+                   [&requested](const v1::JobSpec& s) { requested = s; });
+  launch->click();
+  EXPECT_EQ(launched.count(), 1);
+  EXPECT_TRUE(sameSpec(requested, page.spec()));
+  EXPECT_EQ(requested.program().argv_size(), 2);
+}
+
+TEST_F(ProgramFormTest, TheTrainingFieldsGoAwayForAProgramAndComeBack) {
+  LaunchPage page;
+  const char* training[] = {"engine",         "backend",          "model",       "dataset",
+                            "data_dir",       "hyper.batch_size", "hyper.steps", "hyper.fusion_threshold_mb",
+                            "checkpoint_dir", "faults.stragglers"};
+  const char* shared[] = {"name", "world_size", "hosts", "timeline"};
+  const char* programs[] = {"program.argv", "program.arguments", "program.working_dir", "program.environment",
+                            "program.instrumented"};
+  for (const char* f : training)
+    EXPECT_TRUE(page.field(f)->isEnabled() && page.field(f)->isVisibleTo(&page)) << f;
+  for (const char* f : programs) EXPECT_FALSE(page.field(f)->isVisibleTo(&page)) << f;
+
+  chooseProgram(page);
+  for (const char* f : training) {
+    EXPECT_FALSE(page.field(f)->isEnabled()) << f;
+    EXPECT_FALSE(page.field(f)->isVisibleTo(&page)) << f;
+  }
+  for (const char* f : shared)
+    EXPECT_TRUE(page.field(f)->isEnabled() && page.field(f)->isVisibleTo(&page)) << f;
+  for (const char* f : programs)
+    EXPECT_TRUE(page.field(f)->isEnabled() && page.field(f)->isVisibleTo(&page)) << f;
+
+  page.findChild<QRadioButton*>(QStringLiteral("builtIn"))->setChecked(true);
+  for (const char* f : training)
+    EXPECT_TRUE(page.field(f)->isEnabled() && page.field(f)->isVisibleTo(&page)) << f;
+  for (const char* f : programs) EXPECT_FALSE(page.field(f)->isVisibleTo(&page)) << f;
+  EXPECT_FALSE(isUserProgram(page.spec()));
+  EXPECT_EQ(page.commandLine(), "ringmaster run -np 1");
+}
+
+TEST_F(ProgramFormTest, PresetsKeepTheProgram) {
+  LaunchPage page;
+  chooseProgram(page);
+  fieldOf<QLineEdit>(page, "name")->setText("script");
+  fieldOf<QSpinBox>(page, "world_size")->setValue(3);
+  fieldOf<QLineEdit>(page, "program.arguments")->setText(R"(-u "my train.py" --say """hi""" --steps 5)");
+  fieldOf<QLineEdit>(page, "program.working_dir")->setText("/srv/runs");
+  fieldOf<QPlainTextEdit>(page, "program.environment")->setPlainText("A=1\nB=two words");
+  fieldOf<QCheckBox>(page, "program.instrumented")->setChecked(false);
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  page.savePreset("my script");
+
+  LaunchPage other;
+  fieldOf<QComboBox>(other, "model")->setCurrentText("mlp");
+  ASSERT_TRUE(other.loadPreset("my script"));
+  EXPECT_TRUE(fieldOf<QRadioButton>(other, "program")->isChecked());
+  EXPECT_TRUE(sameSpec(other.spec(), page.spec()));
+  EXPECT_EQ(other.spec().program().argv(2), "my train.py");
+  EXPECT_EQ(other.spec().program().argv(4), "\"hi\"");
+  EXPECT_EQ(other.commandLine(), page.commandLine());
+
+  // The program's preset left the training fields as they were; a training preset brings the training back.
+  other.findChild<QRadioButton*>(QStringLiteral("builtIn"))->setChecked(true);
+  EXPECT_EQ(other.spec().model(), v1::MODEL_MLP);
+  ASSERT_TRUE(other.loadPreset("my script"));
+  page.findChild<QRadioButton*>(QStringLiteral("builtIn"))->setChecked(true);
+  page.savePreset("training");
+  ASSERT_TRUE(other.loadPreset("training"));
+  EXPECT_FALSE(fieldOf<QRadioButton>(other, "program")->isChecked());
+  EXPECT_FALSE(isUserProgram(other.spec()));
+  EXPECT_EQ(other.spec().model(), defaultJobSpec().model());
 }
 
 }  // namespace
