@@ -216,11 +216,11 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   programForm->addRow(tr("Working folder"), withButton(workingDir_, browseFolder));
   programForm->addRow(tr("Environment"), environment_);
   programForm->addRow(QString(), instrumented_);
-  auto* programNote =
-      new QLabel(tr("Every rank runs the program with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, "
-                    "…). A remote "
-                    "agent runs only the programs it was started to allow (--allow-program)."),
-                 this);
+  auto* programNote = new QLabel(
+      tr("Every rank runs the program with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, …). "
+         "A remote agent runs only the programs it was started to allow (<nobr>--allow-program</nobr>)."),
+      this);
+  programNote->setTextFormat(Qt::RichText);
   programNote->setWordWrap(true);
   programNote->setForegroundRole(QPalette::PlaceholderText);
   programForm->addRow(programNote);
@@ -311,6 +311,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
   layout->addLayout(commandRow);
   layout->addLayout(presetRow);
+  layout->addStretch(1);  // the command line and Launch stay under the form, however short it is
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(inner);
   scroll->setWidgetResizable(true);

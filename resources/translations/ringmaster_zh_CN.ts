@@ -868,10 +868,6 @@
         <translation>环境变量</translation>
     </message>
     <message>
-        <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (--allow-program).</source>
-        <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（--allow-program）。</translation>
-    </message>
-    <message>
         <source>Train with:</source>
         <translation>训练方式：</translation>
     </message>
@@ -902,6 +898,10 @@
     <message>
         <source>each host&apos;s agent&apos;s own folder</source>
         <translation>各主机上 agent 自己的目录</translation>
+    </message>
+    <message>
+        <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (&lt;nobr&gt;--allow-program&lt;/nobr&gt;).</source>
+        <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（&lt;nobr&gt;--allow-program&lt;/nobr&gt;）。</translation>
     </message>
 </context>
 <context>
