@@ -204,13 +204,22 @@ TEST(Stalls, ARankThatStopsBehindTheOthersIsNamedWithinSeconds) {
   EXPECT_NE(found[0].summary().find("stopped after step 9"), std::string::npos) << found[0].summary();
 }
 
-TEST(Stalls, AWholeJobThatStopsIsAJobWideFinding) {
-  StallDetector detector(2, StallConfig{5});
+namespace {
+
+// Ranks 0 and 1 both finish step 4, arriving one second in.
+void bothFinishStepFour(StallDetector& detector) {
   v1::StepSample s;
   s.set_step(4);
   detector.progress(s, 1'000'000'000);
   s.set_rank(1);
   detector.progress(s, 1'000'000'000);
+}
+
+}  // namespace
+
+TEST(Stalls, AWholeJobThatStopsIsAJobWideFinding) {
+  StallDetector detector(2, StallConfig{5});
+  bothFinishStepFour(detector);
   auto found = detector.findings(8'000'000'000);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].rank(), -1);
@@ -286,11 +295,7 @@ TEST(Stalls, ARankWhoseHeartbeatsStopIsNamed) {
 
 TEST(Stalls, ACleanEndLatchesNothing) {
   StallDetector detector(2, StallConfig{5});
-  v1::StepSample s;
-  s.set_step(4);
-  detector.progress(s, 1'000'000'000);
-  s.set_rank(1);
-  detector.progress(s, 1'000'000'000);
+  bothFinishStepFour(detector);
   detector.exited(0, false, 9'000'000'000);
   detector.exited(1, false, 9'000'000'000);
   EXPECT_TRUE(detector.findings(20'000'000'000).empty());
