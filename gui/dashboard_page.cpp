@@ -51,6 +51,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
 
   hosts_ = new QLabel(this);
   hosts_->setObjectName(QStringLiteral("runHosts"));
+  title_->setObjectName(QStringLiteral("runTitle"));
+  stop_->setObjectName(QStringLiteral("stopRun"));
   hosts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   hosts_->hide();
 
@@ -166,6 +168,11 @@ void DashboardPage::applyTheme() {
   }
   rankCount_ = -1;
   dirty_ = true;
+}
+
+void DashboardPage::runEnded(const QString& title) {
+  title_->setText(title);
+  stop_->setEnabled(false);
 }
 
 void DashboardPage::setRun(console::RunData* run, const QString& title, bool live) {

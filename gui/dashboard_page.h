@@ -33,6 +33,8 @@ class DashboardPage : public QWidget {
 
   // Shows `run` (not owned; nullptr shows nothing) with its hosts. `live` enables the stop and timeline controls.
   void setRun(console::RunData* run, const QString& title, bool live);
+  // The live run shown here ended: a title that says how, and nothing left to stop.
+  void runEnded(const QString& title);
   // New records arrived in the run shown: redraw at the next tick.
   void markDirty() { dirty_ = true; }
   // Emphasises one rank in every chart; -1 for none.

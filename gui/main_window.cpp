@@ -335,9 +335,12 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     updateLiveControls();
     Q_EMIT liveRunEnded(QStringLiteral("failed"));
   });
-  connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
+  connect(live_.get(), &LiveRun::ended, this, [this, name](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
-    setBanner(tr("The run ended: %1. %2").arg(status, message), !succeeded);
+    setBanner(tr("The run ended: %1 (%2).").arg(status, message), !succeeded);
+    if (shownRunId_ == live_->runId()) {
+      dashboard_->runEnded(tr("Run %1 · %2 · %3").arg(live_->runId()).arg(name, status));
+    }
     updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();

@@ -1031,10 +1031,6 @@
         <translation>运行无法启动：%1</translation>
     </message>
     <message>
-        <source>The run ended: %1. %2</source>
-        <translation>运行已结束：%1。%2</translation>
-    </message>
-    <message>
         <source>Connection to %1 lost — reconnecting…</source>
         <translation>与 %1 的连接已断开，正在重新连接…</translation>
     </message>
@@ -1087,6 +1083,10 @@
     <message>
         <source>Imported %1: %2 events; the file was cut short, what was whole is kept.</source>
         <translation>已导入 %1：%2 个事件；文件不完整，已保留完整的部分。</translation>
+    </message>
+    <message>
+        <source>The run ended: %1 (%2).</source>
+        <translation>运行已结束：%1（%2）。</translation>
     </message>
 </context>
 <context>

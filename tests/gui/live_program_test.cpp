@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QGroupBox>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
@@ -74,6 +75,10 @@ TEST_F(LiveProgramTest, APythonDdpScriptLaunchedFromTheFormFeedsTheDashboard) {
   ASSERT_EQ(status, QStringLiteral("finished")) << window.bannerText().toStdString();
   EXPECT_EQ(steps(0), 20);
   EXPECT_EQ(steps(1), 20);
+  // The dashboard says how the run ended, and offers no Stop for it.
+  const QString title = window.dashboardPage()->findChild<QLabel*>(QStringLiteral("runTitle"))->text();
+  EXPECT_TRUE(title.endsWith(QStringLiteral("· fashion script · finished"))) << title.toStdString();
+  EXPECT_FALSE(window.dashboardPage()->findChild<QPushButton*>(QStringLiteral("stopRun"))->isEnabled());
   // Every rank's line has points on the charts (the throughput chart's first line is the total).
   DashboardPage* dashboard = window.dashboardPage();
   dashboard->redraw();
