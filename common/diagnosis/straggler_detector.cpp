@@ -209,8 +209,9 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   double steps = double(std::max<uint64_t>(e.steps, 1));
   double slowdownPct = 100 * e.slowdownSum / steps;
   std::string cause = e.communication ? "communication" : (e.excessDataNs > e.excessComputeNs ? "data" : "compute");
-  // Everyone else waits for the straggler at the next all-reduce: its excess is the job's loss.
-  double waitNs = e.communication ? e.excessCommNs : e.excessOwnNs;
+  // Everyone else waits for the straggler at the next all-reduce: its excess is the job's loss. An excess that
+  // averaged out below the median over the episode is no wait at all.
+  double waitNs = std::max(0.0, e.communication ? e.excessCommNs : e.excessOwnNs);
   double lostPct = e.stepNs > 0 ? std::clamp(100 * waitNs / e.stepNs, 0.0, 100.0) : 0;
   auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
 
@@ -218,10 +219,12 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
   std::string where = host.empty() ? "" : " (" + host + ")";
   std::string what = e.communication ? "all-reduce latency is" : "compute and data time are";
-  f.set_summary(format("rank %d%s: %s %.0f%% above the median rank since step %llu (cause: %s); the others wait "
-                       "%.1f ms per step, %.0f%% of throughput lost",
-                       rank, where.c_str(), what.c_str(), slowdownPct, (unsigned long long)e.sinceStep,
-                       cause.c_str(), waitNs / steps / 1e6, lostPct));
+  const std::string cost = waitNs > 0 ? format("the others wait %.1f ms per step, %.0f%% of throughput lost",
+                                               waitNs / steps / 1e6, lostPct)
+                                      : std::string("the others have not had to wait for it so far");
+  f.set_summary(format("rank %d%s: %s %.0f%% above the median rank since step %llu (cause: %s); %s", rank,
+                       where.c_str(), what.c_str(), slowdownPct, (unsigned long long)e.sinceStep, cause.c_str(),
+                       cost.c_str()));
   auto& ev = *f.mutable_evidence();
   ev["slowdown_pct"] = slowdownPct;
   ev["throughput_lost_pct"] = lostPct;

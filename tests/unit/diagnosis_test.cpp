@@ -64,6 +64,32 @@ TEST(Stragglers, ARankTwentyPercentSlowerIsFlaggedWithinTenSteps) {
   }
 }
 
+TEST(Stragglers, NoFindingSaysTheOthersWaitLessThanNothing) {
+  // Two noisy ranks, where the median is the mean of the two and episodes come and go: whatever is found, the wait
+  // it quotes is a wait.
+  int findings = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SyntheticRun run;
+    run.ranks = 2;
+    run.seed = seed;
+    run.jitter = 0.15;
+    run.spikeChance = 0.05;
+    run.slowRank = int(seed % 2);
+    run.slowFrom = 40;
+    run.slowCommUs = seed % 3 == 0 ? 3000 : 0;
+    run.slowCompute = seed % 3 == 1 ? 0.1 : 0;
+    RunDiagnosis diagnosis(run.ranks);
+    for (const auto& record : generate(run).records) diagnosis.observe(record);
+    for (const auto& f : ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER)) {
+      ++findings;
+      EXPECT_GE(f.evidence().at("others_wait_ms_per_step"), 0) << "seed " << seed << ": " << f.summary();
+      EXPECT_GE(f.evidence().at("throughput_lost_pct"), 0) << "seed " << seed << ": " << f.summary();
+      EXPECT_EQ(f.summary().find("wait -"), std::string::npos) << "seed " << seed << ": " << f.summary();
+    }
+  }
+  EXPECT_GT(findings, 10) << "the runs are meant to give findings to check";
+}
+
 TEST(Stragglers, WorksWithFourAndTwoRanks) {
   for (int ranks : {4, 2}) {
     SyntheticRun run;
