@@ -17,11 +17,19 @@ HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
   addChartExport(this, tr("Compute time per rank and step"));
 }
 
+QString HeatmapView::scaleLabel(float ms) const { return tr("%1 ms").arg(ms, 0, 'f', 1); }
+
 QRect HeatmapView::plotRect() const {
   const int left = fontMetrics().horizontalAdvance(QStringLiteral("rank 000")) + 8;
   const int top = fontMetrics().height() + 8;
   const int bottom = fontMetrics().height() * 2 + 8;
-  return QRect(left, top, std::max(10, width() - left - 70), std::max(10, height() - top - bottom));
+  // Right of the plot: a gap, the colour scale, and its labels as wide as they are now.
+  int labels = fontMetrics().horizontalAdvance(scaleLabel(999.9f));
+  for (float ms : {low_, high_}) {
+    if (std::isfinite(ms)) labels = std::max(labels, fontMetrics().horizontalAdvance(scaleLabel(ms)));
+  }
+  const int right = 12 + 12 + 4 + labels + 4;
+  return QRect(left, top, std::max(10, width() - left - right), std::max(10, height() - top - bottom));
 }
 
 void HeatmapView::clear() {
@@ -100,8 +108,8 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawLine(scale.left(), scale.top() + y, scale.right(), scale.top() + y);
   }
   p.setPen(palette().color(QPalette::WindowText));
-  p.drawText(scale.right() + 4, scale.top() + fontMetrics().ascent(), tr("%1 ms").arg(high_, 0, 'f', 1));
-  p.drawText(scale.right() + 4, scale.bottom(), tr("%1 ms").arg(low_, 0, 'f', 1));
+  p.drawText(scale.right() + 4, scale.top() + fontMetrics().ascent(), scaleLabel(high_));
+  p.drawText(scale.right() + 4, scale.bottom(), scaleLabel(low_));
 }
 
 void HeatmapView::mousePressEvent(QMouseEvent* event) {

@@ -30,6 +30,8 @@ class HeatmapView : public QWidget {
 
  private:
   QRect plotRect() const;
+  // A colour-scale label: "117.7 ms".
+  QString scaleLabel(float ms) const;
 
   QImage image_;
   int ranks_ = 0;
