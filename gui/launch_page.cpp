@@ -66,7 +66,7 @@ QSpinBox* integer(QWidget* parent, int lo, int hi, const QString& special = {}) 
 // The words as one line that QProcess::splitCommand() splits back into them: a word holding white space goes
 // in double quotes, and a double quote is written three times. (splitCommand has no way to write an empty
 // word.)
-QString splitCommandLine(const QStringList& words) {
+QString argumentsLine(const QStringList& words) {
   QStringList quoted;
   for (QString word : words) {
     const bool spaced = std::any_of(word.begin(), word.end(), [](QChar c) { return c.isSpace(); });
@@ -401,7 +401,7 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
     program_->setText(QString::fromStdString(program.argv(0)));
     QStringList arguments;
     for (int i = 1; i < program.argv_size(); ++i) arguments << QString::fromStdString(program.argv(i));
-    arguments_->setText(splitCommandLine(arguments));
+    arguments_->setText(argumentsLine(arguments));
     workingDir_->setText(QString::fromStdString(program.working_dir()));
     QStringList environment;
     for (const auto& entry : program.environment()) environment << QString::fromStdString(entry);
