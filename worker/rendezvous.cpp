@@ -13,14 +13,11 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "common/clock.h"
 #include "common/error.h"
 #include "worker/nccl_process_group.h"
 
 namespace ringmaster::worker {
 namespace {
-
-constexpr int kClockRounds = 8;
 
 std::vector<uint8_t> bytesOf(const std::string& text) {
   return {text.begin(), text.end()};
@@ -166,38 +163,11 @@ void Rendezvous::rollCall(std::chrono::milliseconds timeout) {
   }
 }
 
-// Each rank r > 0 plays ping-pong with rank 0 through the store, one rank after another: r notes its clock,
-// sets a ping key, rank 0 answers with its clock, r notes its clock again. Rank 0's reading lies between the
-// two, so offset = t0 - (send + receive) / 2, with an error of at most half the round trip; the fastest round
-// wins.
 void Rendezvous::synchroniseClocks() {
-  auto key = [](const char* kind, int rank, int round) {
-    return std::string("clock/") + kind + "/" + std::to_string(rank) + "/" + std::to_string(round);
-  };
-  if (env_.rank == 0) {
-    for (int r = 1; r < env_.worldSize; ++r) {
-      for (int round = 0; round < kClockRounds; ++round) {
-        store_->get(key("ping", r, round));  // blocks until r has pinged
-        store_->set(key("pong", r, round), bytesOf(std::to_string(monotonicNs())));
-      }
-    }
-    clock_.epochNs = monotonicNs();
-    store_->set("clock/epoch", bytesOf(std::to_string(clock_.epochNs)));
-    return;
-  }
-  int64_t bestRtt = INT64_MAX;
-  for (int round = 0; round < kClockRounds; ++round) {
-    int64_t sent = monotonicNs();
-    store_->set(key("ping", env_.rank, round), bytesOf("1"));
-    int64_t remote = std::stoll(textOf(store_->get(key("pong", env_.rank, round))));
-    int64_t received = monotonicNs();
-    if (received - sent < bestRtt) {
-      bestRtt = received - sent;
-      clock_.offsetNs = remote - (sent + received) / 2;
-    }
-  }
-  clock_.rttNs = bestRtt;
-  clock_.epochNs = std::stoll(textOf(store_->get("clock/epoch")));
+  ClockSyncStore store;
+  store.set = [this](const std::string& key, const std::string& value) { store_->set(key, bytesOf(value)); };
+  store.get = [this](const std::string& key) { return textOf(store_->get(key)); };
+  clock_ = worker::synchroniseClocks(env_.rank, env_.worldSize, store);
 }
 
 c10::intrusive_ptr<c10d::ProcessGroup> Rendezvous::createProcessGroup(v1::Backend backend) {

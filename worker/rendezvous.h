@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/job_spec.h"
+#include "worker/clock_sync.h"
 #include "worker/probe.h"
 #include "worker/torchrun_env.h"
 
@@ -27,13 +28,6 @@ class RendezvousError : public std::runtime_error {
 std::string joinRanks(const std::vector<int>& ranks);
 // "2.5" (seconds) for messages.
 std::string formatSeconds(std::chrono::milliseconds duration);
-
-// This rank's clock against rank 0's, from the store round trip with the smallest delay.
-struct ClockSync {
-  int64_t offsetNs = 0;  // add to this rank's monotonic clock to get rank 0's
-  int64_t rttNs = 0;     // the round trip the estimate came from (its error is at most half of it)
-  int64_t epochNs = 0;   // rank 0's monotonic time when everyone had arrived: the job clock's zero
-};
 
 class Rendezvous {
  public:

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A user's C++ program that reports through Ringmaster::probe what a test can predict: each rank's steps with
+// 16 + rank samples, a loss of 1 / (step + 1), two all-reduces of known sizes, and time in every phase. No
+// LibTorch: the tests that run it stay quick.
+//
+//   probe_steps STEPS
+#include <ringmaster/probe.h>
+
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <thread>
+
+namespace {
+
+void busy(ringmaster::Step& step, ringmaster::Phase phase) {
+  step.phase(phase);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::stoi(argv[1]) : 10;
+  ringmaster::Probe probe;
+  probe.setEpoch(3);
+  const uint32_t samples = 16 + static_cast<uint32_t>(probe.rank());
+  for (int s = 0; s < steps; ++s) {
+    {
+      ringmaster::Step step(probe, samples);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // waiting for data
+      busy(step, ringmaster::Phase::Forward);
+      busy(step, ringmaster::Phase::Backward);
+      step.phase(ringmaster::Phase::CommWait);
+      for (uint32_t bucket = 0; bucket < 2; ++bucket) {
+        const int64_t start = probe.now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        probe.allreduce(4096 * (bucket + 1), start, probe.now(), bucket, 3);
+      }
+      ringmaster::Step::Scope optimizer(step, ringmaster::Phase::Optimizer);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    probe.log("loss", 1.0 / (s + 1));  // after the step's scope: still that step's loss
+  }
+  probe.log("accuracy", 0.75);
+  std::cout << "rank " << probe.rank() << " of " << probe.worldSize() << ": " << steps << " steps"
+            << (probe.active() ? ", reported" : "") << std::endl;
+  return 0;
+}
