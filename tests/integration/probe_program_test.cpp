@@ -9,10 +9,8 @@
 #include <regex>
 #include <set>
 
-#include "common/run_store.h"
+#include "tests/integration/program_run_support.h"
 #include "tests/support/files.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -20,41 +18,34 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class ProbeProgram : public ::testing::Test {
+class ProbeProgram : public ProgramRunTest {
  protected:
-  // `ringmaster run` with this test's history and journals, then `args` (launch flags, "--", the program).
-  ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = 120s) {
-    std::vector<std::string> argv = {binPath("ringmaster"), "run",     "--state-dir",
-                                     dir_.file("state"),    "--store", store_};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return runProcess(argv, {}, timeout);
-  }
+  ProbeProgram() : ProgramRunTest("probe-program") {}
 
-  RunInfo onlyRun() {
-    RunStore store(store_);
-    auto runs = store.runs();
-    EXPECT_EQ(runs.size(), 1u);
-    return runs.empty() ? RunInfo{} : runs.front();
+  // Runs `args` under `ringmaster run`; each rank's series of the one run, which has to finish.
+  std::vector<RankSeries> runToTheEnd(const std::vector<std::string>& args, int steps,
+                                      std::chrono::seconds timeout = 120s) {
+    auto result = run(args, timeout);
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    const RunInfo info = onlyRun();
+    EXPECT_EQ(info.status, "finished");
+    auto series = RunStore(store_).rankSeries(info.id);
+    EXPECT_EQ(series.size(), 2u);
+    for (const auto& s : series) EXPECT_EQ(s.steps.size(), static_cast<size_t>(steps)) << "rank " << s.rank;
+    return series;
   }
-
-  TempDir dir_{"probe-program"};
-  std::string store_ = dir_.file("runs.sqlite");
 };
 
 TEST_F(ProbeProgram, EveryStepPhaseAllreduceMemoryAndLossArrivesPerRank) {
   const int steps = 12;
   const std::string trace = dir_.file("trace.json");
-  auto result = run({"-np", "2", "--timeline", trace, "--", binPath("probe_steps"), std::to_string(steps)});
-  ASSERT_EQ(result.exitCode, 0) << result.err;
-
-  const RunInfo info = onlyRun();
-  EXPECT_EQ(info.status, "finished");
-  RunStore store(store_);
-  auto series = store.rankSeries(info.id);
+  const auto series = runToTheEnd(
+      {"-np", "2", "--timeline", trace, "--", binPath("probe_steps"), std::to_string(steps)}, steps);
   ASSERT_EQ(series.size(), 2u);
+  const RunInfo info = onlyRun();
+  RunStore store(store_);
   for (const auto& s : series) {
     SCOPED_TRACE("rank " + std::to_string(s.rank));
-    ASSERT_EQ(s.steps.size(), static_cast<size_t>(steps));
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const auto& step = s.steps[i];
       EXPECT_EQ(step.step(), i);
@@ -110,6 +101,7 @@ TEST_F(ProbeProgram, EveryStepPhaseAllreduceMemoryAndLossArrivesPerRank) {
   std::set<std::string> names;
   store.forEachTimelineEvent(info.id, [&](const v1::TimelineEvent& e) { names.insert(e.name()); });
   EXPECT_EQ(names, (std::set<std::string>{"DATA", "FORWARD", "BACKWARD", "OPTIMIZER", "ALLREDUCE"}));
+  EXPECT_TRUE(std::filesystem::exists(trace)) << trace;
 }
 
 TEST_F(ProbeProgram, WithoutRingmasterTheProgramRunsAloneAndReportsNothing) {
@@ -161,17 +153,11 @@ TEST_F(ProbeProgram, TheLibTorchExampleBuiltAgainstTheInstalledPackageIsMeasured
   ASSERT_EQ(built.exitCode, 0) << built.out << built.err;
 
   const int steps = 20;
-  auto result = run({"-np", "2", "--", build + "/probe_mlp", "--steps", std::to_string(steps)}, 180s);
-  ASSERT_EQ(result.exitCode, 0) << result.err;
-
-  const RunInfo info = onlyRun();
-  EXPECT_EQ(info.status, "finished");
-  RunStore store(store_);
-  auto series = store.rankSeries(info.id);
+  const auto series =
+      runToTheEnd({"-np", "2", "--", build + "/probe_mlp", "--steps", std::to_string(steps)}, steps, 180s);
   ASSERT_EQ(series.size(), 2u);
   for (const auto& s : series) {
     SCOPED_TRACE("rank " + std::to_string(s.rank));
-    ASSERT_EQ(s.steps.size(), static_cast<size_t>(steps));
     for (const auto& step : s.steps) {
       EXPECT_EQ(step.samples(), 64u);
       EXPECT_GT(step.forward_ns(), 0);
@@ -190,6 +176,8 @@ TEST_F(ProbeProgram, TheLibTorchExampleBuiltAgainstTheInstalledPackageIsMeasured
     for (const auto& m : s.memory) EXPECT_GT(m.rss_bytes(), 10u << 20);
   }
   // The loss the program printed last is the one its rank's summary holds.
+  const RunInfo info = onlyRun();
+  RunStore store(store_);
   std::map<int, double> printed;
   const std::regex line(R"(rank (\d+): trained (\d+) steps, final loss ([0-9.e+-]+))");
   for (const auto& log : store.logs(info.id)) {

@@ -9,10 +9,8 @@
 #include <set>
 
 #include "agent/agent_server.h"
-#include "common/run_store.h"
+#include "tests/integration/program_run_support.h"
 #include "tests/support/files.h"
-#include "tests/support/process.h"
-#include "tests/support/temp_dir.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -26,23 +24,9 @@ std::string program() {
   return std::string(RM_TEST_PROGRAMS) + "/fashion_ddp.py";
 }
 
-class UserProgram : public ::testing::Test {
+class UserProgram : public ProgramRunTest {
  protected:
-  // `ringmaster run` with this test's history and journals, then `args` (launch flags, "--", the program).
-  ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = 240s) {
-    std::vector<std::string> argv = {binPath("ringmaster"), "run",     "--state-dir",
-                                     dir_.file("state"),    "--store", store_};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return runProcess(argv, {}, timeout);
-  }
-
-  // The one run in the history.
-  RunInfo onlyRun() {
-    RunStore store(store_);
-    auto runs = store.runs();
-    EXPECT_EQ(runs.size(), 1u);
-    return runs.empty() ? RunInfo{} : runs.front();
-  }
+  UserProgram() : ProgramRunTest("user-program") {}
 
   std::vector<v1::Finding> findings(v1::Finding::Kind kind) {
     RunStore store(store_);
@@ -63,9 +47,6 @@ class UserProgram : public ::testing::Test {
     RunStore store(store_);
     return describe(store.findings(onlyRun().id));
   }
-
-  TempDir dir_{"user-program"};
-  std::string store_ = dir_.file("runs.sqlite");
 };
 
 TEST_F(UserProgram, AnUnmodifiedDdpScriptTrainsOnFashionMnistAndIsMeasuredPerRank) {
