@@ -23,6 +23,9 @@ namespace {
 // About once a second, where the training thread is (what the Python package's ranks send), so that the
 // console tells a rank that stopped from the ranks waiting for it.
 constexpr auto kHeartbeatEvery = std::chrono::seconds(1);
+// The heap figure walks the allocator's free lists: read every step of a fast loop it would cost more than
+// the step's other records together, so it is read at most this often and carried over between reads.
+constexpr int64_t kHeapEveryNs = 100'000'000;
 
 const char* heartbeatName(Phase phase) {
   switch (phase) {
@@ -242,13 +245,16 @@ class Probe::Impl {
     samples_ += ended_->samples();
     stepNs_ += ended_->total_ns();
 
-    const worker::ProcessMemory memory = worker::readProcessMemory();
+    if (!heapReadNs_ || now - *heapReadNs_ >= kHeapEveryNs) {
+      heapBytes_ = worker::readHeapBytes();
+      heapReadNs_ = now;
+    }
     v1::MemorySample sample;
     sample.set_step(index);
     sample.set_time_ns(now);
-    sample.set_rss_bytes(memory.rssBytes);
-    sample.set_heap_bytes(memory.heapBytes);
-    sample.set_host_total_bytes(memory.hostTotalBytes);
+    sample.set_rss_bytes(worker::readRssBytes());
+    sample.set_heap_bytes(heapBytes_);
+    sample.set_host_total_bytes(worker::hostTotalBytes());
     probe_->memory(std::move(sample));
   }
 
@@ -292,6 +298,8 @@ class Probe::Impl {
   int64_t stepNs_ = 0;
   double lastLoss_ = 0.0;
   double accuracy_ = -1.0;
+  uint64_t heapBytes_ = 0;
+  std::optional<int64_t> heapReadNs_;  // when the heap was read last
 
   std::condition_variable wake_;
   bool stopping_ = false;

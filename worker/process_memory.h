@@ -13,5 +13,10 @@ struct ProcessMemory {
 };
 
 ProcessMemory readProcessMemory();
+// Its parts: the RSS costs a read of /proc; the heap walks the allocator's free lists (tens of microseconds
+// in a busy process), so a caller sampling every step may read it less often.
+uint64_t readRssBytes();
+uint64_t readHeapBytes();
+uint64_t hostTotalBytes();
 
 }  // namespace ringmaster::worker
