@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -116,7 +117,7 @@ class Probe::Impl {
     heartbeats_.join();
     {
       std::lock_guard lock(mutex_);
-      if (open_) endStepLocked(probe_->now());  // a step whose scope outlives the probe ends with it
+      open_.reset();  // a step still in progress never ended and is not a step
       sendEndedLocked();
       v1::RankSummary summary;
       summary.set_final_loss(lastLoss_);
@@ -154,6 +155,13 @@ class Probe::Impl {
   void endStep(uint64_t index) {
     std::lock_guard lock(mutex_);
     if (open_ && open_->step() == index) endStepLocked(probe_->now());
+  }
+
+  // The step's scope was left by an exception: it never ended and is not a step (the heartbeat keeps saying
+  // where it stopped).
+  void abandonStep(uint64_t index) {
+    std::lock_guard lock(mutex_);
+    if (open_ && open_->step() == index) open_.reset();
   }
 
   void phase(uint64_t index, Phase phase) {
@@ -355,9 +363,17 @@ uint64_t Probe::recordsDropped() const {
   return impl_->recordsDropped();
 }
 
-Step::Step(Probe& probe, uint32_t samples) : probe_(probe.impl_.get()), index_(probe_->beginStep(samples)) {}
+Step::Step(Probe& probe, uint32_t samples)
+    : probe_(probe.impl_.get()),
+      index_(probe_->beginStep(samples)),
+      exceptions_(std::uncaught_exceptions()) {}
+
 Step::~Step() {
-  probe_->endStep(index_);
+  if (std::uncaught_exceptions() > exceptions_) {
+    probe_->abandonStep(index_);
+  } else {
+    probe_->endStep(index_);
+  }
 }
 void Step::phase(Phase phase) {
   phase_ = phase;

@@ -104,6 +104,25 @@ TEST_F(ProbeProgram, EveryStepPhaseAllreduceMemoryAndLossArrivesPerRank) {
   EXPECT_TRUE(std::filesystem::exists(trace)) << trace;
 }
 
+// Heartbeats say where each rank's loop is: the rank that stopped before its collective is the stall's
+// culprit.
+TEST_F(ProbeProgram, ARankThatStopsCallingCollectivesIsAStallFindingNamingIt) {
+  auto result = run({"-np", "2", "--", binPath("probe_steps"), "100", "1:4:12"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  RunStore store(store_);
+  std::vector<v1::Finding> stalls;
+  std::string all;
+  for (const auto& f : store.findings(onlyRun().id)) {
+    all += "\n  " + f.summary();
+    if (f.kind() == v1::Finding::KIND_STALL) stalls.push_back(f);
+  }
+  ASSERT_FALSE(stalls.empty()) << "findings:" << all << "\n" << result.err;
+  EXPECT_EQ(stalls.front().rank(), 1) << all;
+  EXPECT_NE(stalls.front().summary().find("rank 1"), std::string::npos) << all;
+  // The step each rank gave up in (its scope left by an exception) is no step.
+  for (const auto& s : store.rankSeries(onlyRun().id)) EXPECT_EQ(s.steps.size(), 4u) << "rank " << s.rank;
+}
+
 TEST_F(ProbeProgram, WithoutRingmasterTheProgramRunsAloneAndReportsNothing) {
   auto result = runProcess({binPath("probe_steps"), "3"}, {}, 60s);
   ASSERT_EQ(result.exitCode, 0) << result.err;

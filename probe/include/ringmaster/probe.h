@@ -134,6 +134,7 @@ class RINGMASTER_PROBE_API Step {
  private:
   Probe::Impl* probe_;
   uint64_t index_;
+  int exceptions_;  // uncaught when the step began
   Phase phase_ = Phase::Data;
 };
 

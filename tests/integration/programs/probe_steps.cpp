@@ -3,11 +3,16 @@
 // 16 + rank samples, a loss of 1 / (step + 1), two all-reduces of known sizes, and time in every phase. No
 // LibTorch: the tests that run it stay quick.
 //
-//   probe_steps STEPS
+//   probe_steps STEPS [STALL_RANK:STEP:SECONDS]
+//
+// With a stall, rank STALL_RANK stops at step STEP waiting for data while the others wait in communication,
+// as ranks do when one stops calling collectives; after SECONDS every rank gives up and exits 1.
 #include <ringmaster/probe.h>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -18,16 +23,18 @@ void busy(ringmaster::Step& step, ringmaster::Phase phase) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::stoi(argv[1]) : 10;
-  ringmaster::Probe probe;
+void train(ringmaster::Probe& probe, int steps, int stallRank, int stallStep, int stallSeconds) {
   probe.setEpoch(3);
   const uint32_t samples = 16 + static_cast<uint32_t>(probe.rank());
   for (int s = 0; s < steps; ++s) {
     {
       ringmaster::Step step(probe, samples);
+      if (s == stallStep) {
+        if (probe.rank() != stallRank) step.phase(ringmaster::Phase::CommWait);
+        std::this_thread::sleep_for(std::chrono::seconds(stallSeconds));
+        throw std::runtime_error("rank " + std::to_string(probe.rank()) + ": gave up at step " +
+                                 std::to_string(s));
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));  // waiting for data
       busy(step, ringmaster::Phase::Forward);
       busy(step, ringmaster::Phase::Backward);
@@ -43,6 +50,24 @@ int main(int argc, char** argv) {
     probe.log("loss", 1.0 / (s + 1));  // after the step's scope: still that step's loss
   }
   probe.log("accuracy", 0.75);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::stoi(argv[1]) : 10;
+  int stallRank = -1, stallStep = -1, stallSeconds = 0;
+  if (argc > 2 && std::sscanf(argv[2], "%d:%d:%d", &stallRank, &stallStep, &stallSeconds) != 3) {
+    std::cerr << "probe_steps: the stall is RANK:STEP:SECONDS, not '" << argv[2] << "'\n";
+    return 2;
+  }
+  ringmaster::Probe probe;
+  try {
+    train(probe, steps, stallRank, stallStep, stallSeconds);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << std::endl;
+    return 1;
+  }
   std::cout << "rank " << probe.rank() << " of " << probe.worldSize() << ": " << steps << " steps"
             << (probe.active() ? ", reported" : "") << std::endl;
   return 0;
