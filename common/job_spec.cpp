@@ -20,13 +20,16 @@ constexpr NameTable<v1::Model, 4> kModels{{{v1::MODEL_MLP, "mlp"},
                                            {v1::MODEL_CNN, "cnn"},
                                            {v1::MODEL_RESNET18, "resnet18"},
                                            {v1::MODEL_RESNET50, "resnet50"}}};
-constexpr NameTable<v1::Dataset, 3> kDatasets{{{v1::DATASET_SYNTHETIC, "synthetic"},
+constexpr NameTable<v1::Dataset, 4> kDatasets{{{v1::DATASET_SYNTHETIC, "synthetic"},
                                                {v1::DATASET_FASHION_MNIST, "fashion-mnist"},
-                                               {v1::DATASET_CIFAR10, "cifar10"}}};
+                                               {v1::DATASET_CIFAR10, "cifar10"},
+                                               {v1::DATASET_NPY, "npy"}}};
 constexpr NameTable<v1::Optimizer, 2> kOptimizers{{{v1::OPTIMIZER_SGD, "sgd"}, {v1::OPTIMIZER_ADAM, "adam"}}};
 constexpr NameTable<v1::Compression, 3> kCompressions{
     {{v1::COMPRESSION_NONE, "none"}, {v1::COMPRESSION_FP16, "fp16"}, {v1::COMPRESSION_BF16, "bf16"}}};
 constexpr NameTable<v1::ReduceOp, 2> kReduceOps{{{v1::REDUCE_OP_AVERAGE, "average"}, {v1::REDUCE_OP_SUM, "sum"}}};
+constexpr NameTable<v1::Loss, 2> kLosses{{{v1::LOSS_CROSS_ENTROPY, "cross-entropy"}, {v1::LOSS_MSE, "mse"}}};
+constexpr std::string_view kNpyPrefix = "npy:";
 
 template <typename Enum, size_t N>
 std::string_view nameOf(const NameTable<Enum, N>& table, Enum value) {
@@ -54,11 +57,14 @@ std::string formatNumber(double v) {
 
 std::string_view engineName(v1::Engine e) { return nameOf(kEngines, e); }
 std::string_view backendName(v1::Backend b) { return nameOf(kBackends, b); }
-std::string_view modelName(v1::Model m) { return nameOf(kModels, m); }
+std::string_view modelName(v1::Model m) {
+  return m == v1::MODEL_TORCHSCRIPT ? "torchscript" : nameOf(kModels, m);
+}
 std::string_view datasetName(v1::Dataset d) { return nameOf(kDatasets, d); }
 std::string_view optimizerName(v1::Optimizer o) { return nameOf(kOptimizers, o); }
 std::string_view compressionName(v1::Compression c) { return nameOf(kCompressions, c); }
 std::string_view reduceOpName(v1::ReduceOp r) { return nameOf(kReduceOps, r); }
+std::string_view lossName(v1::Loss l) { return nameOf(kLosses, l); }
 std::optional<v1::Engine> parseEngine(std::string_view t) { return parseName(kEngines, t); }
 std::optional<v1::Backend> parseBackend(std::string_view t) { return parseName(kBackends, t); }
 std::optional<v1::Model> parseModel(std::string_view t) { return parseName(kModels, t); }
@@ -66,6 +72,54 @@ std::optional<v1::Dataset> parseDataset(std::string_view t) { return parseName(k
 std::optional<v1::Optimizer> parseOptimizer(std::string_view t) { return parseName(kOptimizers, t); }
 std::optional<v1::Compression> parseCompression(std::string_view t) { return parseName(kCompressions, t); }
 std::optional<v1::ReduceOp> parseReduceOp(std::string_view t) { return parseName(kReduceOps, t); }
+std::optional<v1::Loss> parseLoss(std::string_view t) { return parseName(kLosses, t); }
+
+bool isModelPath(std::string_view text) {
+  const std::string_view suffix = ".pt";
+  return text.find('/') != std::string_view::npos ||
+         (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix);
+}
+
+bool setModelFromText(v1::JobSpec& spec, std::string_view text) {
+  if (isModelPath(text)) {
+    spec.set_model(v1::MODEL_TORCHSCRIPT);
+    spec.set_model_path(std::string(text));
+    return true;
+  }
+  const auto model = parseModel(text);
+  if (!model) return false;
+  spec.set_model(*model);
+  spec.clear_model_path();
+  return true;
+}
+
+bool setDataFromText(v1::JobSpec& spec, std::string_view text) {
+  if (text.substr(0, kNpyPrefix.size()) == kNpyPrefix && text.size() > kNpyPrefix.size()) {
+    spec.set_dataset(v1::DATASET_NPY);
+    spec.set_data_dir(std::string(text.substr(kNpyPrefix.size())));
+    return true;
+  }
+  const auto dataset = parseDataset(text);
+  if (!dataset || *dataset == v1::DATASET_NPY) return false;
+  spec.set_dataset(*dataset);
+  return true;
+}
+
+std::string modelText(const v1::JobSpec& spec) {
+  return spec.model() == v1::MODEL_TORCHSCRIPT ? spec.model_path() : std::string(modelName(spec.model()));
+}
+
+std::string dataText(const v1::JobSpec& spec) {
+  return spec.dataset() == v1::DATASET_NPY ? std::string(kNpyPrefix) + spec.data_dir()
+                                           : std::string(datasetName(spec.dataset()));
+}
+
+std::string modelLabel(const v1::JobSpec& spec) {
+  if (spec.model() != v1::MODEL_TORCHSCRIPT) return std::string(modelName(spec.model()));
+  const std::string& path = spec.model_path();
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 void applyDefaults(v1::JobSpec& spec) {
   if (spec.engine() == v1::ENGINE_UNSPECIFIED) spec.set_engine(v1::ENGINE_DDP);
@@ -85,6 +139,7 @@ void applyDefaults(v1::JobSpec& spec) {
   if (h->backward_passes_per_step() == 0) h->set_backward_passes_per_step(1);
   if (h->stall_check_s() == 0) h->set_stall_check_s(60);
   if (h->reduce_op() == v1::REDUCE_OP_UNSPECIFIED) h->set_reduce_op(v1::REDUCE_OP_AVERAGE);
+  if (spec.loss() == v1::LOSS_UNSPECIFIED) spec.set_loss(v1::LOSS_CROSS_ENTROPY);
 }
 
 v1::JobSpec defaultJobSpec() {
@@ -101,8 +156,28 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   };
   if (engineName(spec.engine()) == "unspecified") fail("engine", "must be ddp or horovod");
   if (backendName(spec.backend()) == "unspecified") fail("backend", "must be gloo or nccl");
-  if (modelName(spec.model()) == "unspecified") fail("model", "must be mlp, cnn, resnet18 or resnet50");
-  if (datasetName(spec.dataset()) == "unspecified") fail("dataset", "must be synthetic, fashion-mnist or cifar10");
+  if (modelName(spec.model()) == "unspecified") {
+    fail("model", "must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)");
+  }
+  if (spec.model() == v1::MODEL_TORCHSCRIPT) {
+    if (spec.model_path().empty()) fail("model_path", "give the TorchScript file's path (--model FILE.pt)");
+    if (spec.model_path().find('\0') != std::string::npos) fail("model_path", "cannot hold a NUL character");
+  } else if (!spec.model_path().empty()) {
+    fail("model_path", "is only for a TorchScript model; the built-in " + std::string(modelName(spec.model())) +
+                           " has none");
+  }
+  if (datasetName(spec.dataset()) == "unspecified") {
+    fail("dataset", "must be synthetic, fashion-mnist, cifar10 or npy:DIR");
+  }
+  if (spec.dataset() == v1::DATASET_NPY && spec.data_dir().empty()) {
+    fail("data_dir", "npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)");
+  }
+  if (spec.data_dir().find('\0') != std::string::npos) fail("data_dir", "cannot hold a NUL character");
+  if (lossName(spec.loss()) == "unspecified") fail("loss", "must be cross-entropy or mse");
+  if (spec.loss() == v1::LOSS_MSE && spec.model() != v1::MODEL_TORCHSCRIPT) {
+    fail("loss", "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
+                 "classifiers trained with cross-entropy");
+  }
   if (spec.world_size() < 1 || spec.world_size() > 4096) fail("world_size", "must be from 1 to 4096");
   if (!(spec.rendezvous_timeout_s() > 0)) fail("rendezvous_timeout_s", "must be above 0 seconds");
 
@@ -264,8 +339,9 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
   std::vector<std::string> args = {
       "--engine", std::string(engineName(spec.engine())),
       "--backend", std::string(backendName(spec.backend())),
-      "--model", std::string(modelName(spec.model())),
-      "--data", std::string(datasetName(spec.dataset())),
+      "--model", modelText(spec),
+      "--data", dataText(spec),
+      "--loss", std::string(lossName(spec.loss())),
       "--batch-size", std::to_string(h.batch_size()),
       "--optimizer", std::string(optimizerName(h.optimizer())),
       "--lr", formatNumber(h.lr()),
@@ -289,7 +365,7 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
   };
   if (h.steps() > 0) add("--steps", std::to_string(h.steps()));
   if (h.scale_lr()) args.push_back("--scale-lr");
-  if (!spec.data_dir().empty()) add("--data-dir", spec.data_dir());
+  if (!spec.data_dir().empty() && spec.dataset() != v1::DATASET_NPY) add("--data-dir", spec.data_dir());
   if (!spec.checkpoint_dir().empty()) {
     add("--checkpoint-dir", spec.checkpoint_dir());
     add("--checkpoint-every", std::to_string(spec.checkpoint_every()));

@@ -51,6 +51,7 @@ std::string_view datasetName(v1::Dataset);
 std::string_view optimizerName(v1::Optimizer);
 std::string_view compressionName(v1::Compression);
 std::string_view reduceOpName(v1::ReduceOp);
+std::string_view lossName(v1::Loss);
 std::optional<v1::Engine> parseEngine(std::string_view);
 std::optional<v1::Backend> parseBackend(std::string_view);
 std::optional<v1::Model> parseModel(std::string_view);
@@ -58,6 +59,22 @@ std::optional<v1::Dataset> parseDataset(std::string_view);
 std::optional<v1::Optimizer> parseOptimizer(std::string_view);
 std::optional<v1::Compression> parseCompression(std::string_view);
 std::optional<v1::ReduceOp> parseReduceOp(std::string_view);
+std::optional<v1::Loss> parseLoss(std::string_view);
+
+// What --model and --data say, in the words users type. --model takes a built-in name or the path of a
+// TorchScript file of the user's (a path holds a '/' or ends in ".pt": "./model.pt", "/models/net"); --data
+// takes a dataset name or "npy:DIR" (train_x.npy, train_y.npy, optional test_x.npy, test_y.npy in DIR).
+bool isModelPath(std::string_view text);
+// Sets model (and model_path) from `text`; false, leaving the spec alone, when it is neither a name nor a
+// path.
+bool setModelFromText(v1::JobSpec& spec, std::string_view text);
+// Sets dataset (and data_dir for "npy:DIR") from `text`; false, leaving the spec alone, when it is not one.
+bool setDataFromText(v1::JobSpec& spec, std::string_view text);
+// The words setModelFromText and setDataFromText read back as the spec's model and data.
+std::string modelText(const v1::JobSpec& spec);
+std::string dataText(const v1::JobSpec& spec);
+// What a person calls the model: the built-in name, or the TorchScript file's name ("model.pt").
+std::string modelLabel(const v1::JobSpec& spec);
 
 // The ringmaster-worker command-line flags that reproduce `spec` (without the torchrun environment).
 std::vector<std::string> workerArguments(const v1::JobSpec& spec);

@@ -2,6 +2,7 @@
 #include "console/run_flags.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -21,6 +22,31 @@ std::string readWholeFile(const std::string& path, const std::string& flag) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The user's model file and npy folder, made absolute (the ranks start in another folder, maybe on another
+// host) and, for a run on this machine, looked for now, so that a typo fails before anything starts.
+void resolveUserFiles(RunFlags& flags) {
+  namespace fs = std::filesystem;
+  v1::JobSpec& spec = flags.spec;
+  const bool local = flags.hostList.empty() && flags.hostfile.empty();
+  if (spec.model() == v1::MODEL_TORCHSCRIPT) {
+    spec.set_model_path(fs::absolute(spec.model_path()).lexically_normal().string());
+    if (local && !fs::is_regular_file(spec.model_path())) {
+      throw InputError(
+          "--model " + spec.model_path() +
+          ": no such file; save your model with torch.jit.script(model).save(FILE) and give FILE");
+    }
+  }
+  if (spec.dataset() == v1::DATASET_NPY) {
+    spec.set_data_dir(fs::absolute(spec.data_dir()).lexically_normal().string());
+    for (const char* name : {"train_x.npy", "train_y.npy"}) {
+      if (local && !fs::is_regular_file(fs::path(spec.data_dir()) / name)) {
+        throw InputError("--data npy:" + spec.data_dir() + ": no " + name +
+                         " in that folder; write train_x.npy and train_y.npy there with numpy.save");
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -163,6 +189,7 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
         "(ringmaster run -np 2 -- /usr/bin/python3 train.py)");
   }
   if (flags.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(flags.ranks));
+  if (!isUserProgram(flags.spec)) resolveUserFiles(flags);
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);

@@ -27,8 +27,8 @@ std::string runName(const LaunchPlan& plan) {
   if (!plan.jobId.empty()) return plan.jobId;
   if (isUserProgram(plan.spec))
     return programName(plan.spec.program()) + " x" + std::to_string(plan.spec.world_size());
-  return std::string(modelName(plan.spec.model())) + " " + std::string(engineName(plan.spec.engine())) +
-         " x" + std::to_string(plan.spec.world_size());
+  return modelLabel(plan.spec) + " " + std::string(engineName(plan.spec.engine())) + " x" +
+         std::to_string(plan.spec.world_size());
 }
 
 RunSession::RunSession(LaunchPlan plan, RunSessionOptions options)

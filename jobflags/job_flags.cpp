@@ -88,12 +88,37 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
   addChoice(app, "--backend", "Collective library: gloo (CPU) or nccl (CUDA builds)", {"gloo", "nccl"},
             std::string(backendName(spec.backend())), parseBackend,
             [&spec](v1::Backend b) { spec.set_backend(b); })->group(training);
-  addChoice(app, "--model", "Model to train", {"mlp", "cnn", "resnet18", "resnet50"},
-            std::string(modelName(spec.model())), parseModel, [&spec](v1::Model m) { spec.set_model(m); })
+  // --model and --data take a name or a path; common/job_spec says which words mean what.
+  app.add_option_function<std::string>(
+         "--model", [&spec](const std::string& v) { setModelFromText(spec, v); },
+         "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any path "
+         "with a '/'), made with torch.jit.script(model).save(FILE)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            v1::JobSpec scratch;
+            return setModelFromText(scratch, v)
+                       ? std::string()
+                       : "'" + v + "' is neither mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)";
+          },
+          "NAME|FILE.pt"))
+      ->default_str(modelText(spec))
       ->group(training);
-  addChoice(app, "--data", "Training data", {"synthetic", "fashion-mnist", "cifar10"},
-            std::string(datasetName(spec.dataset())), parseDataset,
-            [&spec](v1::Dataset d) { spec.set_dataset(d); })->group(training);
+  app.add_option_function<std::string>(
+         "--data", [&spec](const std::string& v) { setDataFromText(spec, v); },
+         "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or uint8, "
+         "N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and test_y.npy")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            v1::JobSpec scratch;
+            return setDataFromText(scratch, v) ? std::string()
+                                               : "'" + v + "' is neither synthetic, fashion-mnist, cifar10 nor npy:DIR";
+          },
+          "NAME|npy:DIR"))
+      ->default_str(dataText(spec))
+      ->group(training);
+  addChoice(app, "--loss", "What training minimises: cross-entropy (class labels) or mse (float targets)",
+            {"cross-entropy", "mse"}, std::string(lossName(spec.loss())), parseLoss,
+            [&spec](v1::Loss l) { spec.set_loss(l); })->group(training);
   app.add_option_function<std::string>("--data-dir", [&spec](const std::string& v) { spec.set_data_dir(v); },
                                        "Directory holding the dataset files (default: the packaged dataset)")
       ->group(training)->type_name("DIR");

@@ -4,8 +4,10 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <array>
+#include <filesystem>
 
 #include "common/error.h"
+#include "common/npy_array.h"
 #include "worker/dataset_files.h"
 
 namespace ringmaster::worker {
@@ -43,6 +45,91 @@ TensorDataset synthetic(int64_t size, const InputShape& shape, at::Generator& ge
   TensorDataset data;
   data.images = torch::randn({size, shape.channels, shape.height, shape.width}, generator);
   data.labels = torch::randint(0, shape.classes, {size}, generator, torch::kLong);
+  return data;
+}
+
+// A .npy file's values as a tensor over the mapped file, without a copy; the mapping lives as long as the
+// tensor.
+torch::Tensor mappedTensor(const std::string& path) {
+  auto array = std::make_shared<NpyArray>(path);
+  if (array->shape()[0] == 0)
+    throw InputError(path + ": holds no samples (its shape is " + formatShape(array->shape()) + ")");
+  const torch::ScalarType type = array->type() == NpyType::Float32 ? torch::kFloat
+                                 : array->type() == NpyType::UInt8 ? torch::kByte
+                                                                   : torch::kLong;
+  return torch::from_blob(
+      array->data(), array->shape(), [array](void*) {}, torch::TensorOptions().dtype(type));
+}
+
+// DIR/<split>_x.npy and DIR/<split>_y.npy, checked against each other.
+TensorDataset npySplit(const std::string& dir, const std::string& split) {
+  const std::string xPath = (std::filesystem::path(dir) / (split + "_x.npy")).string();
+  const std::string yPath = (std::filesystem::path(dir) / (split + "_y.npy")).string();
+  TensorDataset data;
+  data.images = mappedTensor(xPath);
+  data.labels = mappedTensor(yPath);
+  if (data.images.scalar_type() == torch::kLong) {
+    throw InputError(xPath +
+                     ": holds int64 values; inputs must be float32 or uint8 (save x.astype(numpy.float32))");
+  }
+  if (data.labels.scalar_type() == torch::kByte) {
+    throw InputError(yPath +
+                     ": holds uint8 values; save class labels as int64 (y.astype(numpy.int64)) or "
+                     "regression targets as float32");
+  }
+  if (data.labels.size(0) != data.images.size(0)) {
+    throw InputError(yPath + ": holds " + std::to_string(data.labels.size(0)) + " rows but " + xPath +
+                     " holds " + std::to_string(data.images.size(0)) +
+                     " samples; both need one row per sample");
+  }
+  if (data.labels.scalar_type() == torch::kLong) {
+    if (data.labels.dim() != 1) {
+      throw InputError(yPath + ": int64 labels must have shape (N,), not " +
+                       formatShape(data.labels.sizes().vec()));
+    }
+    if (const int64_t lowest = data.labels.min().item<int64_t>(); lowest < 0) {
+      throw InputError(yPath + ": holds label " + std::to_string(lowest) + "; class labels count from 0");
+    }
+  }
+  return data;
+}
+
+TrainingData loadNpy(const v1::JobSpec& spec) {
+  namespace fs = std::filesystem;
+  const std::string& dir = spec.data_dir();
+  TrainingData data;
+  data.train = npySplit(dir, "train");
+  data.trainInputsFile = (fs::path(dir) / "train_x.npy").string();
+  const bool testX = fs::exists(fs::path(dir) / "test_x.npy"),
+             testY = fs::exists(fs::path(dir) / "test_y.npy");
+  if (testX != testY) {
+    throw InputError((fs::path(dir) / (testX ? "test_y.npy" : "test_x.npy")).string() +
+                     ": missing; give both test_x.npy and test_y.npy, or neither");
+  }
+  if (testX) {
+    data.test = npySplit(dir, "test");
+    const auto trainSample = data.train.images.sizes().slice(1),
+               testSample = data.test.images.sizes().slice(1);
+    if (trainSample != testSample || data.test.images.scalar_type() != data.train.images.scalar_type() ||
+        data.test.labels.scalar_type() != data.train.labels.scalar_type()) {
+      throw InputError((fs::path(dir) / "test_x.npy").string() + ": its samples (" +
+                       formatShape(data.test.images.sizes().vec()) +
+                       ") or types differ from the training set's (" +
+                       formatShape(data.train.images.sizes().vec()) + ")");
+    }
+  }
+  if (spec.model() != v1::MODEL_TORCHSCRIPT) {
+    if (data.train.images.dim() != 4 || data.train.labels.scalar_type() != torch::kLong) {
+      throw InputError(data.trainInputsFile + ": the built-in " + std::string(modelName(spec.model())) +
+                       " needs images (N, C, H, W) with int64 labels; it holds " +
+                       formatShape(data.train.images.sizes().vec()) +
+                       " (use --model FILE.pt for a model of your own)");
+    }
+    int64_t classes = data.train.labels.max().item<int64_t>() + 1;
+    if (data.test.size() > 0) classes = std::max(classes, data.test.labels.max().item<int64_t>() + 1);
+    data.shape = InputShape{data.train.images.size(1), data.train.images.size(2), data.train.images.size(3),
+                            std::max<int64_t>(classes, 2)};
+  }
   return data;
 }
 
@@ -87,6 +174,9 @@ TrainingData loadTrainingData(const v1::JobSpec& spec) {
       data.shape = InputShape{3, 32, 32, 10};
       break;
     }
+    case v1::DATASET_NPY:
+      data = loadNpy(spec);
+      break;
     default:
       throw InputError("unknown dataset " + std::string(datasetName(spec.dataset())));
   }

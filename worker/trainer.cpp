@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "worker/process_memory.h"
+#include "worker/torchscript_model.h"
 
 namespace ringmaster::worker {
 
@@ -44,16 +45,15 @@ T ceilDiv(T a, T b) {
 
 }  // namespace
 
-Trainer::Trainer(TrainerContext context, TrainingData data)
+Trainer::Trainer(TrainerContext context, TrainingData data, std::shared_ptr<Classifier> model)
     : context_(std::move(context)),
       hyper_(context_.spec.hyper()),
       rank_(context_.group->getRank()),
       worldSize_(context_.group->getSize()),
       probe_(*context_.probe),
       data_(std::move(data)),
-      sampler_(data_.train.size(), worldSize_, rank_, /*shuffle=*/true, hyper_.seed()) {
-  torch::manual_seed(hyper_.seed());
-  model_ = makeModel(context_.spec.model(), data_.shape);
+      sampler_(data_.train.size(), worldSize_, rank_, /*shuffle=*/true, hyper_.seed()),
+      model_(std::move(model)) {
   model_->to(context_.device);
   optimizer_ = makeOptimizer(hyper_, model_->parameters());
 
@@ -61,10 +61,9 @@ Trainer::Trainer(TrainerContext context, TrainingData data)
   stepsPerEpoch_ = ceilDiv<uint64_t>(microBatchesPerEpoch_, hyper_.accumulation_steps());
   targetSteps_ = hyper_.steps() > 0 ? hyper_.steps() : uint64_t{hyper_.epochs()} * stepsPerEpoch_;
 
-  const std::string modelName(ringmaster::modelName(context_.spec.model()));
   if (context_.spec.resume()) {
-    position_ =
-        restoreCheckpoint(context_.spec.checkpoint_dir(), modelName, *model_, *optimizer_, *context_.group);
+    position_ = restoreCheckpoint(context_.spec.checkpoint_dir(), modelLabel(context_.spec), *model_,
+                                  *optimizer_, *context_.group);
     firstStep_ = position_.step;
     epochsCompleted_ = position_.epoch;
   }
@@ -160,7 +159,7 @@ void Trainer::trainStep(StepTotals& totals) {
     samples += to - from;
     const int64_t t1 = probe_.now();
     torch::Tensor microLoss =
-        torch::nn::functional::cross_entropy(model_->forward(images), labels) / static_cast<double>(micros);
+        trainingLoss(context_.spec.loss(), model_->forward(images), labels) / static_cast<double>(micros);
     loss += microLoss.item<double>();
     const int64_t t2 = probe_.now();
     const bool last = micro == micros - 1;
@@ -222,8 +221,11 @@ void Trainer::trainStep(StepTotals& totals) {
 }
 
 // Test accuracy over the whole test set: each rank scores its own shard, the counts are summed across ranks.
-// Buffers (BatchNorm statistics) come from rank 0 first, so every rank evaluates the same model.
+// Buffers (BatchNorm statistics) come from rank 0 first, so every rank evaluates the same model. Negative
+// when there is nothing to score: no test set (npy data without test_x.npy), or targets that are not classes
+// (--loss mse).
 double Trainer::evaluate() {
+  if (data_.test.size() == 0 || context_.spec.loss() != v1::LOSS_CROSS_ENTROPY) return -1;
   torch::NoGradGuard noGrad;
   if (worldSize_ > 1) {
     for (auto& buffer : model_->buffers()) {
@@ -251,8 +253,7 @@ double Trainer::evaluate() {
 
 void Trainer::saveCheckpointIfRank0() {
   if (rank_ != 0 || context_.spec.checkpoint_dir().empty()) return;
-  saveCheckpoint(context_.spec.checkpoint_dir(), std::string(modelName(context_.spec.model())), *model_,
-                 *optimizer_, position_);
+  saveCheckpoint(context_.spec.checkpoint_dir(), modelLabel(context_.spec), *model_, *optimizer_, position_);
 }
 
 std::pair<bool, bool> Trainer::agreeOnControl() {
@@ -300,7 +301,7 @@ RunSummary Trainer::run() {
     if (position_.stepInEpoch == stepsPerEpoch_) {
       accuracy = evaluate();
       evaluatedAt = position_.step;
-      if (auto* out = progress()) {
+      if (auto* out = progress(); out && accuracy >= 0) {
         *out << "epoch " << position_.epoch << " done: test accuracy " << std::fixed << std::setprecision(2)
              << accuracy * 100 << "%" << std::defaultfloat << std::endl;
       }
@@ -335,7 +336,7 @@ RunSummary Trainer::run() {
   summary.worldSize = worldSize_;
   summary.engine = std::string(engineName(context_.spec.engine()));
   summary.backend = std::string(backendName(context_.spec.backend()));
-  summary.model = std::string(modelName(context_.spec.model()));
+  summary.model = modelLabel(context_.spec);
   summary.dataset = std::string(datasetName(context_.spec.dataset()));
   summary.threads = at::get_num_threads();
   summary.firstStep = firstStep_;

@@ -47,10 +47,11 @@ struct TrainerContext {
 
 class Trainer {
  public:
-  // Builds the model (seeded: the same on every rank), the optimizer and the engine, restores a checkpoint
-  // when the spec says --resume, and brings every rank to rank 0's state. `data` comes from loadTrainingData,
-  // which runs before the rendezvous so that a rank with a bad data file fails fast.
-  Trainer(TrainerContext context, TrainingData data);
+  // Builds the optimizer and the engine for `model`, restores a checkpoint when the spec says --resume, and
+  // brings every rank to rank 0's state. `data` comes from loadTrainingData and `model` from
+  // makeTrainingModel, which run before the rendezvous so that a rank with a bad data or model file fails
+  // fast.
+  Trainer(TrainerContext context, TrainingData data, std::shared_ptr<Classifier> model);
 
   // Trains to the spec's steps or epochs and returns this rank's summary.
   RunSummary run();

@@ -15,6 +15,7 @@
 #include "worker/nccl_process_group.h"
 #include "worker/rendezvous.h"
 #include "worker/telemetry_sender.h"
+#include "worker/torchscript_model.h"
 #include "worker/trainer.h"
 
 namespace ringmaster::worker {
@@ -60,6 +61,7 @@ int runWorker(const WorkerOptions& options) {
   try {
     at::set_num_threads(intraOpThreads(env.localWorldSize));
     TrainingData data = loadTrainingData(spec);
+    std::shared_ptr<Classifier> model = makeTrainingModel(spec, data);
 
     Probe probe(env.rank, env.worldSize);
     probe.setTimelineOn(spec.timeline());
@@ -87,7 +89,7 @@ int runWorker(const WorkerOptions& options) {
 
     RunSummary summary;
     {
-      Trainer trainer(std::move(context), std::move(data));
+      Trainer trainer(std::move(context), std::move(data), std::move(model));
       summary = trainer.run();
       if (!options.dumpParams.empty()) dumpParameters(trainer.model(), options.dumpParams);
     }

@@ -4,6 +4,9 @@
 
 Runs the same model, batch, data, optimizer and rank count three ways on this machine, one after another:
 PyTorch DDP (python3-torch, gloo backend), ringmaster-worker --engine ddp and ringmaster-worker --engine horovod.
+The row "resnet18 (TorchScript)" gives the workers a user's model instead of their built-in one: this file's
+ResNet-18 (torchvision's code, CIFAR stem) exported with torch.jit.script, on the same synthetic images saved as
+.npy files (--model FILE.pt --data npy:DIR); PyTorch DDP trains the same network eagerly, as its users do.
 Every rank gets the same number of intra-op threads (torch.set_num_threads / at::set_num_threads via
 OMP_NUM_THREADS). The data path is the same too: the dataset is decoded once into a tensor, a DistributedSampler
 shuffles it, and each batch is one index_select. Throughput is the sum over ranks of samples per second over the
@@ -125,6 +128,21 @@ def load_data(name, model, seed):
     return images, labels
 
 
+def export_torchscript(cfg, args, workdir):
+    """The user's side of `--model FILE.pt --data npy:DIR`: the model scripted and saved, the data saved with numpy."""
+    import numpy as np
+    import torch
+    images, labels = load_data(cfg["data"], cfg["model"], args.seed)
+    torch.manual_seed(args.seed)
+    model_path = os.path.join(workdir, f"{cfg['model']}.pt")
+    torch.jit.script(build_model(cfg["model"], images.shape[1], images.shape[2])).save(model_path)
+    data_dir = os.path.join(workdir, f"{cfg['data']}-npy")
+    os.makedirs(data_dir, exist_ok=True)
+    np.save(os.path.join(data_dir, "train_x.npy"), images.numpy().astype(np.float32))
+    np.save(os.path.join(data_dir, "train_y.npy"), labels.numpy().astype(np.int64))
+    return model_path, "npy:" + data_dir
+
+
 def pytorch_rank(args):
     import torch
     import torch.distributed as dist
@@ -217,7 +235,8 @@ def ringmaster_throughput(engine, cfg, args, workdir):
     for rank in range(args.ranks):
         out = os.path.join(workdir, f"{engine}.{rank}.json")
         outs.append(out)
-        cmd = [args.worker, "--engine", engine, "--model", cfg["model"], "--data", cfg["data"],
+        model, data = cfg.get("user_files", (cfg["model"], cfg["data"]))
+        cmd = [args.worker, "--engine", engine, "--model", model, "--data", data,
                "--batch-size", str(cfg["batch"]), "--steps", str(cfg["steps"]), "--lr", str(args.lr),
                "--momentum", str(args.momentum), "--seed", str(args.seed), "--summary-json", out]
         env = base_env(args.threads)
@@ -241,6 +260,8 @@ def main():
     parser.add_argument("--cnn-steps", type=int, default=300)
     parser.add_argument("--resnet-steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2, help="runs of each contender; the best one counts")
+    parser.add_argument("--rows", default="cnn,resnet18,resnet18-torchscript",
+                        help="which rows to run, comma-separated (default: all)")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--momentum", type=float, default=0.9)
@@ -268,9 +289,16 @@ def main():
 
     import torch
     configs = [
-        {"model": "cnn", "data": "fashion-mnist", "batch": 64, "steps": args.cnn_steps},
-        {"model": "resnet18", "data": "synthetic", "batch": 32, "steps": args.resnet_steps},
+        {"row": "cnn", "model": "cnn", "data": "fashion-mnist", "batch": 64, "steps": args.cnn_steps},
+        {"row": "resnet18", "model": "resnet18", "data": "synthetic", "batch": 32, "steps": args.resnet_steps},
+        {"row": "resnet18-torchscript", "model": "resnet18", "data": "synthetic", "batch": 32,
+         "steps": args.resnet_steps, "torchscript": True},
     ]
+    rows = args.rows.split(",")
+    unknown = set(rows) - {cfg["row"] for cfg in configs}
+    if unknown:
+        raise SystemExit(f"peer-ddp: no row {', '.join(sorted(unknown))}; rows: cnn, resnet18, resnet18-torchscript")
+    configs = [cfg for cfg in configs if cfg["row"] in rows]
     print(f"peer-ddp: {args.ranks} ranks on 127.0.0.1, gloo, {args.threads} intra-op thread(s) per rank for every "
           f"contender (torch.set_num_threads({args.threads}) in PyTorch, OMP_NUM_THREADS={args.threads} -> "
           f"at::set_num_threads in ringmaster-worker); {os.cpu_count()} cores; PyTorch {torch.__version__}")
@@ -280,19 +308,21 @@ def main():
           "1 GiB); PyTorch ranks " + ("get the same (GLIBC_TUNABLES)" if args.same_malloc
                                        else "run with glibc's defaults (--same-malloc gives them the same)"))
     print()
-    header = f"{'model/data':<24}{'batch':>6}{'steps':>7}{'PyTorch DDP':>14}{'RM ddp':>10}{'RM horovod':>12}" \
+    header = f"{'model/data':<34}{'batch':>6}{'steps':>7}{'PyTorch DDP':>14}{'RM ddp':>10}{'RM horovod':>12}" \
              f"{'ddp/PT':>9}{'hvd/PT':>9}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory(prefix="peer-ddp-") as workdir:
         for cfg in configs:
+            if cfg.get("torchscript"):
+                cfg["user_files"] = export_torchscript(cfg, args, workdir)
             best = {"pytorch": 0.0, "ddp": 0.0, "horovod": 0.0}
             for _ in range(args.rounds):
                 best["pytorch"] = max(best["pytorch"], pytorch_throughput(cfg, args, workdir))
                 best["ddp"] = max(best["ddp"], ringmaster_throughput("ddp", cfg, args, workdir))
                 best["horovod"] = max(best["horovod"], ringmaster_throughput("horovod", cfg, args, workdir))
-            name = f"{cfg['model']}/{cfg['data']}"
-            print(f"{name:<24}{cfg['batch']:>6}{cfg['steps']:>7}{best['pytorch']:>14.1f}{best['ddp']:>10.1f}"
+            name = f"{cfg['model']}{' (TorchScript)' if cfg.get('torchscript') else ''}/{cfg['data']}"
+            print(f"{name:<34}{cfg['batch']:>6}{cfg['steps']:>7}{best['pytorch']:>14.1f}{best['ddp']:>10.1f}"
                   f"{best['horovod']:>12.1f}{best['ddp'] / best['pytorch']:>8.3f}x"
                   f"{best['horovod'] / best['pytorch']:>8.3f}x", flush=True)
     print()

@@ -102,6 +102,18 @@ std::vector<float> TrainingJob::parameters(int rank) const {
   return values;
 }
 
+void expectRanksIdentical(const TrainingJob& job) {
+  std::vector<float> rank0 = job.parameters(0);
+  ASSERT_FALSE(rank0.empty());
+  for (int r = 1; r < job.worldSize(); ++r) {
+    std::vector<float> other = job.parameters(r);
+    ASSERT_EQ(other.size(), rank0.size());
+    EXPECT_EQ(std::memcmp(other.data(), rank0.data(), rank0.size() * sizeof(float)), 0)
+        << "rank " << r << " differs from rank 0 (relative " << relativeDifference(other, rank0) << ")";
+    EXPECT_EQ(job.text(r, "param_checksum"), job.text(0, "param_checksum"));
+  }
+}
+
 double relativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size() || a.empty()) return INFINITY;
   double maxDiff = 0, maxValue = 0;

@@ -55,6 +55,9 @@ class TrainingJob {
   std::vector<ProcessResult> results_;
 };
 
+// Every rank's --dump-params equals rank 0's bit for bit, and so do the summaries' parameter checksums.
+void expectRanksIdentical(const TrainingJob& job);
+
 // max |a - b| / max |b|: how far apart two parameter vectors are, relative to their scale.
 double relativeDifference(const std::vector<float>& a, const std::vector<float>& b);
 

@@ -33,18 +33,6 @@ Flags operator+(Flags a, const Flags& b) {
   return a;
 }
 
-void expectRanksIdentical(const TrainingJob& job) {
-  std::vector<float> rank0 = job.parameters(0);
-  ASSERT_FALSE(rank0.empty());
-  for (int r = 1; r < job.worldSize(); ++r) {
-    std::vector<float> other = job.parameters(r);
-    ASSERT_EQ(other.size(), rank0.size());
-    EXPECT_EQ(std::memcmp(other.data(), rank0.data(), rank0.size() * sizeof(float)), 0)
-        << "rank " << r << " differs from rank 0 (relative " << relativeDifference(other, rank0) << ")";
-    EXPECT_EQ(job.text(r, "param_checksum"), job.text(0, "param_checksum"));
-  }
-}
-
 constexpr double kTolerance = 1e-5;
 
 // (1) After K steps every rank holds bit-identical parameters, for both engines and 2 and 4 ranks.

@@ -98,6 +98,84 @@ TEST(JobFlags, WorkerArgumentsParseBackToTheSameSpec) {
       << back.DebugString() << "\nvs\n" << spec.DebugString();
 }
 
+TEST(JobSpec, ModelAndDataWordsTellNamesFromPaths) {
+  struct Case {
+    std::string text;
+    bool ok;
+    v1::Model model;
+    std::string path;
+  };
+  for (const Case& c : std::vector<Case>{{"cnn", true, v1::MODEL_CNN, ""},
+                                         {"resnet50", true, v1::MODEL_RESNET50, ""},
+                                         {"model.pt", true, v1::MODEL_TORCHSCRIPT, "model.pt"},
+                                         {"./model.pt", true, v1::MODEL_TORCHSCRIPT, "./model.pt"},
+                                         {"/models/net", true, v1::MODEL_TORCHSCRIPT, "/models/net"},
+                                         {"vgg16", false, v1::MODEL_CNN, ""},
+                                         {".pt", false, v1::MODEL_CNN, ""},
+                                         {"torchscript", false, v1::MODEL_CNN, ""}}) {
+    auto spec = ringmaster::defaultJobSpec();
+    EXPECT_EQ(ringmaster::setModelFromText(spec, c.text), c.ok) << c.text;
+    EXPECT_EQ(spec.model(), c.model) << c.text;
+    EXPECT_EQ(spec.model_path(), c.path) << c.text;
+    if (c.ok) EXPECT_EQ(ringmaster::modelText(spec), c.text);
+  }
+  auto spec = ringmaster::defaultJobSpec();
+  ASSERT_TRUE(ringmaster::setModelFromText(spec, "/m/net.pt"));
+  EXPECT_EQ(ringmaster::modelLabel(spec), "net.pt");
+  ASSERT_TRUE(ringmaster::setModelFromText(spec, "mlp"));  // a built-in after a path forgets the path
+  EXPECT_TRUE(spec.model_path().empty());
+  EXPECT_EQ(ringmaster::modelLabel(spec), "mlp");
+
+  for (const std::string bad : {"npy", "npy:", "csv:/data", "imagenet"}) {
+    EXPECT_FALSE(ringmaster::setDataFromText(spec, bad)) << bad;
+  }
+  EXPECT_EQ(spec.dataset(), v1::DATASET_FASHION_MNIST);
+  ASSERT_TRUE(ringmaster::setDataFromText(spec, "npy:/data/my set"));
+  EXPECT_EQ(spec.dataset(), v1::DATASET_NPY);
+  EXPECT_EQ(spec.data_dir(), "/data/my set");
+  EXPECT_EQ(ringmaster::dataText(spec), "npy:/data/my set");
+}
+
+TEST(JobSpec, UserModelDataAndLossAreValidated) {
+  auto spec = ringmaster::defaultJobSpec();
+  EXPECT_EQ(spec.loss(), v1::LOSS_CROSS_ENTROPY);
+  spec.set_model(v1::MODEL_TORCHSCRIPT);
+  spec.set_dataset(v1::DATASET_NPY);
+  spec.set_loss(v1::LOSS_MSE);
+  auto errors = ringmaster::validateJobSpec(spec);
+  EXPECT_TRUE(hasField(errors, "model_path"));
+  EXPECT_TRUE(hasField(errors, "data_dir"));
+  EXPECT_FALSE(hasField(errors, "loss"));
+  spec.set_model_path("/models/net.pt");
+  spec.set_data_dir("/data");
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty())
+      << ringmaster::describe(ringmaster::validateJobSpec(spec));
+
+  spec.set_model(v1::MODEL_CNN);  // a path with a built-in model, and mse for a classifier
+  errors = ringmaster::validateJobSpec(spec);
+  EXPECT_TRUE(hasField(errors, "model_path"));
+  EXPECT_TRUE(hasField(errors, "loss"));
+  spec.set_loss(v1::LOSS_UNSPECIFIED);
+  EXPECT_TRUE(hasField(ringmaster::validateJobSpec(spec), "loss"));
+}
+
+TEST(JobFlags, UserModelAndNpyDataParseBackToTheSameSpec) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.set_model(v1::MODEL_TORCHSCRIPT);
+  spec.set_model_path("/models/res net.pt");
+  spec.set_dataset(v1::DATASET_NPY);
+  spec.set_data_dir("/srv/npy");
+  spec.set_loss(v1::LOSS_MSE);
+  const auto args = ringmaster::workerArguments(spec);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--data-dir"), 0);  // the folder goes with npy:
+  auto back = parseFlags(args);
+  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString()) << back.DebugString() << "\nvs\n"
+                                                                << spec.DebugString();
+  EXPECT_THROW(parseFlags({"--model", "vgg16"}), CLI::ValidationError);
+  EXPECT_THROW(parseFlags({"--data", "npy"}), CLI::ValidationError);
+  EXPECT_THROW(parseFlags({"--loss", "hinge"}), CLI::ValidationError);
+}
+
 TEST(JobFlags, NumbersAreShortAndReadBackExactly) {
   auto spec = ringmaster::defaultJobSpec();
   spec.mutable_hyper()->set_lr(0.1);

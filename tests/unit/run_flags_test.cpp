@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 
 #include "common/error.h"
@@ -40,6 +41,13 @@ std::string existingFile(const std::string& name) {
   const std::string file = folder.file(name);
   test::writeFile(file, "node-a slots=4\n");
   return file;
+}
+
+// A folder with train_x.npy and train_y.npy (their contents are the worker's business, not the console's).
+std::string existingNpyFolder() {
+  static const test::TempDir folder("run-flags-npy");
+  for (const char* name : {"train_x.npy", "train_y.npy"}) test::writeFile(folder.file(name), "");
+  return folder.path();
 }
 
 void addStraggler(v1::JobSpec& spec, int rank, double ms, uint64_t fromStep) {
@@ -166,6 +174,23 @@ std::vector<RoundTripCase> roundTripCases() {
     cases.push_back(
         {"Engine_" + v1::Engine_Name(engine), [engine](RunFlags& f) { f.spec.set_engine(engine); }});
   }
+  // The user's TorchScript model and npy folder, on other hosts (where this console cannot look for them).
+  cases.push_back({"TorchScriptModelNpyDataAndMse", [](RunFlags& f) {
+                     f.ranks = 2;
+                     f.hostList = "gpu1:2";
+                     f.spec.set_model(v1::MODEL_TORCHSCRIPT);
+                     f.spec.set_model_path("/models/my net.pt");
+                     f.spec.set_dataset(v1::DATASET_NPY);
+                     f.spec.set_data_dir("/srv/npy data");
+                     f.spec.set_loss(v1::LOSS_MSE);
+                   }});
+  // On this machine the files must be there.
+  cases.push_back({"TorchScriptModelHere", [](RunFlags& f) {
+                     f.spec.set_model(v1::MODEL_TORCHSCRIPT);
+                     f.spec.set_model_path(existingFile("model.pt"));
+                     f.spec.set_dataset(v1::DATASET_NPY);
+                     f.spec.set_data_dir(existingNpyFolder());
+                   }});
   // Everything at once, so that no flag's words swallow the next flag's.
   cases.push_back({"Everything", [cases](RunFlags& f) {
                      for (const auto& c : cases) {
@@ -325,6 +350,48 @@ TEST(RunFlagsProgram, BadProgramInputIsRejectedNamingIt) {
       EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << line << ": " << e.what();
     }
   }
+}
+
+TEST(RunFlagsUserModel, PathsBecomeAbsoluteAndMustExistHere) {
+  namespace fs = std::filesystem;
+  const test::TempDir folder("run-flags-model");
+  fs::create_directories(folder.file("nets"));
+  fs::create_directories(folder.file("data"));
+  test::writeFile(folder.file("nets/model.pt"), "");
+  for (const char* name : {"data/train_x.npy", "data/train_y.npy"}) test::writeFile(folder.file(name), "");
+  const std::string relativeModel = fs::relative(folder.file("nets/../nets/model.pt")).string();
+  const std::string relativeData = fs::relative(folder.file("data")).string();
+
+  RunFlags flags =
+      parseRunFlags({"--model", relativeModel, "--data", "npy:" + relativeData, "--loss", "mse"});
+  EXPECT_EQ(flags.spec.model(), v1::MODEL_TORCHSCRIPT);
+  EXPECT_EQ(flags.spec.model_path(), folder.file("nets/model.pt"));
+  EXPECT_EQ(flags.spec.dataset(), v1::DATASET_NPY);
+  EXPECT_EQ(flags.spec.data_dir(), folder.path() + "/data");
+  EXPECT_EQ(flags.spec.loss(), v1::LOSS_MSE);
+  EXPECT_TRUE(contains(runArguments(flags), {"--model", folder.file("nets/model.pt")}));
+  EXPECT_TRUE(contains(runArguments(flags), {"--data", "npy:" + folder.path() + "/data"}));
+  EXPECT_EQ(runName(flags), "model.pt ddp x1");
+
+  auto errorOf = [](const std::vector<std::string>& args) {
+    try {
+      parseRunFlags(args);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(errorOf({"--model", folder.file("absent.pt")})
+                .find("--model " + folder.file("absent.pt") + ": no such file"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf({"--data", "npy:" + folder.path()}).find("--data npy:" + folder.path() + ": no train_x.npy"),
+      std::string::npos);
+  EXPECT_NE(errorOf({"--model", "vgg16"}).find("--model: 'vgg16' is neither"), std::string::npos);
+  EXPECT_NE(errorOf({"--data", "npy:"}).find("npy:DIR"), std::string::npos);
+  // On other hosts the files are theirs to find: the paths are only made absolute.
+  RunFlags remote = parseRunFlags({"-np", "2", "-H", "gpu1:2", "--model", "/models/absent.pt"});
+  EXPECT_EQ(remote.spec.model_path(), "/models/absent.pt");
 }
 
 }  // namespace

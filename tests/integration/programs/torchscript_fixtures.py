@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a user brings to `ringmaster run --model FILE.pt --data npy:DIR`, made at test time with Debian's torch.
+
+    model OUT.pt [--channels C]     a small CNN with batch-norm and a residual connection, torch.jit.script'ed
+    broken DIR                      models Ringmaster must refuse: frozen.pt (a parameter without grad),
+                                    no_parameters.pt, returns_tuple.pt, state_dict.pt (torch.save, not TorchScript)
+    npy DIR [--samples N] [--uint8] [--targets]
+                                    train_x.npy / train_y.npy and test_x.npy / test_y.npy: random 1x28x28 inputs,
+                                    labels a fixed linear function of them can learn (or float32 targets)
+    all DIR                         everything the tests use: model.pt, model_rgb.pt (3 channels), broken/, npy/
+                                    (labels), npy_uint8/ (uint8 inputs), npy_targets/ (float32 targets)
+    reference MODEL.pt DIR --steps K --batch B --lr LR --momentum M --seed S [--ranks 2]
+                                    the same training in PyTorch's own DistributedDataParallel (gloo); prints JSON
+                                    with rank 0's loss at the first and the last step
+"""
+
+import argparse
+import json
+import os
+import socket
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ResidualCnn(nn.Module):
+    """conv + batch-norm, a residual block (two conv + batch-norm around an identity), pooling, a classifier."""
+
+    def __init__(self, channels: int = 1, classes: int = 10):
+        super().__init__()
+        self.stem = nn.Conv2d(channels, 8, 3, padding=1, bias=False)
+        self.bn0 = nn.BatchNorm2d(8)
+        self.conv1 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8 * 7 * 7, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.bn0(self.stem(x)))
+        residual = x
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = F.relu(self.bn2(self.conv2(x)) + residual)
+        x = F.max_pool2d(x, 4)
+        return self.fc(x.flatten(1))
+
+
+def make_model(args: argparse.Namespace) -> None:
+    torch.manual_seed(7)
+    torch.jit.script(ResidualCnn(args.channels)).save(args.out)
+
+
+def make_broken(args: argparse.Namespace) -> None:
+    torch.manual_seed(7)
+    frozen = ResidualCnn()
+    frozen.stem.weight.requires_grad_(False)
+    torch.jit.script(frozen).save(os.path.join(args.dir, "frozen.pt"))
+
+    class NoParameters(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.flatten(1)[:, :10]
+
+    torch.jit.script(NoParameters()).save(os.path.join(args.dir, "no_parameters.pt"))
+
+    class ReturnsTuple(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(28 * 28, 10)
+
+        def forward(self, x: torch.Tensor):
+            y = self.fc(x.flatten(1))
+            return y, y
+
+    torch.jit.script(ReturnsTuple()).save(os.path.join(args.dir, "returns_tuple.pt"))
+    torch.save(ResidualCnn().state_dict(), os.path.join(args.dir, "state_dict.pt"))
+
+
+def make_npy(args: argparse.Namespace) -> None:
+    rng = np.random.default_rng(5)
+    weights = rng.standard_normal((28 * 28, 10)).astype(np.float32)
+    os.makedirs(args.dir, exist_ok=True)
+    for split, count in (("train", args.samples), ("test", args.samples // 4)):
+        x = rng.standard_normal((count, 1, 28, 28)).astype(np.float32)
+        scores = x.reshape(count, -1) @ weights
+        if args.uint8:
+            x = (np.clip(x * 40 + 128, 0, 255)).astype(np.uint8)
+        np.save(os.path.join(args.dir, f"{split}_x.npy"), x)
+        y = scores.astype(np.float32) / 28.0 if args.targets else scores.argmax(1).astype(np.int64)
+        np.save(os.path.join(args.dir, f"{split}_y.npy"), y)
+
+
+def make_all(args: argparse.Namespace) -> None:
+    folder = args.dir
+    make_model(argparse.Namespace(out=os.path.join(folder, "model.pt"), channels=1))
+    make_model(argparse.Namespace(out=os.path.join(folder, "model_rgb.pt"), channels=3))
+    os.makedirs(os.path.join(folder, "broken"), exist_ok=True)
+    make_broken(argparse.Namespace(dir=os.path.join(folder, "broken")))
+    for name, uint8, targets in (("npy", False, False), ("npy_uint8", True, False), ("npy_targets", False, True)):
+        make_npy(argparse.Namespace(dir=os.path.join(folder, name), samples=512, uint8=uint8, targets=targets))
+
+
+def reference_rank(rank: int, args: argparse.Namespace, port: int, result_path: str) -> None:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    torch.set_num_threads(1)
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=args.ranks)
+    model = ResidualCnn()
+    model.load_state_dict(torch.jit.load(args.model).state_dict())  # the very parameters Ringmaster starts from
+    ddp = DDP(model)
+    x = torch.from_numpy(np.load(os.path.join(args.data, "train_x.npy")))
+    y = torch.from_numpy(np.load(os.path.join(args.data, "train_y.npy")))
+    sampler = DistributedSampler(TensorDataset(x, y), num_replicas=args.ranks, rank=rank, shuffle=True,
+                                 seed=args.seed)
+    loader = DataLoader(TensorDataset(x, y), batch_size=args.batch, sampler=sampler)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
+    losses, epoch = [], 0
+    while len(losses) < args.steps:
+        sampler.set_epoch(epoch)
+        for inputs, labels in loader:
+            loss = F.cross_entropy(ddp(inputs), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            if len(losses) == args.steps:
+                break
+        epoch += 1
+    if rank == 0:
+        with open(result_path, "w") as f:
+            json.dump({"first_loss": losses[0], "final_loss": losses[-1]}, f)
+    dist.destroy_process_group()
+
+
+def reference(args: argparse.Namespace) -> None:
+    import tempfile
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory() as folder:
+        result_path = os.path.join(folder, "result.json")
+        mp.spawn(reference_rank, args=(args, port, result_path), nprocs=args.ranks)
+        with open(result_path) as f:
+            print(f.read())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    model = commands.add_parser("model")
+    model.add_argument("out")
+    model.add_argument("--channels", type=int, default=1)
+    model.set_defaults(run=make_model)
+    broken = commands.add_parser("broken")
+    broken.add_argument("dir")
+    broken.set_defaults(run=make_broken)
+    npy = commands.add_parser("npy")
+    npy.add_argument("dir")
+    npy.add_argument("--samples", type=int, default=512)
+    npy.add_argument("--uint8", action="store_true")
+    npy.add_argument("--targets", action="store_true", help="float32 regression targets instead of labels")
+    npy.set_defaults(run=make_npy)
+    everything = commands.add_parser("all")
+    everything.add_argument("dir")
+    everything.set_defaults(run=make_all)
+    ref = commands.add_parser("reference")
+    ref.add_argument("model")
+    ref.add_argument("data")
+    for name, kind in (("--steps", int), ("--batch", int), ("--lr", float), ("--momentum", float),
+                       ("--seed", int)):
+        ref.add_argument(name, type=kind, required=True)
+    ref.add_argument("--ranks", type=int, default=2)
+    ref.set_defaults(run=reference)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
