@@ -47,16 +47,13 @@ class TorchScript : public ::testing::Test {
 
   static std::string file(const std::string& name) { return folder_->file(name); }
 
-  // 2 ranks of the user's model: a few steps with momentum, as a user would start them.
-  static Flags job(const std::string& engine, const std::string& data, int steps) {
-    return {"--engine",     engine,
-            "--model",      file("model.pt"),
-            "--data",       data,
-            "--batch-size", "16",
-            "--steps",      std::to_string(steps),
-            "--lr",         "0.05",
-            "--momentum",   "0.9",
-            "--seed",       "3"};
+  // The user's model with momentum, as a user would start it; `steps` 0 leaves --steps to the caller.
+  static Flags job(const std::string& engine, const std::string& data, int steps,
+                   const std::string& lr = "0.02") {
+    Flags flags = {"--engine", engine, "--model", file("model.pt"), "--data", data,     "--batch-size",
+                   "16",       "--lr", lr,        "--momentum",     "0.9",    "--seed", "3"};
+    if (steps > 0) flags.insert(flags.end(), {"--steps", std::to_string(steps)});
+    return flags;
   }
 
   // Rank 0's loss at step 1, from its progress lines ("step 1/20  epoch 0  loss 2.3026 ...").
@@ -92,11 +89,11 @@ TEST_P(TorchScriptData, TwoRanksAgreeWithBothEngines) {
   EXPECT_EQ(ddp.parameters(0).size(), size_t{8 * 9 + 3 * (8 + 8) + 2 * (8 * 8 * 9) + 8 * 49 * 10 + 10});
   EXPECT_GT(ddp.engineStat(0, "collectives"), 0);
   if (GetParam() == "npy") {
-    EXPECT_LT(ddp.number(0, "final_loss"), firstLoss(ddp) - 0.2) << ddp.rank(0).out;
-    EXPECT_LT(horovod.number(0, "final_loss"), firstLoss(horovod) - 0.2) << horovod.rank(0).out;
-    const double accuracy = ddp.number(0, "test_accuracy");
-    EXPECT_GE(accuracy, 0);
-    EXPECT_LE(accuracy, 1);
+    // A bright square per class under noise: easy to learn, chance is 10%.
+    EXPECT_LT(ddp.number(0, "final_loss"), firstLoss(ddp) / 4) << ddp.rank(0).out;
+    EXPECT_LT(horovod.number(0, "final_loss"), firstLoss(horovod) / 4) << horovod.rank(0).out;
+    EXPECT_GE(ddp.number(0, "test_accuracy"), 0.5);
+    EXPECT_LE(ddp.number(0, "test_accuracy"), 1);
   }
 }
 
@@ -110,7 +107,7 @@ TEST_F(TorchScript, ReachesTheLossOfPyTorchDdp) {
   ASSERT_TRUE(ours.succeeded()) << ours.describe();
   auto reference =
       runProcess({kPython, fixtureProgram(), "reference", file("model.pt"), file("npy"), "--steps",
-                  std::to_string(steps), "--batch", "16", "--lr", "0.05", "--momentum", "0.9", "--seed", "3"},
+                  std::to_string(steps), "--batch", "16", "--lr", "0.02", "--momentum", "0.9", "--seed", "3"},
                  {{"OMP_NUM_THREADS", "1"}}, std::chrono::seconds(240));
   ASSERT_EQ(reference.exitCode, 0) << reference.err;
   rapidjson::Document figures = parseJson(reference.out);
@@ -132,8 +129,7 @@ TEST_F(TorchScript, ByteInputsAndRegressionTargets) {
   ASSERT_TRUE(bytes.succeeded()) << bytes.describe();
   expectRanksIdentical(bytes);
 
-  TrainingJob regression(
-      2, job("ddp", "npy:" + file("npy_targets"), 20) + Flags{"--loss", "mse", "--lr", "0.01"});
+  TrainingJob regression(2, job("ddp", "npy:" + file("npy_targets"), 20, "0.01") + Flags{"--loss", "mse"});
   ASSERT_TRUE(regression.succeeded()) << regression.describe();
   expectRanksIdentical(regression);
   EXPECT_LT(regression.number(0, "final_loss"), firstLoss(regression));

@@ -117,7 +117,9 @@ TEST(JobSpec, ModelAndDataWordsTellNamesFromPaths) {
     EXPECT_EQ(ringmaster::setModelFromText(spec, c.text), c.ok) << c.text;
     EXPECT_EQ(spec.model(), c.model) << c.text;
     EXPECT_EQ(spec.model_path(), c.path) << c.text;
-    if (c.ok) EXPECT_EQ(ringmaster::modelText(spec), c.text);
+    if (c.ok) {
+      EXPECT_EQ(ringmaster::modelText(spec), c.text);
+    }
   }
   auto spec = ringmaster::defaultJobSpec();
   ASSERT_TRUE(ringmaster::setModelFromText(spec, "/m/net.pt"));

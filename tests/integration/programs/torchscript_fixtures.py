@@ -6,8 +6,9 @@
     broken DIR                      models Ringmaster must refuse: frozen.pt (a parameter without grad),
                                     no_parameters.pt, returns_tuple.pt, state_dict.pt (torch.save, not TorchScript)
     npy DIR [--samples N] [--uint8] [--targets]
-                                    train_x.npy / train_y.npy and test_x.npy / test_y.npy: random 1x28x28 inputs,
-                                    labels a fixed linear function of them can learn (or float32 targets)
+                                    train_x.npy / train_y.npy and test_x.npy / test_y.npy: 1x28x28 inputs, a
+                                    bright square per class under noise, int64 labels (or float32 targets, a
+                                    fixed linear function of the inputs)
     all DIR                         everything the tests use: model.pt, model_rgb.pt (3 channels), broken/, npy/
                                     (labels), npy_uint8/ (uint8 inputs), npy_targets/ (float32 targets)
     reference MODEL.pt DIR --steps K --batch B --lr LR --momentum M --seed S [--ranks 2]
@@ -81,20 +82,24 @@ def make_broken(args: argparse.Namespace) -> None:
 
 def make_npy(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(5)
-    weights = rng.standard_normal((28 * 28, 10)).astype(np.float32)
+    patterns = np.zeros((10, 1, 28, 28), np.float32)  # class c: a bright 7x7 square in cell c of a 4x4 grid
+    for c in range(10):
+        patterns[c, 0, (c // 4) * 7:(c // 4) * 7 + 7, (c % 4) * 7:(c % 4) * 7 + 7] = 1.0
+    weights = rng.standard_normal((28 * 28, 10)).astype(np.float32) / 28.0
     os.makedirs(args.dir, exist_ok=True)
     for split, count in (("train", args.samples), ("test", args.samples // 4)):
-        x = rng.standard_normal((count, 1, 28, 28)).astype(np.float32)
-        scores = x.reshape(count, -1) @ weights
+        labels = rng.integers(0, 10, count)
+        x = (patterns[labels] + rng.standard_normal((count, 1, 28, 28))).astype(np.float32)
         if args.uint8:
             x = (np.clip(x * 40 + 128, 0, 255)).astype(np.uint8)
         np.save(os.path.join(args.dir, f"{split}_x.npy"), x)
-        y = scores.astype(np.float32) / 28.0 if args.targets else scores.argmax(1).astype(np.int64)
+        y = (x.reshape(count, -1).astype(np.float32) @ weights) if args.targets else labels.astype(np.int64)
         np.save(os.path.join(args.dir, f"{split}_y.npy"), y)
 
 
 def make_all(args: argparse.Namespace) -> None:
     folder = args.dir
+    os.makedirs(folder, exist_ok=True)
     make_model(argparse.Namespace(out=os.path.join(folder, "model.pt"), channels=1))
     make_model(argparse.Namespace(out=os.path.join(folder, "model_rgb.pt"), channels=3))
     os.makedirs(os.path.join(folder, "broken"), exist_ok=True)
