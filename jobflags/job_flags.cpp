@@ -30,6 +30,24 @@ CLI::Option* addChoice(CLI::App& app, const std::string& flag, const std::string
   return option;
 }
 
+// Adds an option whose words `set` reads into the spec (a name or a path); words it refuses are a usage error
+// saying "'WORDS' is neither <expected>".
+CLI::Option* addWords(CLI::App& app, const std::string& flag, const std::string& help,
+                      const std::string& typeName, const std::string& expected, const std::string& current,
+                      bool (*set)(v1::JobSpec&, std::string_view), v1::JobSpec& spec) {
+  auto* option = app.add_option_function<std::string>(
+      flag, [set, &spec](const std::string& v) { set(spec, v); }, help);
+  option
+      ->check(CLI::Validator(
+          [set, expected](std::string& v) {
+            v1::JobSpec scratch;
+            return set(scratch, v) ? std::string() : "'" + v + "' is neither " + expected;
+          },
+          typeName))
+      ->default_str(current);
+  return option;
+}
+
 // Adds a fault option that may be given many times; `add` parses and keeps each value.
 template <typename Add>
 void addFaultList(CLI::App& app, const std::string& flag, const std::string& help, const std::string& group,
@@ -89,32 +107,16 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
             std::string(backendName(spec.backend())), parseBackend,
             [&spec](v1::Backend b) { spec.set_backend(b); })->group(training);
   // --model and --data take a name or a path; common/job_spec says which words mean what.
-  app.add_option_function<std::string>(
-         "--model", [&spec](const std::string& v) { setModelFromText(spec, v); },
-         "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any path "
-         "with a '/'), made with torch.jit.script(model).save(FILE)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            v1::JobSpec scratch;
-            return setModelFromText(scratch, v)
-                       ? std::string()
-                       : "'" + v + "' is neither mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)";
-          },
-          "NAME|FILE.pt"))
-      ->default_str(modelText(spec))
+  addWords(app, "--model",
+           "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any path "
+           "with a '/'), made with torch.jit.script(model).save(FILE)",
+           "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText(spec),
+           setModelFromText, spec)
       ->group(training);
-  app.add_option_function<std::string>(
-         "--data", [&spec](const std::string& v) { setDataFromText(spec, v); },
-         "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or uint8, "
-         "N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and test_y.npy")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            v1::JobSpec scratch;
-            return setDataFromText(scratch, v) ? std::string()
-                                               : "'" + v + "' is neither synthetic, fashion-mnist, cifar10 nor npy:DIR";
-          },
-          "NAME|npy:DIR"))
-      ->default_str(dataText(spec))
+  addWords(app, "--data",
+           "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or uint8, "
+           "N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and test_y.npy",
+           "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText(spec), setDataFromText, spec)
       ->group(training);
   addChoice(app, "--loss", "What training minimises: cross-entropy (class labels) or mse (float targets)",
             {"cross-entropy", "mse"}, std::string(lossName(spec.loss())), parseLoss,

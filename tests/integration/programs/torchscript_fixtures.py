@@ -2,18 +2,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What a user brings to `ringmaster run --model FILE.pt --data npy:DIR`, made at test time with Debian's torch.
 
-    model OUT.pt [--channels C]     a small CNN with batch-norm and a residual connection, torch.jit.script'ed
-    broken DIR                      models Ringmaster must refuse: frozen.pt (a parameter without grad),
-                                    no_parameters.pt, returns_tuple.pt, state_dict.pt (torch.save, not TorchScript)
-    npy DIR [--samples N] [--uint8] [--targets]
-                                    train_x.npy / train_y.npy and test_x.npy / test_y.npy: 1x28x28 inputs, a
-                                    bright square per class under noise, int64 labels (or float32 targets, a
-                                    fixed linear function of the inputs)
-    all DIR                         everything the tests use: model.pt, model_rgb.pt (3 channels), broken/, npy/
-                                    (labels), npy_uint8/ (uint8 inputs), npy_targets/ (float32 targets)
+    all DIR       model.pt: a small CNN with batch-norm and a residual connection, torch.jit.script'ed, for 1x28x28
+                  inputs and 10 classes; model_rgb.pt: the same for 3 channels; broken/: models Ringmaster must
+                  refuse (frozen.pt has a parameter without grad, no_parameters.pt, returns_tuple.pt, state_dict.pt
+                  from torch.save); npy/, npy_uint8/, npy_targets/: train_x.npy, train_y.npy, test_x.npy,
+                  test_y.npy with 1x28x28 inputs (a bright square per class under noise; float32, or uint8) and
+                  int64 labels, or float32 targets (a fixed linear function of the inputs)
     reference MODEL.pt DIR --steps K --batch B --lr LR --momentum M --seed S [--ranks 2]
-                                    the same training in PyTorch's own DistributedDataParallel (gloo); prints JSON
-                                    with rank 0's loss at the first and the last step
+                  the same training in PyTorch's own DistributedDataParallel (gloo); prints JSON with rank 0's
+                  loss at the first and the last step
 """
 
 import argparse
@@ -50,22 +47,23 @@ class ResidualCnn(nn.Module):
         return self.fc(x.flatten(1))
 
 
-def make_model(args: argparse.Namespace) -> None:
+def make_model(path: str, channels: int) -> None:
     torch.manual_seed(7)
-    torch.jit.script(ResidualCnn(args.channels)).save(args.out)
+    torch.jit.script(ResidualCnn(channels)).save(path)
 
 
-def make_broken(args: argparse.Namespace) -> None:
+def make_broken(folder: str) -> None:
+    os.makedirs(folder, exist_ok=True)
     torch.manual_seed(7)
     frozen = ResidualCnn()
     frozen.stem.weight.requires_grad_(False)
-    torch.jit.script(frozen).save(os.path.join(args.dir, "frozen.pt"))
+    torch.jit.script(frozen).save(os.path.join(folder, "frozen.pt"))
 
     class NoParameters(nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return x.flatten(1)[:, :10]
 
-    torch.jit.script(NoParameters()).save(os.path.join(args.dir, "no_parameters.pt"))
+    torch.jit.script(NoParameters()).save(os.path.join(folder, "no_parameters.pt"))
 
     class ReturnsTuple(nn.Module):
         def __init__(self):
@@ -76,36 +74,35 @@ def make_broken(args: argparse.Namespace) -> None:
             y = self.fc(x.flatten(1))
             return y, y
 
-    torch.jit.script(ReturnsTuple()).save(os.path.join(args.dir, "returns_tuple.pt"))
-    torch.save(ResidualCnn().state_dict(), os.path.join(args.dir, "state_dict.pt"))
+    torch.jit.script(ReturnsTuple()).save(os.path.join(folder, "returns_tuple.pt"))
+    torch.save(ResidualCnn().state_dict(), os.path.join(folder, "state_dict.pt"))
 
 
-def make_npy(args: argparse.Namespace) -> None:
+def make_npy(folder: str, samples: int, uint8: bool, targets: bool) -> None:
     rng = np.random.default_rng(5)
     patterns = np.zeros((10, 1, 28, 28), np.float32)  # class c: a bright 7x7 square in cell c of a 4x4 grid
     for c in range(10):
         patterns[c, 0, (c // 4) * 7:(c // 4) * 7 + 7, (c % 4) * 7:(c % 4) * 7 + 7] = 1.0
     weights = rng.standard_normal((28 * 28, 10)).astype(np.float32) / 28.0
-    os.makedirs(args.dir, exist_ok=True)
-    for split, count in (("train", args.samples), ("test", args.samples // 4)):
+    os.makedirs(folder, exist_ok=True)
+    for split, count in (("train", samples), ("test", samples // 4)):
         labels = rng.integers(0, 10, count)
         x = (patterns[labels] + rng.standard_normal((count, 1, 28, 28))).astype(np.float32)
-        if args.uint8:
+        if uint8:
             x = (np.clip(x * 40 + 128, 0, 255)).astype(np.uint8)
-        np.save(os.path.join(args.dir, f"{split}_x.npy"), x)
-        y = (x.reshape(count, -1).astype(np.float32) @ weights) if args.targets else labels.astype(np.int64)
-        np.save(os.path.join(args.dir, f"{split}_y.npy"), y)
+        np.save(os.path.join(folder, f"{split}_x.npy"), x)
+        y = (x.reshape(count, -1).astype(np.float32) @ weights) if targets else labels.astype(np.int64)
+        np.save(os.path.join(folder, f"{split}_y.npy"), y)
 
 
 def make_all(args: argparse.Namespace) -> None:
     folder = args.dir
     os.makedirs(folder, exist_ok=True)
-    make_model(argparse.Namespace(out=os.path.join(folder, "model.pt"), channels=1))
-    make_model(argparse.Namespace(out=os.path.join(folder, "model_rgb.pt"), channels=3))
-    os.makedirs(os.path.join(folder, "broken"), exist_ok=True)
-    make_broken(argparse.Namespace(dir=os.path.join(folder, "broken")))
+    make_model(os.path.join(folder, "model.pt"), channels=1)
+    make_model(os.path.join(folder, "model_rgb.pt"), channels=3)
+    make_broken(os.path.join(folder, "broken"))
     for name, uint8, targets in (("npy", False, False), ("npy_uint8", True, False), ("npy_targets", False, True)):
-        make_npy(argparse.Namespace(dir=os.path.join(folder, name), samples=512, uint8=uint8, targets=targets))
+        make_npy(os.path.join(folder, name), samples=512, uint8=uint8, targets=targets)
 
 
 def reference_rank(rank: int, args: argparse.Namespace, port: int, result_path: str) -> None:
@@ -161,19 +158,6 @@ def reference(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    model = commands.add_parser("model")
-    model.add_argument("out")
-    model.add_argument("--channels", type=int, default=1)
-    model.set_defaults(run=make_model)
-    broken = commands.add_parser("broken")
-    broken.add_argument("dir")
-    broken.set_defaults(run=make_broken)
-    npy = commands.add_parser("npy")
-    npy.add_argument("dir")
-    npy.add_argument("--samples", type=int, default=512)
-    npy.add_argument("--uint8", action="store_true")
-    npy.add_argument("--targets", action="store_true", help="float32 regression targets instead of labels")
-    npy.set_defaults(run=make_npy)
     everything = commands.add_parser("all")
     everything.add_argument("dir")
     everything.set_defaults(run=make_all)
