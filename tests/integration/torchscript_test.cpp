@@ -237,7 +237,9 @@ TEST_F(TorchScript, RingmasterRunRefusesBadModels) {
   EXPECT_EQ(missing.exitCode, 2) << missing.err;
   EXPECT_NE(missing.err.find("--model " + scratch.file("absent.pt") + ": no such file"), std::string::npos)
       << missing.err;
-  if (fs::exists(store)) EXPECT_TRUE(RunStore(store).runs().empty());
+  if (fs::exists(store)) {
+    EXPECT_TRUE(RunStore(store).runs().empty());
+  }
 
   auto frozen = run(file("broken/frozen.pt"));
   EXPECT_EQ(frozen.exitCode, 1) << frozen.err;
