@@ -39,17 +39,6 @@ bool sameSecret(const std::string& presented, const std::string& expected) {
   return diff == 0 && !expected.empty();
 }
 
-std::string checkJobId(const std::string& jobId) {
-  if (jobId.empty() || jobId.size() > 128) return "job_id must have 1 to 128 characters";
-  for (char c : jobId) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
-    if (!ok) return "job_id may hold only letters, digits, '.', '_' and '-', got '" + jobId + "'";
-  }
-  if (jobId == "." || jobId == "..") return "job_id cannot be '" + jobId + "'";
-  return {};
-}
-
 Agent::Agent(AgentConfig config) : config_(std::move(config)) {
   fs::create_directories(fs::path(config_.stateDir) / "jobs");
   pruneOldJournals();
@@ -148,8 +137,8 @@ std::shared_ptr<Job> Agent::findJob(const std::string& jobId) {
 void Agent::launch(const v1::LaunchRequest& request,
                    std::function<void(const grpc::Status&, const v1::LaunchReply&)> done) {
   auto fail = [&](grpc::StatusCode code, const std::string& message) { done(grpc::Status(code, message), {}); };
-  if (auto problem = checkJobId(request.job_id()); !problem.empty()) {
-    return fail(grpc::INVALID_ARGUMENT, problem);
+  if (auto problem = jobIdProblem(request.job_id()); !problem.empty()) {
+    return fail(grpc::INVALID_ARGUMENT, "job_id " + problem);
   }
   if (!request.has_spec()) return fail(grpc::INVALID_ARGUMENT, "spec: a launch needs a job spec");
   if (auto errors = validateJobSpec(request.spec()); !errors.empty()) {
@@ -244,7 +233,9 @@ grpc::Status Agent::control(const v1::ControlRequest& request) {
 }
 
 grpc::Status Agent::journalFor(const std::string& jobId, std::shared_ptr<Journal>& journal) {
-  if (auto problem = checkJobId(jobId); !problem.empty()) return grpc::Status(grpc::INVALID_ARGUMENT, problem);
+  if (auto problem = jobIdProblem(jobId); !problem.empty()) {
+    return grpc::Status(grpc::INVALID_ARGUMENT, "job_id " + problem);
+  }
   if (auto job = findJob(jobId)) {
     journal = job->sharedJournal();
     return grpc::Status::OK;

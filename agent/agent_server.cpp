@@ -8,12 +8,11 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "agent/program_path.h"
 #include "common/error.h"
+#include "common/small_file.h"
 #include "ringmaster/v1/agent.grpc.pb.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
 
@@ -22,14 +21,6 @@ namespace {
 
 constexpr int kMaxMessageBytes = 64 << 20;
 constexpr size_t kWatchBatchRecords = 8192;
-
-std::string readFile(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(flag + " " + path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool fromLoopback(const grpc::CallbackServerContext* context) {
   const std::string peer = context->peer();
@@ -340,7 +331,7 @@ std::string defaultStateDir() {
 }
 
 std::string readTokenFile(const std::string& path) {
-  std::string token = readFile(path, "--token-file");
+  std::string token = readSmallFile(path, "--token-file");
   token.erase(0, token.find_first_not_of(" \t\r\n"));
   token.erase(token.find_last_not_of(" \t\r\n") + 1);
   if (token.empty()) throw InputError("--token-file " + path + ": the file is empty; put a long random token in it");
@@ -380,7 +371,7 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!options.tlsCert.empty()) {
     grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({readFile(options.tlsKey, "--tls-key"), readFile(options.tlsCert, "--tls-cert")});
+    ssl.pem_key_cert_pairs.push_back({readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
     credentials = grpc::SslServerCredentials(ssl);
   }
   std::string host = options.listen;

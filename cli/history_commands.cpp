@@ -12,6 +12,7 @@
 #include "common/comparison.h"
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
+#include "common/printable.h"
 #include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
 #include "common/run_store.h"
@@ -42,21 +43,33 @@ void guarded(const char* name, CommandResult& result, Body&& body) {
   try {
     result.exitCode = body();
   } catch (const InputError& e) {
-    std::cerr << "ringmaster " << name << ": " << e.what() << "\n";
+    std::cerr << "ringmaster " << name << ": " << printable(e.what(), true) << "\n";
     result.exitCode = 1;
   } catch (const std::exception& e) {
-    std::cerr << "ringmaster " << name << ": " << e.what() << "\n";
+    std::cerr << "ringmaster " << name << ": " << printable(e.what(), true) << "\n";
     result.exitCode = 1;
   }
 }
 
-// Read-only unless the file does not exist yet or needs its schema upgraded.
+// Opened for writing where this user may (so that an older schema is upgraded once), read-only where not: a
+// colleague's store, a read-only mount.
 std::unique_ptr<RunStore> openForReading(const StoreOption& option) {
   std::string path = option.resolved();
   if (!std::filesystem::exists(path)) {
     throw InputError("no run store at " + path + " yet; run a job or import a timeline first (or pass --store)");
   }
-  return std::make_unique<RunStore>(path);
+  try {
+    return std::make_unique<RunStore>(path);
+  } catch (const StoreError&) {
+    RunStore::Options options;
+    options.readOnly = true;
+    try {
+      return std::make_unique<RunStore>(path, options);
+    } catch (const StoreError&) {
+      // Not a matter of permissions: the first error says what is wrong.
+    }
+    throw;
+  }
 }
 
 std::string when(int64_t unixNs) {
@@ -81,7 +94,7 @@ void printFindings(const std::vector<v1::Finding>& findings) {
   std::cout << "Findings:\n";
   for (const auto& f : findings) {
     std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
-                        f.summary().c_str());
+                        printable(f.summary()).c_str());
   }
 }
 
@@ -102,12 +115,12 @@ int runsCommand(const StoreOption& option) {
     auto counts = store->counts(run.id);
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ",") + t;
-    std::string name = run.name.size() > 24 ? run.name.substr(0, 23) + "~" : run.name;
+    std::string name = printable(run.name.size() > 24 ? run.name.substr(0, 23) + "~" : run.name);
     std::cout << format("%5lld  %-24s %-9s %-8s %-7s %5d  %-16s %8s %6lld %8lld  %s\n", (long long)run.id,
                         name.c_str(), run.status.c_str(), run.engine.empty() ? "-" : run.engine.c_str(),
                         run.backend.empty() ? "-" : run.backend.c_str(), run.worldSize, when(run.startedUnixNs).c_str(),
                         elapsed(run).c_str(), (long long)(run.worldSize > 0 ? counts.steps / run.worldSize : 0),
-                        (long long)counts.findings, tags.c_str());
+                        (long long)counts.findings, printable(tags).c_str());
   }
   return 0;
 }
@@ -118,26 +131,26 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   RunMetrics m = loadMetrics(*store, id);
   auto counts = store->counts(id);
   const RunInfo& run = m.info;
-  std::cout << format("Run %lld  %s\n", (long long)run.id, run.name.c_str());
+  std::cout << format("Run %lld  %s\n", (long long)run.id, printable(run.name).c_str());
   std::cout << format("  status %s, %d ranks, engine %s, backend %s, started %s, took %s\n", run.status.c_str(),
                       run.worldSize, run.engine.empty() ? "-" : run.engine.c_str(),
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
-  if (run.source != "live") std::cout << "  source " << run.source << "\n";
+  if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
   if (isUserProgram(run.spec))
     std::cout << "  program "
-              << shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}) << "\n";
+              << printable(shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()})) << "\n";
   if (!run.tags.empty()) {
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;
-    std::cout << "  tags " << tags << "\n";
+    std::cout << "  tags " << printable(tags) << "\n";
   }
   if (!run.environment.empty()) {
     std::string environment;
     for (const auto& [key, value] : run.environment) environment += (environment.empty() ? "" : ", ") + key + " " + value;
-    std::cout << "  environment: " << environment << "\n";
+    std::cout << "  environment: " << printable(environment) << "\n";
   }
-  for (const auto& [host, facts] : store->hosts(id)) std::cout << "  host " << console::describeHost(host, facts) << "\n";
+  for (const auto& [host, facts] : store->hosts(id)) std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
   if (m.steps > 0) {
     std::cout << format("  throughput %.1f samples/s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
                         m.throughput, (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms, m.stepP95Ms);
@@ -173,7 +186,7 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
   const RunMetrics& base = runs.front();
   for (size_t i = 1; i < runs.size(); ++i) {
     RunComparison c = compareRuns(base, runs[i]);
-    std::cout << c.otherName << " against " << c.baseName << "\n";
+    std::cout << printable(c.otherName) << " against " << printable(c.baseName) << "\n";
     std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", "METRIC", "UNIT", "BASE", "OTHER", "CHANGE",
                         "95% CI");
     for (const auto& d : c.deltas) {
@@ -183,7 +196,7 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
     }
     std::cout << "  " << c.verdict << "\n";
     if (runs[i].ranks != base.ranks && base.throughput > 0) {
-      std::cout << "  " << scalingFinding(runs[i], base).summary() << "\n";
+      std::cout << "  " << printable(scalingFinding(runs[i], base).summary()) << "\n";
     }
     std::cout << "\n";
   }

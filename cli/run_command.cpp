@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/printable.h"
 #include "console/run_flags.h"
 #include "console/run_progress.h"
 #include "console/run_session.h"
@@ -49,7 +50,7 @@ class LinePrinter : public console::RecordSink {
     for (const auto& r : records) {
       if (!r.has_log() || (r.log().stream() == v1::LogLine::STREAM_STDOUT && !withStdout_)) continue;
       std::string who = r.log().rank() >= 0 ? "[rank " + std::to_string(r.log().rank()) + "] " : "[agent] ";
-      lines_.push_back(who + r.log().text());
+      lines_.push_back(who + printable(r.log().text()));
     }
   }
   std::deque<std::string> take() {
@@ -121,7 +122,7 @@ class ProgressDisplay {
     for (size_t i = 0; i < snap.ranks.size() && i < shown; ++i) {
       const auto& r = snap.ranks[i];
       char row[160];
-      std::snprintf(row, sizeof row, "  %4d  %-16.16s %5llu  %9.0f  %10.1f  %7.1f  %7.0f  %s\n", r.rank, r.host.c_str(),
+      std::snprintf(row, sizeof row, "  %4d  %-16.16s %5llu  %9.0f  %10.1f  %7.1f  %7.0f  %s\n", r.rank, printable(r.host).c_str(),
                     static_cast<unsigned long long>(r.step), r.samplesPerS, r.computeMs, r.commWaitMs, r.rssMb,
                     r.state.c_str());
       out << row;
@@ -184,11 +185,11 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   display.finish(session.progress(), printer.take());
 
   const console::RunResult result = session.finish(*outcome);
-  for (const auto& f : result.findings) std::cerr << "ringmaster run: finding: " << f.summary() << "\n";
+  for (const auto& f : result.findings) std::cerr << "ringmaster run: finding: " << printable(f.summary()) << "\n";
   if (session.runId() > 0) {
     std::cerr << "ringmaster run: stored as run " << session.runId() << " in " << session.storePath() << "\n";
   }
-  for (const auto& problem : result.problems) std::cerr << "ringmaster run: " << problem << "\n";
+  for (const auto& problem : result.problems) std::cerr << "ringmaster run: " << printable(problem) << "\n";
   if (!o.timeline.empty()) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
   std::cerr << "ringmaster run: job " << session.jobId() << " " << result.status;
   switch (outcome->status) {
@@ -196,10 +197,10 @@ int runJob(console::RunFlags o, const CLI::App& app) {
     case console::JobStatus::Stopped: std::cerr << "\n"; return 130;
     default: break;
   }
-  std::cerr << ": " << outcome->message << "\n";
+  std::cerr << ": " << printable(outcome->message) << "\n";
   if (outcome->failedRank && !outcome->failedRank->lastLines.empty()) {
     std::cerr << "last lines of rank " << outcome->failedRank->rank << ":\n";
-    for (const auto& line : outcome->failedRank->lastLines) std::cerr << "  | " << line << "\n";
+    for (const auto& line : outcome->failedRank->lastLines) std::cerr << "  | " << printable(line) << "\n";
   }
   return 1;
 }

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/small_file.h"
 
 namespace ringmaster {
 namespace {
@@ -111,11 +111,7 @@ std::vector<HostSlots> parseHostfile(std::string_view text, std::string_view sou
 }
 
 std::vector<HostSlots> readHostfile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("hostfile '" + path + "' cannot be read; check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseHostfile(text.str(), path);
+  return parseHostfile(readSmallFile(path, "hostfile"), path);
 }
 
 int totalSlots(const std::vector<HostSlots>& hosts) {

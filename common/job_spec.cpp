@@ -149,6 +149,19 @@ v1::JobSpec defaultJobSpec() {
   return spec;
 }
 
+std::string jobIdProblem(const std::string& jobId) {
+  if (jobId.empty() || jobId.size() > 128) {
+    return "must have 1 to 128 characters, got " + std::to_string(jobId.size());
+  }
+  for (char c : jobId) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) return "may hold only letters, digits, '.', '_' and '-', got '" + jobId + "'";
+  }
+  if (jobId == "." || jobId == "..") return "cannot be '" + jobId + "'";
+  return {};
+}
+
 std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   std::vector<FieldError> errors;
   auto fail = [&](std::string field, std::string message) {
@@ -179,7 +192,10 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
                  "classifiers trained with cross-entropy");
   }
   if (spec.world_size() < 1 || spec.world_size() > 4096) fail("world_size", "must be from 1 to 4096");
-  if (!(spec.rendezvous_timeout_s() > 0)) fail("rendezvous_timeout_s", "must be above 0 seconds");
+  if (!std::isfinite(spec.rendezvous_timeout_s()) || !(spec.rendezvous_timeout_s() > 0) ||
+      spec.rendezvous_timeout_s() > kLongestWaitS) {
+    fail("rendezvous_timeout_s", "must be above 0 and at most a week (604800 s)");
+  }
 
   const auto& h = spec.hyper();
   if (h.batch_size() < 1 || h.batch_size() > 65536) fail("hyper.batch_size", "must be from 1 to 65536");
@@ -206,8 +222,8 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   if (h.backward_passes_per_step() < 1 || h.backward_passes_per_step() > 1024) {
     fail("hyper.backward_passes_per_step", "must be from 1 to 1024");
   }
-  if (!std::isfinite(h.stall_check_s()) || !(h.stall_check_s() > 0)) {
-    fail("hyper.stall_check_s", "must be above 0 seconds");
+  if (!std::isfinite(h.stall_check_s()) || !(h.stall_check_s() > 0) || h.stall_check_s() > kLongestWaitS) {
+    fail("hyper.stall_check_s", "must be above 0 and at most a week (604800 s)");
   }
   if (h.compression() == v1::COMPRESSION_BF16 && spec.engine() == v1::ENGINE_HOROVOD) {
     fail("hyper.compression", "the horovod engine supports none or fp16 (as Horovod's Compression)");

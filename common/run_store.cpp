@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/run_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/job_spec.h"
@@ -462,11 +472,15 @@ constexpr const char* kRunColumns =
 
 RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
-  int flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &impl_->db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) impl_->fail(rc, options.readOnly ? "open" : "create or open");
-  sqlite3_extended_result_codes(impl_->db, 1);
-  sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+  if (options.readOnly) {
+    openForReading(options);
+  } else {
+    int rc = sqlite3_open_v2(path.c_str(), &impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+    if (rc != SQLITE_OK) impl_->fail(rc, "create or open");
+    sqlite3_extended_result_codes(impl_->db, 1);
+    sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+  }
 
   if (!options.readOnly) {
     // WAL lets readers run while a run is ingested; NORMAL sync is durable across crashes of the process.
@@ -476,7 +490,42 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   impl_->exec("PRAGMA cache_size = -32768", "open");
   impl_->exec("PRAGMA temp_store = MEMORY", "open");
   impl_->migrate(options.readOnly);
-  if (!options.readOnly) impl_->prepareWriters();
+  if (!options.readOnly) {
+    impl_->prepareWriters();
+    try {
+      markInterruptedRuns();
+    } catch (const StoreError&) {
+      // Another writer holds the store: the next console to open it looks again.
+    }
+  }
+}
+
+void RunStore::openForReading(const Options& options) {
+  // A store in WAL mode is read through its -shm file, which a reader who may not write the folder cannot create:
+  // such a store (a colleague's, a read-only mount) is read as it is on disk, "immutable".
+  std::string uri = "file:";
+  for (char c : impl_->path) {
+    if (c == '?' || c == '#' || c == '%') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  for (const char* query : {"?mode=ro", "?immutable=1"}) {
+    if (impl_->db) sqlite3_close_v2(std::exchange(impl_->db, nullptr));
+    int rc = sqlite3_open_v2((uri + query).c_str(), &impl_->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) impl_->fail(rc, "open");
+    sqlite3_extended_result_codes(impl_->db, 1);
+    sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+    rc = sqlite3_exec(impl_->db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    int primary = rc & 0xFF;
+    if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) impl_->fail(rc, "open");
+  }
+  impl_->fail(SQLITE_CANTOPEN, "open");
 }
 
 RunStore::~RunStore() = default;
@@ -487,10 +536,65 @@ const std::string& RunStore::path() const { return impl_->path; }
 int RunStore::openedSchemaVersion() const { return impl_->openedVersion; }
 int RunStore::schemaVersion() const { return impl_->version; }
 
+namespace {
+
+// <store>.consoles: where live consoles keep their lock files.
+std::string consolesFolder(const std::string& storePath) { return storePath + ".consoles"; }
+
+// The lock file this process holds for the store at `storePath` while it lives (taken on first use; the
+// descriptor stays open until the process ends, when the kernel releases the lock, also after kill -9).
+std::string claimForThisProcess(const std::string& storePath) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> claimed;  // store path -> lock file name
+  std::lock_guard lock(mutex);
+  if (auto it = claimed.find(storePath); it != claimed.end()) return it->second;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string name = std::string(host) + "-" + std::to_string(::getpid()) + ".lock";
+  std::error_code ec;
+  std::filesystem::create_directories(consolesFolder(storePath), ec);
+  int fd = ::open((consolesFolder(storePath) + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (fd >= 0) ::close(fd);
+    name.clear();  // unclaimed: a later console will call the run interrupted only once it is over
+  }
+  claimed[storePath] = name;
+  return name;
+}
+
+// True when a console holds `name`'s lock (it is alive); false when nobody does (it died or never claimed).
+bool consoleAlive(const std::string& storePath, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  const std::string file = consolesFolder(storePath) + "/" + name;
+  int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (!held) ::unlink(file.c_str());
+  ::close(fd);
+  return held;
+}
+
+}  // namespace
+
+int RunStore::markInterruptedRuns() {
+  std::vector<std::pair<int64_t, std::string>> running;
+  {
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    while (q->step()) running.emplace_back(q->int64(0), std::string(q->text(1)));
+  }
+  int marked = 0;
+  for (const auto& [id, console] : running) {
+    if (consoleAlive(impl_->path, console)) continue;  // this process's own runs included: its lock is held
+    impl_->prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'")->bind(1, id).run();
+    ++marked;
+  }
+  return marked;
+}
+
 int64_t RunStore::createRun(const NewRun& run) {
   auto q = impl_->prepare(
-      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, environment) "
-      "VALUES (?,?,?,?,?,?,?,?,?)");
+      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, environment, "
+      "console) VALUES (?,?,?,?,?,?,?,?,?,?)");
   // A user's program chose its own engine and backend: Ringmaster's fields do not describe it.
   std::string engine = isUserProgram(run.spec) ? "program" : "";
   std::string backend;
@@ -504,6 +608,7 @@ int64_t RunStore::createRun(const NewRun& run) {
   q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
   q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());
   q->bindBlob(8, run.spec.SerializeAsString()).bind(9, encodeStringMap(run.environment));
+  q->bind(10, run.status == "running" ? claimForThisProcess(impl_->path) : std::string());
   q->run();
   return sqlite3_last_insert_rowid(impl_->db);
 }
@@ -697,8 +802,9 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
       s.set_optimizer_ns(q->int64(8));
       s.set_total_ns(q->int64(9));
       s.set_samples(uint32_t(q->int64(10)));
-      s.set_loss(q->real(11));
-      s.set_lr(q->real(12));
+      // NULL: a value that was not a finite number, which SQLite keeps as NULL.
+      s.set_loss(q->isNull(11) ? std::numeric_limits<double>::quiet_NaN() : q->real(11));
+      s.set_lr(q->isNull(12) ? std::numeric_limits<double>::quiet_NaN() : q->real(12));
       series(s.rank()).steps.push_back(std::move(s));
     }
   }

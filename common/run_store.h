@@ -104,6 +104,7 @@ class RunStore {
   };
 
   // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError.
+  // Opened for writing, it marks "interrupted" every run still "running" whose console has died (see createRun).
   explicit RunStore(const std::string& path, Options options);
   explicit RunStore(const std::string& path) : RunStore(path, Options{}) {}
   ~RunStore();
@@ -116,7 +117,11 @@ class RunStore {
   int schemaVersion() const;
 
   // ---- writing
+  // A "running" run is claimed by this process: it holds a lock file beside the store (in <store>.consoles/) for
+  // as long as it lives, which tells a later reader whether the run's console is still there.
   int64_t createRun(const NewRun& run);
+  // Marks "interrupted" the runs left "running" by consoles that have died; returns how many.
+  int markInterruptedRuns();
   void setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs = 0);
   void setWorldSize(int64_t runId, int worldSize);
   void renameRun(int64_t runId, const std::string& name);
@@ -152,6 +157,7 @@ class RunStore {
   void forEachTimelineEvent(int64_t runId, const std::function<void(const v1::TimelineEvent&)>& visit) const;
 
  private:
+  void openForReading(const Options& options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -100,10 +100,31 @@ CREATE TABLE run_tags (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 3: a step's loss and learning rate may be NULL, which stands for a value that is not a finite number
+// (SQLite stores NaN as NULL): a diverged run keeps its steps. SQLite cannot drop NOT NULL in place, so the table
+// is copied. And runs know the console that records them.
+constexpr std::string_view kVersion3 = R"sql(
+CREATE TABLE steps_v3 (
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, epoch INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, data_ns INTEGER NOT NULL, forward_ns INTEGER NOT NULL, backward_ns INTEGER NOT NULL,
+  comm_wait_ns INTEGER NOT NULL, optimizer_ns INTEGER NOT NULL, total_ns INTEGER NOT NULL,
+  samples INTEGER NOT NULL,
+  loss REAL,                        -- NULL: not a number (the loss diverged)
+  lr REAL
+);
+INSERT INTO steps_v3 SELECT * FROM steps;
+DROP TABLE steps;
+ALTER TABLE steps_v3 RENAME TO steps;
+CREATE INDEX steps_by_run ON steps (run_id);
+-- The console recording a running run: the name of a lock file it holds while it lives (see RunStore), so that
+-- a run whose console died is found and marked interrupted instead of running for ever.
+ALTER TABLE runs ADD COLUMN console TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3};
   return all;
 }
 

@@ -29,6 +29,7 @@ QString FindingsModel::kindText(v1::Finding::Kind kind) {
     case v1::Finding::KIND_STALL: return tr("Stall");
     case v1::Finding::KIND_COMMUNICATION: return tr("Communication");
     case v1::Finding::KIND_SCALING: return tr("Scaling");
+    case v1::Finding::KIND_DIVERGENCE: return tr("Divergence");
     default: return tr("Other");
   }
 }

@@ -3,11 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "agent/agent_server.h"
 #include "common/error.h"
+#include "common/small_file.h"
 
 namespace ringmaster::console {
 namespace {
@@ -31,14 +30,11 @@ int parsePort(const std::string& text, const std::string& address) {
 }
 
 std::string readCaFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("TLS CA " + path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+  std::string text = readSmallFile(path, "TLS CA");
+  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
     throw InputError("TLS CA " + path + ": not a PEM certificate (no BEGIN CERTIFICATE line)");
   }
-  return text.str();
+  return text;
 }
 
 }  // namespace

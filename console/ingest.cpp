@@ -106,7 +106,14 @@ void RunIngest::storeFindingsIfDue(bool now) {
 void RunIngest::finish(const std::string& status) {
   std::lock_guard lock(mutex_);
   storeFindingsIfDue(true);
-  if (store_) store_->setRunStatus(runId_, status, unixNs());
+  if (!store_) return;
+  try {
+    store_->setRunStatus(runId_, status, unixNs());
+  } catch (const std::exception& e) {
+    // The run stays "running" in the file; once this console has gone, the next one to open the history
+    // calls it interrupted.
+    if (storeProblem_.empty()) storeProblem_ = std::string("the run's end could not be stored: ") + e.what();
+  }
 }
 
 void RunIngest::recordEnvironment(const std::map<std::string, std::string>& environment,

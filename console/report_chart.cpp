@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/printable.h"
 #include "console/series_decimator.h"
 
 namespace ringmaster::console {
@@ -88,7 +89,9 @@ std::string paletteColor(size_t index) {
   return colors[index % (sizeof colors / sizeof *colors)];
 }
 
-std::string escapeXml(const std::string& text) {
+std::string escapeXml(const std::string& raw) {
+  // Control characters (invalid in XML, and terminal commands in a log line) are shown as text first.
+  const std::string text = printable(raw, true);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

@@ -51,7 +51,7 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
 std::string chartSvg(const Chart& chart, int width, int height);
 // Distinct colours for series and segments.
 std::string paletteColor(size_t index);
-// Escapes text for HTML and SVG.
+// Escapes text for HTML and SVG; control characters are written as visible text (see common/printable.h).
 std::string escapeXml(const std::string& text);
 
 }  // namespace ringmaster::console

@@ -3,26 +3,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "agent/agent_server.h"
 #include "common/error.h"
 #include "common/host_list.h"
+#include "common/small_file.h"
 #include "console/run_session.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::console {
 namespace {
-
-std::string readWholeFile(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(flag + " " + path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The user's model file and npy folder, made absolute (the ranks start in another folder, maybe on another
 // host) and, for a run on this machine, looked for now, so that a typo fails before anything starts.
@@ -190,6 +181,14 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
   }
   if (flags.ranks < 1) throw InputError("-np must be at least 1, got " + std::to_string(flags.ranks));
   if (!isUserProgram(flags.spec)) resolveUserFiles(flags);
+  if (!flags.jobId.empty()) {
+    if (auto problem = jobIdProblem(flags.jobId); !problem.empty()) {
+      throw InputError("--job-id " + problem + "; leave it out for a generated one");
+    }
+  }
+  if (parsed && parsed->count("--hosts") > 0 && flags.hostList.empty()) {
+    throw InputError("-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
+  }
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);
@@ -286,7 +285,7 @@ LaunchPlan launchPlan(const RunFlags& flags) {
   if (!flags.hostfile.empty()) plan.hosts = readHostfile(flags.hostfile);
   plan.agentPort = flags.agentPort;
   if (!flags.tokenFile.empty()) plan.token = agent::readTokenFile(flags.tokenFile);
-  if (!flags.tlsCa.empty()) plan.tlsCaPem = readWholeFile(flags.tlsCa, "--tls-ca");
+  if (!flags.tlsCa.empty()) plan.tlsCaPem = readSmallFile(flags.tlsCa, "--tls-ca");
   plan.jobId = flags.jobId;
   plan.workerPath = flags.worker;
   plan.stateDir = flags.stateDir;

@@ -9,6 +9,7 @@ void Probe::record(v1::Record record) { buffer_.push(std::move(record)); }
 
 void Probe::step(v1::StepSample sample) {
   sample.set_rank(rank_);
+  lastStep_.store(static_cast<int64_t>(sample.step()), std::memory_order_relaxed);
   v1::Record r;
   *r.mutable_step() = std::move(sample);
   record(std::move(r));

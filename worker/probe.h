@@ -23,6 +23,8 @@ class Probe {
   int64_t now() const { return clock_.now(); }
 
   void step(v1::StepSample sample);
+  // Index of the last step recorded, -1 before the first (for heartbeats).
+  int64_t lastStep() const { return lastStep_.load(std::memory_order_relaxed); }
   // Fills latency, algbw and busbw (nccl-tests' definitions, GB = 1e9 bytes) from bytes, start and end.
   void allreduce(v1::AllreduceOp op);
   void memory(v1::MemorySample sample);
@@ -42,6 +44,7 @@ class Probe {
   const int worldSize_;
   JobClock clock_;
   std::atomic<bool> timelineOn_{false};
+  std::atomic<int64_t> lastStep_{-1};
   RecordBuffer buffer_;
 };
 

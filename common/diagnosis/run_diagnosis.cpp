@@ -9,13 +9,15 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
     : stragglers_(worldSize, config.straggler),
       leaks_(config.leak),
       stalls_(worldSize, config.stall),
-      communication_(config.communication) {}
+      communication_(config.communication),
+      divergence_(worldSize) {}
 
 void RunDiagnosis::setHost(int rank, const std::string& host) {
   stragglers_.setHost(rank, host);
   leaks_.setHost(rank, host);
   stalls_.setHost(rank, host);
   communication_.setHost(rank, host);
+  divergence_.setHost(rank, host);
 }
 
 void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
@@ -24,6 +26,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       stragglers_.add(record.step());
       stalls_.progress(record.step(), arrivalNs);
       communication_.add(record.step());
+      divergence_.add(record.step());
       break;
     case v1::Record::kAllreduce:
       stragglers_.add(record.allreduce());
@@ -62,6 +65,8 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
 
 std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
   std::vector<v1::Finding> out = received_;
+  auto diverged = divergence_.findings();
+  out.insert(out.end(), diverged.begin(), diverged.end());
   auto stragglers = stragglers_.findings();
   out.insert(out.end(), stragglers.begin(), stragglers.end());
   auto leaks = leaks_.findings();

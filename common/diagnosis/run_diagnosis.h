@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/diagnosis/communication_health.h"
+#include "common/diagnosis/divergence_detector.h"
 #include "common/diagnosis/memory_leak_detector.h"
 #include "common/diagnosis/stall_detector.h"
 #include "common/diagnosis/straggler_detector.h"
@@ -41,6 +42,7 @@ class RunDiagnosis {
   MemoryLeakDetector leaks_;
   StallDetector stalls_;
   CommunicationMonitor communication_;
+  DivergenceDetector divergence_;
   std::vector<v1::Finding> received_;
 };
 

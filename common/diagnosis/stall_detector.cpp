@@ -31,6 +31,10 @@ void StallDetector::add(const v1::StallReport& report) {
 }
 
 void StallDetector::progress(const v1::StepSample& sample, int64_t arrivalNs) {
+  if (arrivalNs > 0 && lastAnyProgressNs_ > 0 &&
+      double(arrivalNs - lastAnyProgressNs_) / 1e9 >= config_.stallSeconds) {
+    rememberStallThatEnds(arrivalNs);
+  }
   uint64_t& last = lastStep_[sample.rank()];
   last = std::max(last, sample.step());
   lastProgressNs_[sample.rank()] = arrivalNs;
@@ -38,10 +42,32 @@ void StallDetector::progress(const v1::StepSample& sample, int64_t arrivalNs) {
 }
 
 void StallDetector::heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs) {
+  // A silent rank beats again (a frozen process continued): what held the job up is about to be forgotten.
+  if (auto it = beats_.find(beat.rank()); it != beats_.end() && arrivalNs > 0 &&
+                                          double(arrivalNs - it->second.arrivalNs) / 1e9 >= kSilentS) {
+    rememberStallThatEnds(arrivalNs);
+  }
   beats_[beat.rank()] = Beat{beat, arrivalNs};
   if (beat.last_step() >= 0) {
     uint64_t& last = lastStep_[beat.rank()];
     last = std::max(last, static_cast<uint64_t>(beat.last_step()));
+  }
+}
+
+void StallDetector::rememberStallThatEnds(int64_t nowNs) {
+  if (!latched_.empty()) return;
+  for (auto& f : progressFindings(nowNs)) {
+    if (f.rank() < 0) continue;  // a pause of the whole job (evaluation, a checkpoint) is no one's doing
+    f.set_severity(v1::Finding::SEVERITY_WARNING);
+    f.set_summary(f.summary() + "; then it went on");
+    (*f.mutable_evidence())["resumed"] = 1;
+    // One finding per rank: the longest stall it caused.
+    auto same = std::find_if(ended_.begin(), ended_.end(), [&](const v1::Finding& g) { return g.rank() == f.rank(); });
+    if (same == ended_.end()) {
+      ended_.push_back(std::move(f));
+    } else if (f.evidence().at("quiet_s") > same->evidence().at("quiet_s")) {
+      *same = std::move(f);
+    }
   }
 }
 
@@ -82,12 +108,16 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
   }
   const auto fromProgress = latched_.empty() ? progressFindings(nowNs) : latched_;
   out.insert(out.end(), fromProgress.begin(), fromProgress.end());
+  for (const auto& f : ended_) {
+    const bool stillNamed = std::any_of(fromProgress.begin(), fromProgress.end(),
+                                        [&](const v1::Finding& g) { return g.rank() == f.rank(); });
+    if (!stillNamed) out.push_back(f);
+  }
   return out;
 }
 
 std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double quietS) const {
-  constexpr double kSilentS = 5;  // heartbeats come every second: five missed is a rank gone quiet
-  std::vector<int> waiting, holding;
+  std::vector<int> waiting, holding, beating;
   std::map<int, std::string> what;
   for (int r = 0; r < worldSize_; ++r) {
     if (exited_.count(r)) continue;
@@ -101,12 +131,20 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
       what[r] = format("has sent nothing for %.1f s", silentS);
     } else if (b.beat.phase() == "comm_wait") {
       waiting.push_back(r);
+    } else if (b.beat.phase().empty()) {
+      beating.push_back(r);  // alive, doing it does not say what (Ringmaster's own ranks)
     } else {
       holding.push_back(r);
       what[r] = format("has been in %s for %.1f s", b.beat.phase().c_str(), inPhaseS);
     }
   }
   std::vector<v1::Finding> out;
+  // Ranks that beat without saying where they are wait for the silent ones, if any are silent.
+  const bool silentOnes = std::any_of(holding.begin(), holding.end(), [&](int r) {
+    return double(nowNs - beats_.at(r).arrivalNs) / 1e9 >= kSilentS;
+  });
+  if (silentOnes) waiting.insert(waiting.end(), beating.begin(), beating.end());
+  std::sort(waiting.begin(), waiting.end());
   if (waiting.empty() || holding.empty()) return out;
   for (int rank : holding) {
     auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
@@ -116,11 +154,20 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     std::string where = host.empty() ? "" : " (" + host + ")";
     std::string after =
         last >= 0 ? format("after step %lld", (long long)last) : std::string("before its first step");
-    f.set_summary(
-        format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
-               "job has not progressed for %.1f s",
-               rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
-               joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+    const bool silent = double(nowNs - beats_.at(rank).arrivalNs) / 1e9 >= kSilentS;
+    if (silent) {
+      f.set_cause("silent");
+      f.set_summary(format("rank %d%s went silent %s: it %s (frozen, stopped or out of memory and swapping) while "
+                           "rank%s %s wait%s for it; the job has not progressed for %.1f s",
+                           rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
+                           joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+    } else {
+      f.set_summary(
+          format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
+                 "job has not progressed for %.1f s",
+                 rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
+                 joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+    }
     (*f.mutable_evidence())["quiet_s"] = quietS;
     (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
     out.push_back(std::move(f));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Finds stalls and hangs: the Horovod engine's stall reports name the ranks that have not submitted a tensor;
-// rank progress shows a job that stopped, and which ranks stopped behind the others; heartbeats (from ranks
-// of a user's program) tell the rank that stopped calling collectives from those waiting in one.
+// rank progress shows a job that stopped, and which ranks stopped behind the others; heartbeats tell the rank
+// that stopped calling collectives (a user's program says where it is) or that went silent (any rank frozen,
+// stopped or swapped out) from those waiting for it. A stall a rank caused is kept once the job goes on.
 //
 // Times passed in are the console's monotonic clock when a record arrived (live use); a stored run has only
 // the stall reports.
@@ -44,6 +45,9 @@ class StallDetector {
     int64_t arrivalNs = 0;
   };
   std::vector<v1::Finding> progressFindings(int64_t nowNs) const;
+  // A stall that a named rank caused is ending (progress or the rank's heartbeats are back): kept as a warning.
+  void rememberStallThatEnds(int64_t nowNs);
+  static constexpr double kSilentS = 5;  // heartbeats come every second: five missed is a rank gone quiet
   // The ranks holding a stalled job up by their heartbeats: not waiting in a collective while others are, or
   // silent while others still beat. Empty when heartbeats cannot tell.
   std::vector<v1::Finding> heartbeatFindings(int64_t nowNs, double quietS) const;
@@ -64,6 +68,7 @@ class StallDetector {
   int64_t lastAnyProgressNs_ = 0;
   std::map<int, Beat> beats_;         // latest heartbeat per rank
   std::vector<v1::Finding> latched_;  // the stall a failed rank ended
+  std::vector<v1::Finding> ended_;    // stalls the job came out of, one per rank that caused one
 };
 
 }  // namespace ringmaster::diagnosis

@@ -35,6 +35,10 @@
         <translation>扩展性</translation>
     </message>
     <message>
+        <source>Divergence</source>
+        <translation>发散</translation>
+    </message>
+    <message>
         <source>Other</source>
         <translation>其他</translation>
     </message>

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <limits>
 
 #include "common/diagnosis/run_diagnosis.h"
 #include "tests/unit/diagnosis_synthetic.h"
@@ -319,6 +320,61 @@ TEST(Stalls, ARankWhoseHeartbeatsStopIsNamed) {
   EXPECT_NE(found[0].summary().find("has sent nothing for 10.0 s"), std::string::npos) << found[0].summary();
 }
 
+TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
+  // Ringmaster's own ranks beat without a phase; rank 1 is stopped (SIGSTOP) from second 2 to second 14.
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  for (int rank = 0; rank < 2; ++rank) {
+    s.set_rank(rank);
+    s.set_step(40);
+    detector.progress(s, 2 * second);
+  }
+  for (int64_t t = 2; t <= 12; ++t) {
+    detector.heartbeat(beat(0, 40, "", 0, t * second), t * second);
+    if (t <= 2) detector.heartbeat(beat(1, 40, "", 0, t * second), t * second);
+  }
+  auto during = detector.findings(12 * second);
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_EQ(during[0].rank(), 1);
+  EXPECT_EQ(during[0].severity(), v1::Finding::SEVERITY_CRITICAL);
+  EXPECT_NE(during[0].summary().find("rank 1 went silent after step 40"), std::string::npos) << during[0].summary();
+  EXPECT_NE(during[0].summary().find("rank 0 waits for it"), std::string::npos) << during[0].summary();
+
+  // SIGCONT: rank 1 beats again, then both ranks finish steps.
+  detector.heartbeat(beat(1, 40, "", 0, 14 * second), 14 * second);
+  for (int rank = 0; rank < 2; ++rank) {
+    s.set_rank(rank);
+    s.set_step(41);
+    detector.progress(s, 14 * second + 100);
+  }
+  auto after = detector.findings(15 * second);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].rank(), 1);
+  EXPECT_EQ(after[0].severity(), v1::Finding::SEVERITY_WARNING);
+  EXPECT_NE(after[0].summary().find("then it went on"), std::string::npos) << after[0].summary();
+  EXPECT_GE(after[0].evidence().at("quiet_s"), 11.9);
+}
+
+TEST(Stalls, APauseOfTheWholeJobIsForgottenOnceItGoesOn) {
+  // Every rank beats through a 10 s evaluation: no one held the job up.
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  for (int64_t t = 0; t <= 12; ++t) {
+    for (int rank = 0; rank < 2; ++rank) {
+      detector.heartbeat(beat(rank, 9, "", 0, t * second), t * second);
+      s.set_rank(rank);
+      s.set_step(t < 2 ? 9 : 10);
+      if (t < 2 || t == 12) detector.progress(s, t * second);
+    }
+  }
+  auto during = detector.findings(8 * second);
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_EQ(during[0].rank(), -1) << during[0].summary();  // the job as a whole, while it lasts
+  EXPECT_TRUE(detector.findings(12 * second + 1).empty());
+}
+
 TEST(Stalls, ACleanEndLatchesNothing) {
   StallDetector detector(2, StallConfig{5});
   bothFinishStepFour(detector);
@@ -388,4 +444,51 @@ TEST(Replay, AStoredRunGivesTheSameFindingsAsLive) {
   for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].summary(), liveFindings[i].summary());
   EXPECT_EQ(ofKind(stored, v1::Finding::KIND_STRAGGLER).at(0).rank(), 6);
   EXPECT_EQ(ofKind(stored, v1::Finding::KIND_MEMORY_LEAK).at(0).rank(), 2);
+}
+
+namespace {
+
+v1::Record lossAt(int rank, uint64_t step, double loss) {
+  v1::Record r;
+  r.mutable_step()->set_rank(rank);
+  r.mutable_step()->set_step(step);
+  r.mutable_step()->set_total_ns(1'000'000);
+  r.mutable_step()->set_loss(loss);
+  return r;
+}
+
+}  // namespace
+
+TEST(Divergence, ALossThatBecomesNaNOnEveryRankIsOneFindingAtItsFirstStep) {
+  RunDiagnosis diagnosis(4);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (uint64_t step = 0; step < 12; ++step) {
+    for (int rank = 0; rank < 4; ++rank) diagnosis.observe(lossAt(rank, step, step < 7 ? 2.0 + step : nan));
+  }
+  auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_DIVERGENCE);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), -1);
+  EXPECT_EQ(found[0].since_step(), 7u);
+  EXPECT_EQ(found[0].severity(), v1::Finding::SEVERITY_CRITICAL);
+  EXPECT_NE(found[0].summary().find("became NaN at step 7 on every rank"), std::string::npos) << found[0].summary();
+  EXPECT_NE(found[0].summary().find("learning rate"), std::string::npos) << found[0].summary();
+  EXPECT_DOUBLE_EQ(found[0].evidence().at("last_finite_loss"), 8.0);
+}
+
+TEST(Divergence, OneRankThatGoesInfiniteIsNamedAndFiniteLossesSayNothing) {
+  RunDiagnosis diagnosis(2);
+  for (uint64_t step = 0; step < 10; ++step) {
+    diagnosis.observe(lossAt(0, step, 1.0 / (step + 1)));
+    diagnosis.observe(lossAt(1, step, step >= 4 ? std::numeric_limits<double>::infinity() : 1.0));
+  }
+  auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_DIVERGENCE);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_NE(found[0].summary().find("became infinite at step 4 on rank 1"), std::string::npos) << found[0].summary();
+
+  RunDiagnosis clean(2);
+  for (uint64_t step = 0; step < 10; ++step) {
+    for (int rank = 0; rank < 2; ++rank) clean.observe(lossAt(rank, step, 1.0 / (step + 1)));
+  }
+  EXPECT_TRUE(ofKind(clean.findings(), v1::Finding::KIND_DIVERGENCE).empty());
 }

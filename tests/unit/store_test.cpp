@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <thread>
 
 #include "common/run_store.h"
@@ -257,16 +261,77 @@ TEST_F(StoreTest, MigratesAVersionOneFile) {
   }
   RunStore store(file());
   EXPECT_EQ(store.openedSchemaVersion(), 1);
-  EXPECT_EQ(store.schemaVersion(), 2);
+  EXPECT_EQ(store.schemaVersion(), ringmaster::store_schema::kCurrentVersion);
   int64_t id = store.resolveRun("old");
   EXPECT_EQ(store.run(id)->worldSize, 4);
   EXPECT_EQ(store.counts(id).steps, 1);
+  EXPECT_DOUBLE_EQ(store.rankSeries(id).at(0).steps.at(0).loss(), 1.5);  // the steps table was copied whole
   EXPECT_EQ(store.run(id)->notes, "");
   store.addTag(id, "migrated");  // a version 2 feature works on the migrated file
   EXPECT_EQ(store.run(id)->tags.at(0), "migrated");
 
   RunStore again(file());
-  EXPECT_EQ(again.openedSchemaVersion(), 2);
+  EXPECT_EQ(again.openedSchemaVersion(), ringmaster::store_schema::kCurrentVersion);
+}
+
+TEST_F(StoreTest, ALossThatIsNotANumberIsKept) {
+  RunStore store(file());
+  int64_t id = store.createRun(named("diverged"));
+  v1::Record nan = stepRecord(0, 7);
+  nan.mutable_step()->set_loss(std::numeric_limits<double>::quiet_NaN());
+  v1::Record inf = stepRecord(0, 8);
+  inf.mutable_step()->set_loss(std::numeric_limits<double>::infinity());
+  store.append(id, {stepRecord(0, 6), nan, inf});
+  auto steps = store.rankSeries(id).at(0).steps;
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_TRUE(std::isfinite(steps[0].loss()));
+  EXPECT_TRUE(std::isnan(steps[1].loss()));
+  EXPECT_TRUE(std::isinf(steps[2].loss()));
+}
+
+TEST_F(StoreTest, ARunWhoseConsoleDiedIsMarkedInterruptedAndALiveOnesRunIsNot) {
+  // Each run is recorded by a child process of its own: one exits at once (as after kill -9, it leaves its run
+  // "running"), the other lives until told to go.
+  auto recordIn = [&](const std::string& name, int waitFd) {
+    pid_t child = ::fork();
+    if (child == 0) {
+      {
+        RunStore store(file());
+        store.createRun(named(name));
+      }
+      char byte;
+      if (waitFd >= 0) (void)::read(waitFd, &byte, 1);
+      ::_exit(0);
+    }
+    return child;
+  };
+  int pipeFds[2];
+  ASSERT_EQ(::pipe(pipeFds), 0);
+  pid_t died = recordIn("died", -1);
+  ASSERT_EQ(::waitpid(died, nullptr, 0), died);
+  pid_t alive = recordIn("alive", pipeFds[0]);
+  // Until the live one has created its run.
+  for (int i = 0; i < 500; ++i) {
+    RunStore::Options options = readOnly();
+    RunStore peek(file(), options);
+    if (peek.runs().size() == 2) break;
+    ::usleep(10'000);
+  }
+  {
+    RunStore store(file());
+    EXPECT_EQ(store.run(store.resolveRun("died"))->status, "interrupted");
+    EXPECT_EQ(store.run(store.resolveRun("alive"))->status, "running");
+  }
+  ASSERT_EQ(::write(pipeFds[1], "x", 1), 1);
+  ASSERT_EQ(::waitpid(alive, nullptr, 0), alive);
+  RunStore store(file());
+  EXPECT_EQ(store.run(store.resolveRun("alive"))->status, "interrupted");
+  // A run this process records is its own, alive.
+  int64_t mine = store.createRun(named("mine"));
+  EXPECT_EQ(store.markInterruptedRuns(), 0);
+  EXPECT_EQ(store.run(mine)->status, "running");
+  ::close(pipeFds[0]);
+  ::close(pipeFds[1]);
 }
 
 TEST_F(StoreTest, CorruptFileIsAClearError) {

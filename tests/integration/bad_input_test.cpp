@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a user types or points Ringmaster at never crashes it, never hangs it and never takes over the terminal:
+// every bad flag and file ends in exit code 2 with a message naming it, text from outside is shown, not obeyed,
+// and a store this user may only read can still be listed and shown.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "tests/support/files.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using ringmaster::test::binPath;
+using ringmaster::test::runProcess;
+using ringmaster::test::TempDir;
+
+namespace {
+
+struct Case {
+  std::vector<std::string> args;  // after the binary
+  std::string mention;            // what the message must name
+};
+
+// Runs each case and expects a prompt exit 2 (not an abort, not a timeout) whose stderr names the input.
+void expectRejected(const std::string& binary, const std::vector<Case>& cases,
+                    const std::vector<std::string>& common = {}) {
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {binPath(binary)};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    argv.insert(argv.end(), common.begin(), common.end());
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    auto r = runProcess(argv, {}, std::chrono::seconds(30));
+    EXPECT_FALSE(r.timedOut) << shown << "did not end";
+    EXPECT_EQ(r.signal, 0) << shown << "was killed by signal " << r.signal << ": " << r.err;
+    EXPECT_EQ(r.exitCode, 2) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mention), std::string::npos) << shown << "- stderr does not name " << c.mention << ": "
+                                                        << r.err;
+    EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << shown << ": " << r.err;
+  }
+}
+
+}  // namespace
+
+TEST(BadInput, FaultAndNumberFlagsOfARunAreUsageErrors) {
+  TempDir dir("bad-flags");
+  const std::vector<std::string> job = {"--model", "mlp", "--data", "synthetic", "--steps", "5", "--no-store",
+                                        "--state-dir", dir.file("state")};
+  expectRejected("ringmaster",
+                 {
+                     {{"run", "-np", "2", "--inject-straggler", "x:y"}, "--inject-straggler"},
+                     {{"run", "-np", "2", "--inject-straggler", "1"}, "--inject-straggler"},
+                     {{"run", "-np", "2", "--inject-straggler", "1:50@x"}, "--inject-straggler"},
+                     {{"run", "-np", "2", "--inject-straggler", "1:1e400"}, "--inject-straggler"},
+                     {{"run", "-np", "2", "--inject-straggler", "1:inf"}, "--inject-straggler"},
+                     {{"run", "-np", "2", "--inject-leak", "1:-5"}, "--inject-leak"},
+                     {{"run", "-np", "2", "--inject-leak", "1:nan"}, "--inject-leak"},
+                     {{"run", "-np", "2", "--inject-crash", "1"}, "--inject-crash"},
+                     {{"run", "-np", "2", "--inject-hang", "a:3"}, "--inject-hang"},
+                     {{"run", "-np", "2", "--rendezvous-timeout-s", "1e300"}, "--rendezvous-timeout-s"},
+                     {{"run", "-np", "2", "--stall-check-s", "inf"}, "--stall-check-s"},
+                     {{"run", "-np", "2", "--lr", "nan"}, "--lr"},
+                     {{"run", "-np", "2", "--momentum", "nan"}, "--momentum"},
+                     {{"run", "-np", "2", "--job-id", "../x"}, "--job-id"},
+                     {{"run", "-np", "2", "--job-id", std::string(5000, 'j')}, "--job-id"},
+                     {{"run", "-np", "2", "-H", ""}, "-H"},
+                 },
+                 job);
+  // The worker reads the same flags with the same rules.
+  expectRejected("ringmaster-worker", {
+                                          {{"--inject-straggler", "1:1e400"}, "--inject-straggler"},
+                                          {{"--rendezvous-timeout-s", "1e300"}, "--rendezvous-timeout-s"},
+                                          {{"--lr", "inf"}, "--lr"},
+                                      });
+}
+
+TEST(BadInput, FilesThatAreNotSmallRegularFilesAreRefusedAtOnce) {
+  TempDir dir("bad-files");
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = dir.file("big");
+  ringmaster::test::writeFile(big, std::string(2 << 20, 'x'));
+  const std::vector<std::string> job = {"--model", "mlp", "--data", "synthetic", "--steps", "5", "--no-store",
+                                        "--state-dir", dir.file("state")};
+  // /dev/zero never ends and a FIFO with no writer never answers: both must be refused, not read.
+  expectRejected("ringmaster",
+                 {
+                     {{"run", "-np", "2", "--hostfile", "/dev/zero"}, "/dev/zero"},
+                     {{"run", "-np", "2", "--hostfile", fifo}, fifo},
+                     {{"run", "-np", "2", "--hostfile", big}, big},
+                     {{"run", "-np", "2", "-H", "node1:2", "--token-file", "/dev/zero"}, "--token-file"},
+                     {{"run", "-np", "2", "-H", "node1:2", "--token-file", fifo}, "--token-file"},
+                     {{"run", "-np", "2", "-H", "node1:2", "--tls-ca", "/dev/zero"}, "--tls-ca"},
+                     {{"run", "-np", "2", "-H", "node1:2", "--tls-ca", dir.path()}, "--tls-ca"},
+                 },
+                 job);
+  expectRejected("ringmaster-agent", {
+                                         {{"--token-file", "/dev/zero"}, "--token-file"},
+                                         {{"--token-file", fifo}, "--token-file"},
+                                         {{"--token-file", big}, "--token-file"},
+                                         {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, "/dev/zero"},
+                                     },
+                 {"--state-dir", dir.file("agent-state")});
+}
+
+TEST(BadInput, ControlCharactersFromARankReachTheTerminalAsText) {
+  TempDir dir("escapes");
+  // The program clears the screen, rings the bell and retitles the window, in its output and in its name.
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--no-store", "--state-dir", dir.file("state"),
+                       "--", "/bin/sh", "-c", "printf '\\033[2Jcleared\\007\\033]0;title\\007\\n'; exit 3"},
+                      {}, std::chrono::seconds(60));
+  ASSERT_FALSE(r.timedOut);
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("cleared"), std::string::npos) << all;
+  EXPECT_EQ(all.find("\x1b[2J"), std::string::npos) << "a rank's escape sequence reached the terminal";
+  EXPECT_EQ(all.find('\a'), std::string::npos) << "a rank's bell reached the terminal";
+  EXPECT_NE(all.find("^[[2Jcleared^G"), std::string::npos) << "the escape is not shown as text: " << all;
+}
+
+TEST(BadInput, AStoreThisUserMayOnlyReadIsListedAndShown) {
+  TempDir dir("read-only-store");
+  const std::string folder = dir.file("store");
+  std::filesystem::create_directories(folder);
+  const std::string store = folder + "/runs.sqlite";
+  const std::string trace = dir.file("t.json");
+  ringmaster::test::writeFile(trace, R"([{"name":"step","ph":"X","ts":10,"dur":5,"pid":0,"tid":0}])");
+  auto imported = runProcess({binPath("ringmaster"), "import", "--store", store, "--name", "kept", trace});
+  ASSERT_EQ(imported.exitCode, 0) << imported.err;
+
+  // Read-only for whoever reads it: as root (who may write anything) the reader is "nobody".
+  std::vector<std::string> prefix;
+  if (::geteuid() == 0) {
+    ::chmod(dir.path().c_str(), 0755);
+    ::chmod(folder.c_str(), 0755);
+    ::chmod(store.c_str(), 0644);
+    prefix = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  } else {
+    ::chmod(store.c_str(), 0444);
+    ::chmod(folder.c_str(), 0555);
+  }
+  auto as = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = prefix;
+    argv.push_back(binPath("ringmaster"));
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runProcess(argv);
+  };
+  auto runs = as({"runs", "--store", store});
+  EXPECT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("kept"), std::string::npos) << runs.out;
+  auto show = as({"show", "1", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("kept"), std::string::npos) << show.out;
+  ::chmod(folder.c_str(), 0755);  // so that the temporary folder can be removed
+}

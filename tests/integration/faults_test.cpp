@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Faults a real run meets, through the real binaries: a loss that becomes NaN, a store another program locks, a
+// rank frozen with SIGSTOP, a console killed with SIGKILL. The run survives, is told truthfully, and stays in the
+// history.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using ringmaster::test::binPath;
+using ringmaster::test::runProcess;
+using ringmaster::test::TempDir;
+
+namespace {
+
+// The pids of the processes whose environment holds every one of `entries` (e.g. RANK=1 and the job's id).
+std::vector<pid_t> processesWith(const std::vector<std::string>& entries) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string environ = text.str();
+    std::vector<std::string> vars;
+    for (size_t at = 0; at < environ.size();) {
+      size_t end = environ.find('\0', at);
+      if (end == std::string::npos) end = environ.size();
+      vars.push_back(environ.substr(at, end - at));
+      at = end + 1;
+    }
+    bool all = true;
+    for (const auto& e : entries) all &= std::find(vars.begin(), vars.end(), e) != vars.end();
+    if (all) found.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return found;
+}
+
+// The pids whose command line holds `word` as one argument.
+std::vector<pid_t> processesRunning(const std::string& word) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string cmdline = "\0" + text.str();
+    if (cmdline.find("\0" + word + '\0') != std::string::npos) found.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return found;
+}
+
+// Waits up to `limit` for `ready`.
+template <typename Ready>
+bool waitFor(Ready ready, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Built-in training long enough to be interfered with: rank 0 spends 30 ms more per step.
+std::vector<std::string> longRun(const TempDir& dir, const std::string& jobId, int steps) {
+  return {binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
+          std::to_string(steps), "--inject-straggler", "0:30", "--store", dir.file("runs.sqlite"), "--state-dir",
+          dir.file("state"), "--job-id", jobId, "--name", jobId};
+}
+
+}  // namespace
+
+TEST(Faults, ARankFrozenWithSigstopIsNamedAndRememberedOnceItGoesOn) {
+  TempDir dir("frozen");
+  const std::string jobId = "frozen-" + std::to_string(::getpid());
+  ringmaster::test::ProcessResult result;
+  std::thread run([&] { result = runProcess(longRun(dir, jobId, 700), {}, std::chrono::minutes(5)); });
+  std::vector<pid_t> rank1;
+  const bool started = waitFor(
+      [&] { return !(rank1 = processesWith({"RANK=1", "RINGMASTER_JOB_ID=" + jobId})).empty(); },
+      std::chrono::seconds(60));
+  if (started) {
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // some steps first
+    ::kill(rank1.front(), SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::seconds(12));
+    ::kill(rank1.front(), SIGCONT);
+  }
+  run.join();
+  ASSERT_TRUE(started) << "rank 1 never started: " << result.err;
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("finding: rank 1 went silent"), std::string::npos) << result.err;
+  auto show = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
+  EXPECT_NE(show.out.find("rank 1 went silent"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("then it went on"), std::string::npos) << show.out;
+}
+
+TEST(Faults, ARunWhoseConsoleIsKilledIsMarkedInterruptedWithItsStepsKept) {
+  TempDir dir("killed-console");
+  const std::string jobId = "killed-" + std::to_string(::getpid());
+  std::thread run([&] { runProcess(longRun(dir, jobId, 5000), {}, std::chrono::minutes(5)); });
+  // Until the run has stored some steps.
+  const bool running = waitFor(
+      [&] {
+        auto r = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
+        return r.out.find("throughput") != std::string::npos;
+      },
+      std::chrono::seconds(90));
+  // The console is the process started with the job id on its command line that is not one of its ranks.
+  const auto ranks = processesWith({"RINGMASTER_JOB_ID=" + jobId});
+  for (pid_t pid : processesRunning(jobId)) {
+    if (std::find(ranks.begin(), ranks.end(), pid) == ranks.end()) ::kill(pid, SIGKILL);
+  }
+  run.join();
+  // Ranks the dead console leaves behind are not this test's to keep.
+  for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
+  ASSERT_TRUE(running) << "the run never stored a step";
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", dir.file("runs.sqlite")});
+  EXPECT_NE(runs.out.find("interrupted"), std::string::npos) << runs.out;
+  EXPECT_EQ(runs.out.find("running"), std::string::npos) << runs.out;
+  auto show = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
+  EXPECT_NE(show.out.find("status interrupted"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("throughput"), std::string::npos) << "the steps stored before are kept: " << show.out;
+}
+
+TEST(Faults, ARunWhoseLossBecomesNaNFinishesAndIsStoredWithADivergenceFinding) {
+  TempDir dir("diverging");
+  const std::string store = dir.file("runs.sqlite");
+  // A learning rate of a million: real jobs diverge too, and the run must survive it.
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
+                       "30", "--lr", "1e6", "--store", store, "--state-dir", dir.file("state"), "--name", "diverged"},
+                      {}, std::chrono::minutes(5));
+  ASSERT_FALSE(r.timedOut);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("finding: The loss became"), std::string::npos) << r.err;
+
+  auto show = runProcess({binPath("ringmaster"), "show", "diverged", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status finished"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("divergence: The loss became"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("over 30 steps"), std::string::npos) << "every step is kept: " << show.out;
+}
+
+TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) {
+  TempDir dir("locked-store");
+  const std::string store = dir.file("runs.sqlite");
+  // Another program (a user's sqlite3 shell, a backup) takes the write lock for longer than the store waits.
+  std::atomic<bool> locked{false};
+  std::thread other([&] {
+    sqlite3* db = nullptr;
+    for (int i = 0; i < 3000 && !locked; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (!std::filesystem::exists(store)) continue;
+      if (!db && sqlite3_open(store.c_str(), &db) != SQLITE_OK) continue;
+      sqlite3_busy_timeout(db, 100);
+      int steps = -1;
+      sqlite3_exec(
+          db, "SELECT count(*) FROM steps",
+          [](void* out, int, char** values, char**) {
+            *static_cast<int*>(out) = values[0] ? std::atoi(values[0]) : 0;
+            return 0;
+          },
+          &steps, nullptr);
+      if (steps > 0 && sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK) locked = true;
+    }
+    if (locked) {
+      std::this_thread::sleep_for(std::chrono::seconds(8));
+      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    }
+    sqlite3_close(db);
+  });
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
+                       "600", "--store", store, "--state-dir", dir.file("state"), "--name", "held"},
+                      {}, std::chrono::minutes(5));
+  other.join();
+  ASSERT_TRUE(locked) << "the other program never got the lock; the run ended before it could";
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  auto show = runProcess({binPath("ringmaster"), "show", "held", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status finished"), std::string::npos) << show.out;
+}
