@@ -195,6 +195,7 @@ v1::Record Job::rankState(const Rank& rank, v1::RankState::State state, const st
   s->set_time_unix_ns(unixNs());
   s->set_host(setup_.hostname);
   s->set_message(message);
+  s->set_stopped_by_agent(rank.stoppedByAgent);
   return record;
 }
 

@@ -18,6 +18,7 @@ void RunDiagnosis::setHost(int rank, const std::string& host) {
   stalls_.setHost(rank, host);
   communication_.setHost(rank, host);
   divergence_.setHost(rank, host);
+  crashes_.setHost(rank, host);
 }
 
 void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
@@ -27,7 +28,9 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       stalls_.progress(record.step(), arrivalNs);
       communication_.add(record.step());
       divergence_.add(record.step());
+      crashes_.step(record.step());
       break;
+    case v1::Record::kLog: crashes_.log(record.log()); break;
     case v1::Record::kAllreduce:
       stragglers_.add(record.allreduce());
       communication_.add(record.allreduce());
@@ -52,6 +55,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
     case v1::Record::kRankState: {
       const auto& state = record.rank_state();
       if (!state.host().empty()) setHost(state.rank(), state.host());
+      crashes_.state(state);
       if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||
           state.state() == v1::RankState::STATE_FAILED_TO_START) {
         const bool failed = state.state() != v1::RankState::STATE_EXITED || state.exit_code() != 0;
@@ -65,6 +69,8 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
 
 std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
   std::vector<v1::Finding> out = received_;
+  auto crashed = crashes_.findings();
+  out.insert(out.end(), crashed.begin(), crashed.end());
   auto diverged = divergence_.findings();
   out.insert(out.end(), diverged.begin(), diverged.end());
   auto stragglers = stragglers_.findings();

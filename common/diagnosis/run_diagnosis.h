@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/diagnosis/communication_health.h"
+#include "common/diagnosis/crash_detector.h"
 #include "common/diagnosis/divergence_detector.h"
 #include "common/diagnosis/memory_leak_detector.h"
 #include "common/diagnosis/stall_detector.h"
@@ -43,6 +44,7 @@ class RunDiagnosis {
   StallDetector stalls_;
   CommunicationMonitor communication_;
   DivergenceDetector divergence_;
+  CrashDetector crashes_;
   std::vector<v1::Finding> received_;
 };
 

@@ -39,6 +39,10 @@
         <translation>发散</translation>
     </message>
     <message>
+        <source>Crash</source>
+        <translation>崩溃</translation>
+    </message>
+    <message>
         <source>Other</source>
         <translation>其他</translation>
     </message>

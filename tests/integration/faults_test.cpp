@@ -194,3 +194,19 @@ TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) 
   EXPECT_EQ(show.exitCode, 0) << show.err;
   EXPECT_NE(show.out.find("status finished"), std::string::npos) << show.out;
 }
+
+TEST(Faults, ACrashedRankIsTheRunsFirstFinding) {
+  TempDir dir("crash");
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--engine", "horovod", "--model", "mlp", "--data",
+                       "synthetic", "--steps", "80", "--inject-crash", "1:30", "--store", dir.file("runs.sqlite"),
+                       "--state-dir", dir.file("state"), "--name", "crashed"},
+                      {}, std::chrono::minutes(5));
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("finding: rank 1"), std::string::npos) << r.err;
+  auto show = runProcess({binPath("ringmaster"), "show", "crashed", "--store", dir.file("runs.sqlite")});
+  const auto findings = show.out.find("Findings:");
+  ASSERT_NE(findings, std::string::npos) << show.out;
+  const size_t firstLine = show.out.find('\n', findings) + 1;
+  const std::string first = show.out.substr(firstLine, show.out.find('\n', firstLine) - firstLine);
+  EXPECT_NE(first.find("] crash: rank 1"), std::string::npos) << "the crash is the first finding: " << show.out;
+}

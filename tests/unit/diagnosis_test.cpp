@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <limits>
 
@@ -491,4 +492,64 @@ TEST(Divergence, OneRankThatGoesInfiniteIsNamedAndFiniteLossesSayNothing) {
     for (int rank = 0; rank < 2; ++rank) clean.observe(lossAt(rank, step, 1.0 / (step + 1)));
   }
   EXPECT_TRUE(ofKind(clean.findings(), v1::Finding::KIND_DIVERGENCE).empty());
+}
+
+namespace {
+
+v1::Record rankEnded(int rank, v1::RankState::State state, int code, bool stoppedByAgent) {
+  v1::Record r;
+  auto* s = r.mutable_rank_state();
+  s->set_rank(rank);
+  s->set_state(state);
+  if (state == v1::RankState::STATE_SIGNALED) s->set_signal(code);
+  if (state == v1::RankState::STATE_EXITED) s->set_exit_code(code);
+  s->set_host("node2");
+  s->set_stopped_by_agent(stoppedByAgent);
+  return r;
+}
+
+v1::Record stderrLine(int rank, const std::string& text) {
+  v1::Record r;
+  r.mutable_log()->set_rank(rank);
+  r.mutable_log()->set_stream(v1::LogLine::STREAM_STDERR);
+  r.mutable_log()->set_text(text);
+  return r;
+}
+
+}  // namespace
+
+TEST(Crashes, TheRankThatFailedFirstIsTheFindingNotTheOnesStoppedAfterIt) {
+  RunDiagnosis diagnosis(4);
+  for (uint64_t step = 0; step < 30; ++step) {
+    for (int rank = 0; rank < 4; ++rank) diagnosis.observe(lossAt(rank, step, 1.0));
+  }
+  diagnosis.observe(stderrLine(1, "terminate called after throwing an instance of 'c10::Error'"));
+  diagnosis.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, SIGABRT, false));
+  diagnosis.observe(rankEnded(0, v1::RankState::STATE_SIGNALED, SIGTERM, true));
+  diagnosis.observe(rankEnded(2, v1::RankState::STATE_EXITED, 1, true));
+  auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_CRASH);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_EQ(found[0].since_step(), 30u);
+  const std::string& text = found[0].summary();
+  EXPECT_NE(text.find("rank 1 (node2) was killed by SIGABRT after step 29"), std::string::npos) << text;
+  EXPECT_NE(text.find("c10::Error"), std::string::npos) << text;
+  EXPECT_EQ(diagnosis.findings().front().kind(), v1::Finding::KIND_CRASH) << "the crash comes first";
+}
+
+TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
+  RunDiagnosis failedRun(2);
+  failedRun.observe(stderrLine(0, "Traceback (most recent call last):"));
+  failedRun.observe(stderrLine(0, "RuntimeError: rank 0 cannot go on at step 3"));
+  failedRun.observe(rankEnded(0, v1::RankState::STATE_EXITED, 1, false));
+  auto found = ofKind(failedRun.findings(), v1::Finding::KIND_CRASH);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].summary().find("exited with code 1 before its first step"), std::string::npos)
+      << found[0].summary();
+  EXPECT_NE(found[0].summary().find("RuntimeError: rank 0 cannot go on"), std::string::npos) << found[0].summary();
+
+  RunDiagnosis stopped(2);
+  stopped.observe(rankEnded(0, v1::RankState::STATE_EXITED, 0, false));
+  stopped.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, SIGTERM, true));  // the user's Stop
+  EXPECT_TRUE(ofKind(stopped.findings(), v1::Finding::KIND_CRASH).empty());
 }
