@@ -12,6 +12,7 @@
 
 #include "agent/program_path.h"
 #include "common/error.h"
+#include "common/record_checks.h"
 #include "common/small_file.h"
 #include "ringmaster/v1/agent.grpc.pb.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
@@ -167,6 +168,13 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
       Finish(grpc::Status(grpc::INVALID_ARGUMENT, "one Report stream carries one rank of one job"));
       return;
     }
+    if (static_cast<size_t>(request_.batch().records_size()) > kMaxRecordsPerReport) {
+      Finish(grpc::Status(grpc::INVALID_ARGUMENT, "a Report request carries at most " +
+                                                      std::to_string(kMaxRecordsPerReport) + " records, this one " +
+                                                      std::to_string(request_.batch().records_size())));
+      return;
+    }
+    keepRecordsThatCanBeTrue();
     const size_t count = static_cast<size_t>(request_.batch().records_size());
     if (uint64_t last = job_->journal().append(std::move(*request_.mutable_batch())); last > 0) {
       lastSeq_ = last;
@@ -178,12 +186,39 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
   void OnDone() override { delete this; }
 
  private:
+  // Drops the records a rank cannot have made (see common/record_checks.h); the first time, the job's journal
+  // says so.
+  void keepRecordsThatCanBeTrue() {
+    auto* records = request_.mutable_batch()->mutable_records();
+    int kept = 0;
+    std::string firstProblem;
+    for (int i = 0; i < records->size(); ++i) {
+      std::string problem = rankRecordProblem(records->Get(i), rank_, job_->worldSize());
+      if (problem.empty()) {
+        if (kept != i) records->SwapElements(kept, i);
+        ++kept;
+      } else if (firstProblem.empty()) {
+        firstProblem = std::move(problem);
+      }
+    }
+    const int refused = records->size() - kept;
+    if (refused == 0) return;
+    records->DeleteSubrange(kept, refused);
+    if (!toldRefusal_) {
+      toldRefusal_ = true;
+      job_->journal().append(std::vector<v1::Record>{job_->agentLine(
+          rank_, "rank " + std::to_string(rank_) + " sent records that cannot be true, which are dropped (the first: " +
+                     firstProblem + ")")});
+    }
+  }
+
   Agent& agent_;
   v1::ReportReply* reply_;
   v1::ReportRequest request_;
   Job* job_ = nullptr;
   int rank_ = -1;
   uint64_t lastSeq_ = 0;
+  bool toldRefusal_ = false;
 };
 
 }  // namespace

@@ -58,6 +58,9 @@ class Job {
   const std::string& directory() const { return setup_.directory; }
   const std::string& secret() const { return setup_.secret; }
   bool hasRank(int rank) const;
+  int worldSize() const { return static_cast<int>(setup_.request.spec().world_size()); }
+  // A line of the agent's own about `rank` (-1: the job), for the journal.
+  v1::Record agentLine(int rank, const std::string& text) const;
   Journal& journal() { return *journal_; }
   std::shared_ptr<Journal> sharedJournal() const { return journal_; }
   // Every rank has exited and the journal holds everything they said.
@@ -72,7 +75,6 @@ class Job {
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);
   void beginStop(const std::string& why, std::vector<v1::Record>& out);
   v1::Record rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const;
-  v1::Record agentLine(int rank, const std::string& text) const;
 
   const JobSetup setup_;
   std::shared_ptr<Journal> journal_;

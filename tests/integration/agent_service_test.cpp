@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -228,6 +229,91 @@ TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
     EXPECT_EQ(reportReply.accepted(), 0u);
   }
   ASSERT_TRUE(client.stop("guarded", 1).ok());
+}
+
+TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
+  TempDir dir("agent-checks");
+  agent::AgentServer server(localOptions(dir));
+  auto client = clientFor(server);
+  v1::LaunchReply reply;
+  ASSERT_TRUE(client.launch(waitingRank("checked"), reply).ok());
+  const std::string secret = secretOf(reply.pids(0));
+  auto telemetry = v1::Telemetry::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+  auto report = [&](const v1::RecordBatch& batch) {
+    grpc::ClientContext context;
+    v1::ReportReply reportReply;
+    auto stream = telemetry->Report(&context, &reportReply);
+    v1::ReportRequest request;
+    request.set_job_id("checked");
+    request.set_rank(0);
+    request.set_secret(secret);
+    *request.mutable_batch() = batch;
+    stream->Write(request);
+    stream->WritesDone();
+    grpc::Status status = stream->Finish();
+    return std::make_pair(status, reportReply.accepted());
+  };
+
+  v1::RecordBatch batch;
+  auto* good = batch.add_records()->mutable_step();
+  good->set_rank(0);
+  good->set_step(3);
+  good->set_total_ns(1'000'000);
+  good->set_loss(std::numeric_limits<double>::quiet_NaN());  // a diverged loss is data
+  auto* negative = batch.add_records()->mutable_step();
+  negative->set_rank(0);
+  negative->set_step(4);
+  negative->set_forward_ns(-2'493'765'578);
+  auto* nanLatency = batch.add_records()->mutable_allreduce();
+  nanLatency->set_rank(0);
+  nanLatency->set_latency_us(std::numeric_limits<double>::quiet_NaN());
+  auto* huge = batch.add_records()->mutable_memory();
+  huge->set_rank(0);
+  huge->set_rss_bytes(uint64_t{17'592'186'044'416} << 20);
+  auto* otherRank = batch.add_records()->mutable_step();
+  otherRank->set_rank(1);
+  auto* fakeExit = batch.add_records()->mutable_rank_state();
+  fakeExit->set_rank(1);
+  fakeExit->set_state(v1::RankState::STATE_SIGNALED);
+  batch.add_records()->mutable_log()->set_text("forged");
+  batch.add_records()->mutable_finding()->set_summary("forged");
+  auto* nanStall = batch.add_records()->mutable_stall();
+  nanStall->set_waited_s(std::numeric_limits<double>::infinity());
+  auto [status, accepted] = report(batch);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(accepted, 1u) << "only the step with the diverged loss can be true";
+
+  v1::RecordBatch flood;
+  for (int i = 0; i < 100'000; ++i) flood.add_records()->mutable_heartbeat()->set_rank(0);
+  auto [floodStatus, floodAccepted] = report(flood);
+  EXPECT_EQ(floodStatus.error_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_NE(floodStatus.error_message().find("at most"), std::string::npos) << floodStatus.error_message();
+  EXPECT_EQ(floodAccepted, 0u);
+
+  ASSERT_TRUE(client.stop("checked", 1).ok());
+  std::vector<v1::Record> records;
+  bool finished = false;
+  {
+    console::JournalFollower follower(
+        client, "checked", 1, [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
+        [&](const grpc::Status& s) { finished = s.ok(); });
+    EXPECT_TRUE(eventually([&] { return finished; }, 10s));
+  }
+  int steps = 0, said = 0;
+  for (const auto& r : records) {
+    steps += r.has_step();
+    if (r.has_log() && r.log().stream() == v1::LogLine::STREAM_AGENT &&
+        r.log().text().find("cannot be true") != std::string::npos) {
+      ++said;
+      EXPECT_NE(r.log().text().find("step 4: forward_ns is -2493765578"), std::string::npos) << r.log().text();
+    }
+    EXPECT_FALSE(r.has_finding()) << "a rank's finding reached the journal";
+    EXPECT_FALSE(r.has_log() && r.log().text() == "forged") << "a rank's log line reached the journal";
+    if (r.has_rank_state()) EXPECT_NE(r.rank_state().rank(), 1) << "a forged exit of rank 1 reached the journal";
+  }
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(said, 1);
 }
 
 TEST(AgentService, RanksDieWithTheirAgent) {
