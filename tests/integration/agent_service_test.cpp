@@ -270,7 +270,7 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
   nanLatency->set_latency_us(std::numeric_limits<double>::quiet_NaN());
   auto* huge = batch.add_records()->mutable_memory();
   huge->set_rank(0);
-  huge->set_rss_bytes(uint64_t{17'592'186'044'416} << 20);
+  huge->set_rss_bytes(uint64_t{1} << 60);  // an exbibyte
   auto* otherRank = batch.add_records()->mutable_step();
   otherRank->set_rank(1);
   auto* fakeExit = batch.add_records()->mutable_rank_state();
