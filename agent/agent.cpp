@@ -90,6 +90,42 @@ v1::HostInfo Agent::hostInfo() {
   return info;
 }
 
+grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hostname) const {
+  const std::pair<const char*, const std::string*> named[] = {{"spec.data_dir", &spec.data_dir()},
+                                                              {"spec.checkpoint_dir", &spec.checkpoint_dir()},
+                                                              {"spec.program.working_dir", &spec.program().working_dir()}};
+  if (config_.anyFolder) return grpc::Status::OK;  // the user's own agent: their folders are theirs
+  const std::string where = "host " + hostname + ": ";
+  for (const auto& [field, value] : named) {
+    if (value->empty()) continue;
+    const fs::path path(*value);
+    if (!path.is_absolute()) {
+      return grpc::Status(grpc::INVALID_ARGUMENT, where + field + " " + *value + " must be an absolute path");
+    }
+    for (const auto& part : path) {
+      if (part == "..") {
+        return grpc::Status(grpc::INVALID_ARGUMENT, where + field + " " + *value + ": '..' is not allowed");
+      }
+    }
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(path, ec);
+    const bool inside = !ec && std::any_of(config_.allowedFolders.begin(), config_.allowedFolders.end(),
+                                           [&](const std::string& folder) {
+                                             auto rel = resolved.lexically_relative(folder);
+                                             return !rel.empty() && *rel.begin() != "..";
+                                           });
+    if (!inside) {
+      std::string allowed;
+      for (const auto& folder : config_.allowedFolders) allowed += " " + folder;
+      return grpc::Status(grpc::PERMISSION_DENIED,
+                          where + field + " " + *value + " is outside the folders this agent lets jobs use (" +
+                              allowed.substr(1) + "): its owner allows a folder by starting the agent with " +
+                              "--allow-folder DIR, or choose a folder inside one of those");
+    }
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname,
                                  std::string& path) {
   const std::string where = "host " + hostname + ": ";
@@ -163,6 +199,7 @@ void Agent::launch(const v1::LaunchRequest& request,
   }
   pruneOldJournals();
   v1::HostInfo host = hostInfo();
+  if (grpc::Status status = checkFolders(r.spec(), host.hostname()); !status.ok()) return done(status, {});
   std::string programPath;
   if (isUserProgram(r.spec())) {
     grpc::Status status = checkProgram(r.spec().program(), host.hostname(), programPath);

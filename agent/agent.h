@@ -27,6 +27,8 @@ struct AgentConfig {
   double keepJournalsDays = 7;   // finished jobs' journals older than this are removed; 0 keeps them all
   std::vector<std::string> allowedPrograms;  // resolved paths of users' programs it may start
   bool anyProgram = false;                   // starts any program (the user's own embedded agent)
+  std::vector<std::string> allowedFolders;   // resolved folders jobs may name, the state folder included
+  bool anyFolder = false;                    // jobs may name any folder (the user's own embedded agent)
   std::string pythonRoot;  // holds the ringmaster Python package; empty: programs run uninstrumented only
 };
 
@@ -63,6 +65,9 @@ class Agent {
   std::shared_ptr<Job> findJob(const std::string& jobId);
   // May this agent start `program`? Sets `path` to what to start it by.
   grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path);
+  // Every folder a job names (data, checkpoints, a program's working folder) is absolute, free of "..", and
+  // inside a folder this agent allows once links are resolved.
+  grpc::Status checkFolders(const v1::JobSpec& spec, const std::string& hostname) const;
 
   AgentConfig config_;
   std::mutex mutex_;

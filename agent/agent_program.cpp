@@ -33,6 +33,11 @@ void addAgentFlags(CLI::App& app, AgentOptions& options) {
          "compared by resolved path)")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  app.add_option("--allow-folder", options.allowedFolders,
+                 "A folder users' jobs may read data from and write checkpoints to, with everything under it "
+                 "(repeatable; the agent's state folder is always allowed)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this program)")
       ->type_name("FILE");
 }

@@ -387,6 +387,7 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   config.stateDir = options.stateDir.empty() ? defaultStateDir() : options.stateDir;
   config.keepJournalsDays = options.keepJournalsDays;
   config.anyProgram = options.anyProgram;
+  config.anyFolder = options.anyFolder;
   const char* path = std::getenv("PATH");
   for (const auto& program : options.allowedPrograms) {
     try {
@@ -394,6 +395,20 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
     } catch (const InputError& e) {
       throw InputError("--allow-program " + program + ": " + e.what());
     }
+  }
+  for (const auto& folder : options.allowedFolders) {
+    std::error_code ec;
+    const auto resolved = std::filesystem::canonical(folder, ec);
+    if (ec || !std::filesystem::is_directory(resolved, ec)) {
+      throw InputError("--allow-folder " + folder + ": not a folder here (" +
+                       (ec ? ec.message() : std::string("not a directory")) + ")");
+    }
+    config.allowedFolders.push_back(resolved.string());
+  }
+  {
+    std::error_code ec;
+    config.allowedFolders.push_back(
+        std::filesystem::weakly_canonical(std::filesystem::absolute(config.stateDir), ec).string());
   }
   config.pythonRoot = options.pythonRoot.empty() ? findPythonRoot(programDir().string()) : options.pythonRoot;
   try {

@@ -125,6 +125,7 @@ void Launcher::start() {
     options.workerPath = plan_.workerPath;
     options.stateDir = plan_.stateDir;
     options.anyProgram = true;  // the user's own agent, in the user's own process: their programs are theirs
+    options.anyFolder = true;   // and so are their folders
     embedded_ = std::make_unique<agent::AgentServer>(options);
     hosts.push_back({"127.0.0.1", static_cast<int>(plan_.spec.world_size())});
     plan_.agentPort = embedded_->port();

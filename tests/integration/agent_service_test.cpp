@@ -231,6 +231,52 @@ TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
   ASSERT_TRUE(client.stop("guarded", 1).ok());
 }
 
+TEST(AgentService, JobsUseOnlyTheFoldersTheAgentAllows) {
+  TempDir dir("agent-folders");
+  std::filesystem::create_directories(dir.file("shared/data"));
+  std::filesystem::create_directories(dir.file("state"));
+  std::filesystem::create_symlink("/etc", dir.file("state/etc-link"));
+  agent::AgentOptions options = localOptions(dir);
+  options.allowedFolders = {dir.file("shared")};
+  agent::AgentServer server(options);
+  auto client = clientFor(server);
+  struct Case {
+    std::string checkpointDir;
+    grpc::StatusCode code;
+    std::string says;
+  };
+  int launched = 0;
+  for (const Case& c : {Case{"/etc", grpc::PERMISSION_DENIED, "--allow-folder"},
+                        Case{"/", grpc::PERMISSION_DENIED, "--allow-folder"},
+                        Case{dir.file("state/etc-link"), grpc::PERMISSION_DENIED, "outside the folders"},
+                        Case{dir.file("shared/../../x"), grpc::INVALID_ARGUMENT, "'..'"},
+                        Case{"../../x", grpc::INVALID_ARGUMENT, "absolute"},
+                        Case{dir.file("shared/data/checkpoints"), grpc::OK, ""},
+                        Case{dir.file("state/checkpoints"), grpc::OK, ""}}) {
+    v1::LaunchRequest request = waitingRank("folders-" + std::to_string(launched));
+    request.mutable_spec()->set_checkpoint_dir(c.checkpointDir);
+    v1::LaunchReply reply;
+    grpc::Status status = client.launch(request, reply);
+    EXPECT_EQ(status.error_code(), c.code) << c.checkpointDir << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find(c.says), std::string::npos) << status.error_message();
+    if (status.ok()) {
+      EXPECT_TRUE(client.stop(request.job_id(), 1).ok());
+      ++launched;
+    } else {
+      EXPECT_NE(status.error_message().find("spec.checkpoint_dir"), std::string::npos) << status.error_message();
+    }
+  }
+  EXPECT_EQ(launched, 2);
+  v1::LaunchRequest data = waitingRank("data-anywhere");
+  data.mutable_spec()->set_data_dir("/root");
+  v1::LaunchReply reply;
+  EXPECT_EQ(client.launch(data, reply).error_code(), grpc::PERMISSION_DENIED);
+  // A folder the owner names must exist.
+  agent::AgentOptions missing = localOptions(dir);
+  missing.allowedFolders = {dir.file("no-such-folder")};
+  EXPECT_THROW(agent::AgentServer{missing}, ringmaster::InputError);
+}
+
 TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
   TempDir dir("agent-checks");
   agent::AgentServer server(localOptions(dir));
