@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -538,27 +537,32 @@ int RunStore::schemaVersion() const { return impl_->version; }
 
 namespace {
 
-// <store>.consoles: where live consoles keep their lock files.
-std::string consolesFolder(const std::string& storePath) { return storePath + ".consoles"; }
+// <store>.consoles beside the store file (links resolved): where live consoles keep their lock files.
+std::string consolesFolder(const std::string& storePath) {
+  std::error_code ec;
+  return std::filesystem::weakly_canonical(storePath, ec).string() + ".consoles";
+}
 
 // The lock file this process holds for the store at `storePath` while it lives (taken on first use; the
 // descriptor stays open until the process ends, when the kernel releases the lock, also after kill -9).
-std::string claimForThisProcess(const std::string& storePath) {
+std::string claimForThisProcess(const std::string& path) {
   static std::mutex mutex;
-  static std::map<std::string, std::string> claimed;  // store path -> lock file name
+  static std::map<std::pair<pid_t, std::string>, std::string> claimed;  // (process, lock folder) -> lock file
   std::lock_guard lock(mutex);
-  if (auto it = claimed.find(storePath); it != claimed.end()) return it->second;
+  const std::string folder = consolesFolder(path);
+  // Keyed by process too: a forked child shares its parent's lock and must take its own.
+  if (auto it = claimed.find({::getpid(), folder}); it != claimed.end()) return it->second;
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   std::string name = std::string(host) + "-" + std::to_string(::getpid()) + ".lock";
   std::error_code ec;
-  std::filesystem::create_directories(consolesFolder(storePath), ec);
-  int fd = ::open((consolesFolder(storePath) + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  std::filesystem::create_directories(folder, ec);
+  int fd = ::open((folder + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (fd >= 0) ::close(fd);
-    name.clear();  // unclaimed: a later console will call the run interrupted only once it is over
+    name.clear();  // no lock beside the store: the next console to open it takes the run for an orphan
   }
-  claimed[storePath] = name;
+  claimed[{::getpid(), folder}] = name;
   return name;
 }
 
@@ -568,7 +572,8 @@ bool consoleAlive(const std::string& storePath, const std::string& name) {
   const std::string file = consolesFolder(storePath) + "/" + name;
   int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  // Only a lock taken proves the console gone; any failure (held, or locks unsupported here) leaves it be.
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
   if (!held) ::unlink(file.c_str());
   ::close(fd);
   return held;
