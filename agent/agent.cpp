@@ -261,8 +261,10 @@ grpc::Status Agent::control(const v1::ControlRequest& request) {
     return grpc::Status(grpc::INVALID_ARGUMENT,
                         "rank " + std::to_string(request.rank()) + " of job " + request.job_id() + " is not on this host");
   }
-  if (request.action() == v1::ControlRequest::ACTION_UNSPECIFIED) {
-    return grpc::Status(grpc::INVALID_ARGUMENT, "action: choose stop, timeline on/off or checkpoint now");
+  if (request.action() == v1::ControlRequest::ACTION_UNSPECIFIED ||
+      !v1::ControlRequest::Action_IsValid(request.action())) {
+    return grpc::Status(grpc::INVALID_ARGUMENT, "action " + std::to_string(request.action()) +
+                                                    ": choose stop, timeline on/off or checkpoint now");
   }
   if (job->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + request.job_id() + " has finished");
   job->control(request.rank(), request.action());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/run_flags.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -158,6 +160,28 @@ RunFlags parseRunFlags(std::vector<std::string> args) {
   return flags;
 }
 
+namespace {
+
+// An output file the run writes at its end must be writable before it starts, not found unwritable after hours.
+void checkOutputFile(const std::string& path, const std::string& flag) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw InputError(flag + " " + path + ": the folder " + folder.string() + " does not exist; create it first");
+  }
+  if (fs::exists(file, ec) && !fs::is_regular_file(file, ec)) {
+    throw InputError(flag + " " + path + ": not a regular file; name a file to write");
+  }
+  const bool writable = fs::exists(file, ec) ? ::access(path.c_str(), W_OK) == 0
+                                             : ::access(folder.c_str(), W_OK | X_OK) == 0;
+  if (!writable) throw InputError(flag + " " + path + ": cannot be written here; choose another place");
+}
+
+}  // namespace
+
 void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
   if (isUserProgram(flags.spec)) {
     if (auto given = parsed ? trainingFlagsGiven(*parsed) : std::vector<std::string>{}; !given.empty()) {
@@ -190,6 +214,8 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
     throw InputError("-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
   }
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
+  checkOutputFile(flags.summaryJson, "--summary-json");
+  checkOutputFile(flags.timeline, "--timeline");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
   if (!flags.timeline.empty()) flags.spec.set_timeline(true);
 }

@@ -67,6 +67,9 @@ TEST(BadInput, FaultAndNumberFlagsOfARunAreUsageErrors) {
                      {{"run", "-np", "2", "--job-id", "../x"}, "--job-id"},
                      {{"run", "-np", "2", "--job-id", std::string(5000, 'j')}, "--job-id"},
                      {{"run", "-np", "2", "-H", ""}, "-H"},
+                     // Outputs written at the end are checked before the run starts.
+                     {{"run", "-np", "2", "--summary-json", "/nonexistent/folder/summary.json"}, "--summary-json"},
+                     {{"run", "-np", "2", "--timeline", dir.path()}, "--timeline"},
                  },
                  job);
   // The worker reads the same flags with the same rules.
