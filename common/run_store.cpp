@@ -429,7 +429,8 @@ struct RunStore::Impl {
         upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
         break;
       }
-      case v1::Record::kScalar:  // programs' own scalars are not stored yet
+      case v1::Record::kScalar:     // programs' own scalars are not stored yet
+      case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
       case v1::Record::BODY_NOT_SET: break;
     }
   }

@@ -356,7 +356,9 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
     }
     EXPECT_FALSE(r.has_finding()) << "a rank's finding reached the journal";
     EXPECT_FALSE(r.has_log() && r.log().text() == "forged") << "a rank's log line reached the journal";
-    if (r.has_rank_state()) EXPECT_NE(r.rank_state().rank(), 1) << "a forged exit of rank 1 reached the journal";
+    if (r.has_rank_state()) {
+      EXPECT_NE(r.rank_state().rank(), 1) << "a forged exit of rank 1 reached the journal";
+    }
   }
   EXPECT_EQ(steps, 1);
   EXPECT_EQ(said, 1);

@@ -113,7 +113,7 @@ TEST(BadInput, ControlCharactersFromARankReachTheTerminalAsText) {
   TempDir dir("escapes");
   // The program clears the screen, rings the bell and retitles the window, in its output and in its name.
   auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--no-store", "--state-dir", dir.file("state"),
-                       "--", "/bin/sh", "-c", "printf '\\033[2Jcleared\\007\\033]0;title\\007\\n'; exit 3"},
+                       "--no-instrument", "--", "/bin/sh", "-c", "printf '\\033[2Jcleared\\007\\033]0;title\\007\\n'; exit 3"},
                       {}, std::chrono::seconds(60));
   ASSERT_FALSE(r.timedOut);
   const std::string all = r.out + r.err;

@@ -210,9 +210,14 @@ TEST(JobFlags, BadValuesAreUsageErrorsNamingTheFlag) {
   try {
     parseFlags({"--inject-straggler", "two:50"});
     FAIL() << "accepted a bad straggler";
-  } catch (const ringmaster::InputError& e) {
+  } catch (const CLI::ValidationError& e) {  // a usage error CLI11 reports, not an exception past the parser
     EXPECT_NE(std::string(e.what()).find("--inject-straggler"), std::string::npos) << e.what();
   }
+  for (const char* lr : {"nan", "inf", "1e400", "-1"}) {
+    EXPECT_THROW(parseFlags({"--lr", lr}), CLI::ValidationError) << lr;
+  }
+  EXPECT_THROW(parseFlags({"--rendezvous-timeout-s", "1e300"}), CLI::ValidationError);
+  EXPECT_THROW(parseFlags({"--inject-leak", "1:nan"}), CLI::ValidationError);
 }
 
 TEST(UserProgramSpec, ProgramsAreNamedAsAPersonWould) {
