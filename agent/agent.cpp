@@ -91,9 +91,10 @@ v1::HostInfo Agent::hostInfo() {
 }
 
 grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hostname) const {
-  const std::pair<const char*, const std::string*> named[] = {{"spec.data_dir", &spec.data_dir()},
-                                                              {"spec.checkpoint_dir", &spec.checkpoint_dir()},
-                                                              {"spec.program.working_dir", &spec.program().working_dir()}};
+  const std::pair<const char*, const std::string*> named[] = {
+      {"spec.data_dir", &spec.data_dir()},
+      {"spec.checkpoint_dir", &spec.checkpoint_dir()},
+      {"spec.program.working_dir", &spec.program().working_dir()}};
   if (config_.anyFolder) return grpc::Status::OK;  // the user's own agent: their folders are theirs
   const std::string where = "host " + hostname + ": ";
   for (const auto& [field, value] : named) {
@@ -118,8 +119,9 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
       std::string allowed;
       for (const auto& folder : config_.allowedFolders) allowed += " " + folder;
       return grpc::Status(grpc::PERMISSION_DENIED,
-                          where + field + " " + *value + " is outside the folders this agent lets jobs use (" +
-                              allowed.substr(1) + "): its owner allows a folder by starting the agent with " +
+                          where + field + " " + *value +
+                              " is outside the folders this agent lets jobs use (" + allowed.substr(1) +
+                              "): its owner allows a folder by starting the agent with " +
                               "--allow-folder DIR, or choose a folder inside one of those");
     }
   }

@@ -23,7 +23,7 @@ struct AgentOptions {
       allowedPrograms;      // users' programs ranks may run (--allow-program); none by default
   bool anyProgram = false;  // runs any program: the agent a user's own console embeds
   std::vector<std::string>
-      allowedFolders;       // folders jobs may name for data and checkpoints (--allow-folder), besides stateDir
+      allowedFolders;  // folders jobs may name for data and checkpoints (--allow-folder), besides stateDir
   bool anyFolder = false;   // jobs may name any folder: the agent a user's own console embeds
   std::string pythonRoot;   // folder holding the ringmaster Python package; default: beside the agent
 };

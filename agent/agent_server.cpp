@@ -169,9 +169,9 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
       return;
     }
     if (static_cast<size_t>(request_.batch().records_size()) > kMaxRecordsPerReport) {
-      Finish(grpc::Status(grpc::INVALID_ARGUMENT, "a Report request carries at most " +
-                                                      std::to_string(kMaxRecordsPerReport) + " records, this one " +
-                                                      std::to_string(request_.batch().records_size())));
+      Finish(grpc::Status(grpc::INVALID_ARGUMENT,
+                          "a Report request carries at most " + std::to_string(kMaxRecordsPerReport) +
+                              " records, this one " + std::to_string(request_.batch().records_size())));
       return;
     }
     keepRecordsThatCanBeTrue();
@@ -207,8 +207,9 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
     if (!toldRefusal_) {
       toldRefusal_ = true;
       job_->journal().append(std::vector<v1::Record>{job_->agentLine(
-          rank_, "rank " + std::to_string(rank_) + " sent records that cannot be true, which are dropped (the first: " +
-                     firstProblem + ")")});
+          rank_, "rank " + std::to_string(rank_) +
+                     " sent records that cannot be true, which are dropped (the first: " + firstProblem +
+                     ")")});
     }
   }
 
@@ -421,7 +422,8 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!options.tlsCert.empty()) {
     grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
+    ssl.pem_key_cert_pairs.push_back(
+        {readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
     credentials = grpc::SslServerCredentials(ssl);
   }
   std::string host = options.listen;

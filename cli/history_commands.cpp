@@ -12,9 +12,9 @@
 #include "common/comparison.h"
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
-#include "common/printable.h"
 #include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
+#include "common/printable.h"
 #include "common/run_store.h"
 #include "common/shell_words.h"
 #include "console/host_facts.h"
@@ -93,8 +93,8 @@ void printFindings(const std::vector<v1::Finding>& findings) {
   }
   std::cout << "Findings:\n";
   for (const auto& f : findings) {
-    std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
-                        printable(f.summary()).c_str());
+    std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()),
+                        diagnosis::kindLabel(f.kind()), printable(f.summary()).c_str());
   }
 }
 
@@ -118,8 +118,9 @@ int runsCommand(const StoreOption& option) {
     std::string name = printable(run.name.size() > 24 ? run.name.substr(0, 23) + "~" : run.name);
     std::cout << format("%5lld  %-24s %-9s %-8s %-7s %5d  %-16s %8s %6lld %8lld  %s\n", (long long)run.id,
                         name.c_str(), run.status.c_str(), run.engine.empty() ? "-" : run.engine.c_str(),
-                        run.backend.empty() ? "-" : run.backend.c_str(), run.worldSize, when(run.startedUnixNs).c_str(),
-                        elapsed(run).c_str(), (long long)(run.worldSize > 0 ? counts.steps / run.worldSize : 0),
+                        run.backend.empty() ? "-" : run.backend.c_str(), run.worldSize,
+                        when(run.startedUnixNs).c_str(), elapsed(run).c_str(),
+                        (long long)(run.worldSize > 0 ? counts.steps / run.worldSize : 0),
                         (long long)counts.findings, printable(tags).c_str());
   }
   return 0;
@@ -139,7 +140,8 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
   if (isUserProgram(run.spec))
     std::cout << "  program "
-              << printable(shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()})) << "\n";
+              << printable(shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}))
+              << "\n";
   if (!run.tags.empty()) {
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ", ") + t;
@@ -150,7 +152,8 @@ int showCommand(const StoreOption& option, const std::string& runText) {
     for (const auto& [key, value] : run.environment) environment += (environment.empty() ? "" : ", ") + key + " " + value;
     std::cout << "  environment: " << printable(environment) << "\n";
   }
-  for (const auto& [host, facts] : store->hosts(id)) std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
+  for (const auto& [host, facts] : store->hosts(id))
+    std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
   if (m.steps > 0) {
     std::cout << format("  throughput %.1f samples/s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
                         m.throughput, (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms, m.stepP95Ms);

@@ -122,9 +122,9 @@ class ProgressDisplay {
     for (size_t i = 0; i < snap.ranks.size() && i < shown; ++i) {
       const auto& r = snap.ranks[i];
       char row[160];
-      std::snprintf(row, sizeof row, "  %4d  %-16.16s %5llu  %9.0f  %10.1f  %7.1f  %7.0f  %s\n", r.rank, printable(r.host).c_str(),
-                    static_cast<unsigned long long>(r.step), r.samplesPerS, r.computeMs, r.commWaitMs, r.rssMb,
-                    r.state.c_str());
+      std::snprintf(row, sizeof row, "  %4d  %-16.16s %5llu  %9.0f  %10.1f  %7.1f  %7.0f  %s\n", r.rank,
+                    printable(r.host).c_str(), static_cast<unsigned long long>(r.step), r.samplesPerS,
+                    r.computeMs, r.commWaitMs, r.rssMb, r.state.c_str());
       out << row;
       ++lines;
     }
@@ -185,7 +185,8 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   display.finish(session.progress(), printer.take());
 
   const console::RunResult result = session.finish(*outcome);
-  for (const auto& f : result.findings) std::cerr << "ringmaster run: finding: " << printable(f.summary()) << "\n";
+  for (const auto& f : result.findings)
+    std::cerr << "ringmaster run: finding: " << printable(f.summary()) << "\n";
   if (session.runId() > 0) {
     std::cerr << "ringmaster run: stored as run " << session.runId() << " in " << session.storePath() << "\n";
   }

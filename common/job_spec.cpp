@@ -154,8 +154,8 @@ std::string jobIdProblem(const std::string& jobId) {
     return "must have 1 to 128 characters, got " + std::to_string(jobId.size());
   }
   for (char c : jobId) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-';
     if (!ok) return "may hold only letters, digits, '.', '_' and '-', got '" + jobId + "'";
   }
   if (jobId == "." || jobId == "..") return "cannot be '" + jobId + "'";

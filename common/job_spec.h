@@ -25,7 +25,8 @@ struct FieldError {
   std::string message;
 };
 
-// No timeout or threshold a job needs is longer than a week; longer values are mistakes (and overflow clocks).
+// No timeout or threshold a job needs is longer than a week; longer values are mistakes (and overflow
+// clocks).
 constexpr double kLongestWaitS = 7 * 24 * 3600.0;
 
 // Every problem in the spec; empty means valid. `builtBackends` lists what this build can run.
@@ -43,8 +44,8 @@ const std::vector<std::string>& torchrunVariables();
 // "/opt/bin/my_trainer --epochs 3".
 std::string programName(const v1::UserProgram& program);
 
-// What is wrong with a job id (it names folders on every host), e.g. "cannot be '..'": empty when it is 1 to 128
-// letters, digits, '.', '_' or '-', and not "." or "..".
+// What is wrong with a job id (it names folders on every host), e.g. "cannot be '..'": empty when it is 1 to
+// 128 letters, digits, '.', '_' or '-', and not "." or "..".
 std::string jobIdProblem(const std::string& jobId);
 
 // "hyper.batch_size: must be at least 1; ..." for a person.

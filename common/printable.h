@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Text from outside (rank output, trace contents, run names, findings quoting them) on its way to a terminal or a
-// report: control characters would move the cursor, clear the screen or retitle the window, so they are shown,
-// not obeyed.
+// Text from outside (rank output, trace contents, run names, findings quoting them) on its way to a terminal
+// or a report: control characters would move the cursor, clear the screen or retitle the window, so they are
+// shown, not obeyed.
 #pragma once
 
 #include <string>

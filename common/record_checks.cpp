@@ -19,7 +19,8 @@ class Check {
   explicit Check(std::string what) : what_(std::move(what)) {}
 
   Check& duration(const char* field, int64_t ns) {
-    if (problem_.empty() && (ns < 0 || ns > kDayNs)) problem_ = field + std::string(" is ") + std::to_string(ns);
+    if (problem_.empty() && (ns < 0 || ns > kDayNs))
+      problem_ = field + std::string(" is ") + std::to_string(ns);
     return *this;
   }
   Check& finite(const char* field, double value, double min, double max) {
@@ -49,7 +50,9 @@ class Check {
   std::string problem_;
 };
 
-std::string stepName(uint64_t step) { return "step " + std::to_string(step); }
+std::string stepName(uint64_t step) {
+  return "step " + std::to_string(step);
+}
 
 }  // namespace
 
@@ -100,7 +103,8 @@ std::string rankRecordProblem(const v1::Record& record, int rank, int worldSize)
           .text("lane", e.lane())
           .text("name", e.name())
           .atMost("args", e.args_size(), 64);
-      for (const auto& [key, value] : e.args()) check.text("an argument's name", key).text("an argument", value);
+      for (const auto& [key, value] : e.args())
+        check.text("an argument's name", key).text("an argument", value);
       return check.result();
     }
     case v1::Record::kStall: {
@@ -140,10 +144,14 @@ std::string rankRecordProblem(const v1::Record& record, int rank, int worldSize)
           .that(own(record.heartbeat().rank()), notOwn + std::to_string(record.heartbeat().rank()))
           .text("phase", record.heartbeat().phase())
           .result();
-    case v1::Record::kLog: return "a log line: the agent reads what ranks print itself";
-    case v1::Record::kRankState: return "a rank's state: only the agent that runs the rank says how it ended";
-    case v1::Record::kFinding: return "a finding: the console makes findings from what ranks measure";
-    default: return "a record of no known kind";
+    case v1::Record::kLog:
+      return "a log line: the agent reads what ranks print itself";
+    case v1::Record::kRankState:
+      return "a rank's state: only the agent that runs the rank says how it ended";
+    case v1::Record::kFinding:
+      return "a finding: the console makes findings from what ranks measure";
+    default:
+      return "a record of no known kind";
   }
 }
 

@@ -475,8 +475,8 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   if (options.readOnly) {
     openForReading(options);
   } else {
-    int rc = sqlite3_open_v2(path.c_str(), &impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc = sqlite3_open_v2(path.c_str(), &impl_->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) impl_->fail(rc, "create or open");
     sqlite3_extended_result_codes(impl_->db, 1);
     sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
@@ -501,8 +501,8 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
 }
 
 void RunStore::openForReading(const Options& options) {
-  // A store in WAL mode is read through its -shm file, which a reader who may not write the folder cannot create:
-  // such a store (a colleague's, a read-only mount) is read as it is on disk, "immutable".
+  // A store in WAL mode is read through its -shm file, which a reader who may not write the folder cannot
+  // create: such a store (a colleague's, a read-only mount) is read as it is on disk, "immutable".
   std::string uri = "file:";
   for (char c : impl_->path) {
     if (c == '?' || c == '#' || c == '%') {
@@ -591,7 +591,9 @@ int RunStore::markInterruptedRuns() {
   int marked = 0;
   for (const auto& [id, console] : running) {
     if (consoleAlive(impl_->path, console)) continue;  // this process's own runs included: its lock is held
-    impl_->prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'")->bind(1, id).run();
+    impl_->prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'")
+        ->bind(1, id)
+        .run();
     ++marked;
   }
   return marked;
@@ -599,7 +601,8 @@ int RunStore::markInterruptedRuns() {
 
 int64_t RunStore::createRun(const NewRun& run) {
   auto q = impl_->prepare(
-      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, environment, "
+      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, "
+      "environment, "
       "console) VALUES (?,?,?,?,?,?,?,?,?,?)");
   // A user's program chose its own engine and backend: Ringmaster's fields do not describe it.
   std::string engine = isUserProgram(run.spec) ? "program" : "";

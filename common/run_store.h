@@ -104,7 +104,8 @@ class RunStore {
   };
 
   // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError.
-  // Opened for writing, it marks "interrupted" every run still "running" whose console has died (see createRun).
+  // Opened for writing, it marks "interrupted" every run still "running" whose console has died (see
+  // createRun).
   explicit RunStore(const std::string& path, Options options);
   explicit RunStore(const std::string& path) : RunStore(path, Options{}) {}
   ~RunStore();
@@ -117,8 +118,8 @@ class RunStore {
   int schemaVersion() const;
 
   // ---- writing
-  // A "running" run is claimed by this process: it holds a lock file beside the store (in <store>.consoles/) for
-  // as long as it lives, which tells a later reader whether the run's console is still there.
+  // A "running" run is claimed by this process: it holds a lock file beside the store (in <store>.consoles/)
+  // for as long as it lives, which tells a later reader whether the run's console is still there.
   int64_t createRun(const NewRun& run);
   // Marks "interrupted" the runs left "running" by consoles that have died; returns how many.
   int markInterruptedRuns();

@@ -24,8 +24,8 @@ std::string readSmallFile(const std::string& path, const std::string& what, size
   }
   if (static_cast<size_t>(info.st_size) > limit) {
     ::close(fd);
-    throw failure("the file has " + std::to_string(info.st_size) + " bytes, more than such a file ever needs (" +
-                  std::to_string(limit) + "); check the path");
+    throw failure("the file has " + std::to_string(info.st_size) +
+                  " bytes, more than such a file ever needs (" + std::to_string(limit) + "); check the path");
   }
   std::string text;
   char buffer[16384];

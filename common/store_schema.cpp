@@ -100,9 +100,9 @@ CREATE TABLE run_tags (
 ) WITHOUT ROWID;
 )sql";
 
-// Version 3: a step's loss and learning rate may be NULL, which stands for a value that is not a finite number
-// (SQLite stores NaN as NULL): a diverged run keeps its steps. SQLite cannot drop NOT NULL in place, so the table
-// is copied. And runs know the console that records them.
+// Version 3: a step's loss and learning rate may be NULL, which stands for a value that is not a finite
+// number (SQLite stores NaN as NULL): a diverged run keeps its steps. SQLite cannot drop NOT NULL in place,
+// so the table is copied. And runs know the console that records them.
 constexpr std::string_view kVersion3 = R"sql(
 CREATE TABLE steps_v3 (
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, epoch INTEGER NOT NULL,

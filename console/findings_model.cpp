@@ -29,8 +29,10 @@ QString FindingsModel::kindText(v1::Finding::Kind kind) {
     case v1::Finding::KIND_STALL: return tr("Stall");
     case v1::Finding::KIND_COMMUNICATION: return tr("Communication");
     case v1::Finding::KIND_SCALING: return tr("Scaling");
-    case v1::Finding::KIND_DIVERGENCE: return tr("Divergence");
-    case v1::Finding::KIND_CRASH: return tr("Crash");
+    case v1::Finding::KIND_DIVERGENCE:
+      return tr("Divergence");
+    case v1::Finding::KIND_CRASH:
+      return tr("Crash");
     default: return tr("Other");
   }
 }

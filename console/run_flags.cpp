@@ -162,7 +162,8 @@ RunFlags parseRunFlags(std::vector<std::string> args) {
 
 namespace {
 
-// An output file the run writes at its end must be writable before it starts, not found unwritable after hours.
+// An output file the run writes at its end must be writable before it starts, not found unwritable after
+// hours.
 void checkOutputFile(const std::string& path, const std::string& flag) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
@@ -170,13 +171,14 @@ void checkOutputFile(const std::string& path, const std::string& flag) {
   const fs::path file(path);
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
-    throw InputError(flag + " " + path + ": the folder " + folder.string() + " does not exist; create it first");
+    throw InputError(flag + " " + path + ": the folder " + folder.string() +
+                     " does not exist; create it first");
   }
   if (fs::exists(file, ec) && !fs::is_regular_file(file, ec)) {
     throw InputError(flag + " " + path + ": not a regular file; name a file to write");
   }
-  const bool writable = fs::exists(file, ec) ? ::access(path.c_str(), W_OK) == 0
-                                             : ::access(folder.c_str(), W_OK | X_OK) == 0;
+  const bool writable =
+      fs::exists(file, ec) ? ::access(path.c_str(), W_OK) == 0 : ::access(folder.c_str(), W_OK | X_OK) == 0;
   if (!writable) throw InputError(flag + " " + path + ": cannot be written here; choose another place");
 }
 
@@ -211,7 +213,8 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
     }
   }
   if (parsed && parsed->count("--hosts") > 0 && flags.hostList.empty()) {
-    throw InputError("-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
+    throw InputError(
+        "-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
   }
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
   checkOutputFile(flags.summaryJson, "--summary-json");

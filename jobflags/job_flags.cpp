@@ -11,7 +11,6 @@
 namespace ringmaster {
 namespace {
 
-
 template <typename Number>
 Number parseNumber(std::string_view text, const std::string& flag, const std::string& what) {
   Number value{};
@@ -28,7 +27,8 @@ Number parseNumber(std::string_view text, const std::string& flag, const std::st
 // CLI::Range and CLI::PositiveNumber let NaN through (every comparison with NaN is false) and take "inf" and
 // "1e400": this one asks for a finite number within [min, max].
 CLI::Validator finiteWithin(double min, double max) {
-  const std::string range = "a number from " + CLI::detail::to_string(min) + " to " + CLI::detail::to_string(max);
+  const std::string range =
+      "a number from " + CLI::detail::to_string(min) + " to " + CLI::detail::to_string(max);
   return CLI::Validator(
       [min, max, range](std::string& input) -> std::string {
         double value = 0;
@@ -156,10 +156,16 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->default_str(std::to_string(h->batch_size()))->check(CLI::Range(1, 65536))->group(hyper);
   addChoice(app, "--optimizer", "Optimizer", {"sgd", "adam"}, std::string(optimizerName(h->optimizer())),
             parseOptimizer, [h](v1::Optimizer o) { h->set_optimizer(o); })->group(hyper);
-  app.add_option_function<double>("--lr", [h](double v) { h->set_lr(v); }, "Learning rate")
-      ->default_str(std::to_string(h->lr()))->check(finiteWithin(1e-12, 1e9))->group(hyper);
-  app.add_option_function<double>("--momentum", [h](double v) { h->set_momentum(v); }, "SGD momentum in [0, 1)")
-      ->default_str(std::to_string(h->momentum()))->check(finiteWithin(0.0, 0.999999))->group(hyper);
+  app.add_option_function<double>(
+         "--lr", [h](double v) { h->set_lr(v); }, "Learning rate")
+      ->default_str(std::to_string(h->lr()))
+      ->check(finiteWithin(1e-12, 1e9))
+      ->group(hyper);
+  app.add_option_function<double>(
+         "--momentum", [h](double v) { h->set_momentum(v); }, "SGD momentum in [0, 1)")
+      ->default_str(std::to_string(h->momentum()))
+      ->check(finiteWithin(0.0, 0.999999))
+      ->group(hyper);
   // Switches take add_flag_callback: "--resume=maybe" is then a usage error (add_flag_function lets
   // CLI11's std::stoll throw past the parser).
   app.add_flag_callback("--scale-lr", [h] { h->set_scale_lr(true); },
@@ -179,15 +185,22 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
   addChoice(app, "--compression", "Gradient compression on the wire", {"none", "fp16", "bf16"},
             std::string(compressionName(h->compression())), parseCompression,
             [h](v1::Compression c) { h->set_compression(c); })->group(hyper);
-  app.add_option_function<double>("--bucket-cap-mb", [h](double v) { h->set_bucket_cap_mb(v); },
-                                  "DDP bucket size (MiB)")
-      ->default_str(std::to_string(h->bucket_cap_mb()))->check(finiteWithin(0.001, 4096.0))->group(hyper);
-  app.add_option_function<double>("--fusion-threshold-mb", [h](double v) { h->set_fusion_threshold_mb(v); },
-                                  "Horovod fusion buffer (MiB); 0 disables fusion")
-      ->default_str(std::to_string(h->fusion_threshold_mb()))->check(finiteWithin(0.0, 4096.0))->group(hyper);
-  app.add_option_function<double>("--cycle-time-ms", [h](double v) { h->set_cycle_time_ms(v); },
-                                  "Horovod background cycle (ms)")
-      ->default_str(std::to_string(h->cycle_time_ms()))->check(finiteWithin(0.01, 10000.0))->group(hyper);
+  app.add_option_function<double>(
+         "--bucket-cap-mb", [h](double v) { h->set_bucket_cap_mb(v); }, "DDP bucket size (MiB)")
+      ->default_str(std::to_string(h->bucket_cap_mb()))
+      ->check(finiteWithin(0.001, 4096.0))
+      ->group(hyper);
+  app.add_option_function<double>(
+         "--fusion-threshold-mb", [h](double v) { h->set_fusion_threshold_mb(v); },
+         "Horovod fusion buffer (MiB); 0 disables fusion")
+      ->default_str(std::to_string(h->fusion_threshold_mb()))
+      ->check(finiteWithin(0.0, 4096.0))
+      ->group(hyper);
+  app.add_option_function<double>(
+         "--cycle-time-ms", [h](double v) { h->set_cycle_time_ms(v); }, "Horovod background cycle (ms)")
+      ->default_str(std::to_string(h->cycle_time_ms()))
+      ->check(finiteWithin(0.01, 10000.0))
+      ->group(hyper);
   app.add_option_function<uint32_t>("--backward-passes-per-step",
                                     [h](uint32_t v) { h->set_backward_passes_per_step(v); },
                                     "Horovod local gradient accumulation")
@@ -195,12 +208,18 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
   addChoice(app, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
             std::string(reduceOpName(h->reduce_op())), parseReduceOp,
             [h](v1::ReduceOp r) { h->set_reduce_op(r); })->group(hyper);
-  app.add_option_function<double>("--stall-check-s", [h](double v) { h->set_stall_check_s(v); },
-                                  "Horovod stall inspector warning threshold (s)")
-      ->default_str(std::to_string(h->stall_check_s()))->check(finiteWithin(0.1, kLongestWaitS))->group(hyper);
-  app.add_option_function<double>("--rendezvous-timeout-s", [&spec](double v) { spec.set_rendezvous_timeout_s(v); },
-                                  "Seconds to wait for every rank to arrive")
-      ->default_str(std::to_string(spec.rendezvous_timeout_s()))->check(finiteWithin(0.1, kLongestWaitS))->group(training);
+  app.add_option_function<double>(
+         "--stall-check-s", [h](double v) { h->set_stall_check_s(v); },
+         "Horovod stall inspector warning threshold (s)")
+      ->default_str(std::to_string(h->stall_check_s()))
+      ->check(finiteWithin(0.1, kLongestWaitS))
+      ->group(hyper);
+  app.add_option_function<double>(
+         "--rendezvous-timeout-s", [&spec](double v) { spec.set_rendezvous_timeout_s(v); },
+         "Seconds to wait for every rank to arrive")
+      ->default_str(std::to_string(spec.rendezvous_timeout_s()))
+      ->check(finiteWithin(0.1, kLongestWaitS))
+      ->group(training);
 
   const std::string checkpoints = "Checkpoints";
   app.add_option_function<std::string>("--checkpoint-dir",

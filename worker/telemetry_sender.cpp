@@ -219,7 +219,8 @@ class TelemetrySession::Sender {
     auto* beat = request.mutable_batch()->add_records()->mutable_heartbeat();
     beat->set_rank(session_.probe_.rank());
     beat->set_last_step(session_.probe_.lastStep());
-    beat->set_time_ns(session_.probe_.now());  // the phase is left unsaid: the built-in loop does not track it
+    beat->set_time_ns(
+        session_.probe_.now());  // the phase is left unsaid: the built-in loop does not track it
     send(request);
   }
 

@@ -17,9 +17,12 @@ std::string signalName(int signal) {
 bool failed(const v1::RankState& s) {
   switch (s.state()) {
     case v1::RankState::STATE_SIGNALED:
-    case v1::RankState::STATE_FAILED_TO_START: return true;
-    case v1::RankState::STATE_EXITED: return s.exit_code() != 0;
-    default: return false;
+    case v1::RankState::STATE_FAILED_TO_START:
+      return true;
+    case v1::RankState::STATE_EXITED:
+      return s.exit_code() != 0;
+    default:
+      return false;
   }
 }
 
@@ -31,7 +34,8 @@ void CrashDetector::step(const v1::StepSample& step) {
 }
 
 void CrashDetector::log(const v1::LogLine& line) {
-  if (line.stream() != v1::LogLine::STREAM_STDERR || line.text().find_first_not_of(" \t\r") == std::string::npos) {
+  if (line.stream() != v1::LogLine::STREAM_STDERR ||
+      line.text().find_first_not_of(" \t\r") == std::string::npos) {
     return;
   }
   lastError_[line.rank()] = line.text().substr(0, kQuotedChars);
@@ -66,16 +70,17 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   } else if (s.state() == v1::RankState::STATE_SIGNALED) {
     how = "was killed by " + signalName(s.signal());
     cause = "killed";
-    next = s.signal() == SIGKILL
-               ? "Ringmaster did not send it: that is most often the kernel's out-of-memory killer (see the rank's "
-                 "memory chart and `dmesg` on the host)."
-               : "A crash in native code: the rank's last lines and a core dump say where.";
+    next = s.signal() == SIGKILL ? "Ringmaster did not send it: that is most often the kernel's "
+                                   "out-of-memory killer (see the rank's "
+                                   "memory chart and `dmesg` on the host)."
+                                 : "A crash in native code: the rank's last lines and a core dump say where.";
   } else {
     how = "exited with code " + std::to_string(s.exit_code());
     cause = "exit code";
     next = "The rank's log (Logs page, rank " + std::to_string(rank) + ") holds its error.";
   }
-  v1::Finding f = makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);
+  v1::Finding f =
+      makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);
   std::string where = host.empty() ? "" : " (" + host + ")";
   std::string said = firstLastLine_ ? " Its last error line: \"" + *firstLastLine_ + "\"." : "";
   std::string others;

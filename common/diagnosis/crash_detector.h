@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Crashes: the rank that failed first (exited with an error, was killed, or never started) is why the run ended;
-// the ranks the agent then stopped are not. The finding says how it ended, after which step, the last thing it
-// wrote to stderr, and where to look next.
+// Crashes: the rank that failed first (exited with an error, was killed, or never started) is why the run
+// ended; the ranks the agent then stopped are not. The finding says how it ended, after which step, the last
+// thing it wrote to stderr, and where to look next.
 #pragma once
 
 #include <map>
@@ -27,7 +27,7 @@ class CrashDetector {
   std::map<int, std::string> lastError_;  // last non-empty stderr line per rank
   std::optional<v1::RankState> first_;    // the first failure
   std::optional<std::string> firstLastLine_;
-  std::vector<int> then_;                 // ranks that failed on their own after it
+  std::vector<int> then_;  // ranks that failed on their own after it
 };
 
 }  // namespace ringmaster::diagnosis

@@ -19,8 +19,8 @@ void DivergenceDetector::add(const v1::StepSample& step) {
 }
 
 std::vector<v1::Finding> DivergenceDetector::findings() const {
-  // Ranks grouped by the step at which they diverged (with DDP every rank sees the same averaged gradients, so
-  // they diverge together; a rank alone points at its own data).
+  // Ranks grouped by the step at which they diverged (with DDP every rank sees the same averaged gradients,
+  // so they diverge together; a rank alone points at its own data).
   std::map<uint64_t, std::vector<int>> byStep;
   for (const auto& [rank, r] : ranks_) {
     if (r.diverged) byStep[r.firstStep].push_back(rank);
@@ -43,12 +43,13 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
     auto host = hosts_.find(rank);
     v1::Finding f = makeFinding(v1::Finding::KIND_DIVERGENCE, v1::Finding::SEVERITY_CRITICAL, rank,
                                 host != hosts_.end() ? host->second : "", step, "diverged");
-    std::string before =
-        first.sawFinite ? format(" (the step before: %.4g)", first.lastFinite) : std::string(" (from the first step)");
-    f.set_summary(format("The loss became %s at step %llu %s%s: training goes on without learning. Lower the "
-                         "learning rate (or warm it up), clip gradients, and check the data for NaN or infinite "
-                         "values.",
-                         what, static_cast<unsigned long long>(step), where.c_str(), before.c_str()));
+    std::string before = first.sawFinite ? format(" (the step before: %.4g)", first.lastFinite)
+                                         : std::string(" (from the first step)");
+    f.set_summary(
+        format("The loss became %s at step %llu %s%s: training goes on without learning. Lower the "
+               "learning rate (or warm it up), clip gradients, and check the data for NaN or infinite "
+               "values.",
+               what, static_cast<unsigned long long>(step), where.c_str(), before.c_str()));
     (*f.mutable_evidence())["first_step"] = static_cast<double>(step);
     (*f.mutable_evidence())["ranks"] = static_cast<double>(ranks.size());
     if (first.sawFinite) (*f.mutable_evidence())["last_finite_loss"] = first.lastFinite;

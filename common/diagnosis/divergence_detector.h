@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Divergence: a rank's loss stops being a number (NaN or infinite). Training goes on computing garbage, so the
-// first such step on each rank is what the user needs, with the last loss that was still a number.
+// Divergence: a rank's loss stops being a number (NaN or infinite). Training goes on computing garbage, so
+// the first such step on each rank is what the user needs, with the last loss that was still a number.
 #pragma once
 
 #include <map>
@@ -23,9 +23,9 @@ class DivergenceDetector {
  private:
   struct Rank {
     bool diverged = false;
-    uint64_t firstStep = 0;    // first step whose loss was not a number
-    double value = 0;          // that loss: NaN, +inf or -inf
-    double lastFinite = 0;     // the loss before it
+    uint64_t firstStep = 0;  // first step whose loss was not a number
+    double value = 0;        // that loss: NaN, +inf or -inf
+    double lastFinite = 0;   // the loss before it
     bool sawFinite = false;
   };
   const int worldSize_;

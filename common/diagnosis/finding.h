@@ -40,8 +40,10 @@ inline const char* kindLabel(v1::Finding::Kind kind) {
     case v1::Finding::KIND_STALL: return "stall";
     case v1::Finding::KIND_COMMUNICATION: return "communication";
     case v1::Finding::KIND_SCALING: return "scaling";
-    case v1::Finding::KIND_DIVERGENCE: return "divergence";
-    case v1::Finding::KIND_CRASH: return "crash";
+    case v1::Finding::KIND_DIVERGENCE:
+      return "divergence";
+    case v1::Finding::KIND_CRASH:
+      return "crash";
     default: return "finding";
   }
 }

@@ -30,7 +30,9 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       divergence_.add(record.step());
       crashes_.step(record.step());
       break;
-    case v1::Record::kLog: crashes_.log(record.log()); break;
+    case v1::Record::kLog:
+      crashes_.log(record.log());
+      break;
     case v1::Record::kAllreduce:
       stragglers_.add(record.allreduce());
       communication_.add(record.allreduce());

@@ -43,8 +43,8 @@ void StallDetector::progress(const v1::StepSample& sample, int64_t arrivalNs) {
 
 void StallDetector::heartbeat(const v1::Heartbeat& beat, int64_t arrivalNs) {
   // A silent rank beats again (a frozen process continued): what held the job up is about to be forgotten.
-  if (auto it = beats_.find(beat.rank()); it != beats_.end() && arrivalNs > 0 &&
-                                          double(arrivalNs - it->second.arrivalNs) / 1e9 >= kSilentS) {
+  if (auto it = beats_.find(beat.rank());
+      it != beats_.end() && arrivalNs > 0 && double(arrivalNs - it->second.arrivalNs) / 1e9 >= kSilentS) {
     rememberStallThatEnds(arrivalNs);
   }
   beats_[beat.rank()] = Beat{beat, arrivalNs};
@@ -62,7 +62,8 @@ void StallDetector::rememberStallThatEnds(int64_t nowNs) {
     f.set_summary(f.summary() + "; then it went on");
     (*f.mutable_evidence())["resumed"] = 1;
     // One finding per rank: the longest stall it caused.
-    auto same = std::find_if(ended_.begin(), ended_.end(), [&](const v1::Finding& g) { return g.rank() == f.rank(); });
+    auto same = std::find_if(ended_.begin(), ended_.end(),
+                             [&](const v1::Finding& g) { return g.rank() == f.rank(); });
     if (same == ended_.end()) {
       ended_.push_back(std::move(f));
     } else if (f.evidence().at("quiet_s") > same->evidence().at("quiet_s")) {
@@ -157,10 +158,11 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     const bool silent = double(nowNs - beats_.at(rank).arrivalNs) / 1e9 >= kSilentS;
     if (silent) {
       f.set_cause("silent");
-      f.set_summary(format("rank %d%s went silent %s: it %s (frozen, stopped or out of memory and swapping) while "
-                           "rank%s %s wait%s for it; the job has not progressed for %.1f s",
-                           rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
-                           joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+      f.set_summary(
+          format("rank %d%s went silent %s: it %s (frozen, stopped or out of memory and swapping) while "
+                 "rank%s %s wait%s for it; the job has not progressed for %.1f s",
+                 rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
+                 joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
     } else {
       f.set_summary(
           format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "

@@ -45,7 +45,8 @@ class StallDetector {
     int64_t arrivalNs = 0;
   };
   std::vector<v1::Finding> progressFindings(int64_t nowNs) const;
-  // A stall that a named rank caused is ending (progress or the rank's heartbeats are back): kept as a warning.
+  // A stall that a named rank caused is ending (progress or the rank's heartbeats are back): kept as a
+  // warning.
   void rememberStallThatEnds(int64_t nowNs);
   static constexpr double kSilentS = 5;  // heartbeats come every second: five missed is a rank gone quiet
   // The ranks holding a stalled job up by their heartbeats: not waiting in a collective while others are, or

@@ -263,7 +263,8 @@ TEST(AgentService, JobsUseOnlyTheFoldersTheAgentAllows) {
       EXPECT_TRUE(client.stop(request.job_id(), 1).ok());
       ++launched;
     } else {
-      EXPECT_NE(status.error_message().find("spec.checkpoint_dir"), std::string::npos) << status.error_message();
+      EXPECT_NE(status.error_message().find("spec.checkpoint_dir"), std::string::npos)
+          << status.error_message();
     }
   }
   EXPECT_EQ(launched, 2);
@@ -342,7 +343,8 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
   bool finished = false;
   {
     console::JournalFollower follower(
-        client, "checked", 1, [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
+        client, "checked", 1,
+        [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
         [&](const grpc::Status& s) { finished = s.ok(); });
     EXPECT_TRUE(eventually([&] { return finished; }, 10s));
   }
@@ -352,7 +354,8 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
     if (r.has_log() && r.log().stream() == v1::LogLine::STREAM_AGENT &&
         r.log().text().find("cannot be true") != std::string::npos) {
       ++said;
-      EXPECT_NE(r.log().text().find("step 4: forward_ns is -2493765578"), std::string::npos) << r.log().text();
+      EXPECT_NE(r.log().text().find("step 4: forward_ns is -2493765578"), std::string::npos)
+          << r.log().text();
     }
     EXPECT_FALSE(r.has_finding()) << "a rank's finding reached the journal";
     EXPECT_FALSE(r.has_log() && r.log().text() == "forged") << "a rank's log line reached the journal";

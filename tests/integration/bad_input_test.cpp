@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What a user types or points Ringmaster at never crashes it, never hangs it and never takes over the terminal:
-// every bad flag and file ends in exit code 2 with a message naming it, text from outside is shown, not obeyed,
-// and a store this user may only read can still be listed and shown.
+// What a user types or points Ringmaster at never crashes it, never hangs it and never takes over the
+// terminal: every bad flag and file ends in exit code 2 with a message naming it, text from outside is shown,
+// not obeyed, and a store this user may only read can still be listed and shown.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,8 +37,8 @@ void expectRejected(const std::string& binary, const std::vector<Case>& cases,
     EXPECT_FALSE(r.timedOut) << shown << "did not end";
     EXPECT_EQ(r.signal, 0) << shown << "was killed by signal " << r.signal << ": " << r.err;
     EXPECT_EQ(r.exitCode, 2) << shown << ": " << r.err;
-    EXPECT_NE(r.err.find(c.mention), std::string::npos) << shown << "- stderr does not name " << c.mention << ": "
-                                                        << r.err;
+    EXPECT_NE(r.err.find(c.mention), std::string::npos)
+        << shown << "- stderr does not name " << c.mention << ": " << r.err;
     EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << shown << ": " << r.err;
   }
 }
@@ -47,31 +47,32 @@ void expectRejected(const std::string& binary, const std::vector<Case>& cases,
 
 TEST(BadInput, FaultAndNumberFlagsOfARunAreUsageErrors) {
   TempDir dir("bad-flags");
-  const std::vector<std::string> job = {"--model", "mlp", "--data", "synthetic", "--steps", "5", "--no-store",
-                                        "--state-dir", dir.file("state")};
-  expectRejected("ringmaster",
-                 {
-                     {{"run", "-np", "2", "--inject-straggler", "x:y"}, "--inject-straggler"},
-                     {{"run", "-np", "2", "--inject-straggler", "1"}, "--inject-straggler"},
-                     {{"run", "-np", "2", "--inject-straggler", "1:50@x"}, "--inject-straggler"},
-                     {{"run", "-np", "2", "--inject-straggler", "1:1e400"}, "--inject-straggler"},
-                     {{"run", "-np", "2", "--inject-straggler", "1:inf"}, "--inject-straggler"},
-                     {{"run", "-np", "2", "--inject-leak", "1:-5"}, "--inject-leak"},
-                     {{"run", "-np", "2", "--inject-leak", "1:nan"}, "--inject-leak"},
-                     {{"run", "-np", "2", "--inject-crash", "1"}, "--inject-crash"},
-                     {{"run", "-np", "2", "--inject-hang", "a:3"}, "--inject-hang"},
-                     {{"run", "-np", "2", "--rendezvous-timeout-s", "1e300"}, "--rendezvous-timeout-s"},
-                     {{"run", "-np", "2", "--stall-check-s", "inf"}, "--stall-check-s"},
-                     {{"run", "-np", "2", "--lr", "nan"}, "--lr"},
-                     {{"run", "-np", "2", "--momentum", "nan"}, "--momentum"},
-                     {{"run", "-np", "2", "--job-id", "../x"}, "--job-id"},
-                     {{"run", "-np", "2", "--job-id", std::string(5000, 'j')}, "--job-id"},
-                     {{"run", "-np", "2", "-H", ""}, "-H"},
-                     // Outputs written at the end are checked before the run starts.
-                     {{"run", "-np", "2", "--summary-json", "/nonexistent/folder/summary.json"}, "--summary-json"},
-                     {{"run", "-np", "2", "--timeline", dir.path()}, "--timeline"},
-                 },
-                 job);
+  const std::vector<std::string> job = {"--model", "mlp",        "--data",      "synthetic",      "--steps",
+                                        "5",       "--no-store", "--state-dir", dir.file("state")};
+  expectRejected(
+      "ringmaster",
+      {
+          {{"run", "-np", "2", "--inject-straggler", "x:y"}, "--inject-straggler"},
+          {{"run", "-np", "2", "--inject-straggler", "1"}, "--inject-straggler"},
+          {{"run", "-np", "2", "--inject-straggler", "1:50@x"}, "--inject-straggler"},
+          {{"run", "-np", "2", "--inject-straggler", "1:1e400"}, "--inject-straggler"},
+          {{"run", "-np", "2", "--inject-straggler", "1:inf"}, "--inject-straggler"},
+          {{"run", "-np", "2", "--inject-leak", "1:-5"}, "--inject-leak"},
+          {{"run", "-np", "2", "--inject-leak", "1:nan"}, "--inject-leak"},
+          {{"run", "-np", "2", "--inject-crash", "1"}, "--inject-crash"},
+          {{"run", "-np", "2", "--inject-hang", "a:3"}, "--inject-hang"},
+          {{"run", "-np", "2", "--rendezvous-timeout-s", "1e300"}, "--rendezvous-timeout-s"},
+          {{"run", "-np", "2", "--stall-check-s", "inf"}, "--stall-check-s"},
+          {{"run", "-np", "2", "--lr", "nan"}, "--lr"},
+          {{"run", "-np", "2", "--momentum", "nan"}, "--momentum"},
+          {{"run", "-np", "2", "--job-id", "../x"}, "--job-id"},
+          {{"run", "-np", "2", "--job-id", std::string(5000, 'j')}, "--job-id"},
+          {{"run", "-np", "2", "-H", ""}, "-H"},
+          // Outputs written at the end are checked before the run starts.
+          {{"run", "-np", "2", "--summary-json", "/nonexistent/folder/summary.json"}, "--summary-json"},
+          {{"run", "-np", "2", "--timeline", dir.path()}, "--timeline"},
+      },
+      job);
   // The worker reads the same flags with the same rules.
   expectRejected("ringmaster-worker", {
                                           {{"--inject-straggler", "1:1e400"}, "--inject-straggler"},
@@ -86,8 +87,8 @@ TEST(BadInput, FilesThatAreNotSmallRegularFilesAreRefusedAtOnce) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string big = dir.file("big");
   ringmaster::test::writeFile(big, std::string(2 << 20, 'x'));
-  const std::vector<std::string> job = {"--model", "mlp", "--data", "synthetic", "--steps", "5", "--no-store",
-                                        "--state-dir", dir.file("state")};
+  const std::vector<std::string> job = {"--model", "mlp",        "--data",      "synthetic",      "--steps",
+                                        "5",       "--no-store", "--state-dir", dir.file("state")};
   // /dev/zero never ends and a FIFO with no writer never answers: both must be refused, not read.
   expectRejected("ringmaster",
                  {
@@ -100,20 +101,22 @@ TEST(BadInput, FilesThatAreNotSmallRegularFilesAreRefusedAtOnce) {
                      {{"run", "-np", "2", "-H", "node1:2", "--tls-ca", dir.path()}, "--tls-ca"},
                  },
                  job);
-  expectRejected("ringmaster-agent", {
-                                         {{"--token-file", "/dev/zero"}, "--token-file"},
-                                         {{"--token-file", fifo}, "--token-file"},
-                                         {{"--token-file", big}, "--token-file"},
-                                         {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, "/dev/zero"},
-                                     },
+  expectRejected("ringmaster-agent",
+                 {
+                     {{"--token-file", "/dev/zero"}, "--token-file"},
+                     {{"--token-file", fifo}, "--token-file"},
+                     {{"--token-file", big}, "--token-file"},
+                     {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, "/dev/zero"},
+                 },
                  {"--state-dir", dir.file("agent-state")});
 }
 
 TEST(BadInput, ControlCharactersFromARankReachTheTerminalAsText) {
   TempDir dir("escapes");
   // The program clears the screen, rings the bell and retitles the window, in its output and in its name.
-  auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--no-store", "--state-dir", dir.file("state"),
-                       "--no-instrument", "--", "/bin/sh", "-c", "printf '\\033[2Jcleared\\007\\033]0;title\\007\\n'; exit 3"},
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--no-store", "--state-dir",
+                       dir.file("state"), "--no-instrument", "--", "/bin/sh", "-c",
+                       "printf '\\033[2Jcleared\\007\\033]0;title\\007\\n'; exit 3"},
                       {}, std::chrono::seconds(60));
   ASSERT_FALSE(r.timedOut);
   const std::string all = r.out + r.err;

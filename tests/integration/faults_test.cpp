@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Faults a real run meets, through the real binaries: a loss that becomes NaN, a store another program locks, a
-// rank frozen with SIGSTOP, a console killed with SIGKILL. The run survives, is told truthfully, and stays in the
-// history.
+// Faults a real run meets, through the real binaries: a loss that becomes NaN, a store another program locks,
+// a rank frozen with SIGSTOP, a console killed with SIGKILL. The run survives, is told truthfully, and stays
+// in the history.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -60,7 +60,8 @@ std::vector<pid_t> processesRunning(const std::string& word) {
     std::stringstream text;
     text << in.rdbuf();
     const std::string cmdline = "\0" + text.str();
-    if (cmdline.find("\0" + word + '\0') != std::string::npos) found.push_back(static_cast<pid_t>(std::stol(name)));
+    if (cmdline.find("\0" + word + '\0') != std::string::npos)
+      found.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return found;
 }
@@ -78,9 +79,26 @@ bool waitFor(Ready ready, std::chrono::seconds limit) {
 
 // Built-in training long enough to be interfered with: rank 0 spends 30 ms more per step.
 std::vector<std::string> longRun(const TempDir& dir, const std::string& jobId, int steps) {
-  return {binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
-          std::to_string(steps), "--inject-straggler", "0:30", "--store", dir.file("runs.sqlite"), "--state-dir",
-          dir.file("state"), "--job-id", jobId, "--name", jobId};
+  return {binPath("ringmaster"),
+          "run",
+          "-np",
+          "2",
+          "--model",
+          "mlp",
+          "--data",
+          "synthetic",
+          "--steps",
+          std::to_string(steps),
+          "--inject-straggler",
+          "0:30",
+          "--store",
+          dir.file("runs.sqlite"),
+          "--state-dir",
+          dir.file("state"),
+          "--job-id",
+          jobId,
+          "--name",
+          jobId};
 }
 
 }  // namespace
@@ -92,7 +110,9 @@ TEST(Faults, ARankFrozenWithSigstopIsNamedAndRememberedOnceItGoesOn) {
   std::thread run([&] { result = runProcess(longRun(dir, jobId, 700), {}, std::chrono::minutes(5)); });
   std::vector<pid_t> rank1;
   const bool started = waitFor(
-      [&] { return !(rank1 = processesWith({"RANK=1", "RINGMASTER_JOB_ID=" + jobId})).empty(); },
+      [&] {
+        return !(rank1 = processesWith({"RANK=1", "RINGMASTER_JOB_ID=" + jobId})).empty();
+      },
       std::chrono::seconds(60));
   if (started) {
     std::this_thread::sleep_for(std::chrono::seconds(4));  // some steps first
@@ -104,7 +124,8 @@ TEST(Faults, ARankFrozenWithSigstopIsNamedAndRememberedOnceItGoesOn) {
   ASSERT_TRUE(started) << "rank 1 never started: " << result.err;
   EXPECT_EQ(result.exitCode, 0) << result.err;
   // "rank 1 (host) went silent after step N: it has sent nothing for 12.1 s ...; then it went on"
-  const std::regex silent(R"(finding: rank 1 \([^)]*\) went silent after step \d+: it has sent nothing for 1\d\.\d s)");
+  const std::regex silent(
+      R"(finding: rank 1 \([^)]*\) went silent after step \d+: it has sent nothing for 1\d\.\d s)");
   EXPECT_TRUE(std::regex_search(result.err, silent)) << result.err;
   auto show = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
   EXPECT_NE(show.out.find("[warning] stall: rank 1 ("), std::string::npos) << show.out;
@@ -136,16 +157,18 @@ TEST(Faults, ARunWhoseConsoleIsKilledIsMarkedInterruptedWithItsStepsKept) {
   EXPECT_EQ(runs.out.find("running"), std::string::npos) << runs.out;
   auto show = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
   EXPECT_NE(show.out.find("status interrupted"), std::string::npos) << show.out;
-  EXPECT_NE(show.out.find("throughput"), std::string::npos) << "the steps stored before are kept: " << show.out;
+  EXPECT_NE(show.out.find("throughput"), std::string::npos)
+      << "the steps stored before are kept: " << show.out;
 }
 
 TEST(Faults, ARunWhoseLossBecomesNaNFinishesAndIsStoredWithADivergenceFinding) {
   TempDir dir("diverging");
   const std::string store = dir.file("runs.sqlite");
   // A learning rate of a million: real jobs diverge too, and the run must survive it.
-  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
-                       "30", "--lr", "1e6", "--store", store, "--state-dir", dir.file("state"), "--name", "diverged"},
-                      {}, std::chrono::minutes(5));
+  auto r = runProcess(
+      {binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "30",
+       "--lr", "1e6", "--store", store, "--state-dir", dir.file("state"), "--name", "diverged"},
+      {}, std::chrono::minutes(5));
   ASSERT_FALSE(r.timedOut);
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -178,7 +201,8 @@ TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) 
             return 0;
           },
           &steps, nullptr);
-      if (steps > 0 && sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK) locked = true;
+      if (steps > 0 && sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK)
+        locked = true;
     }
     if (locked) {
       std::this_thread::sleep_for(std::chrono::seconds(8));
@@ -186,9 +210,10 @@ TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) 
     }
     sqlite3_close(db);
   });
-  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps",
-                       "600", "--store", store, "--state-dir", dir.file("state"), "--name", "held"},
-                      {}, std::chrono::minutes(5));
+  auto r =
+      runProcess({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic",
+                  "--steps", "600", "--store", store, "--state-dir", dir.file("state"), "--name", "held"},
+                 {}, std::chrono::minutes(5));
   other.join();
   ASSERT_TRUE(locked) << "the other program never got the lock; the run ended before it could";
   EXPECT_EQ(r.signal, 0) << r.err;
@@ -200,9 +225,26 @@ TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) 
 
 TEST(Faults, ACrashedRankIsTheRunsFirstFinding) {
   TempDir dir("crash");
-  auto r = runProcess({binPath("ringmaster"), "run", "-np", "2", "--engine", "horovod", "--model", "mlp", "--data",
-                       "synthetic", "--steps", "80", "--inject-crash", "1:30", "--store", dir.file("runs.sqlite"),
-                       "--state-dir", dir.file("state"), "--name", "crashed"},
+  auto r = runProcess({binPath("ringmaster"),
+                       "run",
+                       "-np",
+                       "2",
+                       "--engine",
+                       "horovod",
+                       "--model",
+                       "mlp",
+                       "--data",
+                       "synthetic",
+                       "--steps",
+                       "80",
+                       "--inject-crash",
+                       "1:30",
+                       "--store",
+                       dir.file("runs.sqlite"),
+                       "--state-dir",
+                       dir.file("state"),
+                       "--name",
+                       "crashed"},
                       {}, std::chrono::minutes(5));
   EXPECT_EQ(r.exitCode, 1) << r.err;
   EXPECT_NE(r.err.find("finding: rank 1"), std::string::npos) << r.err;
@@ -211,5 +253,6 @@ TEST(Faults, ACrashedRankIsTheRunsFirstFinding) {
   ASSERT_NE(findings, std::string::npos) << show.out;
   const size_t firstLine = show.out.find('\n', findings) + 1;
   const std::string first = show.out.substr(firstLine, show.out.find('\n', firstLine) - firstLine);
-  EXPECT_NE(first.find("] crash: rank 1"), std::string::npos) << "the crash is the first finding: " << show.out;
+  EXPECT_NE(first.find("] crash: rank 1"), std::string::npos)
+      << "the crash is the first finding: " << show.out;
 }

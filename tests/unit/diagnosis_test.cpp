@@ -339,7 +339,8 @@ TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
   ASSERT_EQ(during.size(), 1u);
   EXPECT_EQ(during[0].rank(), 1);
   EXPECT_EQ(during[0].severity(), v1::Finding::SEVERITY_CRITICAL);
-  EXPECT_NE(during[0].summary().find("rank 1 went silent after step 40"), std::string::npos) << during[0].summary();
+  EXPECT_NE(during[0].summary().find("rank 1 went silent after step 40"), std::string::npos)
+      << during[0].summary();
   EXPECT_NE(during[0].summary().find("rank 0 waits for it"), std::string::npos) << during[0].summary();
 
   // SIGCONT: rank 1 beats again, then both ranks finish steps.
@@ -473,7 +474,8 @@ TEST(Divergence, ALossThatBecomesNaNOnEveryRankIsOneFindingAtItsFirstStep) {
   EXPECT_EQ(found[0].rank(), -1);
   EXPECT_EQ(found[0].since_step(), 7u);
   EXPECT_EQ(found[0].severity(), v1::Finding::SEVERITY_CRITICAL);
-  EXPECT_NE(found[0].summary().find("became NaN at step 7 on every rank"), std::string::npos) << found[0].summary();
+  EXPECT_NE(found[0].summary().find("became NaN at step 7 on every rank"), std::string::npos)
+      << found[0].summary();
   EXPECT_NE(found[0].summary().find("learning rate"), std::string::npos) << found[0].summary();
   EXPECT_DOUBLE_EQ(found[0].evidence().at("last_finite_loss"), 8.0);
 }
@@ -487,7 +489,8 @@ TEST(Divergence, OneRankThatGoesInfiniteIsNamedAndFiniteLossesSayNothing) {
   auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_DIVERGENCE);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].rank(), 1);
-  EXPECT_NE(found[0].summary().find("became infinite at step 4 on rank 1"), std::string::npos) << found[0].summary();
+  EXPECT_NE(found[0].summary().find("became infinite at step 4 on rank 1"), std::string::npos)
+      << found[0].summary();
 
   RunDiagnosis clean(2);
   for (uint64_t step = 0; step < 10; ++step) {
@@ -548,7 +551,8 @@ TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].summary().find("exited with code 1 before its first step"), std::string::npos)
       << found[0].summary();
-  EXPECT_NE(found[0].summary().find("RuntimeError: rank 0 cannot go on"), std::string::npos) << found[0].summary();
+  EXPECT_NE(found[0].summary().find("RuntimeError: rank 0 cannot go on"), std::string::npos)
+      << found[0].summary();
 
   RunDiagnosis stopped(2);
   stopped.observe(rankEnded(0, v1::RankState::STATE_EXITED, 0, false));

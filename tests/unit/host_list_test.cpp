@@ -120,7 +120,8 @@ TEST(HostList, AMissingHostfileIsNamed) {
     ringmaster::readHostfile("/nonexistent/hostfile");
     FAIL() << "read a hostfile that does not exist";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("hostfile /nonexistent/hostfile: cannot read the file"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("hostfile /nonexistent/hostfile: cannot read the file"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -59,8 +59,10 @@ TEST(Printable, ShowsControlCharactersInsteadOfObeyingThem) {
   EXPECT_EQ(printable("a\tb\r\n"), "a\tb^M^J");
   EXPECT_EQ(printable("line 1\nline 2", true), "line 1\nline 2");
   EXPECT_EQ(printable("del\x7f"), "del^?");
-  EXPECT_EQ(printable("csi \xc2\x9b" "31m"), "csi \\u009b31m");  // the one-byte CSI, in UTF-8
-  EXPECT_EQ(printable("naïve 训练 ✓"), "naïve 训练 ✓");          // text is left alone
+  EXPECT_EQ(printable("csi \xc2\x9b"
+                      "31m"),
+            "csi \\u009b31m");                           // the one-byte CSI, in UTF-8
+  EXPECT_EQ(printable("naïve 训练 ✓"), "naïve 训练 ✓");  // text is left alone
 }
 
 }  // namespace

@@ -290,8 +290,8 @@ TEST_F(StoreTest, ALossThatIsNotANumberIsKept) {
 }
 
 TEST_F(StoreTest, ARunWhoseConsoleDiedIsMarkedInterruptedAndALiveOnesRunIsNot) {
-  // Each run is recorded by a child process of its own: one exits at once (as after kill -9, it leaves its run
-  // "running"), the other lives until told to go.
+  // Each run is recorded by a child process of its own: one exits at once (as after kill -9, it leaves its
+  // run "running"), the other lives until told to go.
   auto recordIn = [&](const std::string& name, int waitFd) {
     pid_t child = ::fork();
     if (child == 0) {
