@@ -48,7 +48,7 @@ double runBare(const v1::JobSpec& spec, const fs::path& dir) {
     for (auto it = env.begin(); it != env.end();) {
       it = it->rfind("RINGMASTER_", 0) == 0 ? env.erase(it) : it + 1;
     }
-    ranks.push_back(std::make_unique<agent::ChildProcess>(agent::SpawnOptions{argv, env, true}));
+    ranks.push_back(std::make_unique<agent::ChildProcess>(agent::SpawnOptions{argv, env, true, ""}));
   }
   // Drain their output (a full pipe would stall them) until every rank has exited.
   bool running = true;
