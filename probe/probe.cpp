@@ -28,6 +28,13 @@ constexpr auto kHeartbeatEvery = std::chrono::seconds(1);
 // the step's other records together, so it is read at most this often and carried over between reads.
 constexpr int64_t kHeapEveryNs = 100'000'000;
 
+// The sender's own heartbeats say no phase; this library beats with the program's phase instead.
+worker::TelemetryOptions probeTelemetryOptions() {
+  worker::TelemetryOptions options = worker::TelemetryOptions::fromEnvironment();
+  options.heartbeats = false;
+  return options;
+}
+
 const char* heartbeatName(Phase phase) {
   switch (phase) {
     case Phase::Data:
@@ -102,7 +109,7 @@ class Probe::Impl {
     if (const char* timeline = std::getenv("RINGMASTER_TIMELINE"); timeline && std::string(timeline) == "1")
       probe_->setTimelineOn(true);
     session_ =
-        std::make_unique<worker::TelemetrySession>(*probe_, worker::TelemetryOptions::fromEnvironment());
+        std::make_unique<worker::TelemetrySession>(*probe_, probeTelemetryOptions());
     phaseSince_ = probe_->now();
     heartbeats_ = std::thread([this] { sendHeartbeats(); });
   }

@@ -112,7 +112,7 @@ class TelemetrySession::Sender {
         reportHealth();
         nextHealth = Clock::now() + kHealthEvery;
       }
-      if (Clock::now() >= nextHeartbeat) {
+      if (options_.heartbeats && Clock::now() >= nextHeartbeat) {
         heartbeat();
         nextHeartbeat = Clock::now() + kHeartbeatEvery;
       }

@@ -32,6 +32,9 @@ struct TelemetryOptions {
   // Batching interval. 50 ms keeps the rank-to-console latency (interval + group commit + fan-out) under 100 ms
   // at p99 while a rank still sends only 20 requests a second.
   std::chrono::milliseconds interval{50};
+  // A heartbeat a second with the last step (and no phase: the built-in loop does not track one). Off for
+  // senders whose program beats itself with its phase (the probe library).
+  bool heartbeats = true;
 
   // Reads RINGMASTER_AGENT and RINGMASTER_JOB_ID.
   static TelemetryOptions fromEnvironment(std::string timelineFile = {});
