@@ -108,8 +108,7 @@ class Probe::Impl {
     probe_ = std::make_unique<worker::Probe>(env.rank, env.worldSize);
     if (const char* timeline = std::getenv("RINGMASTER_TIMELINE"); timeline && std::string(timeline) == "1")
       probe_->setTimelineOn(true);
-    session_ =
-        std::make_unique<worker::TelemetrySession>(*probe_, probeTelemetryOptions());
+    session_ = std::make_unique<worker::TelemetrySession>(*probe_, probeTelemetryOptions());
     phaseSince_ = probe_->now();
     heartbeats_ = std::thread([this] { sendHeartbeats(); });
   }

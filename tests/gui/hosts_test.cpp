@@ -273,9 +273,10 @@ TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) 
   // Addresses and files a person can get wrong are named in the message, without a network call.
   EXPECT_EQ(console::checkHost("node1:99999", "", "").message,
             "address node1:99999: '99999' is not a TCP port (1-65535)");
-  EXPECT_EQ(console::checkHost("127.0.0.1", dir.filePath(QStringLiteral("missing")).toStdString(), "").message,
-            "token file " + dir.filePath(QStringLiteral("missing")).toStdString() +
-                ": cannot read the file (No such file or directory)");
+  EXPECT_EQ(
+      console::checkHost("127.0.0.1", dir.filePath(QStringLiteral("missing")).toStdString(), "").message,
+      "token file " + dir.filePath(QStringLiteral("missing")).toStdString() +
+          ": cannot read the file (No such file or directory)");
   const console::AgentEndpoint v6 = console::parseAgentAddress("[::1]:6000");
   EXPECT_EQ(v6.host, "::1");
   EXPECT_EQ(v6.port, 6000);
