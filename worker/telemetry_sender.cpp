@@ -197,13 +197,18 @@ class TelemetrySession::Sender {
     if (!status.ok()) warnOnce("the agent did not confirm the last telemetry (" + status.error_message() + ")");
   }
 
-  void reportHealth() {
-    if (!stub_) return;
-    v1::ReportRequest request;
+  // Makes `request` this rank's and returns the one record it will carry (the sender's own records).
+  v1::Record* ownRecord(v1::ReportRequest& request) const {
     request.set_job_id(options_.jobId);
     request.set_rank(session_.probe_.rank());
     request.set_secret(options_.secret);
-    auto* health = request.mutable_batch()->add_records()->mutable_health();
+    return request.mutable_batch()->add_records();
+  }
+
+  void reportHealth() {
+    if (!stub_) return;
+    v1::ReportRequest request;
+    auto* health = ownRecord(request)->mutable_health();
     health->set_rank(session_.probe_.rank());
     health->set_records_sent(session_.sent_.load(std::memory_order_relaxed));
     health->set_records_dropped(session_.probe_.buffer().dropped());
@@ -213,14 +218,10 @@ class TelemetrySession::Sender {
   void heartbeat() {
     if (!stub_) return;
     v1::ReportRequest request;
-    request.set_job_id(options_.jobId);
-    request.set_rank(session_.probe_.rank());
-    request.set_secret(options_.secret);
-    auto* beat = request.mutable_batch()->add_records()->mutable_heartbeat();
+    auto* beat = ownRecord(request)->mutable_heartbeat();
     beat->set_rank(session_.probe_.rank());
     beat->set_last_step(session_.probe_.lastStep());
-    beat->set_time_ns(
-        session_.probe_.now());  // the phase is left unsaid: the built-in loop does not track it
+    beat->set_time_ns(session_.probe_.now());  // no phase: the built-in loop does not track one
     send(request);
   }
 

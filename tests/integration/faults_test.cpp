@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include "tests/support/process.h"
@@ -26,44 +25,35 @@ using ringmaster::test::TempDir;
 
 namespace {
 
-// The pids of the processes whose environment holds every one of `entries` (e.g. RANK=1 and the job's id).
-std::vector<pid_t> processesWith(const std::vector<std::string>& entries) {
+// The pids of the processes for which `wanted` holds of the NUL-separated strings in /proc/PID/`file`
+// (their environment or command line).
+template <typename Wanted>
+std::vector<pid_t> processes(const char* file, Wanted wanted) {
   std::vector<pid_t> found;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "environ", std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string environ = text.str();
-    std::vector<std::string> vars;
-    for (size_t at = 0; at < environ.size();) {
-      size_t end = environ.find('\0', at);
-      if (end == std::string::npos) end = environ.size();
-      vars.push_back(environ.substr(at, end - at));
-      at = end + 1;
-    }
-    bool all = true;
-    for (const auto& e : entries) all &= std::find(vars.begin(), vars.end(), e) != vars.end();
-    if (all) found.push_back(static_cast<pid_t>(std::stol(name)));
+    std::ifstream in(entry.path() / file, std::ios::binary);
+    std::vector<std::string> strings;
+    for (std::string one; std::getline(in, one, '\0');) strings.push_back(one);
+    if (wanted(strings)) found.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return found;
 }
 
-// The pids whose command line holds `word` as one argument.
+// The processes whose environment holds every one of `entries` (e.g. RANK=1 and the job's id).
+std::vector<pid_t> processesWith(const std::vector<std::string>& entries) {
+  return processes("environ", [&](const std::vector<std::string>& vars) {
+    return std::all_of(entries.begin(), entries.end(),
+                       [&](const std::string& e) { return std::find(vars.begin(), vars.end(), e) != vars.end(); });
+  });
+}
+
+// The processes with `word` as one argument of their command line.
 std::vector<pid_t> processesRunning(const std::string& word) {
-  std::vector<pid_t> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string cmdline = "\0" + text.str();
-    if (cmdline.find("\0" + word + '\0') != std::string::npos)
-      found.push_back(static_cast<pid_t>(std::stol(name)));
-  }
-  return found;
+  return processes("cmdline", [&](const std::vector<std::string>& args) {
+    return std::find(args.begin(), args.end(), word) != args.end();
+  });
 }
 
 // Waits up to `limit` for `ready`.
