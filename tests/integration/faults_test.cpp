@@ -44,8 +44,9 @@ std::vector<pid_t> processes(const char* file, Wanted wanted) {
 // The processes whose environment holds every one of `entries` (e.g. RANK=1 and the job's id).
 std::vector<pid_t> processesWith(const std::vector<std::string>& entries) {
   return processes("environ", [&](const std::vector<std::string>& vars) {
-    return std::all_of(entries.begin(), entries.end(),
-                       [&](const std::string& e) { return std::find(vars.begin(), vars.end(), e) != vars.end(); });
+    return std::all_of(entries.begin(), entries.end(), [&](const std::string& e) {
+      return std::find(vars.begin(), vars.end(), e) != vars.end();
+    });
   });
 }
 
