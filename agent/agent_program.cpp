@@ -51,6 +51,8 @@ int runAgentInForeground(const AgentOptions& options, const std::string& program
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ,
+         SIG_IGN);  // a file-size limit on the journal is a write error to report, not the agent's death
 
   // Port 0 picks a free port for programs embedding the agent; a person starting one names the port.
   if (auto problem = checkAgentOptions(options); !problem.empty()) {

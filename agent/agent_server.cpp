@@ -114,6 +114,15 @@ class WatchReactor : public grpc::ServerWriteReactor<v1::WatchReply> {
       return;
     }
     if (journal_->finished() && next_ > journal_->durableSeq()) {
+      if (std::string error = journal_->error(); !error.empty()) {
+        // The records that follow were never written: ending as if the job had finished would hide that.
+        finished_ = true;
+        Finish(grpc::Status(grpc::DATA_LOSS,
+                            "the agent could not write job records to its journal (" + error +
+                                "); it stopped the job's ranks. Free space in its --state-dir and "
+                                "run the job again"));
+        return;
+      }
       reply_.set_job_finished(true);
       lastSent_ = true;
       writing_ = true;

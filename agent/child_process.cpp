@@ -79,7 +79,7 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP}) ::signal(sig, SIG_DFL);
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGXFSZ}) ::signal(sig, SIG_DFL);
     ::setpgid(0, 0);
     if (options.dieWithParent) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "agent/child_process.h"
@@ -364,6 +365,16 @@ void Job::supervise(std::function<void(const StartResult&)> started) {
         killAt = std::min(killAt, Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000)));
       }
     }
+    if (std::string journalError = journal_->error(); !journalError.empty() && !stopping) {
+      // Nothing the ranks do can be recorded any more, and a console watching would wait for exits it can
+      // never see: stop them, and say so where the agent's owner looks.
+      stopping = true;
+      stopWhy = "the agent cannot write the job's journal (" + journalError + ")";
+      std::cerr << "ringmaster-agent: job " << setup_.request.job_id() << ": " << stopWhy
+                << "; stopping its ranks" << std::endl;
+      beginStop(stopWhy, records);
+      killAt = Clock::now() + std::chrono::milliseconds(static_cast<int>(setup_.defaultGraceS * 1000));
+    }
     if (stopping && Clock::now() >= killAt) {
       for (auto& rank : ranks_) {
         if (rank->process && !rank->process->exited()) {
@@ -376,6 +387,7 @@ void Job::supervise(std::function<void(const StartResult&)> started) {
     if (allExited) break;
   }
   journal_->close();
+  supervised_ = true;
 }
 
 }  // namespace ringmaster::agent

@@ -63,8 +63,9 @@ class Job {
   v1::Record agentLine(int rank, const std::string& text) const;
   Journal& journal() { return *journal_; }
   std::shared_ptr<Journal> sharedJournal() const { return journal_; }
-  // Every rank has exited and the journal holds everything they said.
-  bool finished() const { return journal_->finished(); }
+  // Every rank has exited and the journal holds everything they said (or could not be written: see
+  // Journal::error()).
+  bool finished() const { return supervised_ && journal_->finished(); }
 
  private:
   struct Rank;
@@ -78,6 +79,7 @@ class Job {
 
   const JobSetup setup_;
   std::shared_ptr<Journal> journal_;
+  std::atomic<bool> supervised_{false};  // the supervisor saw every rank exit
   std::vector<std::unique_ptr<Rank>> ranks_;
   int wakeFd_ = -1;  // eventfd: stop() wakes the supervisor
   std::thread supervisor_;

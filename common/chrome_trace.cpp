@@ -18,12 +18,13 @@ constexpr std::string_view kClosing = "\n]\n";
 
 }  // namespace
 
-ChromeTraceWriter::ChromeTraceWriter(const std::string& path) : path_(path), json_(pending_) {
+ChromeTraceWriter::ChromeTraceWriter(const std::string& path, const std::string& label)
+    : path_(path), label_(label.empty() ? path : label), json_(pending_) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw InputError("--timeline " + path + ": cannot create the file: " + std::strerror(errno));
+  if (fd_ < 0) throw InputError(label_ + ": cannot create the file: " + std::strerror(errno));
   std::string empty = std::string(kOpening) + std::string(kClosing.substr(1));
   if (::pwrite(fd_, empty.data(), empty.size(), 0) != static_cast<ssize_t>(empty.size())) {
-    throw InputError("--timeline " + path + ": cannot write: " + std::strerror(errno));
+    throw InputError(label_ + ": cannot write: " + std::strerror(errno));
   }
   fileSize_ = empty.size();
 }
@@ -152,7 +153,7 @@ void ChromeTraceWriter::flush() {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       pending_.Pop(kClosing.size());  // the events stay queued for the next try
-      throw InputError("--timeline " + path_ + ": cannot write: " + std::strerror(errno));
+      throw InputError(label_ + ": cannot write: " + std::strerror(errno));
     }
     data += n;
     left -= static_cast<size_t>(n);

@@ -21,8 +21,10 @@ namespace v1 = ::ringmaster::v1;
 
 class ChromeTraceWriter {
  public:
-  // Creates (or truncates) `path` and writes an empty trace. Throws InputError naming the path.
-  explicit ChromeTraceWriter(const std::string& path);
+  // Creates (or truncates) `path` and writes an empty trace. Throws InputError naming the file as `label`
+  // (e.g.
+  // "--timeline out.json"; default: the path).
+  explicit ChromeTraceWriter(const std::string& path, const std::string& label = "");
   ~ChromeTraceWriter();  // flushes
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;
   ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
@@ -46,6 +48,7 @@ class ChromeTraceWriter {
   void endMetadata();
 
   std::string path_;
+  std::string label_;  // how messages name the file
   int fd_ = -1;
   uint64_t fileSize_ = 0;
   uint64_t eventsWritten_ = 0;

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "worker/torch_error.h"
 
 namespace ringmaster::worker {
 namespace {
@@ -74,7 +75,7 @@ void saveCheckpoint(const std::string& dir, const std::string& modelName, const 
     archive.save_to(temporary);
   } catch (const std::exception& e) {
     fs::remove(temporary, error);
-    throw InputError(temporary + ": cannot write the checkpoint: " + e.what());
+    throw InputError(temporary + ": cannot write the checkpoint: " + torchErrorReason(e));
   }
   fsyncPath(temporary, O_RDONLY);
   fs::rename(temporary, path, error);
@@ -119,8 +120,7 @@ TrainingPosition restoreCheckpoint(const std::string& dir, const std::string& mo
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw InputError(path + ": not a usable checkpoint: " + what.substr(0, what.find('\n')));
+    throw InputError(path + ": not a usable checkpoint: " + torchErrorReason(e));
   }
   return position;
 }

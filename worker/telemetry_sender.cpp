@@ -52,7 +52,7 @@ class TelemetrySession::Sender {
     Probe& probe = session_.probe_;
     if (!options_.timelineFile.empty()) {
       timelinePath_ = timelinePathForRank(options_.timelineFile, probe.rank(), probe.worldSize());
-      trace_ = std::make_unique<ChromeTraceWriter>(timelinePath_);
+      trace_ = std::make_unique<ChromeTraceWriter>(timelinePath_, "--timeline " + timelinePath_);
       trace_->nameRank(probe.rank(), "rank " + std::to_string(probe.rank()));
       probe.setTimelineOn(true);
     }

@@ -2,33 +2,15 @@
 #include "worker/torchscript_model.h"
 
 #include <filesystem>
-#include <sstream>
 
 #include "common/error.h"
 #include "common/npy_array.h"
+#include "worker/torch_error.h"
 
 namespace ringmaster::worker {
 namespace {
 
 constexpr const char* kHowToSave = "save it with torch.jit.script(model).save(FILE)";
-
-// The line of a LibTorch error that says what went wrong, without the TorchScript traceback or the C++
-// backtrace: "mat1 and mat2 shapes cannot be multiplied (2x784 and 100x10)".
-std::string reasonOf(const std::exception& e) {
-  const auto* c10Error = dynamic_cast<const c10::Error*>(&e);
-  std::istringstream lines(c10Error ? c10Error->what_without_backtrace() : e.what());
-  std::string line, first, reason;
-  while (std::getline(lines, line)) {
-    if (line.rfind("Exception raised from", 0) == 0) break;
-    if (first.empty() && !line.empty()) first = line;
-    if (const size_t at = line.find("Error: "); at != std::string::npos && line.find(' ') > at) {
-      reason = line.substr(at + 7);
-    }
-  }
-  std::string text = reason.empty() ? first : reason;
-  if (text.size() > 400) text = text.substr(0, 400) + "...";
-  return text;
-}
 
 // nn::Modules over a scripted module's own parameters and buffers (the same tensors), one per submodule.
 class ScriptedPart : public torch::nn::Module {
@@ -55,7 +37,7 @@ TorchScriptModel::TorchScriptModel(const std::string& path) : path_(path) {
   try {
     module_ = torch::jit::load(path, torch::kCPU);
   } catch (const std::exception& e) {
-    throw InputError(path + ": not a TorchScript file (" + reasonOf(e) + "); " + kHowToSave +
+    throw InputError(path + ": not a TorchScript file (" + torchErrorReason(e) + "); " + kHowToSave +
                      " (a state_dict from torch.save is not enough)");
   }
   if (module_.find_method("forward") == c10::nullopt) {
@@ -126,7 +108,7 @@ std::shared_ptr<Classifier> makeTrainingModel(const v1::JobSpec& spec, const Tra
     throw;
   } catch (const std::exception& e) {
     throw InputError(modelDescription + ": forward failed on a batch of shape " +
-                     formatShape(batch.sizes().vec()) + " from " + inputs + " (" + reasonOf(e) +
+                     formatShape(batch.sizes().vec()) + " from " + inputs + " (" + torchErrorReason(e) +
                      "); give data of the shape the model expects, or export the model for this shape");
   }
   model->train();

@@ -15,6 +15,7 @@
 #include "worker/nccl_process_group.h"
 #include "worker/rendezvous.h"
 #include "worker/telemetry_sender.h"
+#include "worker/torch_error.h"
 #include "worker/torchscript_model.h"
 #include "worker/trainer.h"
 
@@ -104,8 +105,7 @@ int runWorker(const WorkerOptions& options) {
   } catch (const RendezvousError& e) {
     return fail(who, 1, e.what());
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    return fail(who, 1, "training failed: " + what.substr(0, what.find("\nException raised from")));
+    return fail(who, 1, "training failed: " + torchErrorReason(e));
   }
 }
 

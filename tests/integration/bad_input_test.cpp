@@ -161,3 +161,40 @@ TEST(BadInput, AStoreThisUserMayOnlyReadIsListedAndShown) {
   EXPECT_NE(show.out.find("kept"), std::string::npos) << show.out;
   ::chmod(folder.c_str(), 0755);  // so that the temporary folder can be removed
 }
+
+TEST(BadInput, AReportThatCannotBeWrittenNamesItsOutputInEveryFormat) {
+  TempDir dir("full-disk-report");
+  const std::string store = dir.file("runs.sqlite");
+  const std::string trace = dir.file("t.json");
+  ringmaster::test::writeFile(trace, R"([{"name":"step","ph":"X","ts":10,"dur":5,"pid":0,"tid":0}])");
+  auto imported = runProcess({binPath("ringmaster"), "import", "--store", store, "--name", "kept", trace});
+  ASSERT_EQ(imported.exitCode, 0) << imported.err;
+  // /dev/full takes every open and refuses every write with ENOSPC, as a full disk does.
+  for (const std::string format : {"trace", "csv", "html", "pdf"}) {
+    auto r = runProcess(
+        {binPath("ringmaster"), "report", "kept", "--store", store, "--format", format, "-o", "/dev/full"},
+        {}, std::chrono::seconds(60));
+    ASSERT_FALSE(r.timedOut) << format;
+    EXPECT_EQ(r.signal, 0) << format << ": " << r.err;
+    EXPECT_NE(r.exitCode, 0) << format << ": " << r.err;
+    EXPECT_NE(r.err.find("/dev/full"), std::string::npos) << format << ": " << r.err;
+    EXPECT_EQ(r.err.find("--timeline"), std::string::npos)
+        << format << " names a flag it was not given: " << r.err;
+  }
+}
+
+TEST(BadInput, ACheckpointFolderThatCannotBeWrittenIsNamedWithoutABacktrace) {
+  TempDir dir("proc-checkpoint");
+  auto r = runProcess(
+      {binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "5",
+       "--no-store", "--state-dir", dir.file("state"), "--checkpoint-dir", "/proc"},
+      {}, std::chrono::minutes(2));
+  ASSERT_FALSE(r.timedOut);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_NE(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("/proc/checkpoint.pt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write the checkpoint"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("frame #"), std::string::npos)
+      << "LibTorch's stack frames reached the user: " << r.err;
+  EXPECT_EQ(r.err.find("c10::"), std::string::npos) << r.err;
+}

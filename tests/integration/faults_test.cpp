@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Faults a real run meets, through the real binaries: a loss that becomes NaN, a store another program locks,
-// a rank frozen with SIGSTOP, a console killed with SIGKILL. The run survives, is told truthfully, and stays
+// a rank frozen with SIGSTOP, a console killed with SIGKILL, an agent
+// whose journal can no longer be written. The run survives, is told truthfully, and stays
 // in the history.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,10 +20,14 @@
 #include <regex>
 #include <thread>
 
+#include "tests/support/files.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
 using ringmaster::test::binPath;
+using ringmaster::test::freePort;
+using ringmaster::test::readFile;
 using ringmaster::test::runProcess;
 using ringmaster::test::TempDir;
 
@@ -246,4 +254,74 @@ TEST(Faults, ACrashedRankIsTheRunsFirstFinding) {
   const std::string first = show.out.substr(firstLine, show.out.find('\n', firstLine) - firstLine);
   EXPECT_NE(first.find("] crash: rank 1"), std::string::npos)
       << "the crash is the first finding: " << show.out;
+}
+
+// A full disk under the agent's journal, made without root: a file-size limit on the agent turns its journal
+// writes into errors once the journal reaches 256 KiB, as ENOSPC would on a full filesystem.
+TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) {
+  TempDir dir("journal-full");
+  const std::string jobId = "journal-full-" + std::to_string(::getpid());
+  const int port = freePort();
+  const std::string agentLog = dir.file("agent.log");
+  pid_t agentPid = ::fork();
+  if (agentPid == 0) {
+    rlimit limit{256 * 1024, 256 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    int log = ::open(agentLog.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(log, 2);
+    std::string portText = std::to_string(port);
+    std::string stateDir = dir.file("state");
+    std::string worker = binPath("ringmaster-worker");
+    std::string agent = binPath("ringmaster-agent");
+    ::execl(agent.c_str(), agent.c_str(), "--port", portText.c_str(), "--state-dir", stateDir.c_str(),
+            "--worker", worker.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_TRUE(waitFor([&] { return readFile(agentLog).find("listening") != std::string::npos; },
+                      std::chrono::seconds(30)))
+      << "the agent did not come up: " << readFile(agentLog);
+
+  // Far more steps than the test lets run: only the agent's stop can end this run in time.
+  auto r = runProcess({binPath("ringmaster"),
+                       "run",
+                       "-np",
+                       "2",
+                       "-H",
+                       "127.0.0.1:2",
+                       "--agent-port",
+                       std::to_string(port),
+                       "--model",
+                       "mlp",
+                       "--data",
+                       "synthetic",
+                       "--steps",
+                       "1000000",
+                       "--store",
+                       dir.file("runs.sqlite"),
+                       "--job-id",
+                       jobId,
+                       "--name",
+                       jobId},
+                      {}, std::chrono::minutes(3));
+  const bool ranksEnded = waitFor([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
+                                  std::chrono::seconds(30));
+  for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
+  ::kill(agentPid, SIGTERM);
+  ::waitpid(agentPid, nullptr, 0);
+
+  EXPECT_FALSE(r.timedOut) << "the run went on after its journal failed";
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("could not write job records to its journal"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << "the system's reason is given: " << r.err;
+  EXPECT_TRUE(ranksEnded) << "the ranks kept training after their journal failed";
+  const std::string log = readFile(agentLog);
+  EXPECT_NE(log.find("job " + jobId + ": the agent cannot write the job's journal"), std::string::npos)
+      << log;
+
+  auto show = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status failed"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("throughput"), std::string::npos)
+      << "the steps received before are kept: " << show.out;
 }
