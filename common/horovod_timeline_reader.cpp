@@ -11,6 +11,7 @@
 
 #include "common/chrome_trace_reader.h"
 #include "common/clock.h"
+#include "common/diagnosis/horovod_readiness.h"
 #include "common/json.h"
 
 namespace ringmaster {
@@ -209,8 +210,10 @@ ImportResult importTimeline(RunStore& store, const std::string& path, const std:
   constexpr size_t kBatch = 20000;
   std::vector<v1::TimelineEvent> batch;
   batch.reserve(kBatch);
+  diagnosis::ReadinessTally readiness;
   try {
     result.summary = readTimeline(in, [&](v1::TimelineEvent& e) {
+      readiness.observe(e);
       batch.push_back(std::move(e));
       if (batch.size() == kBatch) {
         store.appendTimeline(result.runId, batch);
@@ -228,6 +231,11 @@ ImportResult importTimeline(RunStore& store, const std::string& path, const std:
     throw InputError(path + ": " + e.what());
   }
   store.setWorldSize(result.runId, result.summary.ranks);
+  if (result.summary.format == TraceFormat::HorovodTimeline) {
+    // A timeline has no step samples to replay: who kept the others waiting is judged here, once.
+    if (auto findings = readiness.findings(); !findings.empty())
+      store.replaceFindings(result.runId, findings);
+  }
   store.setRunStatus(result.runId, "imported", unixNs());
   return result;
 }

@@ -4,10 +4,10 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QWheelEvent>
-
 #include <cmath>
 #include <map>
 
+#include "common/duration_text.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {
@@ -25,11 +25,7 @@ constexpr double kMergeBelowPixels = 3.0;
 }  // namespace
 
 QString formatDuration(double ns) {
-  const double a = std::abs(ns);
-  if (a >= 1e9) return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'g', 4);
-  if (a >= 1e6) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'g', 4);
-  if (a >= 1e3) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'g', 4);
-  return QStringLiteral("%1 ns").arg(ns, 0, 'g', 4);
+  return QString::fromStdString(ringmaster::formatDuration(ns));
 }
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
