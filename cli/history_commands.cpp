@@ -193,6 +193,11 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
     std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", "METRIC", "UNIT", "BASE", "OTHER", "CHANGE",
                         "95% CI");
     for (const auto& d : c.deltas) {
+      if (!d.missing.empty()) {
+        std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", d.metric.c_str(), d.unit.c_str(), "-", "-",
+                            "-", printable(d.missing).c_str());
+        continue;
+      }
       std::string ci = d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
       std::cout << format("  %-24s %-10s %14.4g %14.4g %+9.1f%%  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
                           d.other, 100 * d.relative, ci.c_str());

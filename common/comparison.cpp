@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "common/diagnosis/finding.h"
@@ -155,7 +156,28 @@ std::string label(const RunInfo& info) {
   return "run " + std::to_string(info.id) + (info.name.empty() ? "" : " (" + info.name + ")");
 }
 
+// What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
+struct Measured {
+  bool steps, allreduce, memory;
+};
+
+Measured measuredIn(const RunMetrics& run) {
+  return {run.steps > 0 && !run.stepTimesMs.empty(), run.allreduceOps > 0, run.peakRssMiB > 0};
+}
+
+// "run 7 has no all-reduce ops", "neither run has memory samples", or "" when both have them.
+std::string missingText(bool inBase, bool inOther, const RunComparison& c, const char* what) {
+  if (inBase && inOther) return "";
+  if (!inBase && !inOther) return std::string("neither run has ") + what;
+  return (inBase ? c.otherName : c.baseName) + " has no " + what;
+}
+
 }  // namespace
+
+int MetricDelta::verdict() const {
+  if (!missing.empty() || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
+  return (relative < 0) == lowerIsBetter ? 1 : -1;
+}
 
 RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
   RunComparison c;
@@ -171,23 +193,40 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
     meanStep.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs);
     p50.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
   }
-  c.deltas = {throughput,
-              meanStep,
-              p50,
-              delta("step time p95", "ms", base.stepP95Ms, other.stepP95Ms, true),
-              delta("data wait", "ms/step", base.phases.dataMs, other.phases.dataMs, true),
-              delta("forward", "ms/step", base.phases.forwardMs, other.phases.forwardMs, true),
-              delta("backward", "ms/step", base.phases.backwardMs, other.phases.backwardMs, true),
-              delta("exposed comm wait", "ms/step", base.phases.commWaitMs, other.phases.commWaitMs, true),
-              delta("optimizer", "ms/step", base.phases.optimizerMs, other.phases.optimizerMs, true),
-              delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true),
-              delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false),
-              delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true),
-              delta("memory peak", "MiB", base.peakRssMiB, other.peakRssMiB, true),
-              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true),
-              delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
+  const Measured b = measuredIn(base), o = measuredIn(other);
+  const std::string noSteps = missingText(b.steps, o.steps, c, "step samples");
+  const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, "all-reduce ops");
+  const std::string noMemory = missingText(b.memory, o.memory, c, "memory samples");
+  // A metric one run lacks is said so, never shown as a change.
+  auto unless = [](const std::string& missing, MetricDelta d) {
+    if (!missing.empty()) {
+      d.missing = missing;
+      d.relative = std::numeric_limits<double>::quiet_NaN();
+      d.interval.reset();
+    }
+    return d;
+  };
+  c.deltas = {
+      unless(noSteps, throughput),
+      unless(noSteps, meanStep),
+      unless(noSteps, p50),
+      unless(noSteps, delta("step time p95", "ms", base.stepP95Ms, other.stepP95Ms, true)),
+      unless(noSteps, delta("data wait", "ms/step", base.phases.dataMs, other.phases.dataMs, true)),
+      unless(noSteps, delta("forward", "ms/step", base.phases.forwardMs, other.phases.forwardMs, true)),
+      unless(noSteps, delta("backward", "ms/step", base.phases.backwardMs, other.phases.backwardMs, true)),
+      unless(noSteps,
+             delta("exposed comm wait", "ms/step", base.phases.commWaitMs, other.phases.commWaitMs, true)),
+      unless(noSteps, delta("optimizer", "ms/step", base.phases.optimizerMs, other.phases.optimizerMs, true)),
+      unless(noSteps, delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true)),
+      unless(noAllreduce, delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false)),
+      unless(noAllreduce,
+             delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true)),
+      unless(noMemory, delta("memory peak", "MiB", base.peakRssMiB, other.peakRssMiB, true)),
+      unless(noMemory,
+             delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
+      delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
-  if (meanStep.interval) {
+  if (noSteps.empty() && meanStep.interval) {
     const auto& ci = *meanStep.interval;
     // Step time lower = faster; speed-up expressed on the step time's relative change.
     if (ci.upper < 0 || ci.lower > 0) {
@@ -203,7 +242,7 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
                                     100 * ci.upper);
     }
   } else {
-    c.verdict = "no step samples to compare";
+    c.verdict = noSteps.empty() ? "no step samples to compare" : noSteps + ": step times cannot be compared";
   }
   return c;
 }

@@ -68,6 +68,11 @@ struct MetricDelta {
   double relative = 0;                       // (other - base) / base
   bool lowerIsBetter = false;
   std::optional<stats::Interval> interval;   // bootstrap 95% CI of `relative`
+  // Why the runs cannot be compared on this metric ("run 7 (imported) has no all-reduce ops"); empty when
+  // they can. `relative` is NaN then: a metric a run lacks is not a change of -100 %.
+  std::string missing;
+  // Better or worse for sure: the interval excludes zero. 1 better, -1 worse, 0 not known.
+  int verdict() const;
 };
 
 struct RunComparison {

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/diagnosis/horovod_readiness.h"
 #include "common/json.h"
+#include "common/trace_extent.h"
 
 namespace ringmaster {
 
@@ -211,9 +212,11 @@ ImportResult importTimeline(RunStore& store, const std::string& path, const std:
   std::vector<v1::TimelineEvent> batch;
   batch.reserve(kBatch);
   diagnosis::ReadinessTally readiness;
+  TraceExtent extent;
   try {
     result.summary = readTimeline(in, [&](v1::TimelineEvent& e) {
       readiness.observe(e);
+      extent.observe(e);
       batch.push_back(std::move(e));
       if (batch.size() == kBatch) {
         store.appendTimeline(result.runId, batch);
@@ -231,11 +234,12 @@ ImportResult importTimeline(RunStore& store, const std::string& path, const std:
     throw InputError(path + ": " + e.what());
   }
   store.setWorldSize(result.runId, result.summary.ranks);
-  if (result.summary.format == TraceFormat::HorovodTimeline) {
-    // A timeline has no step samples to replay: who kept the others waiting is judged here, once.
-    if (auto findings = readiness.findings(); !findings.empty())
-      store.replaceFindings(result.runId, findings);
-  }
+  // What only the import can tell is judged here, once; what the stored measurements tell is replayed on
+  // reading.
+  std::vector<v1::Finding> findings;
+  if (result.summary.format == TraceFormat::HorovodTimeline) findings = readiness.findings();
+  if (auto clipped = clipImplausibleDurations(store, result.runId, extent)) findings.push_back(*clipped);
+  if (!findings.empty()) store.replaceFindings(result.runId, findings);
   store.setRunStatus(result.runId, "imported", unixNs());
   return result;
 }

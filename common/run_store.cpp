@@ -694,6 +694,35 @@ void RunStore::appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent
   });
 }
 
+RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs) {
+  ClippedEnds clipped;
+  impl_->transaction([&] {
+    auto late = impl_->prepare(
+        "SELECT count(*), coalesce(max(end_ns - start_ns), 0) FROM timeline_events WHERE run_id = ? AND "
+        "end_ns > ?");
+    late->bind(1, runId).bind(2, afterNs);
+    late->step();
+    clipped.events = late->int64(0);
+    clipped.longestNs = late->int64(1);
+    if (clipped.events == 0) return;
+    auto end = impl_->prepare(
+        "SELECT coalesce(max(end_ns), ?) FROM timeline_events WHERE run_id = ? AND end_ns <= ?");
+    end->bind(1, afterNs).bind(2, runId).bind(3, afterNs);
+    end->step();
+    clipped.clippedToNs = end->int64(0);
+    impl_
+        ->prepare(
+            "UPDATE timeline_events SET end_ns = max(start_ns, ?1), "
+            "args = json_set(coalesce(args, '{}'), '$.recorded_dur_ns', CAST(end_ns - start_ns AS TEXT)) "
+            "WHERE run_id = ?2 AND end_ns > ?3")
+        ->bind(1, clipped.clippedToNs)
+        .bind(2, runId)
+        .bind(3, afterNs)
+        .run();
+  });
+  return clipped;
+}
+
 void RunStore::replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings) {
   impl_->transaction([&] {
     impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();

@@ -138,6 +138,15 @@ class RunStore {
   void append(int64_t runId, const v1::RecordBatch& batch);
   void append(int64_t runId, const std::vector<v1::Record>& records);
   void appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events);
+  // Timeline events ending after `afterNs` end at the latest end at or before it instead; each keeps its
+  // recorded duration in the arg "recorded_dur_ns". For imported traces whose writer recorded absurd
+  // durations.
+  struct ClippedEnds {
+    int64_t events = 0;
+    int64_t longestNs = 0;  // the longest duration recorded among them
+    int64_t clippedToNs = 0;
+  };
+  ClippedEnds clipTimelineEnds(int64_t runId, int64_t afterNs);
   // Replaces the run's findings (diagnosis re-runs as data arrives; the latest view wins).
   void replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings);
 

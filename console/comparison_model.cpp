@@ -27,6 +27,7 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 }
 
 QString ComparisonModel::formatDelta(const MetricDelta& d) {
+  if (!d.missing.empty()) return tr("not measured");
   if (!d.interval) return percent(d.relative) + QStringLiteral(" %");
   return QStringLiteral("%1 % [%2, %3]").arg(percent(d.relative), percent(d.interval->lower), percent(d.interval->upper));
 }
@@ -52,13 +53,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
   const bool isDelta = (column - 2) % 2 == 1;
   if (!isDelta) return role == Qt::DisplayRole ? QVariant(QString::number(d.other, 'g', 4)) : QVariant();
   if (role == Qt::DisplayRole) return formatDelta(d);
-  if (role == Qt::ToolTipRole) return QString::fromStdString(c.verdict);
-  if (role == VerdictRole) {
-    const double lo = d.interval ? d.interval->lower : d.relative;
-    const double hi = d.interval ? d.interval->upper : d.relative;
-    if (lo <= 0 && hi >= 0) return 0;
-    return (d.relative < 0) == d.lowerIsBetter ? 1 : -1;
-  }
+  if (role == Qt::ToolTipRole) return QString::fromStdString(d.missing.empty() ? c.verdict : d.missing);
+  if (role == VerdictRole) return d.verdict();
   return {};
 }
 

@@ -127,6 +127,10 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
       for (const auto& d : c.deltas) {
         std::string ci =
             d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
+        if (!d.missing.empty()) {
+          row(out, {d.metric, d.unit, "–", "–", "not measured", d.missing});
+          continue;
+        }
         row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other),
                   format("%+.1f%%", 100 * d.relative), ci});
       }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
+#include <map>
 
 namespace ringmaster::console {
 namespace {
@@ -275,16 +277,31 @@ int TimelineModel::lateRank(int laneId, const Event& negotiate) const {
 
 TimelineModel::RangeStats TimelineModel::rangeStats(int64_t t0, int64_t t1) const {
   RangeStats stats;
+  // The parts of the range each phase covers, per rank: a phase on many lanes at once (one per tensor in a
+  // Horovod timeline) is busy once, not once per lane.
+  std::map<std::pair<int, NameId>, std::vector<std::pair<int64_t, int64_t>>> covered;
   for (LaneData& lane : lanes_) {
     prepare(lane);
     for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
       const Event& e = lane.events[i];
       if (e.startNs >= t1) break;
       if (!overlaps(e, t0)) continue;
+      const int64_t from = std::max(e.startNs, t0), to = std::min(e.endNs, t1);
       PhaseStats& s = stats[lane.info.rank][names_[e.name]];
-      s.totalNs += std::max<int64_t>(0, std::min(e.endNs, t1) - std::max(e.startNs, t0));
+      s.totalNs += std::max<int64_t>(0, to - from);
       ++s.count;
+      if (to > from) covered[{lane.info.rank, e.name}].emplace_back(from, to);
     }
+  }
+  for (auto& [key, spans] : covered) {
+    std::sort(spans.begin(), spans.end());
+    int64_t busy = 0, reach = INT64_MIN;
+    for (const auto& [from, to] : spans) {
+      if (to <= reach) continue;
+      busy += to - std::max(from, reach);
+      reach = to;
+    }
+    stats[key.first][names_[key.second]].busyNs = busy;
   }
   return stats;
 }

@@ -59,7 +59,8 @@ class TimelineModel {
 
   // Per phase, time spent inside a range and events touching it.
   struct PhaseStats {
-    int64_t totalNs = 0;
+    int64_t totalNs = 0;  // summed over the phase's events, within the range (overlapping events count twice)
+    int64_t busyNs = 0;  // time within the range in which at least one of them ran: never more than the range
     uint32_t count = 0;
   };
   // rank -> phase name -> stats

@@ -158,10 +158,11 @@ void TimelinePage::showStats(int64_t t0, int64_t t1) {
   for (const auto& [rank, phases] : stats) {
     auto* rankItem = new QTreeWidgetItem(stats_, {tr("rank %1").arg(rank)});
     for (const auto& [phase, s] : phases) {
-      new QTreeWidgetItem(rankItem, {QString::fromStdString(phase), formatDuration(static_cast<double>(s.totalNs)),
-                                     QStringLiteral("%1 %").arg(100.0 * static_cast<double>(s.totalNs) /
-                                                                    static_cast<double>(t1 - t0), 0, 'f', 1),
-                                     QString::number(s.count)});
+      new QTreeWidgetItem(
+          rankItem, {QString::fromStdString(phase), formatDuration(static_cast<double>(s.totalNs)),
+                     QStringLiteral("%1 %").arg(
+                         100.0 * static_cast<double>(s.busyNs) / static_cast<double>(t1 - t0), 0, 'f', 1),
+                     QString::number(s.count)});
     }
     rankItem->setExpanded(stats.size() <= 8);
   }

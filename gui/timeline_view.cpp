@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/timeline_view.h"
 
+#include <QHash>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <cmath>
 #include <map>
@@ -26,6 +28,36 @@ constexpr double kMergeBelowPixels = 3.0;
 
 QString formatDuration(double ns) {
   return QString::fromStdString(ringmaster::formatDuration(ns));
+}
+
+QStringList distinctElided(const QStringList& texts, const QFontMetrics& fm, int width) {
+  QStringList out;
+  QHash<QString, QList<int>> byElided;
+  for (int i = 0; i < texts.size(); ++i) {
+    out << fm.elidedText(texts[i], Qt::ElideMiddle, width);
+    byElided[out.back()].append(i);
+  }
+  const QString ellipsis = QStringLiteral("…");
+  for (const QList<int>& same : byElided) {
+    if (same.size() < 2) continue;
+    for (int i : same) {
+      // Where this text parts from the others that look the same: start there, with a little context.
+      int common = 0;
+      for (int j : same) {
+        if (j == i || texts[j] == texts[i]) continue;
+        int k = 0;
+        while (k < texts[i].size() && k < texts[j].size() && texts[i][k] == texts[j][k]) ++k;
+        common = std::max(common, k);
+      }
+      if (common == 0) continue;
+      const int from = std::max(0, common - 6);
+      const QString tail = texts[i].mid(from);
+      out[i] = from == 0
+                   ? fm.elidedText(tail, Qt::ElideRight, width)
+                   : ellipsis + fm.elidedText(tail, Qt::ElideRight, width - fm.horizontalAdvance(ellipsis));
+    }
+  }
+  return out;
 }
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
@@ -57,19 +89,45 @@ void TimelineView::setRowMode(RowMode mode) {
 
 void TimelineView::rebuildRows() {
   rows_.clear();
+  labelWidth_ = -1;
   if (!model_) return;
   rows_ = mode_ == RowMode::ByRank ? model_->rankRows() : model_->tensorRows();
 }
 
 int TimelineView::labelWidth() const {
-  // Measured once per font: shaping the text costs microseconds, and xOf() asks for the plot twice per box.
-  if (labelWidth_ < 0) labelWidth_ = fontMetrics().horizontalAdvance(QStringLiteral("rank 00 · compute ")) + 8;
+  // Measured once per font, rows and size: shaping the text costs microseconds, and xOf() asks for the plot
+  // twice per box. Wide enough for the longest label, up to three tenths of the view.
+  if (labelWidth_ < 0) {
+    const QFontMetrics fm = fontMetrics();
+    const int least = fm.horizontalAdvance(QStringLiteral("rank 00 · compute ")) + 8;
+    int longest = 0;
+    constexpr size_t kMeasuredRows = 2000;  // enough to know the labels are long
+    for (size_t row = 0; row < std::min(rows_.size(), kMeasuredRows); ++row) {
+      longest = std::max(longest, fm.horizontalAdvance(rowLabel(rows_[row])) + 16);
+    }
+    labelWidth_ = std::clamp(longest, least, std::max(least, width() * 3 / 10));
+  }
   return labelWidth_;
 }
 
 QRect TimelineView::plotRect() const {
   const int label = labelWidth();
   return QRect(label, kAxisHeight, std::max(10, width() - label - 4), std::max(10, height() - kAxisHeight - 4));
+}
+
+bool TimelineView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip && model_) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const int row = rowAt(help->pos().y());
+    if (help->pos().x() < plotRect().left() && row >= 0) {
+      QToolTip::showText(help->globalPos(), rowLabel(rows_[static_cast<size_t>(row)]), this);
+    } else {
+      QToolTip::hideText();
+      event->ignore();
+    }
+    return true;
+  }
+  return QWidget::event(event);
 }
 
 void TimelineView::changeEvent(QEvent* event) {
@@ -148,6 +206,7 @@ void TimelineView::setSelection(int64_t t0, int64_t t1) {
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
+  labelWidth_ = -1;
   QWidget::resizeEvent(event);
   Q_EMIT visibleRangeChanged(t0_, visibleEnd());
 }
@@ -223,6 +282,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
   };
   std::vector<TickMark> tickMarks;
 
+  QStringList rowLabels;
+  const int rowsShown = std::min(static_cast<int>(rows_.size()) - firstRow, plot.height() / kRowHeight + 2);
+  for (int row = firstRow; row < firstRow + rowsShown; ++row)
+    rowLabels << rowLabel(rows_[static_cast<size_t>(row)]);
+  rowLabels = distinctElided(rowLabels, fm, plot.left() - 8);
+
   p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
   for (int row = firstRow; row < static_cast<int>(rows_.size()); ++row) {
     const double top = plot.top() + row * kRowHeight - rowScroll_;
@@ -234,7 +299,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (emphasised) p.fillRect(QRectF(0, top, width(), kRowHeight), palette().color(QPalette::Highlight).lighter(170));
     p.setPen(text);
     p.drawText(QRectF(4, top, plot.left() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               fm.elidedText(rowLabel(lane), Qt::ElideMiddle, plot.left() - 8));
+               row - firstRow < rowLabels.size() ? rowLabels[row - firstRow] : QString());
 
     const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_, kMergeBelowPixels);
     lastBoxes_ += boxes.size();

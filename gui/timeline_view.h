@@ -5,6 +5,8 @@
 // follows the pixels shown rather than the events held.
 #pragma once
 
+#include <QFontMetrics>
+#include <QStringList>
 #include <QWidget>
 
 #include "console/timeline_model.h"
@@ -57,6 +59,7 @@ class TimelineView : public QWidget {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void changeEvent(QEvent* event) override;
+  bool event(QEvent* event) override;  // tooltips: a row label's full text
 
  private:
   int labelWidth() const;
@@ -90,5 +93,9 @@ class TimelineView : public QWidget {
 
 // "1.25 ms", "340 µs", "2.5 s" for a duration in ns.
 QString formatDuration(double ns);
+
+// Each text elided to `width` pixels in the middle, except that texts which would then look the same show the
+// part where they differ instead ("…layer3.weight" and "…layer4.weight", not "Distr…ght" twice).
+QStringList distinctElided(const QStringList& texts, const QFontMetrics& fm, int width);
 
 }  // namespace ringmaster::gui

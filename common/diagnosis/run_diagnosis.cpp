@@ -134,12 +134,16 @@ RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1:
 
 std::vector<v1::Finding> storedFindings(const RunStore& store, int64_t runId) {
   std::vector<v1::Finding> findings = store.findings(runId);
-  if (!findings.empty()) return findings;
   const auto info = store.run(runId);
+  // An import stores only what the import alone can tell (a trace's own flaws, Horovod's readiness ticks).
+  const bool imported = info && info->source.rfind("import:", 0) == 0;
+  if (!findings.empty() && !imported) return findings;
   const auto series = store.rankSeries(runId);
   if (!info || series.empty()) return findings;
   const int worldSize = info->worldSize > 0 ? info->worldSize : static_cast<int>(series.size());
-  return replay(series, store.stallReports(runId), store.ranks(runId), worldSize).findings();
+  auto replayed = replay(series, store.stallReports(runId), store.ranks(runId), worldSize).findings();
+  replayed.insert(replayed.end(), findings.begin(), findings.end());
+  return replayed;
 }
 
 }  // namespace ringmaster::diagnosis

@@ -52,8 +52,9 @@ class RunDiagnosis {
 RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1::StallReport>& stalls,
                     const std::vector<RankInfo>& ranks, int worldSize, DiagnosisConfig config = {});
 
-// A stored run's findings: those stored with it, or, for a run stored without any (an import, a run whose
-// console died), the findings of replaying its measurements now. Every reader of stored findings goes through it.
+// A stored run's findings: those stored with it, or, for a run stored without any (a run whose console died),
+// the findings of replaying its measurements now. An imported run has both: what its import found (stored)
+// after what replaying its measurements finds. Every reader of stored findings goes through it.
 std::vector<v1::Finding> storedFindings(const RunStore& store, int64_t runId);
 
 }  // namespace ringmaster::diagnosis

@@ -11,6 +11,10 @@
         <source>%1 vs %2 (95% CI)</source>
         <translation>%1 对比 %2（95% 置信区间）</translation>
     </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::FindingsModel</name>

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <QTreeWidget>
 #include <QWheelEvent>
 
@@ -145,4 +147,42 @@ TEST_F(TimelinePageTest, ExportsTheVisibleRangeAsChromeTrace) {
 }
 
 }  // namespace
+}  // namespace ringmaster::gui
+
+namespace ringmaster::gui {
+
+TEST(TimelineLabels, TensorNamesThatElideAlikeShowWhereTheyDiffer) {
+  test::guiApp();
+  const QFontMetrics fm(QApplication::font());
+  QStringList names;
+  for (int layer = 0; layer < 12; ++layer) {
+    names << QStringLiteral(
+                 "DistributedAdam_Allreduce/cond_%1/HorovodAllreduce_gradients_encoder_layer%2_weight_0")
+                 .arg(layer % 3)
+                 .arg(layer);
+  }
+  names << QStringLiteral("loss");
+  const int width = fm.horizontalAdvance(QStringLiteral("rank 00 · compute "));
+  const QStringList shown = distinctElided(names, fm, width);
+  ASSERT_EQ(shown.size(), names.size());
+  for (int i = 0; i < shown.size(); ++i) {
+    EXPECT_LE(fm.horizontalAdvance(shown[i]), width) << shown[i].toStdString();
+    for (int j = 0; j < i; ++j) {
+      EXPECT_NE(shown[i], shown[j]) << names[i].toStdString() << " and " << names[j].toStdString()
+                                    << " look alike";
+    }
+  }
+  EXPECT_EQ(shown.back(), QStringLiteral("loss"));
+  EXPECT_TRUE(shown[11].contains(QStringLiteral("layer11"))) << shown[11].toStdString();
+}
+
+TEST_F(TimelinePageTest, ARowLabelsTooltipIsItsWholeName) {
+  QHelpEvent help(QEvent::ToolTip, QPoint(6, static_cast<int>(view->pointOf(0, 0).y())),
+                  view->mapToGlobal(QPoint(6, static_cast<int>(view->pointOf(0, 0).y()))));
+  QApplication::sendEvent(view, &help);
+  const QString text = QToolTip::text();
+  EXPECT_TRUE(text == QStringLiteral("rank 0 · compute") || text == QStringLiteral("rank 0 · comm"))
+      << text.toStdString();
+}
+
 }  // namespace ringmaster::gui

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/comparison.h"
+
 #include <gtest/gtest.h>
 
-#include "common/comparison.h"
+#include <cmath>
+
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster;
@@ -71,4 +74,49 @@ TEST(Comparison, ScalingEfficiencyAgainstABaseline) {
   auto f = scalingFinding(eight, one);
   EXPECT_EQ(f.kind(), v1::Finding::KIND_SCALING);
   EXPECT_DOUBLE_EQ(f.evidence().at("efficiency_pct"), 75);
+}
+
+TEST(Comparison, WhatARunDidNotMeasureIsSaidNotShownAsMinusAHundredPercent) {
+  SyntheticRun live;
+  live.steps = 100;
+  const RunMetrics measured = metricsOf(live, 1, "live");
+  RunMetrics imported;  // a trace with no step samples, all-reduce ops or memory: only findings
+  imported.info.id = 2;
+  imported.info.name = "imported";
+  auto c = compareRuns(measured, imported);
+  int notMeasured = 0;
+  for (const auto& d : c.deltas) {
+    if (d.metric == "findings") {
+      EXPECT_TRUE(d.missing.empty());
+      continue;
+    }
+    ++notMeasured;
+    EXPECT_TRUE(std::isnan(d.relative)) << d.metric << " shows a change of " << d.relative;
+    EXPECT_FALSE(d.interval) << d.metric;
+    EXPECT_EQ(d.verdict(), 0) << d.metric << " is coloured";
+    EXPECT_NE(d.missing.find("run 2 (imported) has no"), std::string::npos) << d.metric << ": " << d.missing;
+  }
+  EXPECT_EQ(notMeasured, 14);
+  EXPECT_NE(c.verdict.find("run 2 (imported) has no step samples"), std::string::npos) << c.verdict;
+  EXPECT_EQ(c.verdict.find("faster"), std::string::npos) << c.verdict;
+
+  auto neither = compareRuns(imported, imported);
+  EXPECT_EQ(neither.deltas.front().missing, "neither run has step samples");
+}
+
+TEST(Comparison, ADifferenceWithoutAConfidenceIntervalIsNeitherBetterNorWorse) {
+  SyntheticRun fast;
+  fast.steps = 200;
+  SyntheticRun slow = fast;
+  slow.seed = 2;
+  slow.forwardMs *= 1.5;
+  slow.backwardMs *= 1.5;
+  auto c = compareRuns(metricsOf(fast, 1, "a"), metricsOf(slow, 2, "b"));
+  for (const auto& d : c.deltas) {
+    if (!d.interval) {
+      EXPECT_EQ(d.verdict(), 0) << d.metric << " is coloured without an interval";
+    }
+  }
+  ASSERT_TRUE(c.deltas.at(1).interval);
+  EXPECT_EQ(c.deltas.at(1).verdict(), -1) << "a step time 50 % longer for sure is worse";
 }

@@ -248,6 +248,19 @@ TEST(TimelineModel, RangeStatisticsPerPhasePerRank) {
   EXPECT_EQ(r0.at("BACKWARD").totalNs, 100);
   EXPECT_EQ(r0.at("BACKWARD").count, 1u);
   EXPECT_EQ(stats.at(1).at("ALLREDUCE").totalNs, 50);
+  EXPECT_EQ(r0.at("FORWARD").busyNs, 200);
+}
+
+TEST(TimelineModel, APhaseOnManyLanesAtOnceIsBusyOnceNotOncePerLane) {
+  // A Horovod timeline: one row per tensor, fourteen tensors reducing at the same time on rank 0.
+  TimelineModel model;
+  for (int t = 0; t < 14; ++t) model.add(event(0, "grad." + std::to_string(t), "ALLREDUCE", 100 + t, 900));
+  model.add(event(0, "grad.0", "ALLREDUCE", 950, 1000));
+  const auto stats = model.rangeStats(0, 1000);
+  const auto& allreduce = stats.at(0).at("ALLREDUCE");
+  EXPECT_EQ(allreduce.count, 15u);
+  EXPECT_EQ(allreduce.busyNs, 800 + 50);
+  EXPECT_GT(allreduce.totalNs, 1000) << "the summed time still counts each lane";
 }
 
 TEST(TimelineModel, ExportsTheEventsOfARange) {
