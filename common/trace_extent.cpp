@@ -27,10 +27,11 @@ std::optional<v1::Finding> clipImplausibleDurations(RunStore& store, int64_t run
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_INFO, -1, "", 0,
                                          "implausible durations");
   f.set_summary(diagnosis::format(
-      "%lld events have implausible durations (up to %s in a trace whose events all start within %s): they "
-      "are "
-      "drawn clipped at the trace's end, and each keeps its recorded duration (recorded_dur_ns).",
-      static_cast<long long>(clipped.events), formatDuration(static_cast<double>(clipped.longestNs)).c_str(),
+      "%lld %s implausible durations (up to %s in a trace whose events all start within %s): drawn clipped "
+      "at "
+      "the trace's end, each keeps its recorded duration (recorded_dur_ns).",
+      static_cast<long long>(clipped.events), clipped.events == 1 ? "event has" : "events have",
+      formatDuration(static_cast<double>(clipped.longestNs)).c_str(),
       formatDuration(static_cast<double>(extent.startSpanNs())).c_str()));
   (*f.mutable_evidence())["clipped_events"] = static_cast<double>(clipped.events);
   (*f.mutable_evidence())["longest_recorded_s"] = static_cast<double>(clipped.longestNs) / 1e9;

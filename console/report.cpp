@@ -209,7 +209,16 @@ Report buildReport(const RunStore& store, int64_t runId, const std::vector<int64
     report.compared.push_back(loadMetrics(store, other));
     report.comparisons.push_back(compareRuns(report.metrics, report.compared.back()));
   }
-  report.charts = makeCharts(report, series);
+  for (Chart& chart : makeCharts(report, series)) {
+    const bool drawn =
+        !chart.bars.empty() || std::any_of(chart.series.begin(), chart.series.end(),
+                                           [](const ChartSeries& s) { return !s.points.empty(); });
+    if (drawn) {
+      report.charts.push_back(std::move(chart));
+    } else {
+      report.emptyCharts.push_back(chart.title);
+    }
+  }
   return report;
 }
 

@@ -31,7 +31,8 @@ struct Report {
   std::vector<diagnosis::MemoryTrend> memoryTrends;
   std::vector<RunMetrics> compared;
   std::vector<RunComparison> comparisons;
-  std::vector<Chart> charts;
+  std::vector<Chart> charts;             // those with something to draw
+  std::vector<std::string> emptyCharts;  // titles of those left out, having nothing to draw
 };
 
 // Reads the run (and the runs to compare with it) and prepares every table and chart.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The HTML report: one self-contained file (inline SVG charts, inline style, nothing fetched), and the body
 // of headings and tables that the PDF report shares.
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -68,24 +69,33 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
       << escapeXml(info.source) << " · written by Ringmaster " << RINGMASTER_VERSION << "</p>\n";
 
   out << "<h2>Summary</h2>\n<table class=\"summary\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
-  row(out, {"ranks", std::to_string(m.ranks)});
+  // What the run did not measure (an imported timeline has no step samples) is said, never shown as zeros.
+  const std::string noSteps = "not measured (no step samples)";
+  const bool steps = m.steps > 0;
+  row(out, {"ranks", std::to_string(std::max(m.ranks, info.worldSize))});
   row(out, {"steps (every rank)", std::to_string(m.steps)});
-  row(out, {"throughput", number(m.throughput) + " samples/s"});
-  row(out, {"step time mean / p50 / p95", number(m.stepMeanMs, 2) + " / " + number(m.stepP50Ms, 2) + " / " +
-                                              number(m.stepP95Ms, 2) + " ms"});
+  row(out, {"throughput", steps ? number(m.throughput) + " samples/s" : noSteps});
+  row(out, {"step time mean / p50 / p95", steps ? number(m.stepMeanMs, 2) + " / " + number(m.stepP50Ms, 2) +
+                                                      " / " + number(m.stepP95Ms, 2) + " ms"
+                                                : noSteps});
   double total = m.phases.totalMs > 0 ? m.phases.totalMs : 1;
   row(out,
-      {"phase shares", format("data %.0f%%, forward %.0f%%, backward %.0f%%, exposed comm %.0f%%, optimizer "
-                              "%.0f%%, other %.0f%%",
-                              100 * m.phases.dataMs / total, 100 * m.phases.forwardMs / total,
-                              100 * m.phases.backwardMs / total, 100 * m.phases.commWaitMs / total,
-                              100 * m.phases.optimizerMs / total, 100 * m.phases.otherMs() / total)});
+      {"phase shares",
+       steps ? format("data %.0f%%, forward %.0f%%, backward %.0f%%, exposed comm %.0f%%, optimizer %.0f%%, "
+                      "other %.0f%%",
+                      100 * m.phases.dataMs / total, 100 * m.phases.forwardMs / total,
+                      100 * m.phases.backwardMs / total, 100 * m.phases.commWaitMs / total,
+                      100 * m.phases.optimizerMs / total, 100 * m.phases.otherMs() / total)
+             : noSteps});
   row(out, {"all-reduce",
-            format("%llu ops, median %.1f us, bus bandwidth %.2f GB/s, overlap %.0f%%",
-                   (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.overlapPct)});
-  row(out,
-      {"memory", format("peak %.0f MiB, steepest growth %.3f MiB/step", m.peakRssMiB, m.rssSlopeMiBPerStep)});
-  row(out, {"final loss", number(m.finalLoss, 4)});
+            m.allreduceOps > 0
+                ? format("%llu ops, median %.1f us, bus bandwidth %.2f GB/s, overlap %.0f%%",
+                         (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.overlapPct)
+                : "not measured (no all-reduce ops)"});
+  row(out, {"memory", m.peakRssMiB > 0 ? format("peak %.0f MiB, steepest growth %.3f MiB/step", m.peakRssMiB,
+                                                m.rssSlopeMiBPerStep)
+                                       : "not measured (no memory samples)"});
+  row(out, {"final loss", steps ? number(m.finalLoss, 4) : noSteps});
   row(out, {"findings", std::to_string(m.findings.size())});
   row(out,
       {"stored rows", format("%lld steps, %lld all-reduce ops, %lld memory samples, %lld timeline events, "
@@ -141,19 +151,36 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   out << "<h2>Charts</h2>\n";
   for (size_t i = 0; i < report.charts.size(); ++i)
     out << "<div class=\"figure\">" << chartMarkup(i) << "</div>\n";
-
-  out << "<h2>Ranks</h2>\n<table class=\"ranks\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
-  row(out,
-      {"rank", "host", "steps", "samples/s", "data ms", "forward ms", "backward ms", "comm wait ms",
-       "optimizer ms", "busbw GB/s", "peak RSS MiB", "RSS slope MiB/step"},
-      true);
-  for (const auto& r : m.perRank) {
-    row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
-              number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
-              number(r.phases.commWaitMs, 2), number(r.phases.optimizerMs, 2), number(r.busbwGbps, 2),
-              number(r.peakRssMiB, 0), number(r.rssSlopeMiBPerStep, 3)});
+  if (!report.emptyCharts.empty()) {
+    std::string titles;
+    for (const auto& title : report.emptyCharts) titles += (titles.empty() ? "" : ", ") + title;
+    out << "<p>"
+        << (report.charts.empty() ? "No charts: this run holds nothing to draw them from" : "Left out")
+        << " (" << escapeXml(titles) << ")."
+        << (report.counts.timelineEvents > 0
+                ? " Its " + std::to_string(report.counts.timelineEvents) +
+                      " timeline events are in the Chrome trace export (--format trace)."
+                : "")
+        << "</p>\n";
   }
-  out << "</table>\n";
+
+  out << "<h2>Ranks</h2>\n";
+  if (m.perRank.empty()) {
+    out << "<p>No per-rank measurements.</p>\n";
+  } else {
+    out << "<table class=\"ranks\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
+    row(out,
+        {"rank", "host", "steps", "samples/s", "data ms", "forward ms", "backward ms", "comm wait ms",
+         "optimizer ms", "busbw GB/s", "peak RSS MiB", "RSS slope MiB/step"},
+        true);
+    for (const auto& r : m.perRank) {
+      row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
+                number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
+                number(r.phases.commWaitMs, 2), number(r.phases.optimizerMs, 2), number(r.busbwGbps, 2),
+                number(r.peakRssMiB, 0), number(r.rssSlopeMiBPerStep, 3)});
+    }
+    out << "</table>\n";
+  }
 
   out << "<h2>Job configuration</h2>\n<table class=\"config\" border=\"1\" cellspacing=\"0\" "
          "cellpadding=\"4\">\n";

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/chrome_trace_reader.h"
+#include "common/horovod_timeline_reader.h"
 #include "console/ingest.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
@@ -263,4 +264,43 @@ TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
   EXPECT_THROW(writeCsv(store, id, bad), InputError);
   needGuiApplication();
   EXPECT_THROW(writePdfReport(report, bad), InputError);
+}
+
+TEST_F(ReportTest, AnImportedTimelineReportsWhatItHasAndSaysWhatItLacks) {
+  const std::string trace = dir_.file("horovod.json");
+  test::writeFile(trace, R"([
+{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "grad.w"}},
+{"name": "NEGOTIATE_ALLREDUCE", "ph": "B", "ts": 100, "pid": 0},
+{"name": "0", "ph": "X", "ts": 110, "dur": 0, "pid": 0},
+{"name": "1", "ph": "X", "ts": 150, "dur": 0, "pid": 0},
+{"ph": "E", "ts": 160, "pid": 0},
+{"name": "ALLREDUCE", "ph": "B", "ts": 160, "pid": 0},
+{"ph": "E", "ts": 400, "pid": 0}
+])");
+  int64_t imported = 0, live = ingestRun();
+  {
+    RunStore store(store_);
+    imported = importTimeline(store, trace).runId;
+  }
+  RunStore store(store_);
+  auto report = buildReport(store, imported);
+  EXPECT_TRUE(report.charts.empty()) << report.charts.size() << " charts with nothing to draw";
+  EXPECT_FALSE(report.emptyCharts.empty());
+  const std::string html = renderHtml(report);
+  EXPECT_NE(html.find("<td>ranks</td><td>2</td>"), std::string::npos) << "the trace's two ranks";
+  EXPECT_NE(html.find("not measured (no step samples)"), std::string::npos);
+  EXPECT_NE(html.find("not measured (no all-reduce ops)"), std::string::npos);
+  EXPECT_EQ(html.find("0.0 samples/s"), std::string::npos) << "a throughput it never measured";
+  EXPECT_NE(html.find("No charts: this run holds nothing to draw them from"), std::string::npos);
+  EXPECT_NE(html.find("timeline events are in the Chrome trace export"), std::string::npos);
+
+  // Against a live run: the live run's throughput is drawn; what the import lacks is said, not a change of
+  // -100 %.
+  auto compared = buildReport(store, imported, {live});
+  EXPECT_FALSE(compared.charts.empty());
+  const std::string both = renderHtml(compared);
+  EXPECT_NE(both.find("has no step samples"), std::string::npos)
+      << "the comparison says what it cannot compare";
+  EXPECT_EQ(both.find("-100.0%"), std::string::npos) << "a metric the run lacks shown as a change";
+  EXPECT_EQ(both.find("inf%"), std::string::npos);
 }
