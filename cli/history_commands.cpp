@@ -199,11 +199,11 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
         continue;
       }
       std::string ci = d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
-      std::cout << format("  %-24s %-10s %14.4g %14.4g %+9.1f%%  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
-                          d.other, 100 * d.relative, ci.c_str());
+      std::cout << format("  %-24s %-10s %14.4g %14.4g %10s  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
+                          d.other, d.changeText().c_str(), ci.c_str());
     }
     std::cout << "  " << c.verdict << "\n";
-    if (runs[i].ranks != base.ranks && base.throughput > 0) {
+    if (runs[i].ranks != base.ranks && base.throughput > 0 && runs[i].throughput > 0) {
       std::cout << "  " << printable(scalingFinding(runs[i], base).summary()) << "\n";
     }
     std::cout << "\n";

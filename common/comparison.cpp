@@ -147,7 +147,8 @@ MetricDelta delta(const std::string& metric, const std::string& unit, double bas
   d.unit = unit;
   d.base = base;
   d.other = other;
-  d.relative = base != 0 ? (other - base) / base : 0;
+  // A change from nothing has no relative size: it is told as a difference (changeText).
+  d.relative = base != 0 ? (other - base) / base : other == 0 ? 0 : std::numeric_limits<double>::quiet_NaN();
   d.lowerIsBetter = lowerIsBetter;
   return d;
 }
@@ -173,6 +174,12 @@ std::string missingText(bool inBase, bool inOther, const RunComparison& c, const
 }
 
 }  // namespace
+
+std::string MetricDelta::changeText() const {
+  if (!missing.empty()) return "not measured";
+  if (std::isnan(relative)) return diagnosis::format("%+.4g (from 0)", other - base);
+  return diagnosis::format("%+.1f%%", 100 * relative);
+}
 
 int MetricDelta::verdict() const {
   if (!missing.empty() || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
@@ -226,7 +233,26 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
       delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
-  if (noSteps.empty() && meanStep.interval) {
+  if (!noSteps.empty()) {
+    c.verdict = noSteps + ": step times cannot be compared";
+  } else if (base.ranks != other.ranks && throughput.interval) {
+    // Steps of different rank counts do different work: only throughput (samples per second) compares them.
+    const auto& ci = *throughput.interval;
+    const std::string who = diagnosis::format("%s on %d ranks", c.otherName.c_str(), other.ranks);
+    const std::string against = diagnosis::format("%s on %d", c.baseName.c_str(), base.ranks);
+    if (ci.upper < 0 || ci.lower > 0) {
+      const bool higher = ci.estimate > 0;
+      c.verdict = diagnosis::format("%s has %.1f%% %s throughput than %s (95%% CI %.1f%% to %.1f%%)",
+                                    who.c_str(), std::fabs(100 * ci.estimate), higher ? "higher" : "lower",
+                                    against.c_str(), std::fabs(100 * (higher ? ci.lower : ci.upper)),
+                                    std::fabs(100 * (higher ? ci.upper : ci.lower)));
+    } else {
+      c.verdict = diagnosis::format(
+          "no significant difference in throughput between %s and %s (%+.1f%%, 95%% CI "
+          "%+.1f%% to %+.1f%%)",
+          who.c_str(), against.c_str(), 100 * ci.estimate, 100 * ci.lower, 100 * ci.upper);
+    }
+  } else if (meanStep.interval) {
     const auto& ci = *meanStep.interval;
     // Step time lower = faster; speed-up expressed on the step time's relative change.
     if (ci.upper < 0 || ci.lower > 0) {
@@ -242,7 +268,7 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
                                     100 * ci.upper);
     }
   } else {
-    c.verdict = noSteps.empty() ? "no step samples to compare" : noSteps + ": step times cannot be compared";
+    c.verdict = "no step samples to compare";
   }
   return c;
 }
@@ -252,13 +278,19 @@ double scalingEfficiency(const RunMetrics& run, const RunMetrics& baseline) {
   return run.throughput / (double(run.ranks) / double(baseline.ranks) * baseline.throughput);
 }
 
-v1::Finding scalingFinding(const RunMetrics& run, const RunMetrics& baseline) {
+v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
+  const bool oneIsLarger = one.ranks >= another.ranks;
+  const RunMetrics& run = oneIsLarger ? one : another;
+  const RunMetrics& baseline = oneIsLarger ? another : one;
   double efficiency = scalingEfficiency(run, baseline);
   auto severity = efficiency < 0.7 ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO;
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_SCALING, severity, -1, "", 0, "scaling");
-  f.set_summary(diagnosis::format("scaling efficiency %.0f%% on %d ranks against %s on %d (%.0f vs %.0f samples/s)",
-                                  100 * efficiency, run.ranks, label(baseline.info).c_str(), baseline.ranks,
-                                  run.throughput, baseline.throughput));
+  const double linear = double(run.ranks) / double(baseline.ranks) * baseline.throughput;
+  f.set_summary(
+      diagnosis::format("scaling efficiency %.0f%%: %s on %d ranks reaches %.0f samples/s, where linear "
+                        "scaling from %s on %d would give %.0f",
+                        100 * efficiency, label(run.info).c_str(), run.ranks, run.throughput,
+                        label(baseline.info).c_str(), baseline.ranks, linear));
   (*f.mutable_evidence())["efficiency_pct"] = 100 * efficiency;
   (*f.mutable_evidence())["throughput"] = run.throughput;
   (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;

@@ -73,6 +73,8 @@ struct MetricDelta {
   std::string missing;
   // Better or worse for sure: the interval excludes zero. 1 better, -1 worse, 0 not known.
   int verdict() const;
+  // "+12.3%", "+1 (from 0)" (a change from zero has no relative size), or "not measured".
+  std::string changeText() const;
 };
 
 struct RunComparison {
@@ -83,12 +85,14 @@ struct RunComparison {
   std::string verdict;
 };
 
-// Compares `other` against `base`.
+// Compares `other` against `base`. Runs of the same rank count are judged on step time; of different rank
+// counts on throughput, since their steps do different work.
 RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other);
 
 // Per-rank throughput relative to the baseline's: throughput(N) / (N / N_base × throughput(N_base)).
 // With a 1-rank baseline this is throughput(N) / (N × throughput(1)).
 double scalingEfficiency(const RunMetrics& run, const RunMetrics& baseline);
-v1::Finding scalingFinding(const RunMetrics& run, const RunMetrics& baseline);
+// The scaling of the run with more ranks against the one with fewer, whichever order they come in.
+v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another);
 
 }  // namespace ringmaster

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/comparison_model.h"
 
+#include <cmath>
+
 namespace ringmaster::console {
 namespace {
 
@@ -28,6 +30,7 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 
 QString ComparisonModel::formatDelta(const MetricDelta& d) {
   if (!d.missing.empty()) return tr("not measured");
+  if (std::isnan(d.relative)) return QString::fromStdString(d.changeText());
   if (!d.interval) return percent(d.relative) + QStringLiteral(" %");
   return QStringLiteral("%1 % [%2, %3]").arg(percent(d.relative), percent(d.interval->lower), percent(d.interval->upper));
 }

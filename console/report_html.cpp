@@ -141,8 +141,7 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
           row(out, {d.metric, d.unit, "–", "–", "not measured", d.missing});
           continue;
         }
-        row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other),
-                  format("%+.1f%%", 100 * d.relative), ci});
+        row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other), d.changeText(), ci});
       }
       out << "</table>\n";
     }

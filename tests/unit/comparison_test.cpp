@@ -71,9 +71,46 @@ TEST(Comparison, ScalingEfficiencyAgainstABaseline) {
   eight.ranks = 8;
   eight.throughput = 6000;
   EXPECT_DOUBLE_EQ(scalingEfficiency(eight, one), 0.75);
-  auto f = scalingFinding(eight, one);
-  EXPECT_EQ(f.kind(), v1::Finding::KIND_SCALING);
-  EXPECT_DOUBLE_EQ(f.evidence().at("efficiency_pct"), 75);
+  one.info.id = 1;
+  eight.info.id = 3;
+  // Whichever run comes first, the one with more ranks is judged against the one with fewer.
+  for (const auto& f : {scalingFinding(eight, one), scalingFinding(one, eight)}) {
+    EXPECT_EQ(f.kind(), v1::Finding::KIND_SCALING);
+    EXPECT_DOUBLE_EQ(f.evidence().at("efficiency_pct"), 75);
+    EXPECT_NE(f.summary().find(
+                  "run 3 on 8 ranks reaches 6000 samples/s, where linear scaling from run 1 on 1 would "
+                  "give 8000"),
+              std::string::npos)
+        << f.summary();
+  }
+}
+
+TEST(Comparison, RunsOfDifferentRankCountsAreJudgedOnThroughput) {
+  // Four ranks take longer per step than two but do twice the work: 1.6x the throughput, not "slower".
+  SyntheticRun two;
+  two.ranks = 2;
+  two.steps = 200;
+  SyntheticRun four = two;
+  four.ranks = 4;
+  four.seed = 5;
+  four.forwardMs *= 1.25;
+  four.backwardMs *= 1.25;
+  auto c = compareRuns(metricsOf(two, 1, "two"), metricsOf(four, 2, "four"));
+  EXPECT_NE(c.verdict.find("run 2 (four) on 4 ranks has"), std::string::npos) << c.verdict;
+  EXPECT_NE(c.verdict.find("higher throughput than run 1 (two) on 2"), std::string::npos) << c.verdict;
+  EXPECT_EQ(c.verdict.find("slower"), std::string::npos) << c.verdict;
+}
+
+TEST(Comparison, AChangeFromZeroIsADifferenceNotAPercentage) {
+  SyntheticRun run;
+  run.steps = 100;
+  RunMetrics clean = metricsOf(run, 1, "clean");
+  RunMetrics found = clean;
+  found.findings.resize(1);
+  const auto findings = compareRuns(clean, found).deltas.back();
+  ASSERT_EQ(findings.metric, "findings");
+  EXPECT_EQ(findings.changeText(), "+1 (from 0)");
+  EXPECT_EQ(findings.verdict(), 0);
 }
 
 TEST(Comparison, WhatARunDidNotMeasureIsSaidNotShownAsMinusAHundredPercent) {
