@@ -37,6 +37,25 @@ TEST(Binaries, AnswerVersion) {
   }
 }
 
+TEST(Binaries, TheConsoleAnswersHelpWithoutADisplayAndSaysWhenItNeedsOne) {
+  const std::vector<std::string> noDisplay = {"/usr/bin/env",    "-u", "DISPLAY",        "-u",
+                                              "WAYLAND_DISPLAY", "-u", "QT_QPA_PLATFORM"};
+  auto with = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = noDisplay;
+    argv.push_back(binPath("ringmaster-gui"));
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runProcess(argv);
+  };
+  for (const char* ask : {"--help", "--version"}) {
+    auto r = with({ask});
+    EXPECT_EQ(r.exitCode, 0) << ask << ": " << r.err;
+    EXPECT_EQ(r.err.find("platform plugin"), std::string::npos) << ask << ": " << r.err;
+  }
+  auto window = with({});
+  EXPECT_EQ(window.exitCode, 2) << window.err;
+  EXPECT_NE(window.err.find("no display to open a window on"), std::string::npos) << window.err;
+}
+
 TEST(Binaries, WorkerVersionNamesLibTorchAndBackends) {
   auto r = runProcess({binPath("ringmaster-worker"), "--version"});
   EXPECT_NE(r.out.find("LibTorch 1."), std::string::npos) << r.out;
