@@ -11,6 +11,7 @@
 
 #include "common/comparison.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/run_diagnosis.h"
 #include "common/error.h"
 #include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
@@ -265,23 +266,35 @@ int reportCommand(const StoreOption& option, const std::string& runText, const s
   return 0;
 }
 
-int importCommand(const StoreOption& option, const std::string& file, const std::string& name) {
+int importCommand(const StoreOption& option, const std::vector<std::string>& inputs,
+                  const std::string& name) {
   RunStore store(option.resolved());
   auto started = std::chrono::steady_clock::now();
-  ImportResult result = importTimeline(store, file, name);
+  ImportResult result = importTraces(store, inputs, name);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = result.summary;
-  std::cout << format("imported %s as run %lld: %s, %llu events on %d ranks (%.1f MB in %.2f s)\n", file.c_str(),
-                      (long long)result.runId, formatName(s.format).c_str(), (unsigned long long)s.timelineEvents,
-                      s.ranks, double(s.bytesRead) / 1e6, seconds);
-  if (s.skipped) std::cout << format("  skipped %llu events a timeline does not show (counters, flows)\n",
-                                     (unsigned long long)s.skipped);
-  if (!s.complete) {
-    std::cout << format("  note: the file is cut short after byte %llu; kept every whole event%s\n",
-                        (unsigned long long)s.bytesRead,
-                        s.unfinished ? format(" (%llu unfinished spans dropped)", (unsigned long long)s.unfinished).c_str()
-                                     : "");
+  std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());
+  std::cout << format("imported %s as run %lld: %s, %llu events on %d ranks (%.1f MB in %.2f s)\n",
+                      what.c_str(), (long long)result.runId, formatName(s.format).c_str(),
+                      (unsigned long long)s.timelineEvents, s.ranks, double(s.bytesRead) / 1e6, seconds);
+  std::cout << "  " << result.rankRule << "; times: " << result.clock << "\n";
+  for (const auto& file : result.files) {
+    if (file.rank < 0) continue;
+    std::cout << format("  rank %d  %s: %llu events, %llu steps, %llu all-reduce ops%s\n", file.rank,
+                        printable(file.path).c_str(), (unsigned long long)file.summary.timelineEvents,
+                        (unsigned long long)file.steps, (unsigned long long)file.allreduceOps,
+                        file.summary.complete ? "" : " (cut short: kept every whole event)");
   }
+  if (s.skipped)
+    std::cout << format("  skipped %llu events a timeline does not show (counters, flows)\n",
+                        (unsigned long long)s.skipped);
+  if (!s.complete) {
+    std::cout << format(
+        "  note: cut short after byte %llu; kept every whole event%s\n", (unsigned long long)s.bytesRead,
+        s.unfinished ? format(" (%llu unfinished spans dropped)", (unsigned long long)s.unfinished).c_str()
+                     : "");
+  }
+  if (result.steps > 0) printFindings(diagnosis::storedFindings(store, result.runId));
   return 0;
 }
 
@@ -290,8 +303,8 @@ int importCommand(const StoreOption& option, const std::string& file, const std:
 void addHistoryCommands(CLI::App& app, CommandResult& result) {
   // Options outlive parsing: the callbacks run after app.parse() fills them.
   static StoreOption store;
-  static std::string runText, formatName, output, importFile, importName;
-  static std::vector<std::string> compareRuns, compareWith;
+  static std::string runText, formatName, output, importName;
+  static std::vector<std::string> compareRuns, compareWith, importInputs;
 
   auto* runs = app.add_subcommand("runs", "List the runs in the run store");
   addStoreOption(runs, store);
@@ -320,11 +333,19 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
     guarded("report", result, [] { return reportCommand(store, runText, compareWith, formatName, output); });
   });
 
-  auto* import = app.add_subcommand("import", "Import a Horovod timeline or a Chrome trace JSON as a run");
-  import->add_option("FILE", importFile, "Timeline or trace file")->required();
-  import->add_option("--name", importName, "Name of the new run (default: the file's name)");
+  auto* import = app.add_subcommand(
+      "import", "Import per-rank PyTorch profiler traces, a Horovod timeline or a Chrome trace as one run");
+  import
+      ->add_option("FILE", importInputs,
+                   "Trace files (.json, .json.gz), one per rank, or the folder holding them")
+      ->required();
+  import->add_option("--name", importName, "Name of the new run (default: the file's or folder's name)");
   addStoreOption(import, store);
-  import->callback([&result] { guarded("import", result, [] { return importCommand(store, importFile, importName); }); });
+  import->callback(
+      [&result] { guarded("import", result, [] { return importCommand(store, importInputs, importName);
+});
+}  // namespace ringmaster::cli
+);
 }
 
 }  // namespace ringmaster::cli

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/chrome_trace_reader.h"
 
+#include <zlib.h>
+
 #include <charconv>
+#include <cstring>
+#include <vector>
 
 #include "common/error.h"
 #include "common/json.h"
@@ -31,6 +35,11 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
     switch (level_) {
       case Level::RootObject:
         eventsNext_ = key == "traceEvents";
+        rootKey_.assign(key);
+        break;
+      case Level::RootMember:
+        memberKey_ = rootKey_;
+        memberKey_.append(".").append(key);
         break;
       case Level::Event:
         field_ = fieldOf(key);
@@ -51,7 +60,7 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
 
  private:
   // Where the reader is: in the root object, the event array, an event, or an event's args.
-  enum class Level : uint8_t { Root, RootObject, Events, Event, Args, Done };
+  enum class Level : uint8_t { Root, RootObject, RootMember, Events, Event, Args, Done };
   enum class Field : uint8_t { Other, Phase, Name, Category, Ts, Dur, Pid, Tid, Scope, Args };
 
   static Field fieldOf(std::string_view key) {
@@ -99,6 +108,12 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         break;
       case Level::Args:
         event_.args[argKey_].assign(text);
+        break;
+      case Level::RootObject:
+        summary_.metadata[rootKey_].assign(text);
+        break;
+      case Level::RootMember:
+        summary_.metadata[memberKey_].assign(text);
         break;
       default:
         break;
@@ -155,6 +170,8 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         if (eventsNext_ && !object) {
           level_ = Level::Events;
           sawEvents_ = true;
+        } else if (object) {
+          level_ = Level::RootMember;
         } else {
           skip_ = 1;
         }
@@ -176,6 +193,9 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
       case Level::Args:
         event_.args[argKey_] = object ? "{...}" : "[...]";
         skip_ = 1;
+        break;
+      case Level::RootMember:
+        skip_ = 1;  // deeper than one level: not kept
         break;
       case Level::Done:
         break;
@@ -199,6 +219,9 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         break;
       case Level::Args:
         level_ = Level::Event;
+        break;
+      case Level::RootMember:
+        level_ = Level::RootObject;
         break;
       default:
         level_ = Level::Done;
@@ -229,10 +252,54 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
   bool sawEvents_ = false;
   unsigned skip_ = 0;  // depth inside a value that is passed over
   std::string argKey_;
+  std::string rootKey_, memberKey_;
   TraceEvent event_;
 };
 
 }  // namespace
+
+// Reads through zlib's gz* interface, which passes plain files through as they are.
+class TraceFile::Buffer : public std::streambuf {
+ public:
+  explicit Buffer(const std::string& path) : file_(gzopen(path.c_str(), "rb")), data_(kChunk) {
+    if (!file_) throw InputError("cannot read " + path + ": no such file or not readable");
+    gzbuffer(file_, kChunk);
+    setg(data_.data(), data_.data(), data_.data());
+    // A UTF-8 byte order mark (some Windows tools write one) is no part of the JSON.
+    if (underflow() != traits_type::eof() && egptr() - gptr() >= 3 &&
+        std::memcmp(gptr(), "\xEF\xBB\xBF", 3) == 0) {
+      gbump(3);
+    }
+  }
+  ~Buffer() override { gzclose(file_); }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    int n = gzread(file_, data_.data(), unsigned(data_.size()));
+    if (n < 0) {
+      int code = 0;
+      const char* message = gzerror(file_, &code);
+      // A compressed file cut short reads as a trace cut short; damaged data is refused.
+      if (code != Z_BUF_ERROR)
+        throw InputError(std::string("the compressed data is damaged (") + message + ")");
+      n = 0;
+    }
+    setg(data_.data(), data_.data(), data_.data() + n);
+    return n == 0 ? traits_type::eof() : traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  static constexpr unsigned kChunk = 1u << 18;
+  gzFile file_;
+  std::vector<char> data_;
+};
+
+TraceFile::TraceFile(const std::string& path)
+    : buffer_(std::make_unique<Buffer>(path)), stream_(buffer_.get()) {
+  stream_.exceptions(std::ios::badbit);  // the buffer's InputError reaches the caller
+}
+TraceFile::~TraceFile() = default;
 
 TraceReadSummary readChromeTrace(std::istream& in, const std::function<void(const TraceEvent&)>& visit) {
   JsonInputStream stream(in);

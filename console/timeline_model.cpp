@@ -145,23 +145,56 @@ size_t TimelineModel::firstReaching(const LaneData& lane, int64_t t) const {
                              lane.maxEndSoFar.begin());
 }
 
+namespace {
+
+// Lane names in the order a person reads them: numbers by value ("depth 2" before "depth 10").
+bool naturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+      const std::string_view x = std::string_view(a).substr(i, ei - i),
+                             y = std::string_view(b).substr(j, ej - j);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+}  // namespace
+
 std::vector<int> TimelineModel::rankRows() const {
   std::vector<int> rows;
   // laneByKey_ is ordered by (rank, name): "comm..." sorts before "compute", so place compute first by hand.
   int currentRank = INT32_MIN;
   size_t rankStart = 0;
+  auto orderRank = [&] {
+    std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(rankStart), rows.end(), [&](int a, int b) {
+      const std::string& x = lanes_[static_cast<size_t>(a)].info.name;
+      const std::string& y = lanes_[static_cast<size_t>(b)].info.name;
+      if ((x == "compute") != (y == "compute")) return x == "compute";
+      return naturalLess(x, y);
+    });
+  };
   for (const auto& [key, index] : laneByKey_) {
     if (lanes_[static_cast<size_t>(index)].info.isTensor()) continue;
     if (key.first != currentRank) {
+      orderRank();
       currentRank = key.first;
       rankStart = rows.size();
     }
-    if (key.second == "compute") {
-      rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(rankStart), index);
-    } else {
-      rows.push_back(index);
-    }
+    rows.push_back(index);
   }
+  orderRank();
   return rows;
 }
 

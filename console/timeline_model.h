@@ -38,8 +38,11 @@ class TimelineModel {
 
   struct Lane {
     int rank = 0;
-    std::string name;  // "compute", "comm", or a tensor name
-    bool isTensor() const { return name != "compute" && name.rfind("comm", 0) != 0; }
+    std::string name;  // "compute", "comm", a tensor name, or an imported trace's "<thread> · depth N"
+    bool isTensor() const {
+      return name != "compute" && name.rfind("comm", 0) != 0 &&
+             name.find(" \u00b7 depth ") == std::string::npos;
+    }
   };
 
   // What the view paints for one lane: an event (count 1) or several narrow neighbours merged into one box.
@@ -84,7 +87,8 @@ class TimelineModel {
   const std::vector<Event>& events(int lane) const;
 
   // Row layouts: lane indexes in display order.
-  std::vector<int> rankRows() const;    // rank by rank: compute, then comm lanes
+  // Rank by rank: compute, then comm lanes, then an imported trace's thread lanes, depth by depth.
+  std::vector<int> rankRows() const;
   std::vector<int> tensorRows() const;  // one per tensor name: the lowest rank's lane
 
   // Boxes of lane `lane` inside [t0, t1) at `nsPerPixel`: events narrower than `minPixels` that lie within

@@ -116,7 +116,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     live_->setTimelineRecording(on);
   });
   connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
-  connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTimeline);
+  connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTraces);
   connect(runs_, &RunsPage::openRequested, this, &MainWindow::openRun);
   connect(runs_, &RunsPage::refreshRequested, this, &MainWindow::refreshRuns);
   connect(runs_, &RunsPage::reportRequested, this, [this](int64_t id) {
@@ -429,21 +429,33 @@ void MainWindow::showEvidence(const v1::Finding& finding) {
   if (t0 < t1) timeline_->showRange(t0, t1);
 }
 
-void MainWindow::importTimeline(const QString& path) {
-  setBanner(tr("Importing %1…").arg(QFileInfo(path).fileName()));
+void MainWindow::importTraces(const QStringList& paths) {
+  if (paths.isEmpty()) return;
+  const QString what =
+      paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%n files", "", int(paths.size()));
+  setBanner(tr("Importing %1…").arg(what));
+  std::vector<std::string> inputs;
+  for (const QString& path : paths) inputs.push_back(path.toStdString());
   store_->post<ImportResult>(
-      this, [file = path.toStdString()](RunStore& s) { return ringmaster::importTimeline(s, file); },
-      [this, path](ImportResult result) {
-        setBanner(result.summary.complete
-                      ? tr("Imported %1: %2 events.").arg(QFileInfo(path).fileName()).arg(result.summary.timelineEvents)
-                      : tr("Imported %1: %2 events; the file was cut short, what was whole is kept.")
-                            .arg(QFileInfo(path).fileName())
-                            .arg(result.summary.timelineEvents),
-                  !result.summary.complete);
+      this, [inputs](RunStore& s) { return ringmaster::importTraces(s, inputs); },
+      [this, what](ImportResult result) {
+        QString text = tr("Imported %1: %2 events.").arg(what).arg(result.summary.timelineEvents);
+        if (result.files.size() > 1 || result.steps > 0) {
+          text = tr("Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.")
+                     .arg(what)
+                     .arg(result.summary.ranks)
+                     .arg(QString::fromStdString(result.rankRule))
+                     .arg(result.summary.timelineEvents)
+                     .arg(result.steps);
+        }
+        if (!result.summary.complete)
+          text += QLatin1Char(' ') + tr("A file was cut short; what was whole is kept.");
+        setBanner(text, !result.summary.complete);
         refreshRuns();
         openRun(result.runId);
-        connect(this, &MainWindow::runShown, this, [this] { pages_->setCurrentWidget(timeline_); },
-                Qt::SingleShotConnection);
+        connect(
+            this, &MainWindow::runShown, this, [this] { pages_->setCurrentWidget(timeline_); },
+            Qt::SingleShotConnection);
       });
 }
 

@@ -69,8 +69,10 @@ class MainWindow : public QMainWindow {
   // Renders every page to DIR/<page>.png; returns the files written.
   QStringList saveScreenshots(const QString& dir, const QString& suffix = {});
   void showPage(Page page);
-  // Imports a Horovod timeline or Chrome trace into the store and opens it.
-  void importTimeline(const QString& path);
+  // Imports trace files as one run (per-rank PyTorch profiler traces: one rank per file; or a folder of
+  // them; or one Horovod timeline or Chrome trace) into the store and opens it.
+  void importTraces(const QStringList& paths);
+  void importTimeline(const QString& path) { importTraces({path}); }
 
   // For tests and the screenshot tool.
   QTabWidget* pages() const { return pages_; }

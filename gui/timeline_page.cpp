@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSplitter>
 #include <QToolButton>
@@ -26,7 +27,13 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   rows_->addItem(tr("Rows by tensor (Horovod view, ready ticks)"));
   auto* fit = new QPushButton(tr("Fit"), this);
   auto* import = new QPushButton(tr("Import timeline…"), this);
-  import->setToolTip(tr("Open a Horovod timeline or a Chrome trace JSON file"));
+  import->setToolTip(tr(
+      "Open per-rank PyTorch profiler traces (several files or their folder), a Horovod timeline or a Chrome "
+      "trace JSON file"));
+  auto* importMenu = new QMenu(import);
+  QAction* importFiles = importMenu->addAction(tr("Trace files…"));
+  QAction* importFolder = importMenu->addAction(tr("Folder of per-rank traces…"));
+  import->setMenu(importMenu);
   auto* exportButton = new QPushButton(tr("Export visible range…"), this);
   exportButton->setToolTip(tr("Save the visible range as Chrome trace JSON (Perfetto, chrome://tracing)"));
   // A button, not a context menu: the right button selects a range in the timeline.
@@ -86,10 +93,14 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   connect(fit, &QPushButton::clicked, view_, &TimelineView::zoomToFit);
   connect(view_, &TimelineView::rangeSelected, this, &TimelinePage::showStats);
   connect(view_, &TimelineView::eventClicked, this, &TimelinePage::showEvent);
-  connect(import, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import timeline"), {},
-                                                      tr("Timelines (*.json *.trace);;All files (*)"));
-    if (!path.isEmpty()) Q_EMIT importRequested(path);
+  connect(importFiles, &QAction::triggered, this, [this] {
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Import timeline"), {}, tr("Traces (*.json *.json.gz *.trace);;All files (*)"));
+    if (!paths.isEmpty()) Q_EMIT importRequested(paths);
+  });
+  connect(importFolder, &QAction::triggered, this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces"));
+    if (!folder.isEmpty()) Q_EMIT importRequested({folder});
   });
   connect(exportButton, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export visible range"), QStringLiteral("timeline.json"),

@@ -35,7 +35,8 @@ class TimelinePage : public QWidget {
   QString detailsText() const;
 
  Q_SIGNALS:
-  void importRequested(const QString& path);
+  // Files to import as one run (one rank per file), or one folder of them.
+  void importRequested(const QStringList& paths);
   void exported(const QString& path, const QString& error);
 
  private:

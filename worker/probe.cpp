@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/probe.h"
 
+#include "common/allreduce_bandwidth.h"
+
 namespace ringmaster::worker {
 
 Probe::Probe(int rank, int worldSize, size_t capacity) : rank_(rank), worldSize_(worldSize), buffer_(capacity) {}
@@ -17,13 +19,7 @@ void Probe::step(v1::StepSample sample) {
 
 void Probe::allreduce(v1::AllreduceOp op) {
   op.set_rank(rank_);
-  double seconds = static_cast<double>(op.end_ns() - op.start_ns()) * 1e-9;
-  op.set_latency_us(seconds * 1e6);
-  if (seconds > 0) {
-    double algbw = static_cast<double>(op.bytes()) / seconds / 1e9;
-    op.set_algbw_gbps(algbw);
-    op.set_busbw_gbps(worldSize_ > 1 ? algbw * 2.0 * (worldSize_ - 1) / worldSize_ : 0.0);
-  }
+  setLatencyAndBandwidth(op, worldSize_);
   v1::Record r;
   *r.mutable_allreduce() = std::move(op);
   record(std::move(r));

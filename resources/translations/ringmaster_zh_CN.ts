@@ -1093,12 +1093,22 @@
         <translation>已导入 %1：%2 个事件。</translation>
     </message>
     <message>
-        <source>Imported %1: %2 events; the file was cut short, what was whole is kept.</source>
-        <translation>已导入 %1：%2 个事件；文件不完整，已保留完整的部分。</translation>
-    </message>
-    <message>
         <source>The run ended: %1 (%2).</source>
         <translation>运行已结束：%1（%2）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.</source>
+        <translation>已将 %1 导入为一个 %2 个 rank 的运行（%3）：%4 个事件，%5 个步骤。</translation>
+    </message>
+    <message>
+        <source>A file was cut short; what was whole is kept.</source>
+        <translation>有文件不完整，已保留完整的部分。</translation>
     </message>
 </context>
 <context>
@@ -1281,10 +1291,6 @@
         <translation>导入时间线…</translation>
     </message>
     <message>
-        <source>Open a Horovod timeline or a Chrome trace JSON file</source>
-        <translation>打开 Horovod 时间线或 Chrome trace JSON 文件</translation>
-    </message>
-    <message>
         <source>Export visible range…</source>
         <translation>导出可见范围…</translation>
     </message>
@@ -1337,10 +1343,6 @@
         <translation>导入时间线</translation>
     </message>
     <message>
-        <source>Timelines (*.json *.trace);;All files (*)</source>
-        <translation>时间线 (*.json *.trace);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Export visible range</source>
         <translation>导出可见范围</translation>
     </message>
@@ -1375,6 +1377,26 @@
     <message>
         <source>rank %1</source>
         <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>Open per-rank PyTorch profiler traces (several files or their folder), a Horovod timeline or a Chrome trace JSON file</source>
+        <translation>打开每个 rank 一个文件的 PyTorch profiler trace（多个文件或其所在文件夹）、Horovod 时间线或 Chrome trace JSON 文件</translation>
+    </message>
+    <message>
+        <source>Trace files…</source>
+        <translation>Trace 文件…</translation>
+    </message>
+    <message>
+        <source>Folder of per-rank traces…</source>
+        <translation>每个 rank 一个 trace 的文件夹…</translation>
+    </message>
+    <message>
+        <source>Traces (*.json *.json.gz *.trace);;All files (*)</source>
+        <translation>Trace (*.json *.json.gz *.trace);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Import a folder of per-rank traces</source>
+        <translation>导入每个 rank 一个 trace 的文件夹</translation>
     </message>
 </context>
 <context>

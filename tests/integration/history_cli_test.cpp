@@ -2,6 +2,7 @@
 // `ringmaster runs / show / compare / report / import` as a user runs them: the real binary on a real store file.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "console/ingest.h"
@@ -184,6 +185,40 @@ TEST_F(HistoryCli, ImportsAHorovodTimelineACutCopyAndRefusesGarbage) {
   r = ringmaster({"report", "horovod-run", "--format", "trace", "-o", trace});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("200 events"), std::string::npos) << r.out;
+}
+
+// A folder of per-rank PyTorch profiler traces (tests/fixtures/make_pytorch_traces.py): one run, diagnosed.
+TEST_F(HistoryCli, ImportsAFolderOfPerRankTracesAsOneDiagnosedRun) {
+  const std::string folder = std::string(RM_SOURCE_DIR) + "/tests/fixtures/pytorch_legacy";
+  auto r = ringmaster({"import", folder, "--name", "ddp-traces"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("PyTorch profiler trace"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on 2 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank from the number in each file's name"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1  " + folder + "/rank1.json.gz"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("straggler: rank 1"), std::string::npos) << r.out;
+
+  auto show = ringmaster({"show", "ddp-traces"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status imported, 2 ranks"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("over 16 steps"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("straggler: rank 1"), std::string::npos) << show.out;
+  auto runs = ringmaster({"runs"});
+  EXPECT_EQ(runs.out.find("rank0.json"), std::string::npos) << "one run, not one per file: " << runs.out;
+
+  // The same files named one by one make the same run.
+  r = ringmaster({"import", folder + "/rank1.json.gz", folder + "/rank0.json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("on 2 ranks"), std::string::npos) << r.out;
+
+  std::filesystem::create_directories(file("empty"));
+  r = ringmaster({"import", file("empty")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("holds no trace files"), std::string::npos) << r.err;
+  writeFile(file("bare.json"), "[]");
+  r = ringmaster({"import", file("bare.json")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("bare.json: the trace holds no events"), std::string::npos) << r.err;
 }
 
 TEST_F(HistoryCli, BadInputGetsAClearMessage) {

@@ -357,7 +357,8 @@ TEST_F(ImportTest, GarbageIsRefusedWithAPositionAndNothingIsKept) {
   EXPECT_TRUE(store.runs().empty());
 }
 
-TEST_F(ImportTest, ChromeTraceFromAProfilerBecomesRanksAndLanes) {
+// A Chrome trace other than a PyTorch profiler's (which is one rank per file: see pytorch_import_test.cpp).
+TEST_F(ImportTest, ChromeTraceProcessesBecomeRanksAndLanes) {
   std::string trace = R"({"schemaVersion": 1, "deviceProperties": [{"name": "cpu"}],
     "traceEvents": [
       {"ph": "M", "name": "process_name", "pid": 4242, "args": {"name": "rank 3"}},
@@ -368,8 +369,7 @@ TEST_F(ImportTest, ChromeTraceFromAProfilerBecomesRanksAndLanes) {
       {"ph": "E", "pid": 4242, "tid": 7, "ts": 2100},
       {"ph": "C", "name": "memory", "pid": 4242, "ts": 2100, "args": {"bytes": 5}},
       {"ph": "X", "name": "ncclAllReduce", "pid": 99, "tid": "stream 7", "ts": 3000, "dur": 10}
-    ],
-    "distributedInfo": {"rank": 3}})";
+    ]})";
   ringmaster::RunStore store(dir_.file("runs.sqlite"));
   auto result = ringmaster::importTimeline(store, write("profile.json", trace), "resnet-profile");
   EXPECT_EQ(result.summary.format, ringmaster::TraceFormat::ChromeTrace);

@@ -49,6 +49,26 @@ TEST(TimelineModel, RowsByRankAndByTensor) {
   EXPECT_EQ(model.endNs(), 10);
 }
 
+// An imported PyTorch trace: one lane per thread and nesting depth, shown by rank, depth by depth.
+TEST(TimelineModel, RowsByRankHoldAnImportedTracesDepthLanesInOrder) {
+  TimelineModel model;
+  for (int rank : {1, 0}) {
+    for (int depth : {10, 2, 0, 1}) {
+      model.add(event(rank, "thread 1 \u00b7 depth " + std::to_string(depth), "aten::mm", depth, depth + 1));
+    }
+    model.add(event(rank, "stream 7 \u00b7 depth 0", "gemm", 0, 5));
+  }
+  std::vector<int> expected;
+  for (int rank : {0, 1}) {
+    for (const char* lane : {"stream 7 \u00b7 depth 0", "thread 1 \u00b7 depth 0", "thread 1 \u00b7 depth 1",
+                             "thread 1 \u00b7 depth 2", "thread 1 \u00b7 depth 10"}) {
+      expected.push_back(laneOf(model, rank, lane));
+    }
+  }
+  EXPECT_EQ(model.rankRows(), expected);
+  EXPECT_TRUE(model.tensorRows().empty());
+}
+
 TEST(TimelineModel, SortsEventsThatArriveOutOfOrder) {
   TimelineModel model;
   model.add(event(0, "compute", "BACKWARD", 300, 600));
