@@ -156,8 +156,11 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   for (const auto& [host, facts] : store->hosts(id))
     std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
   if (m.steps > 0) {
-    std::cout << format("  throughput %.1f samples/s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
-                        m.throughput, (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms, m.stepP95Ms);
+    const std::string throughput =
+        m.throughput > 0 ? format("%.1f samples/s", m.throughput) : "not measured (no sample counts)";
+    std::cout << format("  throughput %s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
+                        throughput.c_str(), (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms,
+                        m.stepP95Ms);
     std::cout << format("  phases (ms/step): data %.2f, forward %.2f, backward %.2f, exposed comm %.2f, optimizer "
                         "%.2f, total %.2f\n",
                         m.phases.dataMs, m.phases.forwardMs, m.phases.backwardMs, m.phases.commWaitMs,

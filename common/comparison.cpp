@@ -159,11 +159,13 @@ std::string label(const RunInfo& info) {
 
 // What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
 struct Measured {
-  bool steps, allreduce, memory;
+  bool steps, samples, allreduce, memory;
 };
 
 Measured measuredIn(const RunMetrics& run) {
-  return {run.steps > 0 && !run.stepTimesMs.empty(), run.allreduceOps > 0, run.peakRssMiB > 0};
+  const bool steps = run.steps > 0 && !run.stepTimesMs.empty();
+  // A profiler trace has step times but no batch sizes: no samples per second.
+  return {steps, steps && run.throughput > 0, run.allreduceOps > 0, run.peakRssMiB > 0};
 }
 
 // "run 7 has no all-reduce ops", "neither run has memory samples", or "" when both have them.
@@ -202,6 +204,10 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
   }
   const Measured b = measuredIn(base), o = measuredIn(other);
   const std::string noSteps = missingText(b.steps, o.steps, c, "step samples");
+  const std::string noSamples =
+      noSteps.empty()
+          ? missingText(b.samples, o.samples, c, "sample counts (a profiler trace has no batch sizes)")
+          : noSteps;
   const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, "all-reduce ops");
   const std::string noMemory = missingText(b.memory, o.memory, c, "memory samples");
   // A metric one run lacks is said so, never shown as a change.
@@ -214,7 +220,7 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
     return d;
   };
   c.deltas = {
-      unless(noSteps, throughput),
+      unless(noSamples, throughput),
       unless(noSteps, meanStep),
       unless(noSteps, p50),
       unless(noSteps, delta("step time p95", "ms", base.stepP95Ms, other.stepP95Ms, true)),
@@ -235,6 +241,8 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
 
   if (!noSteps.empty()) {
     c.verdict = noSteps + ": step times cannot be compared";
+  } else if (base.ranks != other.ranks && !noSamples.empty()) {
+    c.verdict = noSamples + ": runs of different rank counts compare only by throughput";
   } else if (base.ranks != other.ranks && throughput.interval) {
     // Steps of different rank counts do different work: only throughput (samples per second) compares them.
     const auto& ci = *throughput.interval;

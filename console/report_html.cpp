@@ -74,7 +74,9 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   const bool steps = m.steps > 0;
   row(out, {"ranks", std::to_string(std::max(m.ranks, info.worldSize))});
   row(out, {"steps (every rank)", std::to_string(m.steps)});
-  row(out, {"throughput", steps ? number(m.throughput) + " samples/s" : noSteps});
+  row(out, {"throughput", !steps             ? noSteps
+                          : m.throughput > 0 ? number(m.throughput) + " samples/s"
+                                             : "not measured (no sample counts)"});
   row(out, {"step time mean / p50 / p95", steps ? number(m.stepMeanMs, 2) + " / " + number(m.stepP50Ms, 2) +
                                                       " / " + number(m.stepP95Ms, 2) + " ms"
                                                 : noSteps});

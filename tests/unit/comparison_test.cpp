@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/unit/diagnosis_synthetic.h"
@@ -156,4 +157,18 @@ TEST(Comparison, ADifferenceWithoutAConfidenceIntervalIsNeitherBetterNorWorse) {
   }
   ASSERT_TRUE(c.deltas.at(1).interval);
   EXPECT_EQ(c.deltas.at(1).verdict(), -1) << "a step time 50 % longer for sure is worse";
+}
+
+TEST(Comparison, AProfilerTraceWithoutBatchSizesHasStepTimesButNoThroughput) {
+  SyntheticRun run;
+  run.steps = 100;
+  const RunMetrics live = metricsOf(run, 1, "live");
+  RunMetrics trace = metricsOf(run, 2, "trace");
+  trace.throughput = 0;  // what an imported profiler trace holds: steps, but no samples per step
+  std::fill(trace.stepThroughput.begin(), trace.stepThroughput.end(), 0.0);
+  const auto c = compareRuns(live, trace);
+  EXPECT_EQ(c.deltas.at(0).metric, "throughput");
+  EXPECT_NE(c.deltas.at(0).missing.find("run 2 (trace) has no sample counts"), std::string::npos)
+      << c.deltas.at(0).missing;
+  EXPECT_TRUE(c.deltas.at(1).missing.empty()) << "step times are still compared";
 }
