@@ -15,6 +15,7 @@ std::string formatDuration(double ns) {
                                     {1e6, "ms"},    {1e3, "µs"},   {1, "ns"}};
   if (!std::isfinite(ns)) return "unknown";
   const double size = std::abs(ns);
+  if (size < 0.5) return "0 ns";  // an axis tick at zero computed as -1e-9 is still zero
   const Unit* unit = &kUnits[6];
   for (const Unit& u : kUnits) {
     if (size >= u.ns) {

@@ -156,6 +156,7 @@ int TimelineView::rowAt(double y) const {
 }
 
 void TimelineView::setVisibleRange(int64_t t0, int64_t t1) {
+  fitted_ = false;
   if (t1 <= t0) t1 = t0 + 1000;
   t0_ = t0;
   nsPerPixel_ = std::max(kMinNsPerPixel, static_cast<double>(t1 - t0) / plotRect().width());
@@ -170,9 +171,11 @@ void TimelineView::zoomToFit() {
   }
   const int64_t span = std::max<int64_t>(model_->endNs() - model_->beginNs(), 1000);
   setVisibleRange(model_->beginNs() - span / 50, model_->endNs() + span / 50);
+  fitted_ = true;  // kept fitted when the view changes size, until the user zooms or pans
 }
 
 void TimelineView::zoomAt(double x, double factor) {
+  fitted_ = false;
   const int64_t anchor = timeAt(x);
   nsPerPixel_ = std::max(kMinNsPerPixel, nsPerPixel_ / factor);
   t0_ = anchor - static_cast<int64_t>(std::llround((x - plotRect().left()) * nsPerPixel_));
@@ -181,6 +184,7 @@ void TimelineView::zoomAt(double x, double factor) {
 }
 
 void TimelineView::panPixels(double dx) {
+  fitted_ = false;
   t0_ -= static_cast<int64_t>(std::llround(dx * nsPerPixel_));
   Q_EMIT visibleRangeChanged(t0_, visibleEnd());
   update();
@@ -208,6 +212,7 @@ void TimelineView::setSelection(int64_t t0, int64_t t1) {
 void TimelineView::resizeEvent(QResizeEvent* event) {
   labelWidth_ = -1;
   QWidget::resizeEvent(event);
+  if (fitted_) zoomToFit();
   Q_EMIT visibleRangeChanged(t0_, visibleEnd());
 }
 

@@ -88,6 +88,7 @@ class TimelineView : public QWidget {
   QPointF lastAt_;
   double rowScroll_ = 0;
   size_t lastBoxes_ = 0;
+  bool fitted_ = false;          // the range is Fit's: a new size fits again
   mutable int labelWidth_ = -1;  // width of the row labels' column; -1 until measured for the current font
 };
 

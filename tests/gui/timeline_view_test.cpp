@@ -176,6 +176,20 @@ TEST(TimelineLabels, TensorNamesThatElideAlikeShowWhereTheyDiffer) {
   EXPECT_TRUE(shown[11].contains(QStringLiteral("layer11"))) << shown[11].toStdString();
 }
 
+TEST_F(TimelinePageTest, FitStaysFittedWhenTheViewChangesSize) {
+  view->zoomToFit();
+  const int64_t span = model.endNs() - model.beginNs();
+  pagePtr->resize(1800, 600);
+  QApplication::processEvents();
+  EXPECT_LE(view->visibleEnd(), model.endNs() + span / 20) << "the data fills the view after a resize";
+  EXPECT_GE(view->visibleEnd(), model.endNs());
+  view->zoomAt(600, 2.0);  // the user's own zoom is kept
+  const int64_t zoomedEnd = view->visibleEnd();
+  pagePtr->resize(1200, 500);
+  QApplication::processEvents();
+  EXPECT_LT(view->visibleEnd(), zoomedEnd);
+}
+
 TEST_F(TimelinePageTest, ARowLabelsTooltipIsItsWholeName) {
   QHelpEvent help(QEvent::ToolTip, QPoint(6, static_cast<int>(view->pointOf(0, 0).y())),
                   view->mapToGlobal(QPoint(6, static_cast<int>(view->pointOf(0, 0).y()))));

@@ -165,6 +165,7 @@ TEST(HorovodReadiness, ATimelineWithoutTicksHasNoFinding) {
 TEST(DurationText, EveryScaleReadsInItsOwnUnit) {
   using ringmaster::formatDuration;
   EXPECT_EQ(formatDuration(0), "0 ns");
+  EXPECT_EQ(formatDuration(-1e-9), "0 ns");
   EXPECT_EQ(formatDuration(350), "350 ns");
   EXPECT_EQ(formatDuration(300e3), "300 µs");
   EXPECT_EQ(formatDuration(4.1e6), "4.1 ms");
