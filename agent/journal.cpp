@@ -69,6 +69,12 @@ void scanFrames(int fd, const std::string& path, Visit frame) {
   if (!readAllAt(fd, header, kHeaderSize, 0) || std::memcmp(header, kHeader, kHeaderSize) != 0) {
     throw std::runtime_error(path + " is not a Ringmaster journal (bad header)");
   }
+  // The file's size now (a journal being written grows while it is read).
+  auto fileSize = [&] {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) throw fileError("cannot read journal", path);
+    return static_cast<uint64_t>(info.st_size);
+  };
   uint64_t offset = kHeaderSize;
   std::string payload;
   while (true) {
@@ -76,7 +82,8 @@ void scanFrames(int fd, const std::string& path, Visit frame) {
     if (!readAllAt(fd, frameHeader, kFrameHeaderSize, offset)) return;  // end, or a torn frame header
     uint32_t length = getU32(frameHeader);
     uint32_t crc = getU32(frameHeader + 4);
-    if (length > kMaxFrameBytes) return;
+    // A length past the end of the file is a torn or damaged frame: no buffer for bytes that are not there.
+    if (length > kMaxFrameBytes || offset + kFrameHeaderSize + length > fileSize()) return;
     payload.resize(length);
     if (!readAllAt(fd, payload.data(), length, offset + kFrameHeaderSize)) return;  // torn payload
     if (crc32Of(payload) != crc) return;  // torn or damaged: nothing after it can be trusted

@@ -17,8 +17,6 @@
 
 namespace ringmaster {
 
-namespace v1 = ::ringmaster::v1;
-
 class ChromeTraceWriter {
  public:
   // Creates (or truncates) `path` and writes an empty trace. Throws InputError naming the file as `label`

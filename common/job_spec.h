@@ -11,8 +11,6 @@
 
 namespace ringmaster {
 
-namespace v1 = ::ringmaster::v1;
-
 // A spec with every default filled in (engine ddp, backend gloo, model cnn, fashion-mnist, batch 64, ...).
 v1::JobSpec defaultJobSpec();
 

@@ -21,8 +21,6 @@
 
 namespace ringmaster {
 
-namespace v1 = ::ringmaster::v1;
-
 // The store file is unusable: corrupt, locked, foreign, newer than this build, or not writable.
 // The message names the file and says what to do.
 class StoreError : public InputError {
