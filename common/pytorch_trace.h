@@ -25,8 +25,6 @@
 
 namespace ringmaster {
 
-namespace v1 = ::ringmaster::v1;
-
 enum class OpPhase : uint8_t { Other, Step, Data, Forward, Backward, Optimizer, Communication };
 
 // The phase an op's own name gives it; `gpuKernel` for kernels on a device (only communication kernels name

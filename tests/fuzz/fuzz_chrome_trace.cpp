@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Chrome trace reader (common/chrome_trace_reader.h): any bytes as a trace file.
+// The Chrome trace reader (common/chrome_trace_reader.h): any bytes as a trace file, its events scanned as a
+// PyTorch profiler trace's (common/pytorch_trace.h) as the importer scans them.
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
@@ -8,14 +9,17 @@
 #include "common/chrome_trace_reader.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/pytorch_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-  uint64_t visited = 0;
+  uint32_t visited = 0;
+  ringmaster::PyTorchTraceScanner scanner;
   try {
-    const ringmaster::TraceReadSummary summary =
-        ringmaster::readChromeTrace(in, [&](const ringmaster::TraceEvent&) { ++visited; });
+    const ringmaster::TraceReadSummary summary = ringmaster::readChromeTrace(
+        in, [&](const ringmaster::TraceEvent& event) { scanner.add(event, visited++); });
     if (summary.events != visited) std::abort();  // the summary counts what the callback was given
+    scanner.finish(summary);
   } catch (const ringmaster::JsonError&) {
   } catch (const ringmaster::InputError&) {
   }
