@@ -53,7 +53,8 @@ int Agent::pruneOldJournals() {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(config_.stateDir) / "jobs", ec)) {
     const std::string jobId = entry.path().filename().string();
-    // A folder's age is its journal's last write; a folder without one (a launch that failed) goes by its own.
+    // A folder's age is its journal's last write; a folder without one (a launch that failed) goes by its
+    // own.
     std::error_code timeError;
     auto written = fs::last_write_time(entry.path() / "journal", timeError);
     if (timeError) written = fs::last_write_time(entry.path(), timeError);
@@ -69,7 +70,9 @@ int Agent::pruneOldJournals() {
   return removed;
 }
 
-Agent::~Agent() { stopAll(1); }
+Agent::~Agent() {
+  stopAll(1);
+}
 
 void Agent::setTelemetryAddress(const std::string& address) {
   std::lock_guard lock(mutex_);
@@ -174,7 +177,9 @@ std::shared_ptr<Job> Agent::findJob(const std::string& jobId) {
 
 void Agent::launch(const v1::LaunchRequest& request,
                    std::function<void(const grpc::Status&, const v1::LaunchReply&)> done) {
-  auto fail = [&](grpc::StatusCode code, const std::string& message) { done(grpc::Status(code, message), {}); };
+  auto fail = [&](grpc::StatusCode code, const std::string& message) {
+    done(grpc::Status(code, message), {});
+  };
   if (auto problem = jobIdProblem(request.job_id()); !problem.empty()) {
     return fail(grpc::INVALID_ARGUMENT, "job_id " + problem);
   }
@@ -186,7 +191,8 @@ void Agent::launch(const v1::LaunchRequest& request,
   }
   const auto& r = request;
   if (r.world_size() != static_cast<int>(r.spec().world_size())) {
-    return fail(grpc::INVALID_ARGUMENT, "world_size " + std::to_string(r.world_size()) + " differs from spec.world_size " +
+    return fail(grpc::INVALID_ARGUMENT, "world_size " + std::to_string(r.world_size()) +
+                                            " differs from spec.world_size " +
                                             std::to_string(r.spec().world_size()));
   }
   if (r.local_ranks() < 1) return fail(grpc::INVALID_ARGUMENT, "local_ranks must be at least 1");
@@ -217,7 +223,8 @@ void Agent::launch(const v1::LaunchRequest& request,
     std::lock_guard lock(mutex_);
     std::error_code ec;
     if (jobs_.count(r.job_id()) || fs::exists(directory, ec)) {
-      return fail(grpc::ALREADY_EXISTS, "job " + r.job_id() + " already exists on this host: choose a new job id");
+      return fail(grpc::ALREADY_EXISTS,
+                  "job " + r.job_id() + " already exists on this host: choose a new job id");
     }
     if (!fs::create_directories(directory, ec)) {
       return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
@@ -260,15 +267,16 @@ grpc::Status Agent::control(const v1::ControlRequest& request) {
   auto job = findJob(request.job_id());
   if (!job) return grpc::Status(grpc::NOT_FOUND, "no job " + request.job_id() + " runs on this host");
   if (request.rank() != -1 && !job->hasRank(request.rank())) {
-    return grpc::Status(grpc::INVALID_ARGUMENT,
-                        "rank " + std::to_string(request.rank()) + " of job " + request.job_id() + " is not on this host");
+    return grpc::Status(grpc::INVALID_ARGUMENT, "rank " + std::to_string(request.rank()) + " of job " +
+                                                    request.job_id() + " is not on this host");
   }
   if (request.action() == v1::ControlRequest::ACTION_UNSPECIFIED ||
       !v1::ControlRequest::Action_IsValid(request.action())) {
     return grpc::Status(grpc::INVALID_ARGUMENT, "action " + std::to_string(request.action()) +
                                                     ": choose stop, timeline on/off or checkpoint now");
   }
-  if (job->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + request.job_id() + " has finished");
+  if (job->finished())
+    return grpc::Status(grpc::FAILED_PRECONDITION, "job " + request.job_id() + " has finished");
   job->control(request.rank(), request.action());
   return grpc::Status::OK;
 }
@@ -300,9 +308,11 @@ grpc::Status Agent::journalFor(const std::string& jobId, std::shared_ptr<Journal
 
 grpc::Status Agent::reportTarget(const std::string& jobId, int rank, const std::string& secret, Job*& job) {
   auto found = findJob(jobId);
-  if (!found) return grpc::Status(grpc::NOT_FOUND, "no job " + jobId + " runs on this host (RINGMASTER_JOB_ID)");
+  if (!found)
+    return grpc::Status(grpc::NOT_FOUND, "no job " + jobId + " runs on this host (RINGMASTER_JOB_ID)");
   if (!found->hasRank(rank)) {
-    return grpc::Status(grpc::INVALID_ARGUMENT, "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
+    return grpc::Status(grpc::INVALID_ARGUMENT,
+                        "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
   }
   if (!sameSecret(secret, found->secret())) {
     return grpc::Status(grpc::PERMISSION_DENIED,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The jobs of one host: launch requests checked and started, stop and control routed, journals found for watchers
-// and reporting ranks. The gRPC services (agent_server.h) are a thin layer over this.
+// The jobs of one host: launch requests checked and started, stop and control routed, journals found for
+// watchers and reporting ranks. The gRPC services (agent_server.h) are a thin layer over this.
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -47,7 +47,8 @@ class Agent {
   v1::HostInfo hostInfo();
 
   // Validates the request and starts the ranks; `done` is called once, perhaps from another thread.
-  void launch(const v1::LaunchRequest& request, std::function<void(const grpc::Status&, const v1::LaunchReply&)> done);
+  void launch(const v1::LaunchRequest& request,
+              std::function<void(const grpc::Status&, const v1::LaunchReply&)> done);
   grpc::Status stop(const v1::StopRequest& request);
   grpc::Status control(const v1::ControlRequest& request);
   // The journal of a job this agent ran (perhaps before a restart); NOT_FOUND otherwise.

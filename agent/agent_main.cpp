@@ -10,9 +10,10 @@ int main(int argc, char** argv) {
   using namespace ringmaster::agent;
   ringmaster::keepLargeAllocations(size_t{256} << 20);  // telemetry message buffers stay in the process
   AgentOptions options;
-  CLI::App app{"Ringmaster host agent: launches ringmaster-worker ranks for consoles and streams their telemetry.\n"
-               "Listens on loopback unless given --token-file.",
-               "ringmaster-agent"};
+  CLI::App app{
+      "Ringmaster host agent: launches ringmaster-worker ranks for consoles and streams their telemetry.\n"
+      "Listens on loopback unless given --token-file.",
+      "ringmaster-agent"};
   app.set_version_flag("--version", std::string("ringmaster-agent ") + RINGMASTER_VERSION);
   addAgentFlags(app, options);
   try {

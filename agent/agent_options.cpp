@@ -10,13 +10,16 @@ bool isLoopbackAddress(const std::string& address) {
 std::string checkAgentOptions(const AgentOptions& o) {
   if (o.port < 1 || o.port > 65535) return "--port must be from 1 to 65535, got " + std::to_string(o.port);
   if (!isLoopbackAddress(o.listen) && o.tokenFile.empty()) {
-    return "--listen " + o.listen + " is reachable from other machines: give --token-file FILE so that only "
+    return "--listen " + o.listen +
+           " is reachable from other machines: give --token-file FILE so that only "
            "consoles holding the token can launch jobs (or listen on 127.0.0.1)";
   }
   if (o.keepJournalsDays < 0) {
-    return "--keep-journals-days must be 0 (keep every journal) or more, got " + std::to_string(o.keepJournalsDays);
+    return "--keep-journals-days must be 0 (keep every journal) or more, got " +
+           std::to_string(o.keepJournalsDays);
   }
-  if (o.tlsCert.empty() != o.tlsKey.empty()) return "--tls-cert and --tls-key go together; give both or neither";
+  if (o.tlsCert.empty() != o.tlsKey.empty())
+    return "--tls-cert and --tls-key go together; give both or neither";
   return {};
 }
 

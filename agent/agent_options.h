@@ -13,24 +13,25 @@ inline constexpr int kDefaultAgentPort = 50551;
 struct AgentOptions {
   std::string listen = "127.0.0.1";  // address to bind
   int port = kDefaultAgentPort;
-  std::string tokenFile;             // required to listen beyond loopback
+  std::string tokenFile;  // required to listen beyond loopback
   std::string tlsCert;
   std::string tlsKey;
-  std::string stateDir;              // journals live here; default: XDG state dir
-  std::string workerPath;            // ringmaster-worker to start; default: beside the agent
-  double keepJournalsDays = 7;       // finished jobs' journals are removed after this many days; 0: never
+  std::string stateDir;         // journals live here; default: XDG state dir
+  std::string workerPath;       // ringmaster-worker to start; default: beside the agent
+  double keepJournalsDays = 7;  // finished jobs' journals are removed after this many days; 0: never
   std::vector<std::string>
       allowedPrograms;      // users' programs ranks may run (--allow-program); none by default
   bool anyProgram = false;  // runs any program: the agent a user's own console embeds
   std::vector<std::string>
       allowedFolders;  // folders jobs may name for data and checkpoints (--allow-folder), besides stateDir
-  bool anyFolder = false;   // jobs may name any folder: the agent a user's own console embeds
-  std::string pythonRoot;   // folder holding the ringmaster Python package; default: beside the agent
+  bool anyFolder = false;  // jobs may name any folder: the agent a user's own console embeds
+  std::string pythonRoot;  // folder holding the ringmaster Python package; default: beside the agent
 };
 
 bool isLoopbackAddress(const std::string& address);
 
-// Empty when the options are safe to run with, else what to change ("--listen 0.0.0.0 needs --token-file ...").
+// Empty when the options are safe to run with, else what to change ("--listen 0.0.0.0 needs --token-file
+// ...").
 std::string checkAgentOptions(const AgentOptions& options);
 
 }  // namespace ringmaster::agent

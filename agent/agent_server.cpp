@@ -37,8 +37,8 @@ class Refusal : public Base {
   void OnDone() override { delete this; }
 };
 
-// Streams a job's journal from a sequence number on: what is on disk first, then records as they arrive, until the
-// job has finished (job_finished on the last reply) or the watcher goes away.
+// Streams a job's journal from a sequence number on: what is on disk first, then records as they arrive,
+// until the job has finished (job_finished on the last reply) or the watcher goes away.
 class WatchReactor : public grpc::ServerWriteReactor<v1::WatchReply> {
  public:
   WatchReactor(grpc::CallbackServerContext* context, std::shared_ptr<Journal> journal, uint64_t fromSeq)
@@ -243,8 +243,9 @@ class AgentServer::Services {
     const auto& metadata = context->client_metadata();
     auto it = metadata.find("authorization");
     if (it == metadata.end()) {
-      return grpc::Status(grpc::UNAUTHENTICATED,
-                          "this agent requires a token: give the console --token-file with the agent's token");
+      return grpc::Status(
+          grpc::UNAUTHENTICATED,
+          "this agent requires a token: give the console --token-file with the agent's token");
     }
     std::string presented(it->second.data(), it->second.size());
     if (!sameSecret(presented, "Bearer " + token)) {
@@ -329,7 +330,8 @@ class AgentServer::Services {
       return new ReportReactor(agent_, reply);
     }
 
-    grpc::ServerUnaryReactor* PollControl(grpc::CallbackServerContext* context, const v1::ControlPollRequest* request,
+    grpc::ServerUnaryReactor* PollControl(grpc::CallbackServerContext* context,
+                                          const v1::ControlPollRequest* request,
                                           v1::ControlPollReply* reply) override {
       auto* reactor = context->DefaultReactor();
       grpc::Status status = authorizeRank(context);
@@ -379,7 +381,8 @@ std::string readTokenFile(const std::string& path) {
   std::string token = readSmallFile(path, "--token-file");
   token.erase(0, token.find_first_not_of(" \t\r\n"));
   token.erase(token.find_last_not_of(" \t\r\n") + 1);
-  if (token.empty()) throw InputError("--token-file " + path + ": the file is empty; put a long random token in it");
+  if (token.empty())
+    throw InputError("--token-file " + path + ": the file is empty; put a long random token in it");
   if (token.find_first_of(" \t\r\n") != std::string::npos) {
     throw InputError("--token-file " + path + ": the token must be one word without spaces");
   }
@@ -438,7 +441,8 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   std::string host = options.listen;
   if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
   grpc::ServerBuilder builder;
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a second agent on the same port must fail, not share
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
+                             0);  // a second agent on the same port must fail, not share
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   builder.AddListeningPort(host + ":" + std::to_string(options.port), credentials, &port_);
@@ -453,7 +457,9 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   agent_->setTelemetryAddress("127.0.0.1:" + std::to_string(telemetryPort_));
 }
 
-AgentServer::~AgentServer() { shutdown(); }
+AgentServer::~AgentServer() {
+  shutdown();
+}
 
 std::string AgentServer::localAddress() const {
   std::string host = options_.listen;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The agent's gRPC server: the Agent service for consoles and the Telemetry service for ranks, on the callback API
-// (one reactor per call). Ranks always report to a loopback port of their own; consoles reach `listen:port`.
+// The agent's gRPC server: the Agent service for consoles and the Telemetry service for ranks, on the
+// callback API (one reactor per call). Ranks always report to a loopback port of their own; consoles reach
+// `listen:port`.
 #pragma once
 
 #include <memory>

@@ -26,7 +26,8 @@ struct Pipe {
 
 Pipe makePipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   return {fds[0], fds[1]};
 }
 
@@ -72,7 +73,8 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
-    for (int fd : {out.read, out.write, err.read, err.write, execStatus.read, execStatus.write, devNull}) ::close(fd);
+    for (int fd : {out.read, out.write, err.read, err.write, execStatus.read, execStatus.write, devNull})
+      ::close(fd);
     throw std::runtime_error(std::string("cannot fork: ") + std::strerror(e));
   }
   if (pid == 0) {

@@ -21,7 +21,8 @@ struct SpawnOptions {
 
 class ChildProcess {
  public:
-  // Starts the child. Throws std::runtime_error saying why it could not run (e.g. "... : No such file or directory").
+  // Starts the child. Throws std::runtime_error saying why it could not run (e.g. "... : No such file or
+  // directory").
   explicit ChildProcess(const SpawnOptions& options);
   // Kills the child's process group if it still runs, and reaps it.
   ~ChildProcess();

@@ -47,8 +47,9 @@ v1::HostInfo collectHostInfo(const std::string& workerPath, const std::string& s
   info.set_worker_path(workerPath);
 
   if (::access(workerPath.c_str(), X_OK) != 0) {
-    info.add_problems("the worker " + workerPath +
-                      " is missing or not executable: install ringmaster-worker or start the agent with --worker");
+    info.add_problems(
+        "the worker " + workerPath +
+        " is missing or not executable: install ringmaster-worker or start the agent with --worker");
   } else {
     try {
       std::string text = runForOutput({workerPath, "--version"}, std::chrono::seconds(30));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What a host offers a job: cores, memory, the worker's build, datasets, and what stands in the way (preflight).
+// What a host offers a job: cores, memory, the worker's build, datasets, and what stands in the way
+// (preflight).
 #pragma once
 
 #include <optional>
@@ -12,7 +13,8 @@ namespace ringmaster::agent {
 
 namespace v1 = ::ringmaster::v1;
 
-// What `ringmaster-worker --version` says, e.g. "ringmaster-worker 0.1.0 (LibTorch 1.13.1, backends: gloo, nccl)".
+// What `ringmaster-worker --version` says, e.g. "ringmaster-worker 0.1.0 (LibTorch 1.13.1, backends: gloo,
+// nccl)".
 struct WorkerBuild {
   std::string ringmasterVersion;
   std::string torchVersion;

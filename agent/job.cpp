@@ -20,8 +20,8 @@ namespace ringmaster::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxLineBytes = 16 * 1024;     // longer lines are cut into pieces of this size
-constexpr size_t kMaxReadPerTurn = 1 << 20;     // one chatty rank cannot starve the others
+constexpr size_t kMaxLineBytes = 16 * 1024;  // longer lines are cut into pieces of this size
+constexpr size_t kMaxReadPerTurn = 1 << 20;  // one chatty rank cannot starve the others
 constexpr int kPollIntervalMs = 20;
 
 }  // namespace
@@ -30,7 +30,7 @@ struct Job::Rank {
   int rank = 0;
   int localRank = 0;
   std::unique_ptr<ChildProcess> process;
-  std::string partial[2];       // stdout, stderr: text after the last newline
+  std::string partial[2];  // stdout, stderr: text after the last newline
   bool exitReported = false;
   bool stoppedByAgent = false;  // it was sent SIGTERM/SIGKILL by us
 };
@@ -55,7 +55,8 @@ Job::~Job() {
 }
 
 void Job::start(std::function<void(const StartResult&)> started) {
-  supervisor_ = std::thread([this, started = std::move(started)]() mutable { supervise(std::move(started)); });
+  supervisor_ =
+      std::thread([this, started = std::move(started)]() mutable { supervise(std::move(started)); });
 }
 
 bool Job::hasRank(int rank) const {
@@ -85,7 +86,9 @@ void Job::control(int rank, v1::ControlRequest::Action action) {
     if (rank != -1 && r->rank != rank) continue;
     auto& pending = pendingControl_[r->rank];
     switch (action) {
-      case v1::ControlRequest::ACTION_STOP: pending.set_stop(true); break;
+      case v1::ControlRequest::ACTION_STOP:
+        pending.set_stop(true);
+        break;
       case v1::ControlRequest::ACTION_TIMELINE_ON:
         pending.set_timeline_on(true);
         pending.set_timeline_off(false);
@@ -94,8 +97,11 @@ void Job::control(int rank, v1::ControlRequest::Action action) {
         pending.set_timeline_off(true);
         pending.set_timeline_on(false);
         break;
-      case v1::ControlRequest::ACTION_CHECKPOINT_NOW: pending.set_checkpoint_now(true); break;
-      default: break;
+      case v1::ControlRequest::ACTION_CHECKPOINT_NOW:
+        pending.set_checkpoint_now(true);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -281,8 +287,9 @@ void Job::beginStop(const std::string& why, std::vector<v1::Record>& out) {
     who += (who.empty() ? "" : ", ") + std::to_string(rank->rank);
   }
   if (!who.empty()) {
-    out.push_back(agentLine(-1, "stopping rank" + std::string(who.find(',') == std::string::npos ? " " : "s ") +
-                                    who + ": " + why));
+    out.push_back(agentLine(
+        -1,
+        "stopping rank" + std::string(who.find(',') == std::string::npos ? " " : "s ") + who + ": " + why));
   }
 }
 
@@ -340,11 +347,11 @@ void Job::supervise(std::function<void(const StartResult&)> started) {
       const ChildProcess& p = *rank->process;
       bool failed = p.signal() != 0 || p.exitCode() != 0;
       std::string how = p.signal() != 0 ? "killed by " + signalName(p.signal())
-                                         : "exited with code " + std::to_string(p.exitCode());
+                                        : "exited with code " + std::to_string(p.exitCode());
       std::string message = how;
       if (rank->stoppedByAgent) message += " (stopped by the agent: " + stopWhy + ")";
-      records.push_back(rankState(*rank, p.signal() != 0 ? v1::RankState::STATE_SIGNALED : v1::RankState::STATE_EXITED,
-                                  message));
+      records.push_back(rankState(
+          *rank, p.signal() != 0 ? v1::RankState::STATE_SIGNALED : v1::RankState::STATE_EXITED, message));
       if (failed && !stopping) {
         // One rank down means the collective is broken: stop the others, as torchrun does.
         stopping = true;
@@ -362,7 +369,8 @@ void Job::supervise(std::function<void(const StartResult&)> started) {
         beginStop(stopWhy, records);
         killAt = Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000));
       } else if (stopRequested_ && stopGraceS_ < setup_.defaultGraceS) {
-        killAt = std::min(killAt, Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000)));
+        killAt =
+            std::min(killAt, Clock::now() + std::chrono::milliseconds(static_cast<int>(stopGraceS_ * 1000)));
       }
     }
     if (std::string journalError = journal_->error(); !journalError.empty() && !stopping) {

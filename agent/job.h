@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// One job's ranks on this host: started, watched and stopped by the job's supervisor thread, with everything they
-// say (telemetry, output lines, exits) appended to the job's journal.
+// One job's ranks on this host: started, watched and stopped by the job's supervisor thread, with everything
+// they say (telemetry, output lines, exits) appended to the job's journal.
 #pragma once
 
 #include <atomic>

@@ -112,7 +112,8 @@ std::unique_ptr<Journal> Journal::openFinished(const std::string& path) {
   std::unique_ptr<Journal> journal(new Journal(path, fd));
   scanFrames(fd, path, [&](uint64_t offset, uint32_t length, std::shared_ptr<v1::RecordBatch> batch) {
     if (batch->records_size() == 0) return;
-    Chunk chunk{batch->records(0).seq(), batch->records(batch->records_size() - 1).seq(), offset, length, nullptr};
+    Chunk chunk{batch->records(0).seq(), batch->records(batch->records_size() - 1).seq(), offset, length,
+                nullptr};
     journal->chunks_.push_back(chunk);
     journal->durableSeq_ = chunk.lastSeq;
   });
@@ -144,7 +145,8 @@ uint64_t Journal::append(v1::RecordBatch&& batch) {
   if (closing_) return 0;
   for (auto& record : *batch.mutable_records()) record.set_seq(nextSeq_++);
   queuedRecords_ += static_cast<size_t>(batch.records_size());
-  queued_.push_back(std::move(batch));  // a protobuf move: the fields are swapped, the records stay where they are
+  queued_.push_back(
+      std::move(batch));  // a protobuf move: the fields are swapped, the records stay where they are
   queueChanged_.notify_all();
   return nextSeq_ - 1;
 }
@@ -277,7 +279,8 @@ std::shared_ptr<const v1::RecordBatch> Journal::loadChunk(const Chunk& chunk) co
   std::string payload(chunk.length, '\0');
   auto batch = std::make_shared<v1::RecordBatch>();
   if (!readAllAt(fd_, payload.data(), chunk.length, chunk.offset) || !batch->ParseFromString(payload)) {
-    throw std::runtime_error("journal " + path_ + " cannot be read back at offset " + std::to_string(chunk.offset));
+    throw std::runtime_error("journal " + path_ + " cannot be read back at offset " +
+                             std::to_string(chunk.offset));
   }
   return batch;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A job's journal: every record a host's agent receives, numbered and on disk before any watcher sees it.
 //
-// File format: the 8-byte header "RMJRNL1\n", then frames of [u32 length][u32 crc32][RecordBatch bytes], little
-// endian. One frame per group commit; records carry their sequence numbers (1-based, no gaps). A torn last frame
-// (the agent died mid-write) is ignored by readers.
+// File format: the 8-byte header "RMJRNL1\n", then frames of [u32 length][u32 crc32][RecordBatch bytes],
+// little endian. One frame per group commit; records carry their sequence numbers (1-based, no gaps). A torn
+// last frame (the agent died mid-write) is ignored by readers.
 #pragma once
 
 #include <condition_variable>
@@ -24,7 +24,8 @@ namespace v1 = ::ringmaster::v1;
 
 class Journal {
  public:
-  // Creates `path` (which must not exist) and starts the writer thread. Throws std::runtime_error naming the path.
+  // Creates `path` (which must not exist) and starts the writer thread. Throws std::runtime_error naming the
+  // path.
   static std::unique_ptr<Journal> create(const std::string& path);
   // Opens a journal an earlier agent wrote, read-only and already closed. Throws std::runtime_error.
   static std::unique_ptr<Journal> openFinished(const std::string& path);
@@ -42,8 +43,8 @@ class Journal {
   // No more records will come; once the queued ones are durable, readers see finished().
   void close();
 
-  // Calls `ready` once records from `seq` on are readable or the journal is finished; at once when they are already.
-  // Runs on the writer thread or the caller's; must not call back into append().
+  // Calls `ready` once records from `seq` on are readable or the journal is finished; at once when they are
+  // already. Runs on the writer thread or the caller's; must not call back into append().
   void notifyWhen(uint64_t seq, std::function<void()> ready);
 
   // Up to about `maxRecords` durable records from `fromSeq` on, in order; null when there are none (yet).
@@ -60,7 +61,8 @@ class Journal {
   static constexpr size_t kMaxQueued = 1 << 20;
   // A group commit holds at most this many records, so that one batch stays a reasonable gRPC message.
   static constexpr size_t kMaxGroupRecords = 8192;
-  // In-memory copies of the newest batches are kept up to this many bytes; older ones are read back from disk.
+  // In-memory copies of the newest batches are kept up to this many bytes; older ones are read back from
+  // disk.
   static constexpr size_t kMemoryBudgetBytes = 64u << 20;
 
  private:
@@ -80,7 +82,7 @@ class Journal {
   void writeLoop();
   std::shared_ptr<const v1::RecordBatch> loadChunk(const Chunk& chunk) const;
   void failWriting(const std::string& why);
-  void evictOverBudget();  // with mutex_ held
+  void evictOverBudget();                                 // with mutex_ held
   std::vector<std::function<void()>> takeReadyWaiters();  // with mutex_ held
 
   const std::string path_;

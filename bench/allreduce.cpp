@@ -2,10 +2,11 @@
 // bench/allreduce: all-reduce bandwidth of raw c10d Gloo against each engine's communication path (and raw
 // NCCL where built and a GPU per rank exists), 2 and 4 ranks as real processes on this host.
 //
-// Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests define
-// them (GB = 1e9 bytes). An engine's time is its own collective, launched to completed, as the engine records it
-// (AllreduceOp); "+step" is its whole step (beforeBackward, backward, finishBackward) minus the same backward
-// without an engine: what it adds to deliver averaged gradients. The measuring code is worker/comm_benchmark.cpp.
+// Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests
+// define them (GB = 1e9 bytes). An engine's time is its own collective, launched to completed, as the engine
+// records it (AllreduceOp); "+step" is its whole step (beforeBackward, backward, finishBackward) minus the
+// same backward without an engine: what it adds to deliver averaged gradients. The measuring code is
+// worker/comm_benchmark.cpp.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,9 +33,10 @@ void printTable(int world, const CommBenchResult& result) {
   const double factor = 2.0 * (world - 1) / world;
   auto algbw = [](int64_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e9 : 0.0; };
   auto busbw = [&](int64_t bytes, double s) { return algbw(bytes, s) * factor; };
-  std::printf("\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); "
-              "raw+bw: raw right after a backward; +step: what the engine's step adds to the bare backward (us)\n",
-              world);
+  std::printf(
+      "\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); "
+      "raw+bw: raw right after a backward; +step: what the engine's step adds to the bare backward (us)\n",
+      world);
   std::printf("%8s | %9s %7s %7s | %9s %7s | %9s %7s %5s %9s | %9s %7s %5s %9s", "size", "raw time", "algbw",
               "busbw", "raw+bw", "busbw", "ddp time", "busbw", "ratio", "+step", "hvd time", "busbw", "ratio",
               "+step");
@@ -49,8 +51,8 @@ void printTable(int world, const CommBenchResult& result) {
       std::snprintf(added, sizeof added, "%9s", "~0");
     }
     char text[64];
-    std::snprintf(text, sizeof text, "%9.1f %7.3f %5.2f %s", cell.collective * 1e6, busbw(bytes, cell.collective),
-                  busbw(bytes, cell.collective) / raw, added);
+    std::snprintf(text, sizeof text, "%9.1f %7.3f %5.2f %s", cell.collective * 1e6,
+                  busbw(bytes, cell.collective), busbw(bytes, cell.collective) / raw, added);
     return std::string(text);
   };
   for (const auto& r : result.rows) {
@@ -113,16 +115,18 @@ int main(int argc, char** argv) {
   app.add_option("--max-mib", maxMiB, "Largest message (MiB)")->check(CLI::Range(0.001, 4096.0));
   app.add_option("--seconds-per-cell", options.secondsPerCell, "Measuring time per size and path (s)")
       ->check(CLI::Range(0.01, 60.0));
-  app.add_option("--cycle-time-ms", options.cycleTimeMs, "Horovod cycle time (ms)")->check(CLI::Range(0.01, 1000.0));
+  app.add_option("--cycle-time-ms", options.cycleTimeMs, "Horovod cycle time (ms)")
+      ->check(CLI::Range(0.01, 1000.0));
   CLI11_PARSE(app, argc, argv);
   // The ranks keep large blocks as ringmaster-worker's do, instead of faulting message buffers in every call.
   ringmaster::keepLargeAllocations(size_t{1} << 30);
   options.minBytes = static_cast<int64_t>(minKiB * 1024);
   options.maxBytes = static_cast<int64_t>(maxMiB * 1024 * 1024);
 
-  std::printf("ringmaster all-reduce benchmark: %s .. %s in powers of 4; ratio = engine busbw / raw Gloo busbw "
-              "(goal >= 0.95 from 1 MiB)\n",
-              sizeLabel(options.minBytes).c_str(), sizeLabel(options.maxBytes).c_str());
+  std::printf(
+      "ringmaster all-reduce benchmark: %s .. %s in powers of 4; ratio = engine busbw / raw Gloo busbw "
+      "(goal >= 0.95 from 1 MiB)\n",
+      sizeLabel(options.minBytes).c_str(), sizeLabel(options.maxBytes).c_str());
   std::fflush(stdout);
   bool ok = true;
   for (int world : worlds) ok = runWorld(world, options) && ok;

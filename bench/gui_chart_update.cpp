@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Dashboard chart update cost: N ranks x S steps of every metric in the live series, the whole dashboard (four
-// line charts with a line per rank, phase bars, heatmap, ranks table) redrawn offscreen at 1440 x 900.
-//   live redraw: one new step for every rank arrives, then the 25 Hz tick redraws (decimation is incremental);
-//   full redraw: the step window changes (zoom), every line is decimated again from its 100 000 points.
-// Each redraw includes painting the page (QWidget::grab), so the figure is what a frame costs. Goal: under 16 ms
-// per redraw at 64 ranks (a 60 Hz frame; the dashboard redraws at 25 Hz). Also prints the memory the series hold.
+// Dashboard chart update cost: N ranks x S steps of every metric in the live series, the whole dashboard
+// (four line charts with a line per rank, phase bars, heatmap, ranks table) redrawn offscreen at 1440 x 900.
+//   live redraw: one new step for every rank arrives, then the 25 Hz tick redraws (decimation is
+//   incremental); full redraw: the step window changes (zoom), every line is decimated again from its 100 000
+//   points.
+// Each redraw includes painting the page (QWidget::grab), so the figure is what a frame costs. Goal: under 16
+// ms per redraw at 64 ranks (a 60 Hz frame; the dashboard redraws at 25 Hz). Also prints the memory the
+// series hold.
 //
 //   gui_chart_update [RANKS ...] [--steps S]     (default: 64 256, S = 100000)
 #include <QApplication>
 #include <QPixmap>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -47,7 +48,8 @@ Figure median(int repeats, F&& frame) {
     const double cpu0 = threadCpuMs();
     frame(i);
     cpu.push_back(threadCpuMs() - cpu0);
-    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    wall.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(wall.begin(), wall.end());
   std::sort(cpu.begin(), cpu.end());
@@ -89,13 +91,15 @@ void run(int ranks, uint64_t steps) {
   const Figure decimateOnly = median(7, [&](int i) {
     page.showSteps(static_cast<uint64_t>(i) * 5 + 1, next);  // showSteps redraws: decimation and models only
   });
-  std::printf("%4d ranks x %llu steps: live redraw %6.1f ms (cpu %6.1f), full redraw %7.1f ms (cpu %7.1f), "
-              "of which decimation+models %6.1f ms; series hold %7.1f MB (%.2f bytes/value); filled in %.1f s\n",
-              ranks, static_cast<unsigned long long>(steps), live.wallMs, live.cpuMs, full.wallMs, full.cpuMs,
-              decimateOnly.cpuMs, heldMb,
-              heldMb * 1e6 / (static_cast<double>(ranks) * static_cast<double>(steps) * 9), fillS);
-  std::printf("     goal: live redraw under 16 ms at 64 ranks -> %s\n",
-              ranks != 64 ? "(not the goal's size)" : live.cpuMs < 16 ? "met" : "NOT met");
+  std::printf(
+      "%4d ranks x %llu steps: live redraw %6.1f ms (cpu %6.1f), full redraw %7.1f ms (cpu %7.1f), "
+      "of which decimation+models %6.1f ms; series hold %7.1f MB (%.2f bytes/value); filled in %.1f s\n",
+      ranks, static_cast<unsigned long long>(steps), live.wallMs, live.cpuMs, full.wallMs, full.cpuMs,
+      decimateOnly.cpuMs, heldMb,
+      heldMb * 1e6 / (static_cast<double>(ranks) * static_cast<double>(steps) * 9), fillS);
+  std::printf("     goal: live redraw under 16 ms at 64 ranks -> %s\n", ranks != 64 ? "(not the goal's size)"
+                                                                        : live.cpuMs < 16 ? "met"
+                                                                                          : "NOT met");
 }
 
 }  // namespace

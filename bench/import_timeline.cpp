@@ -34,32 +34,39 @@ uint64_t writeTimeline(const std::string& path, uint64_t targetBytes, int ranks)
   char line[256];
   while (uint64_t(out.tellp()) < targetBytes) {
     chunk.clear();
-    std::snprintf(line, sizeof line, "{\"ph\": \"i\", \"name\": \"CYCLE_START\", \"ts\": %ld, \"s\": \"g\"},\n", ts);
+    std::snprintf(line, sizeof line,
+                  "{\"ph\": \"i\", \"name\": \"CYCLE_START\", \"ts\": %ld, \"s\": \"g\"},\n", ts);
     chunk += line;
     for (int t = 1; t <= kTensors; ++t) {
-      std::snprintf(line, sizeof line, "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
+      std::snprintf(line, sizeof line,
+                    "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
       chunk += line;
       for (int r = 0; r < ranks; ++r) {
-        std::snprintf(line, sizeof line, "{\"ph\": \"X\", \"name\": \"%d\", \"ts\": %ld, \"pid\": %d, \"dur\": 0},\n", r,
+        std::snprintf(line, sizeof line,
+                      "{\"ph\": \"X\", \"name\": \"%d\", \"ts\": %ld, \"pid\": %d, \"dur\": 0},\n", r,
                       ts + 3 * r, t);
         chunk += line;
       }
       ts += 3 * ranks + 5;
       std::snprintf(line, sizeof line, "{\"ph\": \"E\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
       chunk += line;
-      std::snprintf(line, sizeof line, "{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
+      std::snprintf(line, sizeof line,
+                    "{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
       chunk += line;
-      for (const char* phase : {"QUEUE", "MEMCPY_IN_FUSION_BUFFER", "NCCL_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER"}) {
-        std::snprintf(line, sizeof line, "{\"ph\": \"B\", \"name\": \"%s\", \"ts\": %ld, \"pid\": %d},\n", phase, ts, t);
+      for (const char* phase :
+           {"QUEUE", "MEMCPY_IN_FUSION_BUFFER", "NCCL_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER"}) {
+        std::snprintf(line, sizeof line, "{\"ph\": \"B\", \"name\": \"%s\", \"ts\": %ld, \"pid\": %d},\n",
+                      phase, ts, t);
         chunk += line;
         ts += 40;
         std::snprintf(line, sizeof line, "{\"ph\": \"E\", \"ts\": %ld, \"pid\": %d},\n", ts, t);
         chunk += line;
       }
-      std::snprintf(line, sizeof line,
-                    "{\"ph\": \"E\", \"ts\": %ld, \"pid\": %d, \"args\": {\"dtype\": \"float32\", \"shape\": \"[512, "
-                    "512]\"}},\n",
-                    ts, t);
+      std::snprintf(
+          line, sizeof line,
+          "{\"ph\": \"E\", \"ts\": %ld, \"pid\": %d, \"args\": {\"dtype\": \"float32\", \"shape\": \"[512, "
+          "512]\"}},\n",
+          ts, t);
       chunk += line;
     }
     out << chunk;
@@ -77,8 +84,8 @@ int main(int argc, char** argv) {
   std::string timeline = dir.file("timeline.json");
   auto start = std::chrono::steady_clock::now();
   uint64_t bytes = writeTimeline(timeline, megabytes * 1000 * 1000, 8);
-  std::printf("import: generated a %.0f MB Horovod timeline (8 ranks, 160 tensors) in %.1f s\n", double(bytes) / 1e6,
-              secondsSince(start));
+  std::printf("import: generated a %.0f MB Horovod timeline (8 ranks, 160 tensors) in %.1f s\n",
+              double(bytes) / 1e6, secondsSince(start));
 
   uint64_t rssBefore = peakRssBytes();
   // The JSON reader alone, then with the conversion to timeline events (no store), then the whole import.
@@ -108,11 +115,12 @@ int main(int argc, char** argv) {
   double seconds = secondsSince(start);
   cpu = cpuSeconds() - cpu;
   uint64_t peak = peakRssBytes();
-  std::printf("  import into the store: %llu events on %d ranks in %.1f s: %.1f MB/s, %.0f events/s "
-              "(%.1f MB per CPU second)\n",
-              (unsigned long long)result.summary.timelineEvents, result.summary.ranks, seconds,
-              double(bytes) / 1e6 / seconds, double(result.summary.timelineEvents) / seconds,
-              double(bytes) / 1e6 / cpu);
+  std::printf(
+      "  import into the store: %llu events on %d ranks in %.1f s: %.1f MB/s, %.0f events/s "
+      "(%.1f MB per CPU second)\n",
+      (unsigned long long)result.summary.timelineEvents, result.summary.ranks, seconds,
+      double(bytes) / 1e6 / seconds, double(result.summary.timelineEvents) / seconds,
+      double(bytes) / 1e6 / cpu);
   std::printf("  peak memory %.0f MB (before import %.0f MB) = %.3f of the file's size (goal <= 1)\n",
               double(peak) / 1e6, double(rssBefore) / 1e6, double(peak) / double(bytes));
   std::printf("  store file %.0f MB\n", double(std::filesystem::file_size(dir.file("runs.sqlite"))) / 1e6);

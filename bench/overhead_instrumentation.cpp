@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Instrumentation overhead: the same training job with telemetry and the timeline on (ranks launched by an agent,
-// streaming every record, writing Chrome trace files) and off (the same ranks started bare: no agent, no
-// timeline). Prints each run's samples/s (summed over ranks, as each rank measured itself) and the ratio on/off.
+// Instrumentation overhead: the same training job with telemetry and the timeline on (ranks launched by an
+// agent, streaming every record, writing Chrome trace files) and off (the same ranks started bare: no agent,
+// no timeline). Prints each run's samples/s (summed over ranks, as each rank measured itself) and the ratio
+// on/off.
 //
 //   overhead_instrumentation [--ranks N] [--steps N] [--model cnn] [--rounds R]
 #include <arpa/inet.h>
@@ -43,7 +44,8 @@ double runBare(const v1::JobSpec& spec, const fs::path& dir) {
     argv.push_back((dir / ("bare-rank" + std::to_string(r) + ".json")).string());
     std::vector<std::string> env = agent::environmentWith(
         {"RANK=" + std::to_string(r), "LOCAL_RANK=" + std::to_string(r), "WORLD_SIZE=" + std::to_string(n),
-         "LOCAL_WORLD_SIZE=" + std::to_string(n), "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+         "LOCAL_WORLD_SIZE=" + std::to_string(n), "MASTER_ADDR=127.0.0.1",
+         "MASTER_PORT=" + std::to_string(port),
          "OMP_NUM_THREADS=" + std::to_string(std::max(1u, std::thread::hardware_concurrency() / n))});
     for (auto it = env.begin(); it != env.end();) {
       it = it->rfind("RINGMASTER_", 0) == 0 ? env.erase(it) : it + 1;
@@ -129,7 +131,8 @@ int main(int argc, char** argv) {
   app.add_option("--ranks", ranks, "Ranks")->capture_default_str();
   app.add_option("--steps", steps, "Steps per run")->capture_default_str();
   app.add_option("--model", model, "Model (mlp, cnn, resnet18)")->capture_default_str();
-  app.add_option("--rounds", rounds, "Runs of each kind, alternating; medians are compared")->capture_default_str();
+  app.add_option("--rounds", rounds, "Runs of each kind, alternating; medians are compared")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   v1::JobSpec spec = defaultJobSpec();
@@ -148,9 +151,10 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     off.push_back(runBare(spec, dir));
     on.push_back(runInstrumented(spec, dir / std::to_string(round), records, events));
-    std::printf("  round %d: off %.1f samples/s, on %.1f samples/s (%llu records streamed, %llu timeline events)\n",
-                round + 1, off.back(), on.back(), static_cast<unsigned long long>(records),
-                static_cast<unsigned long long>(events));
+    std::printf(
+        "  round %d: off %.1f samples/s, on %.1f samples/s (%llu records streamed, %llu timeline events)\n",
+        round + 1, off.back(), on.back(), static_cast<unsigned long long>(records),
+        static_cast<unsigned long long>(events));
   }
   double ratio = median(on) / median(off);
   std::printf("median samples/s: off %.1f, on %.1f; ratio on/off %.3f (goal >= 0.99: %s)\n", median(off),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Report generation for a 64-rank x 10 000-step run: time to read the run, diagnose it and write the HTML, PDF,
-// CSV and trace reports.
+// Report generation for a 64-rank x 10 000-step run: time to read the run, diagnose it and write the HTML,
+// PDF, CSV and trace reports.
 #include <QGuiApplication>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
   constexpr int kRanks = 64;
   test::TempDir dir("report-bench");
   if (argc > 2) std::printf("(keeping outputs in %s)\n", argv[2]);
-  auto out = [&](const std::string& name) { return argc > 2 ? std::string(argv[2]) + "/" + name : dir.file(name); };
+  auto out = [&](const std::string& name) {
+    return argc > 2 ? std::string(argv[2]) + "/" + name : dir.file(name);
+  };
 
   RunStore store(dir.file("runs.sqlite"));
   NewRun run;
@@ -44,8 +46,8 @@ int main(int argc, char** argv) {
   store.append(id, batch);
   store.setRunStatus(id, "finished", 1);
   auto counts = store.counts(id);
-  std::printf("report: %d ranks x %d steps stored (%lld rows) in %.1f s\n", kRanks, steps, (long long)counts.total(),
-              secondsSince(start));
+  std::printf("report: %d ranks x %d steps stored (%lld rows) in %.1f s\n", kRanks, steps,
+              (long long)counts.total(), secondsSince(start));
 
   start = std::chrono::steady_clock::now();
   auto report = console::buildReport(store, id);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Run store ingest: rows per second into a fresh SQLite store, in batches the way the console ingests a live run.
-// Goal: at least 500 000 rows/s.
+// Run store ingest: rows per second into a fresh SQLite store, in batches the way the console ingests a live
+// run. Goal: at least 500 000 rows/s.
 #include <cstdio>
 #include <random>
 
@@ -13,7 +13,8 @@ using namespace ringmaster::bench;
 
 namespace {
 
-double ingest(RunStore& store, int64_t run, const std::vector<std::vector<v1::Record>>& batches, uint64_t& rows) {
+double ingest(RunStore& store, int64_t run, const std::vector<std::vector<v1::Record>>& batches,
+              uint64_t& rows) {
   auto start = std::chrono::steady_clock::now();
   for (const auto& batch : batches) {
     store.append(run, batch);
@@ -42,10 +43,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("store ingest: %d ranks x %d steps, step + %d all-reduce + memory records per rank and step\n", kRanks,
-              steps, kBuckets);
-  for (const auto& [label, batches] : {std::pair{"batches of one step (256 rows)", &perStep},
-                                       std::pair{"batches of 10 000 rows", &large}}) {
+  std::printf("store ingest: %d ranks x %d steps, step + %d all-reduce + memory records per rank and step\n",
+              kRanks, steps, kBuckets);
+  for (const auto& [label, batches] :
+       {std::pair{"batches of one step (256 rows)", &perStep}, std::pair{"batches of 10 000 rows", &large}}) {
     RunStore store(dir.file(std::string("runs-") + std::to_string(batches->size()) + ".sqlite"));
     int64_t run = store.createRun(NewRun{});
     uint64_t rows = 0;
@@ -53,8 +54,9 @@ int main(int argc, char** argv) {
     double seconds = ingest(store, run, *batches, rows);
     cpu = cpuSeconds() - cpu;
     double rate = double(rows) / seconds;
-    std::printf("  %-32s %9llu rows in %6.2f s = %9.0f rows/s  (goal 500 000: %.2fx; %.0f rows per CPU second)\n",
-                label, (unsigned long long)rows, seconds, rate, rate / 500000, double(rows) / cpu);
+    std::printf(
+        "  %-32s %9llu rows in %6.2f s = %9.0f rows/s  (goal 500 000: %.2fx; %.0f rows per CPU second)\n",
+        label, (unsigned long long)rows, seconds, rate, rate / 500000, double(rows) / cpu);
   }
   return 0;
 }

@@ -2,9 +2,9 @@
 // Telemetry throughput: load generators stream records through a real agent (gRPC Report, journal with fsync,
 // Watch fan-out) to a watcher on loopback. Prints records/s and rank-to-watcher latency p50/p99.
 //
-// Each generator is a "rank": a thread recording into a Probe, drained by a TelemetrySession (the code ranks run)
-// at the given interval. Latency runs from the moment a record is made in the rank to the moment the watcher holds
-// it, so it includes the sender's batching interval.
+// Each generator is a "rank": a thread recording into a Probe, drained by a TelemetrySession (the code ranks
+// run) at the given interval. Latency runs from the moment a record is made in the rank to the moment the
+// watcher holds it, so it includes the sender's batching interval.
 //
 //   telemetry_throughput [--seconds S] [--generators G] [--interval-ms MS]...
 #include <unistd.h>
@@ -47,9 +47,10 @@ double percentile(std::vector<double>& v, double p) {
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
 }
 
-// The job the generators report into: one rank that waits at the rendezvous for a rank that never comes, alive and
-// idle, launched once (loading LibTorch costs seconds of CPU, which must not land inside a measurement). One watcher
-// follows it for the whole program; each measurement marks its records with its own epoch.
+// The job the generators report into: one rank that waits at the rendezvous for a rank that never comes,
+// alive and idle, launched once (loading LibTorch costs seconds of CPU, which must not land inside a
+// measurement). One watcher follows it for the whole program; each measurement marks its records with its own
+// epoch.
 class BenchJob {
  public:
   explicit BenchJob(agent::AgentServer& server)
@@ -75,7 +76,8 @@ class BenchJob {
     watcher_ = std::make_unique<console::JournalFollower>(
         client_, id_, 1, [this](const std::vector<v1::Record>& records) { take(records); },
         [](const grpc::Status&) {});
-    // Wait for the placeholder rank to start, then give it time to load LibTorch and settle at the rendezvous.
+    // Wait for the placeholder rank to start, then give it time to load LibTorch and settle at the
+    // rendezvous.
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (!started_ && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
     std::this_thread::sleep_for(3s);
@@ -114,7 +116,8 @@ class BenchJob {
       if (!r.has_step() || r.step().epoch() != epoch_) continue;
       ++mine;
       // Sample every 16th record: plenty for p99, cheap.
-      if ((r.step().step() & 15) == 0) latenciesMs_.push_back(static_cast<double>(now - r.step().start_ns()) / 1e6);
+      if ((r.step().step() & 15) == 0)
+        latenciesMs_.push_back(static_cast<double>(now - r.step().start_ns()) / 1e6);
     }
     delivered_ += mine;
     if (mine) lastNs_ = now;
@@ -169,7 +172,8 @@ Result measure(BenchJob& job, int port, int generators, double seconds, int inte
       while (!stop.load(std::memory_order_relaxed)) {
         // Paced: a steady `rate` records/s per generator, as a training rank produces them.
         if (rate > 0 && (step & 63) == 0) {
-          std::this_thread::sleep_until(start + std::chrono::duration<double>(static_cast<double>(step) / rate));
+          std::this_thread::sleep_until(start +
+                                        std::chrono::duration<double>(static_cast<double>(step) / rate));
         }
         v1::StepSample s;
         s.set_step(step++);
@@ -194,7 +198,8 @@ Result measure(BenchJob& job, int port, int generators, double seconds, int inte
   for (auto& p : probes) pushed += p->buffer().pushed();
   // Wait for the watcher to hold everything that was sent.
   auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (job.delivered() < pushed && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  while (job.delivered() < pushed && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
 
   Result result;
   result.delivered = job.delivered();
@@ -218,7 +223,8 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", seconds, "Seconds each measurement runs")->capture_default_str();
   app.add_option("--generators", generators, "Ranks generating records")->capture_default_str();
   app.add_option("--interval-ms", intervals, "Sender batching intervals to measure")->capture_default_str();
-  app.add_option("--paced-rate", pacedRate, "Records/s per generator for the latency rows")->capture_default_str();
+  app.add_option("--paced-rate", pacedRate, "Records/s per generator for the latency rows")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   keepLargeAllocations(size_t{256} << 20);  // as the agent, the CLI and the ranks do (common/malloc_policy.h)
 
@@ -230,11 +236,12 @@ int main(int argc, char** argv) {
   {
     agent::AgentServer server(options);
     BenchJob job(server);
-    std::printf("telemetry throughput: %d generator rank(s) -> agent (journal, fsync per batch) -> 1 watcher, "
-                "loopback, %.0f s each\n",
-                generators, seconds);
-    std::printf("%-10s %-12s %14s %10s %10s %12s %10s\n", "load", "interval_ms", "records/s", "p50_ms", "p99_ms",
-                "delivered", "dropped");
+    std::printf(
+        "telemetry throughput: %d generator rank(s) -> agent (journal, fsync per batch) -> 1 watcher, "
+        "loopback, %.0f s each\n",
+        generators, seconds);
+    std::printf("%-10s %-12s %14s %10s %10s %12s %10s\n", "load", "interval_ms", "records/s", "p50_ms",
+                "p99_ms", "delivered", "dropped");
     // A second flat out first, not reported: gRPC's channels and buffers and the journal's file warm up.
     measure(job, server.port(), generators, 1.0, intervals.front(), 0.0, epoch++);
     // Flat out for throughput; then paced, as ranks produce records, for latency.
@@ -242,8 +249,9 @@ int main(int argc, char** argv) {
       for (int interval : intervals) {
         Result r = measure(job, server.port(), generators, seconds, interval, rate, epoch++);
         std::string load = rate > 0 ? std::to_string(static_cast<int>(rate)) + "/s" : "max";
-        std::printf("%-10s %-12d %14.0f %10.2f %10.2f %12llu %10llu\n", load.c_str(), interval, r.recordsPerS, r.p50Ms,
-                    r.p99Ms, static_cast<unsigned long long>(r.delivered), static_cast<unsigned long long>(r.dropped));
+        std::printf("%-10s %-12d %14.0f %10.2f %10.2f %12llu %10llu\n", load.c_str(), interval, r.recordsPerS,
+                    r.p50Ms, r.p99Ms, static_cast<unsigned long long>(r.delivered),
+                    static_cast<unsigned long long>(r.dropped));
       }
     }
     std::printf("goals: >= 1000000 records/s flat out; p99 < 100 ms\n");

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Timeline frame time: a TimelineView offscreen at 1600 x 900 over 1 M and 10 M events (64 ranks, compute and
-// comm lanes), painting frame after frame while zooming out to the whole run, zooming in, and panning at three
-// zoom levels. Goal: under 16 ms per frame at 1 M events. Also: the load time of a Horovod timeline file of a given
-// size (default 1 GB) read with the store's streaming reader straight into the view's model.
+// comm lanes), painting frame after frame while zooming out to the whole run, zooming in, and panning at
+// three zoom levels. Goal: under 16 ms per frame at 1 M events. Also: the load time of a Horovod timeline
+// file of a given size (default 1 GB) read with the store's streaming reader straight into the view's model.
 //
-//   timeline_frame [--events N ...] [--horovod-mb MB]     (default: 1000000 10000000, 1000 MB; 0 skips the file)
+//   timeline_frame [--events N ...] [--horovod-mb MB]     (default: 1000000 10000000, 1000 MB; 0 skips the
+//   file)
 #include <QApplication>
 #include <QPixmap>
 #include <algorithm>
@@ -88,13 +89,15 @@ Frames frames(TimelineView& view, int count, F&& move) {
     const double cpu0 = threadCpuMs();
     (void)view.grab();
     cpu += threadCpuMs() - cpu0;
-    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    wall.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     boxes += view.lastBoxCount();
   }
   std::sort(wall.begin(), wall.end());
   double sum = 0;
   for (double w : wall) sum += w;
-  return {sum / count, wall[static_cast<size_t>(count * 0.95)], cpu / count, boxes / static_cast<size_t>(count)};
+  return {sum / count, wall[static_cast<size_t>(count * 0.95)], cpu / count,
+          boxes / static_cast<size_t>(count)};
 }
 
 void runEvents(size_t events) {
@@ -111,8 +114,8 @@ void runEvents(size_t events) {
   std::printf("%9zu events (%.0f MB in the model, built in %.1f s):\n", model.eventCount(),
               static_cast<double>(model.bytesHeld()) / 1e6, fillS);
   auto report = [](const char* what, const Frames& f) {
-    std::printf("   %-34s mean %6.2f ms  p95 %6.2f ms  (cpu %6.2f ms)  %6zu boxes/frame\n", what, f.meanMs, f.p95Ms,
-                f.cpuMeanMs, f.boxes);
+    std::printf("   %-34s mean %6.2f ms  p95 %6.2f ms  (cpu %6.2f ms)  %6zu boxes/frame\n", what, f.meanMs,
+                f.p95Ms, f.cpuMeanMs, f.boxes);
   };
   report("whole run (zoomed out), panning", frames(view, 20, [&](int i) {
            view.setVisibleRange(begin + i * span / 200, begin + i * span / 200 + span);
@@ -131,35 +134,40 @@ void runEvents(size_t events) {
          }));
 }
 
-// A Horovod timeline of about `mb` MB: 8 ranks, 160 tensors, each with NEGOTIATE (8 ticks) and ALLREDUCE phases.
+// A Horovod timeline of about `mb` MB: 8 ranks, 160 tensors, each with NEGOTIATE (8 ticks) and ALLREDUCE
+// phases.
 uint64_t writeHorovodTimeline(const std::string& path, double mb) {
   std::ofstream out(path);
   out << "[\n";
   for (int t = 0; t < 160; ++t) {
-    out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << t << ", \"args\": {\"name\": \"grad.layer"
-        << t << ".weight\"}},\n";
+    out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << t
+        << ", \"args\": {\"name\": \"grad.layer" << t << ".weight\"}},\n";
   }
   const auto target = static_cast<uint64_t>(mb * 1e6);
   uint64_t step = 0;
   while (static_cast<uint64_t>(out.tellp()) < target) {
     for (int t = 0; t < 160; ++t) {
       const int64_t base = static_cast<int64_t>(step) * 100'000 + t * 500;
-      out << "{\"name\": \"NEGOTIATE_ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base << ", \"pid\": " << t << "},\n";
+      out << "{\"name\": \"NEGOTIATE_ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base << ", \"pid\": " << t
+          << "},\n";
       for (int r = 0; r < 8; ++r) {
-        out << "{\"name\": \"" << r << "\", \"ph\": \"X\", \"ts\": " << base + 10 + r * 7 << ", \"dur\": 0, \"pid\": " << t
-            << "},\n";
+        out << "{\"name\": \"" << r << "\", \"ph\": \"X\", \"ts\": " << base + 10 + r * 7
+            << ", \"dur\": 0, \"pid\": " << t << "},\n";
       }
       out << "{\"ph\": \"E\", \"ts\": " << base + 100 << ", \"pid\": " << t << "},\n";
-      out << "{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base + 100 << ", \"pid\": " << t << "},\n";
+      out << "{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base + 100 << ", \"pid\": " << t
+          << "},\n";
       out << "{\"name\": \"QUEUE\", \"ph\": \"B\", \"ts\": " << base + 100 << ", \"pid\": " << t << "},\n";
       out << "{\"ph\": \"E\", \"ts\": " << base + 150 << ", \"pid\": " << t << "},\n";
-      out << "{\"name\": \"GLOO_ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base + 150 << ", \"pid\": " << t << "},\n";
+      out << "{\"name\": \"GLOO_ALLREDUCE\", \"ph\": \"B\", \"ts\": " << base + 150 << ", \"pid\": " << t
+          << "},\n";
       out << "{\"ph\": \"E\", \"ts\": " << base + 450 << ", \"pid\": " << t << "},\n";
       out << "{\"ph\": \"E\", \"ts\": " << base + 460 << ", \"pid\": " << t << "},\n";
     }
     ++step;
   }
-  out << "{\"name\": \"end\", \"ph\": \"i\", \"ts\": " << step * 100'000 << ", \"pid\": 0, \"s\": \"g\"}\n]\n";
+  out << "{\"name\": \"end\", \"ph\": \"i\", \"ts\": " << step * 100'000
+      << ", \"pid\": 0, \"s\": \"g\"}\n]\n";
   return static_cast<uint64_t>(out.tellp());
 }
 
@@ -181,12 +189,13 @@ void runHorovodLoad(double mb) {
   const auto paintStart = std::chrono::steady_clock::now();
   (void)view.grab();
   const double firstFrameMs = ringmaster::bench::secondsSince(paintStart) * 1e3;
-  std::printf("Horovod timeline load: %.0f MB (%llu trace events -> %zu timeline events) into the view's model in "
-              "%.1f s (%.0f MB/s); first frame %.1f ms; peak RSS grew %.0f MB (model %.0f MB)\n",
-              static_cast<double>(bytes) / 1e6, static_cast<unsigned long long>(summary.traceEvents),
-              model.eventCount(), seconds, static_cast<double>(bytes) / 1e6 / seconds, firstFrameMs,
-              static_cast<double>(ringmaster::bench::peakRssBytes() - rssBefore) / 1e6,
-              static_cast<double>(model.bytesHeld()) / 1e6);
+  std::printf(
+      "Horovod timeline load: %.0f MB (%llu trace events -> %zu timeline events) into the view's model in "
+      "%.1f s (%.0f MB/s); first frame %.1f ms; peak RSS grew %.0f MB (model %.0f MB)\n",
+      static_cast<double>(bytes) / 1e6, static_cast<unsigned long long>(summary.traceEvents),
+      model.eventCount(), seconds, static_cast<double>(bytes) / 1e6 / seconds, firstFrameMs,
+      static_cast<double>(ringmaster::bench::peakRssBytes() - rssBefore) / 1e6,
+      static_cast<double>(model.bytesHeld()) / 1e6);
 }
 
 }  // namespace

@@ -25,9 +25,10 @@ int main(int argc, char** argv) {
   // The embedded agent and the console's watchers move telemetry message buffers: keep them in the process.
   ringmaster::keepLargeAllocations(size_t{256} << 20);
   acceptMpirunStyleNp(argc, argv);
-  CLI::App app{"Ringmaster: launch data-parallel training across hosts, watch every rank, find stragglers,\n"
-               "leaks and stalls, compare runs and export reports.",
-               "ringmaster"};
+  CLI::App app{
+      "Ringmaster: launch data-parallel training across hosts, watch every rank, find stragglers,\n"
+      "leaks and stalls, compare runs and export reports.",
+      "ringmaster"};
   app.set_version_flag("--version", std::string("ringmaster ") + RINGMASTER_VERSION);
   app.require_subcommand(0, 1);
 

@@ -29,13 +29,12 @@ using diagnosis::format;
 
 struct StoreOption {
   std::string path;
-  std::string resolved() const {
-    return path.empty() ? console::defaultStorePath().toStdString() : path;
-  }
+  std::string resolved() const { return path.empty() ? console::defaultStorePath().toStdString() : path; }
 };
 
 void addStoreOption(CLI::App* command, StoreOption& store) {
-  command->add_option("--store", store.path, "Run store file (default: $XDG_DATA_HOME/ringmaster/runs.sqlite)");
+  command->add_option("--store", store.path,
+                      "Run store file (default: $XDG_DATA_HOME/ringmaster/runs.sqlite)");
 }
 
 // Runs a command body; user errors print one line naming the problem and give exit code 1.
@@ -57,7 +56,8 @@ void guarded(const char* name, CommandResult& result, Body&& body) {
 std::unique_ptr<RunStore> openForReading(const StoreOption& option) {
   std::string path = option.resolved();
   if (!std::filesystem::exists(path)) {
-    throw InputError("no run store at " + path + " yet; run a job or import a timeline first (or pass --store)");
+    throw InputError("no run store at " + path +
+                     " yet; run a job or import a timeline first (or pass --store)");
   }
   try {
     return std::make_unique<RunStore>(path);
@@ -110,8 +110,8 @@ int runsCommand(const StoreOption& option) {
     std::cout << "No runs in " << store->path() << "\n";
     return 0;
   }
-  std::cout << format("%5s  %-24s %-9s %-8s %-7s %5s  %-16s %8s %6s %8s  %s\n", "ID", "NAME", "STATUS", "ENGINE",
-                      "BACKEND", "RANKS", "STARTED", "DURATION", "STEPS", "FINDINGS", "TAGS");
+  std::cout << format("%5s  %-24s %-9s %-8s %-7s %5s  %-16s %8s %6s %8s  %s\n", "ID", "NAME", "STATUS",
+                      "ENGINE", "BACKEND", "RANKS", "STARTED", "DURATION", "STEPS", "FINDINGS", "TAGS");
   for (const auto& run : runs) {
     auto counts = store->counts(run.id);
     std::string tags;
@@ -134,8 +134,8 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   auto counts = store->counts(id);
   const RunInfo& run = m.info;
   std::cout << format("Run %lld  %s\n", (long long)run.id, printable(run.name).c_str());
-  std::cout << format("  status %s, %d ranks, engine %s, backend %s, started %s, took %s\n", run.status.c_str(),
-                      run.worldSize, run.engine.empty() ? "-" : run.engine.c_str(),
+  std::cout << format("  status %s, %d ranks, engine %s, backend %s, started %s, took %s\n",
+                      run.status.c_str(), run.worldSize, run.engine.empty() ? "-" : run.engine.c_str(),
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
@@ -150,7 +150,8 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   }
   if (!run.environment.empty()) {
     std::string environment;
-    for (const auto& [key, value] : run.environment) environment += (environment.empty() ? "" : ", ") + key + " " + value;
+    for (const auto& [key, value] : run.environment)
+      environment += (environment.empty() ? "" : ", ") + key + " " + value;
     std::cout << "  environment: " << printable(environment) << "\n";
   }
   for (const auto& [host, facts] : store->hosts(id))
@@ -161,17 +162,19 @@ int showCommand(const StoreOption& option, const std::string& runText) {
     std::cout << format("  throughput %s over %llu steps; step time mean %.2f ms, p50 %.2f ms, p95 %.2f ms\n",
                         throughput.c_str(), (unsigned long long)m.steps, m.stepMeanMs, m.stepP50Ms,
                         m.stepP95Ms);
-    std::cout << format("  phases (ms/step): data %.2f, forward %.2f, backward %.2f, exposed comm %.2f, optimizer "
-                        "%.2f, total %.2f\n",
-                        m.phases.dataMs, m.phases.forwardMs, m.phases.backwardMs, m.phases.commWaitMs,
-                        m.phases.optimizerMs, m.phases.totalMs);
-    std::cout << format("  all-reduce: %llu ops, median %.1f us, busbw %.2f GB/s, exposed comm %.1f%%, overlap %.0f%%\n",
-                        (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.exposedCommPct,
-                        m.overlapPct);
-    std::cout << format("  memory: peak %.0f MiB, steepest growth %.3f MiB/step; final loss %.4f\n", m.peakRssMiB,
-                        m.rssSlopeMiBPerStep, m.finalLoss);
-    std::cout << format("\n%5s  %-16s %7s %10s %8s %8s %8s %8s %8s %9s %9s\n", "RANK", "HOST", "STEPS", "SAMPLES/S",
-                        "DATA", "FORWARD", "BACKWARD", "COMM", "OPTIM", "BUSBW", "PEAK MiB");
+    std::cout << format(
+        "  phases (ms/step): data %.2f, forward %.2f, backward %.2f, exposed comm %.2f, optimizer "
+        "%.2f, total %.2f\n",
+        m.phases.dataMs, m.phases.forwardMs, m.phases.backwardMs, m.phases.commWaitMs, m.phases.optimizerMs,
+        m.phases.totalMs);
+    std::cout << format(
+        "  all-reduce: %llu ops, median %.1f us, busbw %.2f GB/s, exposed comm %.1f%%, overlap %.0f%%\n",
+        (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.exposedCommPct,
+        m.overlapPct);
+    std::cout << format("  memory: peak %.0f MiB, steepest growth %.3f MiB/step; final loss %.4f\n",
+                        m.peakRssMiB, m.rssSlopeMiBPerStep, m.finalLoss);
+    std::cout << format("\n%5s  %-16s %7s %10s %8s %8s %8s %8s %8s %9s %9s\n", "RANK", "HOST", "STEPS",
+                        "SAMPLES/S", "DATA", "FORWARD", "BACKWARD", "COMM", "OPTIM", "BUSBW", "PEAK MiB");
     for (const auto& r : m.perRank) {
       std::cout << format("%5d  %-16s %7llu %10.1f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.0f\n", r.rank,
                           r.host.empty() ? "-" : r.host.c_str(), (unsigned long long)r.steps, r.samplesPerS,
@@ -202,7 +205,8 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
                             "-", printable(d.missing).c_str());
         continue;
       }
-      std::string ci = d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
+      std::string ci =
+          d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
       std::cout << format("  %-24s %-10s %14.4g %14.4g %10s  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
                           d.other, d.changeText().c_str(), ci.c_str());
     }
@@ -240,8 +244,9 @@ class PdfApplication {
   QGuiApplication application_;
 };
 
-int reportCommand(const StoreOption& option, const std::string& runText, const std::vector<std::string>& compare,
-                  std::string formatName, const std::string& output) {
+int reportCommand(const StoreOption& option, const std::string& runText,
+                  const std::vector<std::string>& compare, std::string formatName,
+                  const std::string& output) {
   auto store = openForReading(option);
   int64_t id = store->resolveRun(runText);
   if (formatName.empty()) formatName = inferFormat(output);
@@ -318,12 +323,14 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
   addStoreOption(show, store);
   show->callback([&result] { guarded("show", result, [] { return showCommand(store, runText); }); });
 
-  auto* compare = app.add_subcommand("compare", "Compare runs against the first, with 95% confidence intervals");
+  auto* compare =
+      app.add_subcommand("compare", "Compare runs against the first, with 95% confidence intervals");
   compare->add_option("RUNS", compareRuns, "Two or more runs (id, name or 'last'); the first is the baseline")
       ->required()
       ->expected(2, -1);
   addStoreOption(compare, store);
-  compare->callback([&result] { guarded("compare", result, [] { return compareCommand(store, compareRuns); }); });
+  compare->callback(
+      [&result] { guarded("compare", result, [] { return compareCommand(store, compareRuns); }); });
 
   auto* report = app.add_subcommand("report", "Export a run as HTML, PDF, CSV or a Chrome trace");
   report->add_option("RUN", runText, "Run id, name, or 'last'")->required();

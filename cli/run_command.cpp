@@ -26,7 +26,9 @@ namespace {
 using namespace std::chrono_literals;
 
 std::atomic<int> interrupts{0};
-void onInterrupt(int) { interrupts.fetch_add(1); }
+void onInterrupt(int) {
+  interrupts.fetch_add(1);
+}
 
 std::string duration(double seconds) {
   if (seconds < 0) return "?";
@@ -75,7 +77,8 @@ class ProgressDisplay {
     for (const auto& line : lines) out << line << "\n";
     if (terminal_) {
       drawn_ = draw(out, snap);
-    } else if (std::chrono::steady_clock::now() >= nextPlain_ && snap.step > 0 && snap.step != lastPlainStep_) {
+    } else if (std::chrono::steady_clock::now() >= nextPlain_ && snap.step > 0 &&
+               snap.step != lastPlainStep_) {
       out << headline(snap) << "\n";
       lastPlainStep_ = snap.step;
       nextPlain_ = std::chrono::steady_clock::now() + 5s;
@@ -115,7 +118,8 @@ class ProgressDisplay {
     const int width = 24;
     double fraction = snap.totalSteps ? std::min(1.0, static_cast<double>(snap.step) / snap.totalSteps) : 0;
     int filled = static_cast<int>(fraction * width);
-    out << "[" << std::string(filled, '#') << std::string(width - filled, '-') << "] " << headline(snap) << "\n";
+    out << "[" << std::string(filled, '#') << std::string(width - filled, '-') << "] " << headline(snap)
+        << "\n";
     out << "  rank  host              step  samples/s  compute ms  comm ms   rss MB  state\n";
     int lines = 2;
     const size_t shown = 16;
@@ -163,8 +167,8 @@ int runJob(console::RunFlags o, const CLI::App& app) {
     std::cerr << "ringmaster run: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "ringmaster run: job " << session.jobId() << ": " << o.ranks << " rank" << (o.ranks == 1 ? "" : "s")
-            << " on";
+  std::cerr << "ringmaster run: job " << session.jobId() << ": " << o.ranks << " rank"
+            << (o.ranks == 1 ? "" : "s") << " on";
   for (const auto& line : session.placementLines()) std::cerr << " " << line;
   std::cerr << std::endl;
 
@@ -194,9 +198,14 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   if (!o.timeline.empty()) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
   std::cerr << "ringmaster run: job " << session.jobId() << " " << result.status;
   switch (outcome->status) {
-    case console::JobStatus::Succeeded: std::cerr << "\n"; return 0;
-    case console::JobStatus::Stopped: std::cerr << "\n"; return 130;
-    default: break;
+    case console::JobStatus::Succeeded:
+      std::cerr << "\n";
+      return 0;
+    case console::JobStatus::Stopped:
+      std::cerr << "\n";
+      return 130;
+    default:
+      break;
   }
   std::cerr << ": " << printable(outcome->message) << "\n";
   if (outcome->failedRank && !outcome->failedRank->lastLines.empty()) {

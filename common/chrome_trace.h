@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Writes timeline events as Chrome trace JSON (the JSON Array Format), which Perfetto and chrome://tracing open.
+// Writes timeline events as Chrome trace JSON (the JSON Array Format), which Perfetto and chrome://tracing
+// open.
 //
 // The file is complete, valid JSON after every flush(): the closing "]" is always on disk and each flush
-// overwrites it with the new events plus a new "]" in a single write, so a rank killed mid-run leaves a file that
-// parses. (chrome://tracing would also accept a missing "]", Perfetto and strict JSON parsers would not.)
-// Each rank is one process row (pid = rank) named with "M" metadata events; each lane is a thread in that row.
+// overwrites it with the new events plus a new "]" in a single write, so a rank killed mid-run leaves a file
+// that parses. (chrome://tracing would also accept a missing "]", Perfetto and strict JSON parsers would
+// not.) Each rank is one process row (pid = rank) named with "M" metadata events; each lane is a thread in
+// that row.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +29,13 @@ class ChromeTraceWriter {
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;
   ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
 
-  // Names rank `rank`'s row, e.g. "rank 0 (host-a)". Rows not named get "rank N" when their first event comes.
+  // Names rank `rank`'s row, e.g. "rank 0 (host-a)". Rows not named get "rank N" when their first event
+  // comes.
   void nameRank(int rank, const std::string& label);
   // Queues one event: a complete "X" event, or an instant "i" event when it ends where it starts.
   void add(const v1::TimelineEvent& event);
-  // Writes what is queued; afterwards the file is a complete JSON array. Throws InputError when the write fails.
+  // Writes what is queued; afterwards the file is a complete JSON array. Throws InputError when the write
+  // fails.
   void flush();
 
   const std::string& path() const { return path_; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Clocks: every record carries nanoseconds on the job's clock (the rank's monotonic clock shifted by its offset
-// to rank 0, counted from the job's epoch), so that ranks on different hosts share one time axis.
+// Clocks: every record carries nanoseconds on the job's clock (the rank's monotonic clock shifted by its
+// offset to rank 0, counted from the job's epoch), so that ranks on different hosts share one time axis.
 #pragma once
 
 #include <atomic>
@@ -11,13 +11,15 @@ namespace ringmaster {
 
 // CLOCK_MONOTONIC in nanoseconds.
 inline int64_t monotonicNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
 // Wall clock in nanoseconds since the Unix epoch (for log lines and rank states).
 inline int64_t unixNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 

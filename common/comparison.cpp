@@ -28,7 +28,8 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   for (const auto& r : ranks) hosts[r.rank] = r.host;
 
   // Per step across ranks: the job's step time is the slowest rank's total.
-  std::map<uint64_t, std::pair<int, std::pair<double, double>>> byStep;  // step -> (ranks, (max total, samples))
+  std::map<uint64_t, std::pair<int, std::pair<double, double>>>
+      byStep;  // step -> (ranks, (max total, samples))
   std::vector<double> allBusbw, allLatency;
   double commWaitNs = 0, totalNs = 0, opLatencyNs = 0;
   int ranksWithSteps = 0;
@@ -141,7 +142,8 @@ RunMetrics loadMetrics(const RunStore& store, int64_t runId) {
 
 namespace {
 
-MetricDelta delta(const std::string& metric, const std::string& unit, double base, double other, bool lowerIsBetter) {
+MetricDelta delta(const std::string& metric, const std::string& unit, double base, double other,
+                  bool lowerIsBetter) {
   MetricDelta d;
   d.metric = metric;
   d.unit = unit;
@@ -200,7 +202,8 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
   auto p50 = delta("step time p50", "ms", base.stepP50Ms, other.stepP50Ms, true);
   if (!base.stepTimesMs.empty() && !other.stepTimesMs.empty()) {
     meanStep.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs);
-    p50.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
+    p50.interval =
+        stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
   }
   const Measured b = measuredIn(base), o = measuredIn(other);
   const std::string noSteps = missingText(b.steps, o.steps, c, "step samples");
@@ -265,15 +268,15 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
     // Step time lower = faster; speed-up expressed on the step time's relative change.
     if (ci.upper < 0 || ci.lower > 0) {
       bool faster = ci.estimate < 0;
-      c.verdict = diagnosis::format("%s is %.1f%% %s than %s (step time, 95%% CI %.1f%% to %.1f%%)",
-                                    c.otherName.c_str(), std::fabs(100 * ci.estimate), faster ? "faster" : "slower",
-                                    c.baseName.c_str(), std::fabs(100 * (faster ? ci.upper : ci.lower)),
-                                    std::fabs(100 * (faster ? ci.lower : ci.upper)));
+      c.verdict = diagnosis::format(
+          "%s is %.1f%% %s than %s (step time, 95%% CI %.1f%% to %.1f%%)", c.otherName.c_str(),
+          std::fabs(100 * ci.estimate), faster ? "faster" : "slower", c.baseName.c_str(),
+          std::fabs(100 * (faster ? ci.upper : ci.lower)), std::fabs(100 * (faster ? ci.lower : ci.upper)));
     } else {
-      c.verdict = diagnosis::format("no significant difference in step time between %s and %s (%+.1f%%, 95%% CI "
-                                    "%+.1f%% to %+.1f%%)",
-                                    c.otherName.c_str(), c.baseName.c_str(), 100 * ci.estimate, 100 * ci.lower,
-                                    100 * ci.upper);
+      c.verdict = diagnosis::format(
+          "no significant difference in step time between %s and %s (%+.1f%%, 95%% CI "
+          "%+.1f%% to %+.1f%%)",
+          c.otherName.c_str(), c.baseName.c_str(), 100 * ci.estimate, 100 * ci.lower, 100 * ci.upper);
     }
   } else {
     c.verdict = "no step samples to compare";

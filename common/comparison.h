@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A run's headline figures (throughput, step time percentiles, phase shares, all-reduce bandwidth, memory peak
-// and growth, findings) and the comparison of runs against a baseline, with bootstrap 95% confidence intervals on
-// step time and throughput, so "B is X% faster than A (±Y%)" is a measured statement. Also scaling efficiency.
+// A run's headline figures (throughput, step time percentiles, phase shares, all-reduce bandwidth, memory
+// peak and growth, findings) and the comparison of runs against a baseline, with bootstrap 95% confidence
+// intervals on step time and throughput, so "B is X% faster than A (±Y%)" is a measured statement. Also
+// scaling efficiency.
 #pragma once
 
 #include <optional>
@@ -26,31 +27,32 @@ struct RankMetrics {
   uint64_t steps = 0;
   double samplesPerS = 0;
   PhaseTimes phases;
-  double busbwGbps = 0;          // median of this rank's all-reduce ops
-  double allreduceLatencyUs = 0; // median
+  double busbwGbps = 0;           // median of this rank's all-reduce ops
+  double allreduceLatencyUs = 0;  // median
   double peakRssMiB = 0;
-  double rssSlopeMiBPerStep = 0; // Theil–Sen, after warm-up
+  double rssSlopeMiBPerStep = 0;  // Theil–Sen, after warm-up
 };
 
 struct RunMetrics {
   RunInfo info;
   int ranks = 0;
-  uint64_t steps = 0;                 // steps with a sample from every rank
-  double throughput = 0;              // samples per second, all ranks
+  uint64_t steps = 0;     // steps with a sample from every rank
+  double throughput = 0;  // samples per second, all ranks
   double stepMeanMs = 0, stepP50Ms = 0, stepP95Ms = 0;
-  PhaseTimes phases;                  // mean over ranks and steps
-  double busbwGbps = 0;               // median over all ops
+  PhaseTimes phases;     // mean over ranks and steps
+  double busbwGbps = 0;  // median over all ops
   double allreduceLatencyUs = 0;
   uint64_t allreduceOps = 0;
-  double exposedCommPct = 0;          // comm wait / step time
-  double overlapPct = 0;              // all-reduce time hidden behind compute
-  double peakRssMiB = 0;              // over ranks
-  double rssSlopeMiBPerStep = 0;      // steepest rank
+  double exposedCommPct = 0;      // comm wait / step time
+  double overlapPct = 0;          // all-reduce time hidden behind compute
+  double peakRssMiB = 0;          // over ranks
+  double rssSlopeMiBPerStep = 0;  // steepest rank
   double finalLoss = 0;
-  std::vector<double> stepTimesMs;    // per job step: the slowest rank's total (what the job waited)
-  std::vector<double> stepThroughput; // per job step: samples of all ranks / step time (samples/s)
+  std::vector<double> stepTimesMs;     // per job step: the slowest rank's total (what the job waited)
+  std::vector<double> stepThroughput;  // per job step: samples of all ranks / step time (samples/s)
   std::vector<RankMetrics> perRank;
-  std::vector<diagnosis::MemoryTrend> memoryTrends;  // per rank, host RSS (and device memory where there is one)
+  std::vector<diagnosis::MemoryTrend>
+      memoryTrends;  // per rank, host RSS (and device memory where there is one)
   std::vector<v1::Finding> findings;
 };
 
@@ -65,9 +67,9 @@ struct MetricDelta {
   std::string unit;
   double base = 0;
   double other = 0;
-  double relative = 0;                       // (other - base) / base
+  double relative = 0;  // (other - base) / base
   bool lowerIsBetter = false;
-  std::optional<stats::Interval> interval;   // bootstrap 95% CI of `relative`
+  std::optional<stats::Interval> interval;  // bootstrap 95% CI of `relative`
   // Why the runs cannot be compared on this metric ("run 7 (imported) has no all-reduce ops"); empty when
   // they can. `relative` is NaN then: a metric a run lacks is not a change of -100 %.
   std::string missing;

@@ -18,7 +18,8 @@ struct HostSlots {
 // Parses "host1:4,host2:4" (slots default to 1). Throws InputError naming the bad entry.
 std::vector<HostSlots> parseHostList(std::string_view text);
 
-// Parses hostfile text: one "host [slots=N]" per line, '#' starts a comment. `source` names the file in errors.
+// Parses hostfile text: one "host [slots=N]" per line, '#' starts a comment. `source` names the file in
+// errors.
 std::vector<HostSlots> parseHostfile(std::string_view text, std::string_view source);
 
 // Reads and parses a hostfile from disk.

@@ -27,7 +27,8 @@ constexpr NameTable<v1::Dataset, 4> kDatasets{{{v1::DATASET_SYNTHETIC, "syntheti
 constexpr NameTable<v1::Optimizer, 2> kOptimizers{{{v1::OPTIMIZER_SGD, "sgd"}, {v1::OPTIMIZER_ADAM, "adam"}}};
 constexpr NameTable<v1::Compression, 3> kCompressions{
     {{v1::COMPRESSION_NONE, "none"}, {v1::COMPRESSION_FP16, "fp16"}, {v1::COMPRESSION_BF16, "bf16"}}};
-constexpr NameTable<v1::ReduceOp, 2> kReduceOps{{{v1::REDUCE_OP_AVERAGE, "average"}, {v1::REDUCE_OP_SUM, "sum"}}};
+constexpr NameTable<v1::ReduceOp, 2> kReduceOps{
+    {{v1::REDUCE_OP_AVERAGE, "average"}, {v1::REDUCE_OP_SUM, "sum"}}};
 constexpr NameTable<v1::Loss, 2> kLosses{{{v1::LOSS_CROSS_ENTROPY, "cross-entropy"}, {v1::LOSS_MSE, "mse"}}};
 constexpr std::string_view kNpyPrefix = "npy:";
 
@@ -55,24 +56,54 @@ std::string formatNumber(double v) {
 
 }  // namespace
 
-std::string_view engineName(v1::Engine e) { return nameOf(kEngines, e); }
-std::string_view backendName(v1::Backend b) { return nameOf(kBackends, b); }
+std::string_view engineName(v1::Engine e) {
+  return nameOf(kEngines, e);
+}
+std::string_view backendName(v1::Backend b) {
+  return nameOf(kBackends, b);
+}
 std::string_view modelName(v1::Model m) {
   return m == v1::MODEL_TORCHSCRIPT ? "torchscript" : nameOf(kModels, m);
 }
-std::string_view datasetName(v1::Dataset d) { return nameOf(kDatasets, d); }
-std::string_view optimizerName(v1::Optimizer o) { return nameOf(kOptimizers, o); }
-std::string_view compressionName(v1::Compression c) { return nameOf(kCompressions, c); }
-std::string_view reduceOpName(v1::ReduceOp r) { return nameOf(kReduceOps, r); }
-std::string_view lossName(v1::Loss l) { return nameOf(kLosses, l); }
-std::optional<v1::Engine> parseEngine(std::string_view t) { return parseName(kEngines, t); }
-std::optional<v1::Backend> parseBackend(std::string_view t) { return parseName(kBackends, t); }
-std::optional<v1::Model> parseModel(std::string_view t) { return parseName(kModels, t); }
-std::optional<v1::Dataset> parseDataset(std::string_view t) { return parseName(kDatasets, t); }
-std::optional<v1::Optimizer> parseOptimizer(std::string_view t) { return parseName(kOptimizers, t); }
-std::optional<v1::Compression> parseCompression(std::string_view t) { return parseName(kCompressions, t); }
-std::optional<v1::ReduceOp> parseReduceOp(std::string_view t) { return parseName(kReduceOps, t); }
-std::optional<v1::Loss> parseLoss(std::string_view t) { return parseName(kLosses, t); }
+std::string_view datasetName(v1::Dataset d) {
+  return nameOf(kDatasets, d);
+}
+std::string_view optimizerName(v1::Optimizer o) {
+  return nameOf(kOptimizers, o);
+}
+std::string_view compressionName(v1::Compression c) {
+  return nameOf(kCompressions, c);
+}
+std::string_view reduceOpName(v1::ReduceOp r) {
+  return nameOf(kReduceOps, r);
+}
+std::string_view lossName(v1::Loss l) {
+  return nameOf(kLosses, l);
+}
+std::optional<v1::Engine> parseEngine(std::string_view t) {
+  return parseName(kEngines, t);
+}
+std::optional<v1::Backend> parseBackend(std::string_view t) {
+  return parseName(kBackends, t);
+}
+std::optional<v1::Model> parseModel(std::string_view t) {
+  return parseName(kModels, t);
+}
+std::optional<v1::Dataset> parseDataset(std::string_view t) {
+  return parseName(kDatasets, t);
+}
+std::optional<v1::Optimizer> parseOptimizer(std::string_view t) {
+  return parseName(kOptimizers, t);
+}
+std::optional<v1::Compression> parseCompression(std::string_view t) {
+  return parseName(kCompressions, t);
+}
+std::optional<v1::ReduceOp> parseReduceOp(std::string_view t) {
+  return parseName(kReduceOps, t);
+}
+std::optional<v1::Loss> parseLoss(std::string_view t) {
+  return parseName(kLosses, t);
+}
 
 bool isModelPath(std::string_view text) {
   const std::string_view suffix = ".pt";
@@ -176,8 +207,8 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
     if (spec.model_path().empty()) fail("model_path", "give the TorchScript file's path (--model FILE.pt)");
     if (spec.model_path().find('\0') != std::string::npos) fail("model_path", "cannot hold a NUL character");
   } else if (!spec.model_path().empty()) {
-    fail("model_path", "is only for a TorchScript model; the built-in " + std::string(modelName(spec.model())) +
-                           " has none");
+    fail("model_path", "is only for a TorchScript model; the built-in " +
+                           std::string(modelName(spec.model())) + " has none");
   }
   if (datasetName(spec.dataset()) == "unspecified") {
     fail("dataset", "must be synthetic, fashion-mnist, cifar10 or npy:DIR");
@@ -188,8 +219,9 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   if (spec.data_dir().find('\0') != std::string::npos) fail("data_dir", "cannot hold a NUL character");
   if (lossName(spec.loss()) == "unspecified") fail("loss", "must be cross-entropy or mse");
   if (spec.loss() == v1::LOSS_MSE && spec.model() != v1::MODEL_TORCHSCRIPT) {
-    fail("loss", "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
-                 "classifiers trained with cross-entropy");
+    fail("loss",
+         "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
+         "classifiers trained with cross-entropy");
   }
   if (spec.world_size() < 1 || spec.world_size() > 4096) fail("world_size", "must be from 1 to 4096");
   if (!std::isfinite(spec.rendezvous_timeout_s()) || !(spec.rendezvous_timeout_s() > 0) ||
@@ -208,12 +240,14 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   if (h.accumulation_steps() < 1 || h.accumulation_steps() > 1024) {
     fail("hyper.accumulation_steps", "must be from 1 to 1024");
   }
-  if (compressionName(h.compression()) == "unspecified") fail("hyper.compression", "must be none, fp16 or bf16");
+  if (compressionName(h.compression()) == "unspecified")
+    fail("hyper.compression", "must be none, fp16 or bf16");
   if (reduceOpName(h.reduce_op()) == "unspecified") fail("hyper.reduce_op", "must be average or sum");
   if (!std::isfinite(h.bucket_cap_mb()) || !(h.bucket_cap_mb() > 0) || h.bucket_cap_mb() > 4096) {
     fail("hyper.bucket_cap_mb", "must be above 0 and at most 4096 MiB");
   }
-  if (!std::isfinite(h.fusion_threshold_mb()) || h.fusion_threshold_mb() < 0 || h.fusion_threshold_mb() > 4096) {
+  if (!std::isfinite(h.fusion_threshold_mb()) || h.fusion_threshold_mb() < 0 ||
+      h.fusion_threshold_mb() > 4096) {
     fail("hyper.fusion_threshold_mb", "must be from 0 (no fusion) to 4096 MiB");
   }
   if (!std::isfinite(h.cycle_time_ms()) || !(h.cycle_time_ms() > 0) || h.cycle_time_ms() > 10000) {
@@ -239,7 +273,8 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
     slots += static_cast<int>(host.slots());
   }
   if (spec.hosts_size() > 0 && slots < static_cast<int>(spec.world_size())) {
-    fail("hosts", "offer " + std::to_string(slots) + " slots for world_size " + std::to_string(spec.world_size()));
+    fail("hosts",
+         "offer " + std::to_string(slots) + " slots for world_size " + std::to_string(spec.world_size()));
   }
 
   auto checkRank = [&](const std::string& field, int rank) {
@@ -262,8 +297,10 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
       fail(field + ".mb_per_step", "must be above 0 and at most 1024 MiB");
     }
   }
-  for (int i = 0; i < f.crashes_size(); ++i) checkRank("faults.crashes[" + std::to_string(i) + "].rank", f.crashes(i).rank());
-  for (int i = 0; i < f.hangs_size(); ++i) checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
+  for (int i = 0; i < f.crashes_size(); ++i)
+    checkRank("faults.crashes[" + std::to_string(i) + "].rank", f.crashes(i).rank());
+  for (int i = 0; i < f.hangs_size(); ++i)
+    checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
 
   if (spec.resume() && spec.checkpoint_dir().empty()) fail("resume", "needs checkpoint_dir");
   if (isUserProgram(spec)) {
@@ -353,27 +390,48 @@ std::string describe(const std::vector<FieldError>& errors) {
 std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
   const auto& h = spec.hyper();
   std::vector<std::string> args = {
-      "--engine", std::string(engineName(spec.engine())),
-      "--backend", std::string(backendName(spec.backend())),
-      "--model", modelText(spec),
-      "--data", dataText(spec),
-      "--loss", std::string(lossName(spec.loss())),
-      "--batch-size", std::to_string(h.batch_size()),
-      "--optimizer", std::string(optimizerName(h.optimizer())),
-      "--lr", formatNumber(h.lr()),
-      "--momentum", formatNumber(h.momentum()),
-      "--seed", std::to_string(h.seed()),
-      "--accumulation-steps", std::to_string(h.accumulation_steps()),
-      "--compression", std::string(compressionName(h.compression())),
-      "--bucket-cap-mb", formatNumber(h.bucket_cap_mb()),
-      "--fusion-threshold-mb", formatNumber(h.fusion_threshold_mb()),
-      "--cycle-time-ms", formatNumber(h.cycle_time_ms()),
-      "--backward-passes-per-step", std::to_string(h.backward_passes_per_step()),
-      "--stall-check-s", formatNumber(h.stall_check_s()),
-      "--reduce-op", std::string(reduceOpName(h.reduce_op())),
-      "--warmup-steps", std::to_string(h.warmup_steps()),
-      "--epochs", std::to_string(h.epochs()),
-      "--rendezvous-timeout-s", formatNumber(spec.rendezvous_timeout_s()),
+      "--engine",
+      std::string(engineName(spec.engine())),
+      "--backend",
+      std::string(backendName(spec.backend())),
+      "--model",
+      modelText(spec),
+      "--data",
+      dataText(spec),
+      "--loss",
+      std::string(lossName(spec.loss())),
+      "--batch-size",
+      std::to_string(h.batch_size()),
+      "--optimizer",
+      std::string(optimizerName(h.optimizer())),
+      "--lr",
+      formatNumber(h.lr()),
+      "--momentum",
+      formatNumber(h.momentum()),
+      "--seed",
+      std::to_string(h.seed()),
+      "--accumulation-steps",
+      std::to_string(h.accumulation_steps()),
+      "--compression",
+      std::string(compressionName(h.compression())),
+      "--bucket-cap-mb",
+      formatNumber(h.bucket_cap_mb()),
+      "--fusion-threshold-mb",
+      formatNumber(h.fusion_threshold_mb()),
+      "--cycle-time-ms",
+      formatNumber(h.cycle_time_ms()),
+      "--backward-passes-per-step",
+      std::to_string(h.backward_passes_per_step()),
+      "--stall-check-s",
+      formatNumber(h.stall_check_s()),
+      "--reduce-op",
+      std::string(reduceOpName(h.reduce_op())),
+      "--warmup-steps",
+      std::to_string(h.warmup_steps()),
+      "--epochs",
+      std::to_string(h.epochs()),
+      "--rendezvous-timeout-s",
+      formatNumber(spec.rendezvous_timeout_s()),
   };
   auto add = [&](std::string flag, std::string value) {
     args.push_back(std::move(flag));
@@ -392,9 +450,12 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
     add("--inject-straggler",
         std::to_string(s.rank()) + ":" + formatNumber(s.extra_ms()) + "@" + std::to_string(s.from_step()));
   }
-  for (const auto& l : f.leaks()) add("--inject-leak", std::to_string(l.rank()) + ":" + formatNumber(l.mb_per_step()));
-  for (const auto& c : f.crashes()) add("--inject-crash", std::to_string(c.rank()) + ":" + std::to_string(c.step()));
-  for (const auto& g : f.hangs()) add("--inject-hang", std::to_string(g.rank()) + ":" + std::to_string(g.step()));
+  for (const auto& l : f.leaks())
+    add("--inject-leak", std::to_string(l.rank()) + ":" + formatNumber(l.mb_per_step()));
+  for (const auto& c : f.crashes())
+    add("--inject-crash", std::to_string(c.rank()) + ":" + std::to_string(c.step()));
+  for (const auto& g : f.hangs())
+    add("--inject-hang", std::to_string(g.rank()) + ":" + std::to_string(g.step()));
   return args;
 }
 

@@ -61,7 +61,8 @@ rapidjson::Document parseJson(std::string_view text, bool numbersAsText) {
   rapidjson::Document document;
   bool whole = false;
   auto read = [&](rapidjson::Document& handler) {
-    whole = numbersAsText ? readJson<rapidjson::kParseNumbersAsStringsFlag>(text, handler) : readJson(text, handler);
+    whole = numbersAsText ? readJson<rapidjson::kParseNumbersAsStringsFlag>(text, handler)
+                          : readJson(text, handler);
     return whole;
   };
   document.Populate(read);

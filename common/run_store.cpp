@@ -94,7 +94,8 @@ class Statement {
   }
   std::string blob(int column) const {
     const void* p = sqlite3_column_blob(stmt_, column);
-    return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column))) : std::string();
+    return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string();
   }
 
  private:
@@ -261,7 +262,9 @@ struct RunStore::Impl {
     return value;
   }
 
-  std::unique_ptr<Statement> prepare(std::string_view sql) { return std::make_unique<Statement>(db, sql, path); }
+  std::unique_ptr<Statement> prepare(std::string_view sql) {
+    return std::make_unique<Statement>(db, sql, path);
+  }
 
   // BEGIN IMMEDIATE ... COMMIT, rolled back if the body throws.
   template <typename Body>
@@ -311,10 +314,12 @@ struct RunStore::Impl {
 
   void prepareWriters() {
     insertStep = prepare(
-        "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, "
+        "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, "
+        "comm_wait_ns, "
         "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insertOp = prepare(
-        "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, algbw_gbps, "
+        "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, "
+        "algbw_gbps, "
         "busbw_gbps, tensors) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     insertMemory = prepare(
         "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
@@ -324,12 +329,14 @@ struct RunStore::Impl {
         "VALUES (?,?,?,?,?,?,?,?)");
     insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
     insertStall = prepare(
-        "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES (?,?,?,?,?)");
+        "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
+        "(?,?,?,?,?)");
     insertFinding = prepare(
         "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
         "VALUES (?,?,?,?,?,?,?,?,?)");
     upsertRankState = prepare(
-        "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES (?,?,?,?,?,?,?,?) "
+        "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES "
+        "(?,?,?,?,?,?,?,?) "
         "ON CONFLICT (run_id, rank) DO UPDATE SET "
         "host = CASE WHEN excluded.host <> '' THEN excluded.host ELSE host END, "
         "pid = CASE WHEN excluded.pid <> 0 THEN excluded.pid ELSE pid END, "
@@ -339,7 +346,8 @@ struct RunStore::Impl {
         "INSERT INTO ranks (run_id, rank, final_loss, test_accuracy, param_checksum, steps, samples_per_s) "
         "VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, rank) DO UPDATE SET "
         "final_loss = excluded.final_loss, test_accuracy = excluded.test_accuracy, "
-        "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = excluded.samples_per_s");
+        "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = "
+        "excluded.samples_per_s");
     upsertHealth = prepare(
         "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
         "ON CONFLICT (run_id, rank) DO UPDATE SET "
@@ -366,7 +374,8 @@ struct RunStore::Impl {
     if (e.args().empty()) {
       insertTimeline->bindNull(8);
     } else {
-      insertTimeline->bind(8, encodeStringMap(std::map<std::string, std::string>(e.args().begin(), e.args().end())));
+      insertTimeline->bind(
+          8, encodeStringMap(std::map<std::string, std::string>(e.args().begin(), e.args().end())));
     }
     insertTimeline->run();
   }
@@ -375,9 +384,19 @@ struct RunStore::Impl {
     switch (record.body_case()) {
       case v1::Record::kStep: {
         const auto& s = record.step();
-        insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
-        insertStep->bind(6, s.data_ns()).bind(7, s.forward_ns()).bind(8, s.backward_ns()).bind(9, s.comm_wait_ns());
-        insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
+        insertStep->bind(1, runId)
+            .bind(2, s.rank())
+            .bind(3, s.step())
+            .bind(4, s.epoch())
+            .bind(5, s.start_ns());
+        insertStep->bind(6, s.data_ns())
+            .bind(7, s.forward_ns())
+            .bind(8, s.backward_ns())
+            .bind(9, s.comm_wait_ns());
+        insertStep->bind(10, s.optimizer_ns())
+            .bind(11, s.total_ns())
+            .bind(12, s.samples())
+            .bind(13, s.loss());
         insertStep->bind(14, s.lr()).run();
         break;
       }
@@ -395,7 +414,9 @@ struct RunStore::Impl {
         insertMemory->bind(8, m.device_total_bytes()).bind(9, m.host_total_bytes()).run();
         break;
       }
-      case v1::Record::kTimeline: insertTimelineRow(runId, record.timeline()); break;
+      case v1::Record::kTimeline:
+        insertTimelineRow(runId, record.timeline());
+        break;
       case v1::Record::kLog: {
         const auto& l = record.log();
         insertLog->bind(1, runId).bind(2, l.rank()).bind(3, int(l.stream())).bind(4, l.time_unix_ns());
@@ -404,15 +425,25 @@ struct RunStore::Impl {
       }
       case v1::Record::kRankState: {
         const auto& r = record.rank_state();
-        upsertRankState->bind(1, runId).bind(2, r.rank()).bind(3, r.host()).bind(4, r.pid()).bind(5, int(r.state()));
+        upsertRankState->bind(1, runId)
+            .bind(2, r.rank())
+            .bind(3, r.host())
+            .bind(4, r.pid())
+            .bind(5, int(r.state()));
         upsertRankState->bind(6, r.exit_code()).bind(7, r.signal()).bind(8, r.message()).run();
         if (!r.host().empty()) insertHost->bind(1, runId).bind(2, r.host()).run();
         break;
       }
-      case v1::Record::kFinding: insertFindingRow(runId, record.finding()); break;
+      case v1::Record::kFinding:
+        insertFindingRow(runId, record.finding());
+        break;
       case v1::Record::kHealth: {
         const auto& h = record.health();
-        upsertHealth->bind(1, runId).bind(2, h.rank()).bind(3, h.records_sent()).bind(4, h.records_dropped()).run();
+        upsertHealth->bind(1, runId)
+            .bind(2, h.rank())
+            .bind(3, h.records_sent())
+            .bind(4, h.records_dropped())
+            .run();
         break;
       }
       case v1::Record::kStall: {
@@ -424,14 +455,17 @@ struct RunStore::Impl {
       case v1::Record::kSummary: {
         const auto& s = record.summary();
         upsertRankSummary->bind(1, runId).bind(2, s.rank()).bind(3, s.final_loss());
-        if (s.test_accuracy() >= 0) upsertRankSummary->bind(4, s.test_accuracy());
-        else upsertRankSummary->bindNull(4);
+        if (s.test_accuracy() >= 0)
+          upsertRankSummary->bind(4, s.test_accuracy());
+        else
+          upsertRankSummary->bindNull(4);
         upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
         break;
       }
       case v1::Record::kScalar:     // programs' own scalars are not stored yet
       case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
-      case v1::Record::BODY_NOT_SET: break;
+      case v1::Record::BODY_NOT_SET:
+        break;
     }
   }
 
@@ -532,9 +566,15 @@ RunStore::~RunStore() = default;
 RunStore::RunStore(RunStore&&) noexcept = default;
 RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 
-const std::string& RunStore::path() const { return impl_->path; }
-int RunStore::openedSchemaVersion() const { return impl_->openedVersion; }
-int RunStore::schemaVersion() const { return impl_->version; }
+const std::string& RunStore::path() const {
+  return impl_->path;
+}
+int RunStore::openedSchemaVersion() const {
+  return impl_->openedVersion;
+}
+int RunStore::schemaVersion() const {
+  return impl_->version;
+}
 
 namespace {
 
@@ -643,7 +683,10 @@ void RunStore::addTag(int64_t runId, const std::string& tag) {
   if (tag.empty() || tag.find('\x1f') != std::string::npos) {
     throw InputError("tag '" + tag + "' is empty or holds a control character");
   }
-  impl_->prepare("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?,?)")->bind(1, runId).bind(2, tag).run();
+  impl_->prepare("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?,?)")
+      ->bind(1, runId)
+      .bind(2, tag)
+      .run();
 }
 
 void RunStore::removeTag(int64_t runId, const std::string& tag) {
@@ -660,9 +703,12 @@ void RunStore::deleteRun(int64_t runId) {
   });
 }
 
-void RunStore::setHostInfo(int64_t runId, const std::string& host, const std::map<std::string, std::string>& info) {
-  impl_->prepare("INSERT INTO hosts (run_id, host, info) VALUES (?,?,?) ON CONFLICT (run_id, host) DO UPDATE SET "
-                 "info = excluded.info")
+void RunStore::setHostInfo(int64_t runId, const std::string& host,
+                           const std::map<std::string, std::string>& info) {
+  impl_
+      ->prepare(
+          "INSERT INTO hosts (run_id, host, info) VALUES (?,?,?) ON CONFLICT (run_id, host) DO UPDATE SET "
+          "info = excluded.info")
       ->bind(1, runId)
       .bind(2, host)
       .bind(3, encodeStringMap(info))
@@ -670,7 +716,10 @@ void RunStore::setHostInfo(int64_t runId, const std::string& host, const std::ma
 }
 
 void RunStore::setEnvironment(int64_t runId, const std::map<std::string, std::string>& environment) {
-  impl_->prepare("UPDATE runs SET environment = ? WHERE id = ?")->bind(1, encodeStringMap(environment)).bind(2, runId).run();
+  impl_->prepare("UPDATE runs SET environment = ? WHERE id = ?")
+      ->bind(1, encodeStringMap(environment))
+      .bind(2, runId)
+      .run();
 }
 
 void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
@@ -782,7 +831,8 @@ RunCounts RunStore::counts(int64_t runId) const {
 
 std::vector<RankInfo> RunStore::ranks(int64_t runId) const {
   auto q = impl_->prepare(
-      "SELECT rank, host, pid, state, exit_code, signal, message, final_loss, test_accuracy, param_checksum, steps, "
+      "SELECT rank, host, pid, state, exit_code, signal, message, final_loss, test_accuracy, param_checksum, "
+      "steps, "
       "samples_per_s, records_sent, records_dropped FROM ranks WHERE run_id = ? ORDER BY rank");
   q->bind(1, runId);
   std::vector<RankInfo> out;
@@ -899,9 +949,10 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
 }
 
 std::vector<v1::LogLine> RunStore::logs(int64_t runId, std::optional<int> rank) const {
-  auto q = impl_->prepare(rank ? "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? AND rank = ? "
-                                 "ORDER BY rowid"
-                               : "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? ORDER BY rowid");
+  auto q = impl_->prepare(
+      rank ? "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? AND rank = ? "
+             "ORDER BY rowid"
+           : "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? ORDER BY rowid");
   q->bind(1, runId);
   if (rank) q->bind(2, *rank);
   std::vector<v1::LogLine> out;
@@ -918,7 +969,8 @@ std::vector<v1::LogLine> RunStore::logs(int64_t runId, std::optional<int> rank) 
 
 std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
   auto q = impl_->prepare(
-      "SELECT reporting_rank, missing_ranks, tensors, waited_s FROM stall_reports WHERE run_id = ? ORDER BY rowid");
+      "SELECT reporting_rank, missing_ranks, tensors, waited_s FROM stall_reports WHERE run_id = ? ORDER BY "
+      "rowid");
   q->bind(1, runId);
   std::vector<v1::StallReport> out;
   while (q->step()) {
@@ -947,7 +999,8 @@ std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
 
 std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
   auto q = impl_->prepare(
-      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence FROM findings WHERE run_id = ? "
+      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence FROM findings WHERE run_id = "
+      "? "
       "ORDER BY severity DESC, rowid");
   q->bind(1, runId);
   std::vector<v1::Finding> out;
@@ -969,7 +1022,8 @@ std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
 void RunStore::forEachTimelineEvent(int64_t runId,
                                     const std::function<void(const v1::TimelineEvent&)>& visit) const {
   auto q = impl_->prepare(
-      "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? ORDER BY rowid");
+      "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? ORDER BY "
+      "rowid");
   q->bind(1, runId);
   v1::TimelineEvent e;
   while (q->step()) {

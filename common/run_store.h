@@ -31,11 +31,11 @@ class StoreError : public InputError {
 // What a new run starts with.
 struct NewRun {
   std::string name;
-  std::string source = "live";          // "live", or "import:<file>"
+  std::string source = "live";  // "live", or "import:<file>"
   std::string status = "running";
   v1::JobSpec spec;
-  int worldSize = 0;                    // 0 = spec.world_size()
-  int64_t startedUnixNs = 0;            // 0 = now
+  int worldSize = 0;                               // 0 = spec.world_size()
+  int64_t startedUnixNs = 0;                       // 0 = now
   std::map<std::string, std::string> environment;  // versions, backend details, ...
 };
 
@@ -44,11 +44,11 @@ struct RunInfo {
   std::string name;
   std::string status;
   std::string source;
-  std::string engine;                   // "ddp", "horovod", or "" (imported)
+  std::string engine;  // "ddp", "horovod", or "" (imported)
   std::string backend;
   int worldSize = 0;
   int64_t startedUnixNs = 0;
-  int64_t endedUnixNs = 0;              // 0 while running
+  int64_t endedUnixNs = 0;  // 0 while running
   v1::JobSpec spec;
   std::map<std::string, std::string> environment;
   std::string notes;
@@ -132,7 +132,8 @@ class RunStore {
   void setHostInfo(int64_t runId, const std::string& host, const std::map<std::string, std::string>& info);
   void setEnvironment(int64_t runId, const std::map<std::string, std::string>& environment);
 
-  // Stores a batch of records in one transaction. Sequence numbers are not kept: the agent's journal owns them.
+  // Stores a batch of records in one transaction. Sequence numbers are not kept: the agent's journal owns
+  // them.
   void append(int64_t runId, const v1::RecordBatch& batch);
   void append(int64_t runId, const std::vector<v1::Record>& records);
   void appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events);

@@ -62,7 +62,8 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
   size_t keep = std::min(n, std::max<size_t>(maxPoints, 2));
   picked.reserve(keep);
   for (size_t i = 0; i < keep; ++i) {
-    picked.push_back(keep == n ? i : static_cast<size_t>(std::llround(double(i) * double(n - 1) / double(keep - 1))));
+    picked.push_back(
+        keep == n ? i : static_cast<size_t>(std::llround(double(i) * double(n - 1) / double(keep - 1))));
   }
   result.points = picked.size();
 
@@ -76,14 +77,16 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
   }
   if (slopes.empty()) return result;
 
-  // Three order statistics of the pairwise slopes (the median and the interval's ends): selection, not sorting.
+  // Three order statistics of the pairwise slopes (the median and the interval's ends): selection, not
+  // sorting.
   size_t pairs = slopes.size();
   auto rankValue = [&](size_t rank) {
     std::nth_element(slopes.begin(), slopes.begin() + long(rank), slopes.end());
     return slopes[rank];
   };
   double upperMiddle = rankValue(pairs / 2);
-  double lowerMiddle = pairs % 2 == 1 ? upperMiddle : *std::max_element(slopes.begin(), slopes.begin() + long(pairs / 2));
+  double lowerMiddle =
+      pairs % 2 == 1 ? upperMiddle : *std::max_element(slopes.begin(), slopes.begin() + long(pairs / 2));
   result.slope = (lowerMiddle + upperMiddle) / 2;
 
   // Sen's interval: the slopes ranked (N - C)/2 and (N + C)/2, C = z * sqrt(var(Kendall's S)).
@@ -126,7 +129,8 @@ Interval bootstrapRelativeDifference(const std::vector<double>& a, const std::ve
     for (double& v : sampleA) v = a[pickA(random)];
     for (double& v : sampleB) v = b[pickB(random)];
     double resampledBase = apply(statistic, sampleA);
-    if (resampledBase != 0) differences.push_back((apply(statistic, sampleB) - resampledBase) / resampledBase);
+    if (resampledBase != 0)
+      differences.push_back((apply(statistic, sampleB) - resampledBase) / resampledBase);
   }
   double tail = (1 - confidence) / 2;
   result.lower = quantile(differences, tail);

@@ -5,8 +5,8 @@ namespace ringmaster::store_schema {
 
 namespace {
 
-// Version 1: runs and everything a run records. Data tables are rowid tables indexed by run only: records of a
-// run arrive together, so the index grows at its end and ingest stays fast; readers sort one run in memory.
+// Version 1: runs and everything a run records. Data tables are rowid tables indexed by run only: records of
+// a run arrive together, so the index grows at its end and ingest stays fast; readers sort one run in memory.
 constexpr std::string_view kVersion1 = R"sql(
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,

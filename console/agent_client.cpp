@@ -88,13 +88,15 @@ std::string describeStatus(const grpc::Status& status, const AgentEndpoint& endp
     case grpc::DEADLINE_EXCEEDED:
       return "cannot reach the agent at " + endpoint.target() + " (" + text +
              "): is ringmaster-agent running there, and is --agent-port right?";
-    case grpc::UNAUTHENTICATED: return "the agent at " + endpoint.target() + " refused us: " + text;
-    default: return text.empty() ? "error " + std::to_string(status.error_code()) : text;
+    case grpc::UNAUTHENTICATED:
+      return "the agent at " + endpoint.target() + " refused us: " + text;
+    default:
+      return text.empty() ? "error " + std::to_string(status.error_code()) : text;
   }
 }
 
-JournalFollower::JournalFollower(AgentClient& client, std::string jobId, uint64_t fromSeq, OnRecords onRecords,
-                                 OnEnd onEnd, OnConnection onConnection)
+JournalFollower::JournalFollower(AgentClient& client, std::string jobId, uint64_t fromSeq,
+                                 OnRecords onRecords, OnEnd onEnd, OnConnection onConnection)
     : client_(client),
       jobId_(std::move(jobId)),
       onRecords_(std::move(onRecords)),

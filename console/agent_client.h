@@ -3,6 +3,8 @@
 // JournalFollower that follows a job's journal, resuming where it left off when the stream breaks.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,8 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "agent/agent_options.h"
 #include "ringmaster/v1/agent.grpc.pb.h"
 
@@ -23,11 +23,11 @@ namespace ringmaster::console {
 namespace v1 = ::ringmaster::v1;
 
 struct AgentEndpoint {
-  std::string host;                          // as the user wrote it
+  std::string host;  // as the user wrote it
   int port = agent::kDefaultAgentPort;
-  std::string token;                         // bearer token; empty: none
-  std::string tlsCaPem;                      // CA certificate (PEM) that signed the agent's; empty: plaintext
-  std::string target() const;                // "host:port", IPv6 in brackets
+  std::string token;           // bearer token; empty: none
+  std::string tlsCaPem;        // CA certificate (PEM) that signed the agent's; empty: plaintext
+  std::string target() const;  // "host:port", IPv6 in brackets
 };
 
 class AgentClient {
@@ -53,9 +53,10 @@ class AgentClient {
 // "UNAVAILABLE: failed to connect ..." with a hint for the usual causes.
 std::string describeStatus(const grpc::Status& status, const AgentEndpoint& endpoint);
 
-// Follows one job's journal on one agent from a sequence number on, handing each batch over in order. When the
-// stream breaks (agent restarting, network) it reconnects and resumes at the next sequence number, so nothing is
-// missed or repeated. Ends when the agent says the job finished, on a permanent error, or on stop().
+// Follows one job's journal on one agent from a sequence number on, handing each batch over in order. When
+// the stream breaks (agent restarting, network) it reconnects and resumes at the next sequence number, so
+// nothing is missed or repeated. Ends when the agent says the job finished, on a permanent error, or on
+// stop().
 class JournalFollower {
  public:
   using OnRecords = std::function<void(const std::vector<v1::Record>&)>;

@@ -7,7 +7,9 @@ namespace ringmaster::console {
 namespace {
 
 QString percent(double fraction) {
-  return QStringLiteral("%1%2").arg(fraction >= 0 ? QStringLiteral("+") : QString()).arg(fraction * 100, 0, 'f', 1);
+  return QStringLiteral("%1%2")
+      .arg(fraction >= 0 ? QStringLiteral("+") : QString())
+      .arg(fraction * 100, 0, 'f', 1);
 }
 
 }  // namespace
@@ -32,7 +34,8 @@ QString ComparisonModel::formatDelta(const MetricDelta& d) {
   if (!d.missing.empty()) return tr("not measured");
   if (std::isnan(d.relative)) return QString::fromStdString(d.changeText());
   if (!d.interval) return percent(d.relative) + QStringLiteral(" %");
-  return QStringLiteral("%1 % [%2, %3]").arg(percent(d.relative), percent(d.interval->lower), percent(d.interval->upper));
+  return QStringLiteral("%1 % [%2, %3]")
+      .arg(percent(d.relative), percent(d.interval->lower), percent(d.interval->upper));
 }
 
 QVariant ComparisonModel::data(const QModelIndex& index, int role) const {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "common/comparison.h"

@@ -24,24 +24,33 @@ const v1::Finding* FindingsModel::finding(int row) const {
 
 QString FindingsModel::kindText(v1::Finding::Kind kind) {
   switch (kind) {
-    case v1::Finding::KIND_STRAGGLER: return tr("Straggler");
-    case v1::Finding::KIND_MEMORY_LEAK: return tr("Memory leak");
-    case v1::Finding::KIND_STALL: return tr("Stall");
-    case v1::Finding::KIND_COMMUNICATION: return tr("Communication");
-    case v1::Finding::KIND_SCALING: return tr("Scaling");
+    case v1::Finding::KIND_STRAGGLER:
+      return tr("Straggler");
+    case v1::Finding::KIND_MEMORY_LEAK:
+      return tr("Memory leak");
+    case v1::Finding::KIND_STALL:
+      return tr("Stall");
+    case v1::Finding::KIND_COMMUNICATION:
+      return tr("Communication");
+    case v1::Finding::KIND_SCALING:
+      return tr("Scaling");
     case v1::Finding::KIND_DIVERGENCE:
       return tr("Divergence");
     case v1::Finding::KIND_CRASH:
       return tr("Crash");
-    default: return tr("Other");
+    default:
+      return tr("Other");
   }
 }
 
 QString FindingsModel::severityText(v1::Finding::Severity severity) {
   switch (severity) {
-    case v1::Finding::SEVERITY_CRITICAL: return tr("Critical");
-    case v1::Finding::SEVERITY_WARNING: return tr("Warning");
-    default: return tr("Info");
+    case v1::Finding::SEVERITY_CRITICAL:
+      return tr("Critical");
+    case v1::Finding::SEVERITY_WARNING:
+      return tr("Warning");
+    default:
+      return tr("Info");
   }
 }
 
@@ -49,7 +58,9 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(findings_.size());
 }
 
-int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int FindingsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   const v1::Finding* f = index.isValid() ? finding(index.row()) : nullptr;
@@ -59,26 +70,40 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) return QString::fromStdString(f->summary());
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Severity: return severityText(f->severity());
-    case Kind: return kindText(f->kind());
-    case Rank: return f->rank() < 0 ? tr("all") : QString::number(f->rank());
-    case Host: return QString::fromStdString(f->host());
-    case Since: return tr("step %1").arg(f->since_step());
-    case Summary: return QString::fromStdString(f->summary());
-    default: return {};
+    case Severity:
+      return severityText(f->severity());
+    case Kind:
+      return kindText(f->kind());
+    case Rank:
+      return f->rank() < 0 ? tr("all") : QString::number(f->rank());
+    case Host:
+      return QString::fromStdString(f->host());
+    case Since:
+      return tr("step %1").arg(f->since_step());
+    case Summary:
+      return QString::fromStdString(f->summary());
+    default:
+      return {};
   }
 }
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Severity: return tr("Severity");
-    case Kind: return tr("Kind");
-    case Rank: return tr("Rank");
-    case Host: return tr("Host");
-    case Since: return tr("Since");
-    case Summary: return tr("What was found");
-    default: return {};
+    case Severity:
+      return tr("Severity");
+    case Kind:
+      return tr("Kind");
+    case Rank:
+      return tr("Rank");
+    case Host:
+      return tr("Host");
+    case Since:
+      return tr("Since");
+    case Summary:
+      return tr("What was found");
+    default:
+      return {};
   }
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "ringmaster/v1/records.pb.h"

@@ -16,7 +16,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const char* needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 int parsePort(const std::string& text, const std::string& address) {
   int port = 0;
@@ -43,11 +45,13 @@ AgentEndpoint parseAgentAddress(const std::string& text) {
   std::string address = text;
   address.erase(0, address.find_first_not_of(" \t"));
   address.erase(address.find_last_not_of(" \t") + 1);
-  if (address.empty()) throw InputError("address: give the host of a ringmaster-agent, e.g. node1 or node1:50551");
+  if (address.empty())
+    throw InputError("address: give the host of a ringmaster-agent, e.g. node1 or node1:50551");
   AgentEndpoint endpoint;
   if (address.front() == '[') {  // [v6] or [v6]:port
     const size_t close = address.find(']');
-    if (close == std::string::npos) throw InputError("address " + address + ": missing ']' after the IPv6 address");
+    if (close == std::string::npos)
+      throw InputError("address " + address + ": missing ']' after the IPv6 address");
     endpoint.host = address.substr(1, close - 1);
     if (close + 1 < address.size()) {
       if (address[close + 1] != ':') throw InputError("address " + address + ": expected ':PORT' after ']'");
@@ -80,24 +84,29 @@ std::string explainAgentStatus(const grpc::Status& status, const AgentEndpoint& 
              std::to_string(endpoint.port) + " through?";
     case grpc::UNAVAILABLE:
       if (contains(text, "connection refused")) {
-        return "cannot reach " + target + ": connection refused — is ringmaster-agent running there, and on port " +
+        return "cannot reach " + target +
+               ": connection refused — is ringmaster-agent running there, and on port " +
                std::to_string(endpoint.port) + "?";
       }
       if (contains(text, "dns") || contains(text, "resolv") || contains(text, "name or service not known")) {
-        return "cannot resolve the host name '" + endpoint.host + "' — check its spelling, or give an IP address";
+        return "cannot resolve the host name '" + endpoint.host +
+               "' — check its spelling, or give an IP address";
       }
       if (contains(text, "handshake") || contains(text, "ssl") || contains(text, "tls") ||
           contains(text, "certificate")) {
         return endpoint.tlsCaPem.empty()
                    ? "cannot talk to " + target + ": the agent seems to use TLS — give its CA certificate"
-                   : "TLS handshake with " + target + " failed — does the agent use TLS (--tls-cert), and did this "
-                     "CA sign its certificate for the name '" + endpoint.host + "'?";
+                   : "TLS handshake with " + target +
+                         " failed — does the agent use TLS (--tls-cert), and did this "
+                         "CA sign its certificate for the name '" +
+                         endpoint.host + "'?";
       }
       if (contains(text, "timeout") || contains(text, "timed out") || contains(text, "deadline")) {
         return "no answer from " + target + " in time — is the host up, and does its firewall let TCP port " +
                std::to_string(endpoint.port) + " through?";
       }
-      if (contains(text, "unreachable")) return "cannot reach " + target + ": no route to the host — check the network";
+      if (contains(text, "unreachable"))
+        return "cannot reach " + target + ": no route to the host — check the network";
       return "cannot reach " + target + " (" + detail + ") — is ringmaster-agent running there" +
              (endpoint.tlsCaPem.empty() ? "" : ", and does it use TLS") + "?";
     default:

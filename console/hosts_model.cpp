@@ -7,7 +7,9 @@
 
 namespace ringmaster::console {
 
-HostsModel::HostsModel(QObject* parent) : QAbstractTableModel(parent) { hosts_.push_back(HostEntry{}); }
+HostsModel::HostsModel(QObject* parent) : QAbstractTableModel(parent) {
+  hosts_.push_back(HostEntry{});
+}
 
 int HostsModel::addHost(const HostEntry& entry) {
   if (entry.isLocal()) return 0;
@@ -50,10 +52,14 @@ int HostsModel::rowOf(const QString& address) const {
 
 QString HostsModel::stateText(HostEntry::State state) {
   switch (state) {
-    case HostEntry::State::Connecting: return tr("connecting");
-    case HostEntry::State::Connected: return tr("connected");
-    case HostEntry::State::Unreachable: return tr("unreachable");
-    default: return tr("not checked");
+    case HostEntry::State::Connecting:
+      return tr("connecting");
+    case HostEntry::State::Connected:
+      return tr("connected");
+    case HostEntry::State::Unreachable:
+      return tr("unreachable");
+    default:
+      return tr("not checked");
   }
 }
 
@@ -61,7 +67,9 @@ int HostsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(hosts_.size());
 }
 
-int HostsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int HostsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant HostsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -71,17 +79,21 @@ QVariant HostsModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Host:
       if (!h.isLocal()) return h.address;
-      return h.hasInfo ? tr("This machine (%1)").arg(QString::fromStdString(h.info.hostname())) : tr("This machine");
+      return h.hasInfo ? tr("This machine (%1)").arg(QString::fromStdString(h.info.hostname()))
+                       : tr("This machine");
     case State:
       return h.message.isEmpty() ? stateText(h.state) : stateText(h.state) + QStringLiteral(": ") + h.message;
-    case Cores: return h.hasInfo ? QVariant(h.info.cores()) : QVariant();
+    case Cores:
+      return h.hasInfo ? QVariant(h.info.cores()) : QVariant();
     case Memory:
-      return h.hasInfo ? QVariant(tr("%1 GiB").arg(static_cast<double>(h.info.memory_bytes()) / (1u << 30), 0, 'f', 1))
+      return h.hasInfo ? QVariant(tr("%1 GiB").arg(static_cast<double>(h.info.memory_bytes()) / (1u << 30), 0,
+                                                   'f', 1))
                        : QVariant();
     case Backends: {
       if (!h.hasInfo) return {};
       QStringList names;
-      for (int b : h.info.backends()) names << QString::fromUtf8(backendName(static_cast<v1::Backend>(b)).data());
+      for (int b : h.info.backends())
+        names << QString::fromUtf8(backendName(static_cast<v1::Backend>(b)).data());
       return names.join(QStringLiteral(", "));
     }
     case Preflight: {
@@ -91,20 +103,28 @@ QVariant HostsModel::data(const QModelIndex& index, int role) const {
       for (const auto& p : h.info.problems()) problems << QString::fromStdString(p);
       return problems.join(QStringLiteral("; "));
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
 QVariant HostsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Host: return tr("Host");
-    case State: return tr("Connection");
-    case Cores: return tr("Cores");
-    case Memory: return tr("Memory");
-    case Backends: return tr("Backends");
-    case Preflight: return tr("Preflight");
-    default: return {};
+    case Host:
+      return tr("Host");
+    case State:
+      return tr("Connection");
+    case Cores:
+      return tr("Cores");
+    case Memory:
+      return tr("Memory");
+    case Backends:
+      return tr("Backends");
+    case Preflight:
+      return tr("Preflight");
+    default:
+      return {};
   }
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "ringmaster/v1/agent.pb.h"

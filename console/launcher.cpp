@@ -11,8 +11,8 @@
 #include <random>
 
 #include "agent/agent_options.h"
-#include "agent/child_process.h"
 #include "agent/agent_server.h"
+#include "agent/child_process.h"
 #include "agent/host_info.h"
 #include "common/error.h"
 #include "common/job_spec.h"
@@ -51,12 +51,14 @@ bool isFailure(const v1::RankState& s) {
          s.state() == v1::RankState::STATE_SIGNALED;
 }
 
-bool stoppedByAgent(const v1::RankState& s) { return s.message().find("(stopped by the agent") != std::string::npos; }
+bool stoppedByAgent(const v1::RankState& s) {
+  return s.message().find("(stopped by the agent") != std::string::npos;
+}
 
 std::string describeExit(const RankExit& e) {
-  std::string how = e.signal != 0 ? "was killed by " + agent::signalName(e.signal)
-                                  : e.exitCode != 0 ? "exited with code " + std::to_string(e.exitCode)
-                                                    : "exited normally";
+  std::string how = e.signal != 0     ? "was killed by " + agent::signalName(e.signal)
+                    : e.exitCode != 0 ? "exited with code " + std::to_string(e.exitCode)
+                                      : "exited normally";
   if (!e.message.empty() && e.signal == 0 && e.exitCode == 0) how = e.message;
   return "rank " + std::to_string(e.rank) + " on host " + e.host + " " + how;
 }
@@ -65,11 +67,16 @@ std::string describeExit(const RankExit& e) {
 
 std::string_view statusName(JobStatus status) {
   switch (status) {
-    case JobStatus::Running: return "running";
-    case JobStatus::Succeeded: return "finished";
-    case JobStatus::Failed: return "failed";
-    case JobStatus::Stopped: return "stopped";
-    case JobStatus::Detached: return "detached";
+    case JobStatus::Running:
+      return "running";
+    case JobStatus::Succeeded:
+      return "finished";
+    case JobStatus::Failed:
+      return "failed";
+    case JobStatus::Stopped:
+      return "stopped";
+    case JobStatus::Detached:
+      return "detached";
   }
   return "unknown";
 }
@@ -111,9 +118,13 @@ Launcher::~Launcher() {
   embedded_.reset();
 }
 
-JournalFollower& Launcher::follower(size_t host) { return *hosts_.at(host)->follower; }
+JournalFollower& Launcher::follower(size_t host) {
+  return *hosts_.at(host)->follower;
+}
 
-void Launcher::addSink(RecordSink* sink) { sinks_.push_back(sink); }
+void Launcher::addSink(RecordSink* sink) {
+  sinks_.push_back(sink);
+}
 
 void Launcher::start() {
   applyDefaults(plan_.spec);
@@ -137,11 +148,13 @@ void Launcher::start() {
     slots->set_slots(static_cast<uint32_t>(h.slots));
     slots->set_agent_port(static_cast<uint32_t>(endpointFor(h.host).port));
   }
-  if (auto errors = validateJobSpec(plan_.spec); !errors.empty()) throw InputError("invalid job: " + describe(errors));
+  if (auto errors = validateJobSpec(plan_.spec); !errors.empty())
+    throw InputError("invalid job: " + describe(errors));
 
   std::vector<RankRange> ranges = assignRanks(hosts, static_cast<int>(plan_.spec.world_size()));
   if (ranges.size() > 1 && isLoopbackHost(ranges[0].host)) {
-    throw InputError("-H: rank 0's host is " + ranges[0].host + ", which the other hosts cannot reach; name this "
+    throw InputError("-H: rank 0's host is " + ranges[0].host +
+                     ", which the other hosts cannot reach; name this "
                      "machine by an address they can reach");
   }
   for (const auto& range : ranges) {
@@ -160,7 +173,8 @@ void Launcher::start() {
   for (auto& host : hosts_) {
     Host* h = host.get();
     h->follower = std::make_unique<JournalFollower>(
-        *h->client, plan_.jobId, 1, [this, h](const std::vector<v1::Record>& records) { onRecords(*h, records); },
+        *h->client, plan_.jobId, 1,
+        [this, h](const std::vector<v1::Record>& records) { onRecords(*h, records); },
         [this, h](const grpc::Status& status) { onEnd(*h, status); },
         [this, h](const JournalFollower::ConnectionChange& change) { onConnection(*h, change); });
   }
@@ -220,8 +234,8 @@ void Launcher::launchAll() {
       host->launched = true;
       continue;
     }
-    std::string why = "host " + placement.host + " could not start its ranks: " +
-                      describeStatus(status, host->client->endpoint());
+    std::string why = "host " + placement.host +
+                      " could not start its ranks: " + describeStatus(status, host->client->endpoint());
     std::string stopped;
     for (auto& other : hosts_) {
       // A host that failed part-way may have started some ranks too.
@@ -251,7 +265,7 @@ void Launcher::onRecords(Host& host, const std::vector<v1::Record>& records) {
           s.state() != v1::RankState::STATE_FAILED_TO_START) {
         continue;
       }
-      RankExit exit{s.rank(), hostName, s.exit_code(), s.signal(), s.message(), lastLines_[s.rank()],
+      RankExit exit{s.rank(),        hostName, s.exit_code(), s.signal(), s.message(), lastLines_[s.rank()],
                     s.time_unix_ns()};
       exits_[s.rank()] = exit;
       if (isFailure(s) && !stoppedByAgent(s) && !stopRequested_) {
@@ -276,7 +290,8 @@ void Launcher::onEnd(Host& host, const grpc::Status& status) {
     std::lock_guard lock(mutex_);
     host.finished = true;
     if (!status.ok() && status.error_code() != grpc::CANCELLED && lostHost_.empty()) {
-      lostHost_ = "lost host " + placements_[host.index].host + ": " + describeStatus(status, host.client->endpoint());
+      lostHost_ = "lost host " + placements_[host.index].host + ": " +
+                  describeStatus(status, host.client->endpoint());
     }
   }
   changed_.notify_all();
@@ -300,8 +315,8 @@ std::string Launcher::control(v1::ControlRequest::Action action) {
     if (!host->launched) continue;
     grpc::Status status = host->client->control(plan_.jobId, -1, action);
     if (!status.ok()) {
-      problems += (problems.empty() ? "" : "; ") + std::string("host ") + placements_[host->index].host + ": " +
-                  describeStatus(status, host->client->endpoint());
+      problems += (problems.empty() ? "" : "; ") + std::string("host ") + placements_[host->index].host +
+                  ": " + describeStatus(status, host->client->endpoint());
     }
   }
   return problems;
@@ -396,7 +411,8 @@ std::optional<JobOutcome> Launcher::waitFor(std::chrono::milliseconds timeout) {
     // A host that stays unreachable is given up on, and the rest of the job stopped.
     for (auto& host : hosts_) {
       auto since = host->follower ? host->follower->unreachableSince() : Clock::time_point{};
-      if (!host->finished && since != Clock::time_point{} && now - since > std::chrono::seconds(kHostLostAfterS)) {
+      if (!host->finished && since != Clock::time_point{} &&
+          now - since > std::chrono::seconds(kHostLostAfterS)) {
         host->finished = true;
         if (lostHost_.empty()) {
           lostHost_ = "lost host " + placements_[host->index].host + ": its agent has not answered for " +

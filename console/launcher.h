@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Launches a job across hosts and watches it to the end: checks every host's agent first, assigns ranks host by
-// host, picks MASTER_ADDR/MASTER_PORT, starts the ranks (stopping what started if a host fails), then follows every
-// host's journal and hands the records to the sinks. With no hosts it runs the job on this machine through an agent
-// embedded in this process.
+// Launches a job across hosts and watches it to the end: checks every host's agent first, assigns ranks host
+// by host, picks MASTER_ADDR/MASTER_PORT, starts the ranks (stopping what started if a host fails), then
+// follows every host's journal and hands the records to the sinks. With no hosts it runs the job on this
+// machine through an agent embedded in this process.
 #pragma once
 
 #include <chrono>
@@ -27,14 +27,15 @@ class AgentServer;
 namespace ringmaster::console {
 
 struct LaunchPlan {
-  v1::JobSpec spec;               // world_size: ranks in all
-  std::vector<HostSlots> hosts;   // empty: this machine, through an embedded agent
+  v1::JobSpec spec;              // world_size: ranks in all
+  std::vector<HostSlots> hosts;  // empty: this machine, through an embedded agent
   int agentPort = agent::kDefaultAgentPort;
-  std::string token;              // the agents' bearer token
-  std::string tlsCaPem;           // CA that signed the agents' certificates
-  // Agents reached otherwise than agentPort/token/tlsCaPem (the console's Hosts page), by host name as in `hosts`.
+  std::string token;     // the agents' bearer token
+  std::string tlsCaPem;  // CA that signed the agents' certificates
+  // Agents reached otherwise than agentPort/token/tlsCaPem (the console's Hosts page), by host name as in
+  // `hosts`.
   std::map<std::string, AgentEndpoint> agents;
-  std::string jobId;              // empty: a new unique id
+  std::string jobId;  // empty: a new unique id
   // For the embedded agent only; empty: the defaults (worker beside this program, XDG state dir).
   std::string workerPath;
   std::string stateDir;
@@ -47,7 +48,7 @@ class LaunchError : public std::runtime_error {
 };
 
 struct HostPlacement {
-  std::string host;       // as the user named it
+  std::string host;  // as the user named it
   int firstRank = 0;
   int localRanks = 0;
   v1::HostInfo info;
@@ -90,11 +91,11 @@ class Launcher {
   // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns at once.
   void stop(double graceS = 5);
   // Lets go of a job on remote hosts without stopping it: watching ends, the ranks run on under their agents,
-  // and the outcome is Detached. Returns false (and does nothing) for a job on the embedded agent, whose ranks
-  // cannot outlive this process, or a job that is not running.
+  // and the outcome is Detached. Returns false (and does nothing) for a job on the embedded agent, whose
+  // ranks cannot outlive this process, or a job that is not running.
   bool detach();
-  // Sends `action` (timeline on/off, checkpoint now) to every rank on every host. Returns what failed, host by
-  // host, for a person; empty when every host took it. Blocks on the network: not for a GUI thread.
+  // Sends `action` (timeline on/off, checkpoint now) to every rank on every host. Returns what failed, host
+  // by host, for a person; empty when every host took it. Blocks on the network: not for a GUI thread.
   std::string control(v1::ControlRequest::Action action);
   // The outcome once every host's ranks have exited, or nullopt after `timeout`.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
@@ -135,8 +136,8 @@ class Launcher {
   bool detached_ = false;
   bool stoppingAfterFailure_ = false;
   std::string lostHost_;
-  std::map<int, RankExit> exits_;                       // by rank
-  std::map<int, std::vector<std::string>> lastLines_;   // by rank
+  std::map<int, RankExit> exits_;                      // by rank
+  std::map<int, std::vector<std::string>> lastLines_;  // by rank
   std::optional<RankExit> firstFailure_;
 };
 

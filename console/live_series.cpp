@@ -13,7 +13,9 @@ constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 // A rank number beyond this is a corrupt record, not a job (validateJobSpec allows 4096 ranks).
 constexpr int kMaxRanks = 4096;
 
-float ms(int64_t ns) { return static_cast<float>(static_cast<double>(ns) / kNsPerMs); }
+float ms(int64_t ns) {
+  return static_cast<float>(static_cast<double>(ns) / kNsPerMs);
+}
 
 // Folds `value` into the running mean of `step`, `n` being the count including this value.
 void foldMean(StepSeries& mean, uint64_t step, double value, double n) {
@@ -94,10 +96,10 @@ void LiveSeries::ingest(const v1::AllreduceOp& op) {
   r.opLatencySum += latencyMs;
   r.opBusbwSum += op.busbw_gbps();
   ++r.opCount;
-  r.metrics[static_cast<int>(RankMetric::AllreduceLatencyMs)].set(op.step(),
-                                                                    static_cast<float>(r.opLatencySum / r.opCount));
-  r.metrics[static_cast<int>(RankMetric::AllreduceBusbwGbps)].set(op.step(),
-                                                                    static_cast<float>(r.opBusbwSum / r.opCount));
+  r.metrics[static_cast<int>(RankMetric::AllreduceLatencyMs)].set(
+      op.step(), static_cast<float>(r.opLatencySum / r.opCount));
+  r.metrics[static_cast<int>(RankMetric::AllreduceBusbwGbps)].set(
+      op.step(), static_cast<float>(r.opBusbwSum / r.opCount));
   Bucket& b = buckets_[op.bucket()];
   const float seen = b.ranksSeen.at(op.step());
   const double n = std::isnan(seen) ? 1.0 : seen + 1.0;
@@ -110,8 +112,8 @@ void LiveSeries::ingest(const v1::AllreduceOp& op) {
 void LiveSeries::ingest(const v1::MemorySample& m) {
   if (m.rank() < 0 || m.rank() >= kMaxRanks) return;
   Rank& r = rankEntry(m.rank());
-  r.metrics[static_cast<int>(RankMetric::RssMb)].set(m.step(),
-                                                     static_cast<float>(static_cast<double>(m.rss_bytes()) / kBytesPerMiB));
+  r.metrics[static_cast<int>(RankMetric::RssMb)].set(
+      m.step(), static_cast<float>(static_cast<double>(m.rss_bytes()) / kBytesPerMiB));
   if (m.host_total_bytes() > 0) r.hostMemoryBytes = m.host_total_bytes();
   seeStep(m.step());
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The numbers a dashboard charts for one run, per rank and per step, built from the records as they stream in:
-// throughput, step phases, all-reduce latency and bus bandwidth (per rank and per bucket), memory and loss.
-// Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 10 metrics stay near 260 MB.
+// The numbers a dashboard charts for one run, per rank and per step, built from the records as they stream
+// in: throughput, step phases, all-reduce latency and bus bandwidth (per rank and per bucket), memory and
+// loss. Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 10 metrics stay near 260
+// MB.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,11 @@ namespace ringmaster::console {
 namespace v1 = ::ringmaster::v1;
 
 enum class RankMetric {
-  Throughput,          // samples/s of this rank
-  DataMs,              // waiting for the batch
+  Throughput,  // samples/s of this rank
+  DataMs,      // waiting for the batch
   ForwardMs,
-  BackwardMs,          // backward compute, before waiting on communication
-  CommWaitMs,          // exposed communication wait
+  BackwardMs,  // backward compute, before waiting on communication
+  CommWaitMs,  // exposed communication wait
   OptimizerMs,
   RssMb,               // resident memory (MiB)
   AllreduceLatencyMs,  // mean all-reduce latency of the step
@@ -65,8 +66,8 @@ class LiveSeries {
   // Mean milliseconds of each phase (kPhaseMetrics order) of a rank over steps [from, to).
   std::vector<double> phaseMeans(int rank, uint64_t from, uint64_t to) const;
 
-  // Compute time (forward + backward, ms) per rank and pixel column of `grid` (x = step): the highest value of
-  // the column's steps, NaN where a rank has no step there. Row-major: [rank * grid.columns + column].
+  // Compute time (forward + backward, ms) per rank and pixel column of `grid` (x = step): the highest value
+  // of the column's steps, NaN where a rank has no step there. Row-major: [rank * grid.columns + column].
   // Served from each rank's ComputeMs decimation, so after new steps only the changed columns are redone.
   std::vector<float> computeHeatmap(const PixelGrid& grid);
 

@@ -32,7 +32,9 @@ int LogModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(lines_.size());
 }
 
-int LogModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int LogModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant LogModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -42,27 +44,39 @@ QVariant LogModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Time:
-      return QDateTime::fromMSecsSinceEpoch(line.time_unix_ns() / 1'000'000).toString(QStringLiteral("HH:mm:ss.zzz"));
-    case Rank: return line.rank();
+      return QDateTime::fromMSecsSinceEpoch(line.time_unix_ns() / 1'000'000)
+          .toString(QStringLiteral("HH:mm:ss.zzz"));
+    case Rank:
+      return line.rank();
     case Stream:
       switch (line.stream()) {
-        case v1::LogLine::STREAM_STDERR: return QStringLiteral("stderr");
-        case v1::LogLine::STREAM_AGENT: return QStringLiteral("agent");
-        default: return QStringLiteral("stdout");
+        case v1::LogLine::STREAM_STDERR:
+          return QStringLiteral("stderr");
+        case v1::LogLine::STREAM_AGENT:
+          return QStringLiteral("agent");
+        default:
+          return QStringLiteral("stdout");
       }
-    case Text: return QString::fromStdString(line.text());
-    default: return {};
+    case Text:
+      return QString::fromStdString(line.text());
+    default:
+      return {};
   }
 }
 
 QVariant LogModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Time: return tr("Time");
-    case Rank: return tr("Rank");
-    case Stream: return tr("Stream");
-    case Text: return tr("Line");
-    default: return {};
+    case Time:
+      return tr("Time");
+    case Rank:
+      return tr("Rank");
+    case Stream:
+      return tr("Stream");
+    case Text:
+      return tr("Line");
+    default:
+      return {};
   }
 }
 

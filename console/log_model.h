@@ -4,7 +4,6 @@
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
-
 #include <deque>
 #include <vector>
 

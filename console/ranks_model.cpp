@@ -21,13 +21,18 @@ void RanksModel::setRows(std::vector<RankRow> rows) {
 
 QString RanksModel::stateText(const RankRow& row) {
   switch (row.state) {
-    case v1::RankState::STATE_STARTING: return tr("starting");
-    case v1::RankState::STATE_RUNNING: return tr("running");
+    case v1::RankState::STATE_STARTING:
+      return tr("starting");
+    case v1::RankState::STATE_RUNNING:
+      return tr("running");
     case v1::RankState::STATE_EXITED:
       return row.exitCode == 0 ? tr("finished") : tr("exited with code %1").arg(row.exitCode);
-    case v1::RankState::STATE_SIGNALED: return tr("killed by signal %1").arg(row.signal);
-    case v1::RankState::STATE_FAILED_TO_START: return tr("failed to start");
-    default: return row.steps > 0 ? tr("reporting") : QString();
+    case v1::RankState::STATE_SIGNALED:
+      return tr("killed by signal %1").arg(row.signal);
+    case v1::RankState::STATE_FAILED_TO_START:
+      return tr("failed to start");
+    default:
+      return row.steps > 0 ? tr("reporting") : QString();
   }
 }
 
@@ -35,7 +40,9 @@ int RanksModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
-int RanksModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RanksModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RanksModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -46,28 +53,44 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Rank: return r.rank;
-    case Host: return QString::fromStdString(r.host);
-    case State: return stateText(r);
-    case Steps: return QVariant::fromValue<qulonglong>(r.steps);
-    case Throughput: return QString::number(r.samplesPerS, 'f', 1);
-    case StepTime: return QString::number(r.stepMs, 'f', 2);
-    case Memory: return QString::number(r.rssMb, 'f', 0);
-    default: return {};
+    case Rank:
+      return r.rank;
+    case Host:
+      return QString::fromStdString(r.host);
+    case State:
+      return stateText(r);
+    case Steps:
+      return QVariant::fromValue<qulonglong>(r.steps);
+    case Throughput:
+      return QString::number(r.samplesPerS, 'f', 1);
+    case StepTime:
+      return QString::number(r.stepMs, 'f', 2);
+    case Memory:
+      return QString::number(r.rssMb, 'f', 0);
+    default:
+      return {};
   }
 }
 
 QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Rank: return tr("Rank");
-    case Host: return tr("Host");
-    case State: return tr("State");
-    case Steps: return tr("Steps");
-    case Throughput: return tr("Samples/s");
-    case StepTime: return tr("Step (ms)");
-    case Memory: return tr("Memory (MiB)");
-    default: return {};
+    case Rank:
+      return tr("Rank");
+    case Host:
+      return tr("Host");
+    case State:
+      return tr("State");
+    case Steps:
+      return tr("Steps");
+    case Throughput:
+      return tr("Samples/s");
+    case StepTime:
+      return tr("Step (ms)");
+    case Memory:
+      return tr("Memory (MiB)");
+    default:
+      return {};
   }
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "console/run_data.h"

@@ -16,13 +16,15 @@ namespace ringmaster::console {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-// Above this many ranks, per-rank line charts show the spread (min, median, max) plus the ranks findings name.
+// Above this many ranks, per-rank line charts show the spread (min, median, max) plus the ranks findings
+// name.
 constexpr size_t kMaxRankLines = 16;
 
 // Per-rank lines over steps, or the spread across ranks when there are many.
-std::vector<ChartSeries> perRankLines(const std::vector<RankSeries>& series, const std::set<int>& highlighted,
-                                      const std::function<bool(const RankSeries&, size_t, double&, double&)>& point,
-                                      const std::function<size_t(const RankSeries&)>& length) {
+std::vector<ChartSeries> perRankLines(
+    const std::vector<RankSeries>& series, const std::set<int>& highlighted,
+    const std::function<bool(const RankSeries&, size_t, double&, double&)>& point,
+    const std::function<size_t(const RankSeries&)>& length) {
   std::vector<ChartSeries> lines;
   if (series.size() <= kMaxRankLines) {
     for (size_t i = 0; i < series.size(); ++i) {
@@ -83,7 +85,8 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   ChartSeries job{"run " + std::to_string(m.info.id), {}, paletteColor(0), false};
   {
     size_t i = 0;
-    for (size_t k = 0; k < m.stepThroughput.size(); ++k) job.points.emplace_back(double(i++), m.stepThroughput[k]);
+    for (size_t k = 0; k < m.stepThroughput.size(); ++k)
+      job.points.emplace_back(double(i++), m.stepThroughput[k]);
   }
   throughput.series.push_back(job);
   for (size_t c = 0; c < report.compared.size(); ++c) {
@@ -153,7 +156,8 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     y = sum / double(k - first + 1);
     return true;
   };
-  latency.series = perRankLines(series, named, opsPerStep, [](const RankSeries& s) { return s.allreduce.size(); });
+  latency.series =
+      perRankLines(series, named, opsPerStep, [](const RankSeries& s) { return s.allreduce.size(); });
   charts.push_back(latency);
 
   Chart bandwidth;

@@ -53,8 +53,8 @@ void writePdfReport(const Report& report, const std::string& path);
 // CSV: one row per stored numeric value: run,table,rank,step,time_ns,label,metric,value. Returns the data
 // rows.
 uint64_t writeCsv(const RunStore& store, int64_t runId, const std::string& path);
-// Numeric columns per stored row that the CSV holds, by table (the CSV's row count is rows x columns, plus one
-// row per finding evidence figure).
+// Numeric columns per stored row that the CSV holds, by table (the CSV's row count is rows x columns, plus
+// one row per finding evidence figure).
 const std::map<std::string, std::vector<std::string>>& csvMetrics();
 
 // Chrome trace: the run's timeline, one process row per rank. Runs recorded without a timeline get one made

@@ -34,9 +34,12 @@ std::vector<double> niceTicks(double lo, double hi, int count) {
 std::string tickLabel(double v) {
   char buffer[32];
   double a = std::fabs(v);
-  if (a >= 1e6) std::snprintf(buffer, sizeof buffer, "%.3gM", v / 1e6);
-  else if (a >= 1e4) std::snprintf(buffer, sizeof buffer, "%.3gk", v / 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%g", std::round(v * 1000) / 1000);
+  if (a >= 1e6)
+    std::snprintf(buffer, sizeof buffer, "%.3gM", v / 1e6);
+  else if (a >= 1e4)
+    std::snprintf(buffer, sizeof buffer, "%.3gk", v / 1e3);
+  else
+    std::snprintf(buffer, sizeof buffer, "%g", std::round(v * 1000) / 1000);
   return buffer;
 }
 
@@ -96,12 +99,23 @@ std::string escapeXml(const std::string& raw) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -113,7 +127,8 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
 
   if (chart.kind == Chart::Kind::StackedBars) {
     std::vector<std::pair<std::string, std::string>> legend;
-    for (size_t i = 0; i < chart.segmentNames.size(); ++i) legend.emplace_back(chart.segmentNames[i], paletteColor(i));
+    for (size_t i = 0; i < chart.segmentNames.size(); ++i)
+      legend.emplace_back(chart.segmentNames[i], paletteColor(i));
     double legendHeight = drawLegend(canvas, legend, width);
     double top = kTop + legendHeight + 6;
     double ymax = 0;
@@ -210,16 +225,18 @@ class SvgCanvas : public ChartCanvas {
   }
   void rect(double x, double y, double w, double h, const std::string& fill) override {
     char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                  x, y, w, h, fill.c_str());
+    std::snprintf(buffer, sizeof buffer,
+                  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", x, y, w, h,
+                  fill.c_str());
     out_ << buffer;
   }
   void text(double x, double y, const std::string& text, double size, const std::string& color, Anchor anchor,
             bool vertical) override {
     const char* a = anchor == Anchor::Start ? "start" : anchor == Anchor::Middle ? "middle" : "end";
     char buffer[200];
-    std::snprintf(buffer, sizeof buffer, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" fill=\"%s\" text-anchor=\"%s\"",
-                  x, y, size, color.c_str(), a);
+    std::snprintf(buffer, sizeof buffer,
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" fill=\"%s\" text-anchor=\"%s\"", x, y, size,
+                  color.c_str(), a);
     out_ << buffer;
     if (vertical) {
       std::snprintf(buffer, sizeof buffer, " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
@@ -236,8 +253,9 @@ class SvgCanvas : public ChartCanvas {
 
 std::string chartSvg(const Chart& chart, int width, int height) {
   std::ostringstream out;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" << width << "\" height=\"" << height
-      << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"sans-serif\" role=\"img\">\n"
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" << width << "\" height=\""
+      << height << "\" viewBox=\"0 0 " << width << " " << height
+      << "\" font-family=\"sans-serif\" role=\"img\">\n"
       << "<title>" << escapeXml(chart.title) << "</title>\n";
   SvgCanvas canvas(out);
   drawChart(chart, canvas, width, height);

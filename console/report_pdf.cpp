@@ -66,7 +66,8 @@ void writePdfReport(const Report& report, const std::string& path) {
                            ": laying out its text needs a QGuiApplication, and this program has none");
   }
   QFileInfo target(QString::fromStdString(path));
-  if (!target.absoluteDir().exists()) throw InputError("cannot write " + path + ": its folder does not exist");
+  if (!target.absoluteDir().exists())
+    throw InputError("cannot write " + path + ": its folder does not exist");
 
   QTextDocument document;
   constexpr int kChartWidth = 1000, kChartHeight = 320, kScale = 2;
@@ -81,8 +82,9 @@ void writePdfReport(const Report& report, const std::string& path) {
     painter.end();
     document.addResource(QTextDocument::ImageResource, QUrl(QString("chart%1").arg(i)), QVariant(image));
   }
-  document.setDefaultStyleSheet("body { font-family: sans-serif; font-size: 9pt; } h1 { font-size: 16pt; } "
-                                "h2 { font-size: 13pt; } th { background-color: #eeeeee; }");
+  document.setDefaultStyleSheet(
+      "body { font-family: sans-serif; font-size: 9pt; } h1 { font-size: 16pt; } "
+      "h2 { font-size: 13pt; } th { background-color: #eeeeee; }");
   document.setHtml(QString::fromStdString(renderReportBody(
       report, [](size_t i) { return "<img src=\"chart" + std::to_string(i) + "\" width=\"640\">"; })));
 

@@ -22,10 +22,10 @@ struct RankRow {
   v1::RankState::State state = v1::RankState::STATE_UNSPECIFIED;
   int exitCode = 0;
   int signal = 0;
-  uint64_t steps = 0;           // steps reported so far
-  double samplesPerS = 0;       // mean throughput over the last steps
-  double stepMs = 0;            // mean step time over the last steps
-  double rssMb = 0;             // latest resident memory
+  uint64_t steps = 0;      // steps reported so far
+  double samplesPerS = 0;  // mean throughput over the last steps
+  double stepMs = 0;       // mean step time over the last steps
+  double rssMb = 0;        // latest resident memory
 };
 
 struct RunData {
@@ -33,7 +33,8 @@ struct RunData {
   LiveSeries series;
   TimelineModel timeline;
   std::vector<v1::LogLine> logs;
-  std::vector<v1::Finding> findings;  // the run session's diagnosis (live), or the stored or replayed findings
+  std::vector<v1::Finding>
+      findings;  // the run session's diagnosis (live), or the stored or replayed findings
   std::map<int, v1::RankState> rankStates;
   std::map<std::string, HostFacts> hosts;  // what each host told about itself
   std::map<int, v1::RankSummary> summaries;
@@ -46,9 +47,8 @@ struct RunData {
   std::vector<RankRow> rankRows() const;
 };
 
-// Reads a stored run whole: run info, per-rank series, timeline, logs, findings (stored, else replayed), ranks and
-// hosts. Throws StoreError.
-// Slow for big runs: call it off the GUI thread.
+// Reads a stored run whole: run info, per-rank series, timeline, logs, findings (stored, else replayed),
+// ranks and hosts. Throws StoreError. Slow for big runs: call it off the GUI thread.
 RunData loadRun(const RunStore& store, int64_t runId);
 
 }  // namespace ringmaster::console

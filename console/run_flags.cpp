@@ -47,7 +47,8 @@ void resolveUserFiles(RunFlags& flags) {
 void addRunFlags(CLI::App& app, RunFlags& flags) {
   const std::string launch = "Launch";
   app.add_option("-n,--np,--ranks", flags.ranks, "Ranks in all")->capture_default_str()->group(launch);
-  app.add_option("-H,--hosts", flags.hostList, "Hosts and their slots: host1:4,host2:4 (default: this machine)")
+  app.add_option("-H,--hosts", flags.hostList,
+                 "Hosts and their slots: host1:4,host2:4 (default: this machine)")
       ->group(launch);
   app.add_option("--hostfile", flags.hostfile, "File with one 'host slots=N' per line")
       ->check(CLI::ExistingFile)

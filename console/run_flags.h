@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The words of `ringmaster run`: launch flags (-np, -H, --hostfile, agent port, token, TLS CA, ...), outputs and
-// every job flag (addJobFlags), parsed with CLI11 into a LaunchPlan. The console takes them too, so that
+// The words of `ringmaster run`: launch flags (-np, -H, --hostfile, agent port, token, TLS CA, ...), outputs
+// and every job flag (addJobFlags), parsed with CLI11 into a LaunchPlan. The console takes them too, so that
 // `ringmaster-gui --run -- <flags>` starts exactly the job `ringmaster run <flags>` would.
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -40,11 +39,12 @@ void addRunFlags(CLI::App& app, RunFlags& flags);
 // given on `parsed` (the app the flags were registered on, when there is one) are an error that says why.
 void finishRunFlags(RunFlags& flags, const CLI::App* parsed = nullptr);
 
-// Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError with
-// CLI11's message for a bad flag; "--help" throws InputError holding the help text.
+// Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError
+// with CLI11's message for a bad flag; "--help" throws InputError holding the help text.
 RunFlags parseRunFlags(std::vector<std::string> args);
 
-// The plan `flags` describe: host list or hostfile parsed, token and CA read. Throws InputError naming the flag.
+// The plan `flags` describe: host list or hostfile parsed, token and CA read. Throws InputError naming the
+// flag.
 LaunchPlan launchPlan(const RunFlags& flags);
 
 // The `ringmaster run` arguments (no program name) that parseRunFlags() reads back into `flags`, for flags as
@@ -52,8 +52,8 @@ LaunchPlan launchPlan(const RunFlags& flags);
 // that a person can read the line. The job flags are workerArguments()' words.
 std::vector<std::string> runArguments(const RunFlags& flags);
 
-// The name a run gets in the history (console::runName of the plan these flags make): --name when given, else the
-// job id when given, else "<model> <engine> xN".
+// The name a run gets in the history (console::runName of the plan these flags make): --name when given, else
+// the job id when given, else "<model> <engine> xN".
 std::string runName(const RunFlags& flags);
 
 }  // namespace ringmaster::console

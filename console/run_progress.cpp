@@ -11,14 +11,20 @@ namespace {
 
 constexpr size_t kRecentSteps = 20;
 
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+uint64_t ceilDiv(uint64_t a, uint64_t b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
 
 uint64_t trainingSetSize(v1::Dataset dataset) {
   switch (dataset) {
-    case v1::DATASET_FASHION_MNIST: return 60000;
-    case v1::DATASET_CIFAR10: return 50000;
-    case v1::DATASET_SYNTHETIC: return 2048;
-    default: return 0;
+    case v1::DATASET_FASHION_MNIST:
+      return 60000;
+    case v1::DATASET_CIFAR10:
+      return 50000;
+    case v1::DATASET_SYNTHETIC:
+      return 2048;
+    default:
+      return 0;
   }
 }
 
@@ -29,17 +35,20 @@ uint64_t expectedSteps(const v1::JobSpec& spec) {
   const auto& h = spec.hyper();
   if (h.steps() > 0) return h.steps();
   uint64_t world = std::max<uint64_t>(1, spec.world_size());
-  uint64_t perRank = ceilDiv(trainingSetSize(spec.dataset()), world);  // DistributedSampler pads to equal shares
+  uint64_t perRank =
+      ceilDiv(trainingSetSize(spec.dataset()), world);  // DistributedSampler pads to equal shares
   uint64_t microBatches = ceilDiv(perRank, std::max<uint64_t>(1, h.batch_size()));
   return uint64_t{h.epochs()} * ceilDiv(microBatches, std::max<uint64_t>(1, h.accumulation_steps()));
 }
 
 LiveProgress::LiveProgress(const v1::JobSpec& spec)
-    : totalSteps_(expectedSteps(spec)), worldSize_(static_cast<int>(std::max<uint32_t>(1, spec.world_size()))) {
+    : totalSteps_(expectedSteps(spec)),
+      worldSize_(static_cast<int>(std::max<uint32_t>(1, spec.world_size()))) {
   for (int r = 0; r < worldSize_; ++r) ranks_[r].progress.rank = r;
 }
 
-void LiveProgress::onRecords(const std::string&, const std::string& host, const std::vector<v1::Record>& records) {
+void LiveProgress::onRecords(const std::string&, const std::string& host,
+                             const std::vector<v1::Record>& records) {
   std::lock_guard lock(mutex_);
   for (const auto& record : records) {
     if (record.has_step()) {
@@ -60,7 +69,8 @@ void LiveProgress::onRecords(const std::string&, const std::string& host, const 
         samples += n;
         ns += t;
       }
-      rank.progress.samplesPerS = ns > 0 ? static_cast<double>(samples) / (static_cast<double>(ns) * 1e-9) : 0;
+      rank.progress.samplesPerS =
+          ns > 0 ? static_cast<double>(samples) / (static_cast<double>(ns) * 1e-9) : 0;
     } else if (record.has_memory()) {
       Rank& rank = ranks_[record.memory().rank()];
       rank.progress.rssMb = static_cast<double>(record.memory().rss_bytes()) / (1 << 20);
@@ -75,9 +85,14 @@ void LiveProgress::onRecords(const std::string&, const std::string& host, const 
         case v1::RankState::STATE_EXITED:
           rank.progress.state = s.exit_code() == 0 ? "done" : "exit " + std::to_string(s.exit_code());
           break;
-        case v1::RankState::STATE_SIGNALED: rank.progress.state = agent::signalName(s.signal()); break;
-        case v1::RankState::STATE_FAILED_TO_START: rank.progress.state = "failed to start"; break;
-        default: break;
+        case v1::RankState::STATE_SIGNALED:
+          rank.progress.state = agent::signalName(s.signal());
+          break;
+        case v1::RankState::STATE_FAILED_TO_START:
+          rank.progress.state = "failed to start";
+          break;
+        default:
+          break;
       }
     }
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Live progress of a running job from its records: step of total, samples/s, ETA and a compact per-rank table.
-// The terminal's progress bar and the GUI's status line read the same snapshot.
+// Live progress of a running job from its records: step of total, samples/s, ETA and a compact per-rank
+// table. The terminal's progress bar and the GUI's status line read the same snapshot.
 #pragma once
 
 #include <deque>
@@ -17,31 +17,33 @@ namespace ringmaster::console {
 struct RankProgress {
   int rank = 0;
   std::string host;
-  uint64_t step = 0;          // steps done
-  double samplesPerS = 0;     // over the last few steps
+  uint64_t step = 0;       // steps done
+  double samplesPerS = 0;  // over the last few steps
   double loss = 0;
-  double computeMs = 0;       // forward + backward of the last step
-  double commWaitMs = 0;      // exposed communication wait of the last step
+  double computeMs = 0;   // forward + backward of the last step
+  double commWaitMs = 0;  // exposed communication wait of the last step
   double rssMb = 0;
   std::string state = "starting";  // starting, running, done, failed (+ how)
 };
 
 struct ProgressSnapshot {
-  uint64_t step = 0;          // the slowest rank's
-  uint64_t totalSteps = 0;    // 0: unknown
-  double samplesPerS = 0;     // all ranks together
-  double etaS = -1;           // negative: unknown
-  double loss = 0;            // rank 0's last
+  uint64_t step = 0;        // the slowest rank's
+  uint64_t totalSteps = 0;  // 0: unknown
+  double samplesPerS = 0;   // all ranks together
+  double etaS = -1;         // negative: unknown
+  double loss = 0;          // rank 0's last
   std::vector<RankProgress> ranks;
 };
 
-// Optimizer steps the job will run, as the worker counts them (DistributedSampler padding, batch, accumulation).
+// Optimizer steps the job will run, as the worker counts them (DistributedSampler padding, batch,
+// accumulation).
 uint64_t expectedSteps(const v1::JobSpec& spec);
 
 class LiveProgress : public RecordSink {
  public:
   explicit LiveProgress(const v1::JobSpec& spec);
-  void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void onRecords(const std::string& jobId, const std::string& host,
+                 const std::vector<v1::Record>& records) override;
   ProgressSnapshot snapshot() const;
 
  private:

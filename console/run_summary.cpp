@@ -48,7 +48,8 @@ double leastSquaresSlope(const std::vector<std::pair<double, double>>& points) {
 
 RunSummaryBuilder::RunSummaryBuilder(v1::JobSpec spec) : spec_(std::move(spec)) {}
 
-void RunSummaryBuilder::onRecords(const std::string&, const std::string& host, const std::vector<v1::Record>& records) {
+void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
+                                  const std::vector<v1::Record>& records) {
   std::lock_guard lock(mutex_);
   for (const auto& record : records) {
     switch (record.body_case()) {
@@ -80,7 +81,8 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host, c
         const auto& m = record.memory();
         Rank& r = ranks_[m.rank()];
         r.peakRss = std::max(r.peakRss, m.rss_bytes());
-        r.rssByStep.emplace_back(static_cast<double>(m.step()), static_cast<double>(m.rss_bytes()) / (1 << 20));
+        r.rssByStep.emplace_back(static_cast<double>(m.step()),
+                                 static_cast<double>(m.rss_bytes()) / (1 << 20));
         break;
       }
       case v1::Record::kSummary: {
@@ -95,8 +97,11 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host, c
         r.telemetryDropped = std::max(r.telemetryDropped, record.health().records_dropped());
         break;
       }
-      case v1::Record::kRankState: ranks_[record.rank_state().rank()].host = host; break;
-      default: break;
+      case v1::Record::kRankState:
+        ranks_[record.rank_state().rank()].host = host;
+        break;
+      default:
+        break;
     }
   }
 }
@@ -159,8 +164,11 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   json.Key("ranks");
   json.StartArray();
   for (const auto& [rank, r] : ranks_) {
-    auto meanMs = [&](int64_t ns) { return r.steps ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.steps) : 0.0; };
-    double samplesPerS = r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0;
+    auto meanMs = [&](int64_t ns) {
+      return r.steps ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.steps) : 0.0;
+    };
+    double samplesPerS =
+        r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0;
     jobSamplesPerS += samplesPerS;
     jobOps += r.allreduceOps;
     jobBytes += r.allreduceBytes;
@@ -210,7 +218,8 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   writeMember(json, "samples_per_s", jobSamplesPerS);
   allreduce(jobOps, jobBytes, jobLatencies, jobBusbw);
   if (auto it = ranks_.find(0); it != ranks_.end()) {
-    writeMember(json, "final_loss", it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
+    writeMember(json, "final_loss",
+                it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
     if (it->second.hasSummary) writeMember(json, "test_accuracy", it->second.summary.test_accuracy());
   }
   writeMember(json, "params_identical", identical && !ranks_.empty());
@@ -237,15 +246,16 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   return std::string(jsonText(buffer)) + "\n";
 }
 
-void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,
-                                  const std::vector<v1::Finding>& findings) const {
+void RunSummaryBuilder::writeJson(const std::string& path, const std::string& jobId,
+                                  const JobOutcome& outcome, const std::vector<v1::Finding>& findings) const {
   QSaveFile file(q(path));
   if (!file.open(QIODevice::WriteOnly)) {
     throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
   }
   const std::string text = toJson(jobId, outcome, findings);
   file.write(text.data(), static_cast<qint64>(text.size()));
-  if (!file.commit()) throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
+  if (!file.commit())
+    throw InputError("--summary-json " + path + ": cannot write: " + file.errorString().toStdString());
 }
 
 }  // namespace ringmaster::console

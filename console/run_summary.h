@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The summary of one run, built from its records as they arrive, written by `ringmaster run --summary-json`:
-// status, per-rank throughput and step-phase means, all-reduce statistics, memory peak and slope, final loss and
-// accuracy, and each rank's parameter checksum.
+// status, per-rank throughput and step-phase means, all-reduce statistics, memory peak and slope, final loss
+// and accuracy, and each rank's parameter checksum.
 #pragma once
 
 #include <map>
@@ -17,7 +17,8 @@ namespace ringmaster::console {
 class RunSummaryBuilder : public RecordSink {
  public:
   explicit RunSummaryBuilder(v1::JobSpec spec);
-  void onRecords(const std::string& jobId, const std::string& host, const std::vector<v1::Record>& records) override;
+  void onRecords(const std::string& jobId, const std::string& host,
+                 const std::vector<v1::Record>& records) override;
 
   // The summary as an indented JSON document. `findings` are the diagnosis' (stragglers, leaks, stalls,
   // communication) at the end of the run.

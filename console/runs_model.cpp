@@ -37,7 +37,9 @@ int RunsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(runs_.size());
 }
 
-int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const RunInfo* r = index.isValid() ? run(index.row()) : nullptr;
@@ -46,47 +48,71 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const int64_t duration = (r->endedUnixNs > 0 ? r->endedUnixNs : 0) - r->startedUnixNs;
   if (role == SortRole) {
     switch (index.column()) {
-      case Id: return QVariant::fromValue<qlonglong>(r->id);
-      case Ranks: return r->worldSize;
-      case Started: return QVariant::fromValue<qlonglong>(r->startedUnixNs);
-      case Duration: return QVariant::fromValue<qlonglong>(r->endedUnixNs > 0 ? duration : 0);
-      default: return data(index, Qt::DisplayRole);
+      case Id:
+        return QVariant::fromValue<qlonglong>(r->id);
+      case Ranks:
+        return r->worldSize;
+      case Started:
+        return QVariant::fromValue<qlonglong>(r->startedUnixNs);
+      case Duration:
+        return QVariant::fromValue<qlonglong>(r->endedUnixNs > 0 ? duration : 0);
+      default:
+        return data(index, Qt::DisplayRole);
     }
   }
   if (role == Qt::ToolTipRole && index.column() == Name) return QString::fromStdString(r->notes);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Id: return QVariant::fromValue<qlonglong>(r->id);
-    case Name: return QString::fromStdString(r->name);
-    case Status: return QString::fromStdString(r->status);
-    case Engine: return r->engine.empty() ? tr("imported") : QString::fromStdString(r->engine);
-    case Backend: return QString::fromStdString(r->backend);
-    case Ranks: return r->worldSize;
+    case Id:
+      return QVariant::fromValue<qlonglong>(r->id);
+    case Name:
+      return QString::fromStdString(r->name);
+    case Status:
+      return QString::fromStdString(r->status);
+    case Engine:
+      return r->engine.empty() ? tr("imported") : QString::fromStdString(r->engine);
+    case Backend:
+      return QString::fromStdString(r->backend);
+    case Ranks:
+      return r->worldSize;
     case Started:
-      return QDateTime::fromMSecsSinceEpoch(r->startedUnixNs / 1'000'000).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    case Duration: return r->endedUnixNs > 0 ? durationText(duration) : QString();
+      return QDateTime::fromMSecsSinceEpoch(r->startedUnixNs / 1'000'000)
+          .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case Duration:
+      return r->endedUnixNs > 0 ? durationText(duration) : QString();
     case Tags: {
       QStringList tags;
       for (const auto& t : r->tags) tags << QString::fromStdString(t);
       return tags.join(QStringLiteral(", "));
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Id: return tr("Run");
-    case Name: return tr("Name");
-    case Status: return tr("Status");
-    case Engine: return tr("Engine");
-    case Backend: return tr("Backend");
-    case Ranks: return tr("Ranks");
-    case Started: return tr("Started");
-    case Duration: return tr("Duration");
-    case Tags: return tr("Tags");
-    default: return {};
+    case Id:
+      return tr("Run");
+    case Name:
+      return tr("Name");
+    case Status:
+      return tr("Status");
+    case Engine:
+      return tr("Engine");
+    case Backend:
+      return tr("Backend");
+    case Ranks:
+      return tr("Ranks");
+    case Started:
+      return tr("Started");
+    case Duration:
+      return tr("Duration");
+    case Tags:
+      return tr("Tags");
+    default:
+      return {};
   }
 }
 

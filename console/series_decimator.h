@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Reduces a line to what a screen can show: per pixel column the first, lowest, highest and last point, in x
-// order. Peaks survive and a series of any length draws with at most four points per column (PlotJuggler's way).
+// order. Peaks survive and a series of any length draws with at most four points per column (PlotJuggler's
+// way).
 #pragma once
 
 #include <QList>
 #include <QPointF>
-
 #include <cstdint>
 
 namespace ringmaster::console {
@@ -23,8 +23,8 @@ struct PixelGrid {
   bool operator!=(const PixelGrid& o) const { return !(*this == o); }
 };
 
-// Takes points in ascending x and writes each column's first/min/max/last to `out` (each point once, x order).
-// Points with a NaN y are skipped: they are gaps, not values.
+// Takes points in ascending x and writes each column's first/min/max/last to `out` (each point once, x
+// order). Points with a NaN y are skipped: they are gaps, not values.
 class ColumnReducer {
  public:
   ColumnReducer(const PixelGrid& grid, QList<QPointF>& out) : grid_(grid), out_(out) {}
@@ -48,8 +48,8 @@ class ColumnReducer {
   Pick first_, min_, max_, last_;
 };
 
-// Reduces `points` (ascending x) to the grid: the points inside [x0, x1] plus the nearest one beyond each edge,
-// so the line reaches the chart's borders.
+// Reduces `points` (ascending x) to the grid: the points inside [x0, x1] plus the nearest one beyond each
+// edge, so the line reaches the chart's borders.
 QList<QPointF> decimate(const QList<QPointF>& points, const PixelGrid& grid);
 
 }  // namespace ringmaster::console

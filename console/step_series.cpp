@@ -45,7 +45,9 @@ void StepSeries::store(uint64_t step, float value) {
   dirtyFrom_ = std::min(dirtyFrom_, step);
 }
 
-void StepSeries::set(uint64_t step, float value) { store(step, value); }
+void StepSeries::set(uint64_t step, float value) {
+  store(step, value);
+}
 
 void StepSeries::add(uint64_t step, float delta) {
   const float old = at(step);
@@ -198,7 +200,8 @@ void StepSeries::reduceColumnsFrom(int64_t column) {
       const uint64_t begin = columnStart(c);
       if (begin >= end_) {
         // Nothing further right: the remaining columns are empty.
-        for (int64_t rest = c + 1; rest <= columns; ++rest) columnOut_[static_cast<size_t>(rest + 1)] = points_.size();
+        for (int64_t rest = c + 1; rest <= columns; ++rest)
+          columnOut_[static_cast<size_t>(rest + 1)] = points_.size();
         break;
       }
       reduceSteps(begin, columnStart(c + 1), points_);

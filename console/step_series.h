@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// One metric of one rank over optimizer steps, kept small enough for 64 ranks x 100 000 steps: a float per step
-// (4 bytes) in fixed-size chunks that never move, NaN where a step has no value. It serves a chart the
+// One metric of one rank over optimizer steps, kept small enough for 64 ranks x 100 000 steps: a float per
+// step (4 bytes) in fixed-size chunks that never move, NaN where a step has no value. It serves a chart the
 // first/min/max/last points per pixel column and redoes only the columns that changed since the last call.
 #pragma once
 
 #include <QList>
 #include <QPointF>
-
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -49,8 +48,9 @@ class StepSeries {
   // Highest value over steps [from, to); NaN when none.
   float maxOver(uint64_t from, uint64_t to) const { return extent(from, to).max; }
 
-  // Points (x = step) for a chart showing `grid`: first/min/max/last per column plus the nearest point beyond each
-  // edge. The result is cached; after set()/add() only the columns from the first changed step on are reduced again.
+  // Points (x = step) for a chart showing `grid`: first/min/max/last per column plus the nearest point beyond
+  // each edge. The result is cached; after set()/add() only the columns from the first changed step on are
+  // reduced again.
   const QList<QPointF>& decimated(const PixelGrid& grid);
 
   // Memory this series holds (values, chunk summaries and the decimation cache).

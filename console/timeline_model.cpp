@@ -10,10 +10,15 @@
 namespace ringmaster::console {
 namespace {
 
-// Whether an event that starts before t1 reaches into [t0, t1): ranges are half-open, instants count where they are.
-bool overlaps(const TimelineModel::Event& e, int64_t t0) { return e.endNs > t0 || e.startNs >= t0; }
+// Whether an event that starts before t1 reaches into [t0, t1): ranges are half-open, instants count where
+// they are.
+bool overlaps(const TimelineModel::Event& e, int64_t t0) {
+  return e.endNs > t0 || e.startNs >= t0;
+}
 
-bool isNegotiation(const std::string& name) { return name.rfind("NEGOTIATE", 0) == 0; }
+bool isNegotiation(const std::string& name) {
+  return name.rfind("NEGOTIATE", 0) == 0;
+}
 
 // Horovod's timeline names a rank's ready tick by the rank number.
 bool parseRank(const std::string& text, int& rank) {
@@ -33,7 +38,9 @@ TimelineModel::NameId TimelineModel::intern(const std::string& name) {
   return it->second;
 }
 
-const std::string& TimelineModel::name(NameId id) const { return names_.at(id); }
+const std::string& TimelineModel::name(NameId id) const {
+  return names_.at(id);
+}
 
 int TimelineModel::laneIndex(int rank, const std::string& name) {
   auto [it, inserted] = laneByKey_.try_emplace({rank, name}, static_cast<int>(lanes_.size()));
@@ -82,7 +89,8 @@ void TimelineModel::add(const v1::TimelineEvent& record) {
     lane.chunks.clear();  // summaries of the old order; rebuilt after sorting
   }
   lane.events.push_back(e);
-  if (lane.sorted) lane.maxEndSoFar.push_back(std::max(end, lane.maxEndSoFar.empty() ? end : lane.maxEndSoFar.back()));
+  if (lane.sorted)
+    lane.maxEndSoFar.push_back(std::max(end, lane.maxEndSoFar.empty() ? end : lane.maxEndSoFar.back()));
   ++eventCount_;
   beginNs_ = std::min(beginNs_, start);
   endNs_ = std::max(endNs_, end);
@@ -94,7 +102,9 @@ void TimelineModel::add(const v1::RecordBatch& batch) {
   }
 }
 
-void TimelineModel::clear() { *this = TimelineModel(); }
+void TimelineModel::clear() {
+  *this = TimelineModel();
+}
 
 std::vector<std::pair<std::string, std::string>> TimelineModel::args(const Event& event) const {
   if (event.args == 0 || event.args > argTable_.size()) return {};
@@ -230,7 +240,8 @@ std::vector<TimelineModel::Box> TimelineModel::boxes(int laneId, int64_t t0, int
     // event-by-event walk below would merge all of it into one box, so take its summary instead.
     if (i % kChunkEvents == 0 && i / kChunkEvents < lane.chunks.size()) {
       const Chunk& chunk = lane.chunks[i / kChunkEvents];
-      if (chunk.firstStart >= t0 && chunk.lastStart < t1 && static_cast<double>(chunk.maxDuration) < narrowNs &&
+      if (chunk.firstStart >= t0 && chunk.lastStart < t1 &&
+          static_cast<double>(chunk.maxDuration) < narrowNs &&
           static_cast<double>(chunk.maxGap) <= narrowNs) {
         if (open && static_cast<double>(chunk.firstStart) <= static_cast<double>(merged.endNs) + narrowNs) {
           merged.endNs = std::max(merged.endNs, chunk.maxEnd);
@@ -291,14 +302,16 @@ int TimelineModel::eventAt(int laneId, int64_t t, int64_t toleranceNs) const {
 std::vector<TimelineModel::Tick> TimelineModel::ticks(int laneId, int64_t t0, int64_t t1) const {
   if (!ticksSorted_) {
     for (auto& [tensor, list] : ticks_) {
-      std::stable_sort(list.begin(), list.end(), [](const Tick& a, const Tick& b) { return a.timeNs < b.timeNs; });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Tick& a, const Tick& b) { return a.timeNs < b.timeNs; });
     }
     ticksSorted_ = true;
   }
   auto it = ticks_.find(lanes_[static_cast<size_t>(laneId)].info.name);
   if (it == ticks_.end()) return {};
   const auto& list = it->second;
-  auto begin = std::lower_bound(list.begin(), list.end(), t0, [](const Tick& a, int64_t t) { return a.timeNs < t; });
+  auto begin =
+      std::lower_bound(list.begin(), list.end(), t0, [](const Tick& a, int64_t t) { return a.timeNs < t; });
   auto end = std::upper_bound(begin, list.end(), t1, [](int64_t t, const Tick& a) { return t < a.timeNs; });
   return {begin, end};
 }
@@ -364,8 +377,8 @@ std::vector<v1::TimelineEvent> TimelineModel::eventsIn(int64_t t0, int64_t t1) c
 size_t TimelineModel::bytesHeld() const {
   size_t bytes = sizeof(*this);
   for (const LaneData& lane : lanes_) {
-    bytes += sizeof(LaneData) + lane.events.capacity() * sizeof(Event) + lane.maxEndSoFar.capacity() * sizeof(int64_t) +
-             lane.chunks.capacity() * sizeof(Chunk);
+    bytes += sizeof(LaneData) + lane.events.capacity() * sizeof(Event) +
+             lane.maxEndSoFar.capacity() * sizeof(int64_t) + lane.chunks.capacity() * sizeof(Chunk);
   }
   for (const auto& args : argTable_) bytes += sizeof(args) + args.size() * 64;
   for (const auto& [tensor, list] : ticks_) bytes += list.capacity() * sizeof(Tick);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline of a run for a custom-painted view: per-lane event arrays sorted by start, level-of-detail boxes
-// for a visible range, hit testing, per-phase statistics of a range, and Horovod's "who arrived late" ticks.
+// The timeline of a run for a custom-painted view: per-lane event arrays sorted by start, level-of-detail
+// boxes for a visible range, hit testing, per-phase statistics of a range, and Horovod's "who arrived late"
+// ticks.
 //
-// Lanes are (rank, lane name). A rank's "compute" lane holds DATA FORWARD BACKWARD OPTIMIZER; "comm" lanes hold
-// ALLREDUCE and its wait; any other lane name is a tensor or fused buffer of the Horovod engine, holding
-// NEGOTIATE_ALLREDUCE, QUEUE, MEMCPY_IN_FUSION_BUFFER, ..._ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER. Two row layouts
-// are offered: by rank (its compute and comm lanes) and Horovod-style (one row per tensor, the lowest rank's
-// events, every rank's ready tick).
+// Lanes are (rank, lane name). A rank's "compute" lane holds DATA FORWARD BACKWARD OPTIMIZER; "comm" lanes
+// hold ALLREDUCE and its wait; any other lane name is a tensor or fused buffer of the Horovod engine, holding
+// NEGOTIATE_ALLREDUCE, QUEUE, MEMCPY_IN_FUSION_BUFFER, ..._ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER. Two row
+// layouts are offered: by rank (its compute and comm lanes) and Horovod-style (one row per tensor, the lowest
+// rank's events, every rank's ready tick).
 #pragma once
 
 #include <cstdint>
@@ -100,7 +101,8 @@ class TimelineModel {
 
   // Ready ticks of every rank for the tensor of `lane` (same tensor name on any rank), in [t0, t1], by time.
   std::vector<Tick> ticks(int lane, int64_t t0, int64_t t1) const;
-  // The rank whose tick comes last inside the NEGOTIATE event (the one the others waited for); -1 without ticks.
+  // The rank whose tick comes last inside the NEGOTIATE event (the one the others waited for); -1 without
+  // ticks.
   int lateRank(int lane, const Event& negotiate) const;
 
   // Time per phase per rank inside [t0, t1): each event's overlap with the range, over all lanes.
@@ -120,8 +122,8 @@ class TimelineModel {
     int64_t lastStart = 0;
     int64_t maxEnd = 0;
     int64_t maxDuration = 0;  // its widest event
-    int64_t maxGap = 0;       // widest gap between an event's start and the end of all earlier events in the chunk
-    NameId longestName = 0;   // the name of its first widest event
+    int64_t maxGap = 0;  // widest gap between an event's start and the end of all earlier events in the chunk
+    NameId longestName = 0;  // the name of its first widest event
   };
   struct LaneData {
     Lane info;

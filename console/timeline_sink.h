@@ -15,10 +15,12 @@ class TimelineSink : public RecordSink {
   // Throws InputError naming the path when the file cannot be created.
   explicit TimelineSink(const std::string& path) : writer_(path) {}
 
-  void onRecords(const std::string&, const std::string& host, const std::vector<v1::Record>& records) override {
+  void onRecords(const std::string&, const std::string& host,
+                 const std::vector<v1::Record>& records) override {
     for (const auto& record : records) {
       if (record.has_rank_state() && named_.insert(record.rank_state().rank()).second) {
-        writer_.nameRank(record.rank_state().rank(), "rank " + std::to_string(record.rank_state().rank()) + " (" + host + ")");
+        writer_.nameRank(record.rank_state().rank(),
+                         "rank " + std::to_string(record.rank_state().rank()) + " (" + host + ")");
       }
       if (record.has_timeline()) writer_.add(record.timeline());
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Saving a chart as an image: every chart of the console (series charts, phase bars, the heatmap, the
-// timeline) is a widget, and saveChart() draws that widget into a PNG (raster, at the widget's size on screen)
-// or an SVG (vector: lines and boxes stay paths, text stays text). Qt Charts views are drawn from their scene,
-// so an SVG of a chart holds its series as paths rather than a screenshot. addChartExport() puts
+// timeline) is a widget, and saveChart() draws that widget into a PNG (raster, at the widget's size on
+// screen) or an SVG (vector: lines and boxes stay paths, text stays text). Qt Charts views are drawn from
+// their scene, so an SVG of a chart holds its series as paths rather than a screenshot. addChartExport() puts
 // "Save as PNG…" and "Save as SVG…" on a widget's context menu; chartExportMenu() gives the same two actions
 // for a toolbar button.
 #pragma once

@@ -4,7 +4,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
-
 #include <cstdio>
 
 #include "common/error.h"
@@ -19,32 +18,39 @@ ConsoleCommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("Ringmaster desktop console: launch data-parallel training and watch every rank."));
   const QCommandLineOption help = parser.addHelpOption();
   const QCommandLineOption version = parser.addVersionOption();
-  const QCommandLineOption lang(QStringLiteral("lang"),
-                                QStringLiteral("Language of the interface: en or zh_CN (default: the system's; "
-                                               "the choice is remembered)."),
-                                QStringLiteral("LANG"));
-  const QCommandLineOption store(QStringLiteral("store"), QStringLiteral("Run history file (default: the user's)."),
+  const QCommandLineOption lang(
+      QStringLiteral("lang"),
+      QStringLiteral("Language of the interface: en or zh_CN (default: the system's; "
+                     "the choice is remembered)."),
+      QStringLiteral("LANG"));
+  const QCommandLineOption store(QStringLiteral("store"),
+                                 QStringLiteral("Run history file (default: the user's)."),
                                  QStringLiteral("FILE"));
-  const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open a stored run: its id, a name or 'last'."),
+  const QCommandLineOption open(QStringLiteral("open"),
+                                QStringLiteral("Open a stored run: its id, a name or 'last'."),
                                 QStringLiteral("RUN"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Render every page to DIR/<page>.png and exit (with --open, of that run; with --run, when the "
-                     "run has ended)."),
+      QStringLiteral(
+          "Render every page to DIR/<page>.png and exit (with --open, of that run; with --run, when the "
+          "run has ended)."),
       QStringLiteral("DIR"));
   const QCommandLineOption run(
       QStringLiteral("run"),
-      QStringLiteral("Launch a job at once and watch it live; its flags follow '--', as for `ringmaster run`: "
-                     "ringmaster-gui --run -- -np 4 --model cnn --data fashion-mnist --steps 200"));
+      QStringLiteral(
+          "Launch a job at once and watch it live; its flags follow '--', as for `ringmaster run`: "
+          "ringmaster-gui --run -- -np 4 --model cnn --data fashion-mnist --steps 200"));
   parser.addOptions({lang, store, open, screenshot, run});
-  parser.addPositionalArgument(QStringLiteral("-- FLAGS"), QStringLiteral("With --run: the flags of `ringmaster run`."));
+  parser.addPositionalArgument(QStringLiteral("-- FLAGS"),
+                               QStringLiteral("With --run: the flags of `ringmaster run`."));
   if (!parser.parse(arguments)) throw InputError(parser.errorText().toStdString());
   if (parser.isSet(help)) parser.showHelp(0);
   if (parser.isSet(version)) parser.showVersion();
 
   ConsoleCommandLine line;
   line.language = parser.value(lang);
-  if (!line.language.isEmpty() && line.language != QLatin1String("en") && line.language != QLatin1String("zh_CN")) {
+  if (!line.language.isEmpty() && line.language != QLatin1String("en") &&
+      line.language != QLatin1String("zh_CN")) {
     throw InputError("--lang " + line.language.toStdString() + ": use en or zh_CN");
   }
   line.open = parser.value(open);
@@ -54,7 +60,8 @@ ConsoleCommandLine parseCommandLine(const QStringList& arguments) {
   const QStringList flags = parser.positionalArguments();
   if (!line.run) {
     if (!flags.isEmpty()) {
-      throw InputError("unexpected argument '" + flags.front().toStdString() + "': job flags go after --run --");
+      throw InputError("unexpected argument '" + flags.front().toStdString() +
+                       "': job flags go after --run --");
     }
     return line;
   }
@@ -88,8 +95,9 @@ void startConsole(MainWindow& window, const ConsoleCommandLine& line) {
   if (!line.open.isEmpty()) {
     // Resolved on the store's thread like every store access; a bad name is reported and the window stays.
     const std::string text = line.open.toStdString();
-    window.store()->post<int64_t>(&window, [text](RunStore& s) { return s.resolveRun(text); },
-                                  [&window](int64_t id) { window.openRun(id); });
+    window.store()->post<int64_t>(
+        &window, [text](RunStore& s) { return s.resolveRun(text); },
+        [&window](int64_t id) { window.openRun(id); });
   }
   if (line.run) window.launch(line.plan, line.files);
   if (line.screenshot.isEmpty()) return;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ringmaster-gui's command line: language, run history, a stored run to open, screenshots, and
-// `--run -- <flags of ringmaster run>` to start that job at once and watch it live. The job's flags are parsed by
-// console::parseRunFlags, the same words as the CLI's.
+// `--run -- <flags of ringmaster run>` to start that job at once and watch it live. The job's flags are
+// parsed by console::parseRunFlags, the same words as the CLI's.
 #pragma once
 
 #include <QString>
@@ -23,8 +23,8 @@ struct ConsoleCommandLine {
   MainWindowOptions window;
 };
 
-// Parses `arguments` (the program's name first). --help and --version print and exit, as Qt's parser does; a bad
-// argument or job flag throws InputError with the message to print.
+// Parses `arguments` (the program's name first). --help and --version print and exit, as Qt's parser does; a
+// bad argument or job flag throws InputError with the message to print.
 ConsoleCommandLine parseCommandLine(const QStringList& arguments);
 
 // Does what the command line asks once the window is up: open a stored run or launch the job, then take the

@@ -13,15 +13,14 @@
 #include <QStackedBarSeries>
 #include <QStyledItemDelegate>
 #include <QTableView>
-#include <QValueAxis>
 #include <QVBoxLayout>
-
+#include <QValueAxis>
 #include <cmath>
 
+#include "console/store_access.h"
 #include "gui/chart_export.h"
 #include "gui/palette.h"
 #include "gui/series_chart.h"
-#include "console/store_access.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -36,7 +35,8 @@ class DeltaDelegate : public QStyledItemDelegate {
     QStyledItemDelegate::initStyleOption(option, index);
     const QVariant verdict = index.data(console::ComparisonModel::VerdictRole);
     if (!verdict.isValid() || verdict.toInt() == 0) return;
-    option->palette.setColor(QPalette::Text, verdict.toInt() > 0 ? QColor(0x1b, 0x8a, 0x3c) : QColor(0xc0, 0x20, 0x20));
+    option->palette.setColor(QPalette::Text,
+                             verdict.toInt() > 0 ? QColor(0x1b, 0x8a, 0x3c) : QColor(0xc0, 0x20, 0x20));
   }
 };
 
@@ -96,7 +96,8 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
   connect(compareButton, &QPushButton::clicked, this, [this] {
     std::vector<int64_t> ids;
     for (int i = 0; i < list_->count(); ++i) {
-      if (list_->item(i)->checkState() == Qt::Checked) ids.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
+      if (list_->item(i)->checkState() == Qt::Checked)
+        ids.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
     }
     if (ids.size() < 2) {
       status_->setText(tr("Tick at least two runs."));
@@ -113,16 +114,18 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
 void ComparePage::rebuildList() {
   std::vector<int64_t> checked;
   for (int i = 0; i < list_->count(); ++i) {
-    if (list_->item(i)->checkState() == Qt::Checked) checked.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
+    if (list_->item(i)->checkState() == Qt::Checked)
+      checked.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
   }
   list_->clear();
   for (int row = 0; row < runs_->rowCount(); ++row) {
     const RunInfo* run = runs_->run(row);
-    auto* item = new QListWidgetItem(tr("%1 · %2 (%3, %4 ranks)")
-                                         .arg(run->id)
-                                         .arg(QString::fromStdString(run->name), QString::fromStdString(run->engine))
-                                         .arg(run->worldSize),
-                                     list_);
+    auto* item =
+        new QListWidgetItem(tr("%1 · %2 (%3, %4 ranks)")
+                                .arg(run->id)
+                                .arg(QString::fromStdString(run->name), QString::fromStdString(run->engine))
+                                .arg(run->worldSize),
+                            list_);
     item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(run->id));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     const bool wasChecked = std::find(checked.begin(), checked.end(), run->id) != checked.end();
@@ -155,11 +158,14 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
     const QColor color = rankColor(static_cast<int>(i), static_cast<int>(runs.size()), dark);
     auto throughput = std::make_unique<console::StepSeries>();
     auto stepTime = std::make_unique<console::StepSeries>();
-    for (size_t s = 0; s < run.stepThroughput.size(); ++s) throughput->set(s, static_cast<float>(run.stepThroughput[s]));
-    for (size_t s = 0; s < run.stepTimesMs.size(); ++s) stepTime->set(s, static_cast<float>(run.stepTimesMs[s]));
+    for (size_t s = 0; s < run.stepThroughput.size(); ++s)
+      throughput->set(s, static_cast<float>(run.stepThroughput[s]));
+    for (size_t s = 0; s < run.stepTimesMs.size(); ++s)
+      stepTime->set(s, static_cast<float>(run.stepTimesMs[s]));
     throughputLines.push_back({name, throughput.get(), color, -1});
     stepLines.push_back({name, stepTime.get(), color, -1});
-    xMax = std::max({xMax, static_cast<double>(run.stepTimesMs.size()), static_cast<double>(run.stepThroughput.size())});
+    xMax = std::max(
+        {xMax, static_cast<double>(run.stepTimesMs.size()), static_cast<double>(run.stepThroughput.size())});
     lines_.push_back(std::move(throughput));
     lines_.push_back(std::move(stepTime));
   }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Runs side by side: pick two or more stored runs; throughput and step time overlaid, each run's per-rank phase
-// breakdown next to the others', and the delta table with confidence intervals.
+// Runs side by side: pick two or more stored runs; throughput and step time overlaid, each run's per-rank
+// phase breakdown next to the others', and the delta table with confidence intervals.
 #pragma once
 
 #include <QWidget>
-
 #include <memory>
 #include <vector>
 

@@ -16,7 +16,6 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QValueAxis>
-
 #include <cmath>
 
 #include "gui/chart_export.h"
@@ -87,7 +86,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phaseChart->setMargins(QMargins(4, 4, 4, 4));
   phaseChart->setBackgroundRoundness(0);
   phaseSeries_ = new QStackedBarSeries(phaseChart);
-  const QString phaseLabels[] = {tr("data"), tr("forward"), tr("backward"), tr("exposed comm"), tr("optimizer")};
+  const QString phaseLabels[] = {tr("data"), tr("forward"), tr("backward"), tr("exposed comm"),
+                                 tr("optimizer")};
   for (int i = 0; i < 5; ++i) {
     auto* set = new QBarSet(phaseLabels[i], phaseSeries_);
     set->setColor(phaseColor(QString::fromLatin1(kPhaseNames[i])));
@@ -135,9 +135,8 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
     if (dirty_ && isVisible()) redraw();
   });
   timer_.start(kRedrawMs);
-  connect(rankPicker_, qOverload<int>(&QComboBox::activated), this, [this](int index) {
-    Q_EMIT rankSelected(rankPicker_->itemData(index).toInt());
-  });
+  connect(rankPicker_, qOverload<int>(&QComboBox::activated), this,
+          [this](int index) { Q_EMIT rankSelected(rankPicker_->itemData(index).toInt()); });
   connect(allreduceBy_, qOverload<int>(&QComboBox::activated), this, [this] {
     rankCount_ = -1;  // rebuild the lines
     redraw();
@@ -180,12 +179,14 @@ void DashboardPage::setRun(console::RunData* run, const QString& title, bool liv
   title_->setText(run ? title : tr("No run selected. Launch one or open a past run from Runs."));
   QStringList hosts;
   if (run) {
-    for (const auto& [host, facts] : run->hosts) hosts << QString::fromStdString(console::describeHost(host, facts));
+    for (const auto& [host, facts] : run->hosts)
+      hosts << QString::fromStdString(console::describeHost(host, facts));
   }
   // A line for a few hosts; all of them in the tooltip.
   constexpr int kHostsShown = 2;
   QString line = QStringList(hosts.mid(0, kHostsShown)).join(QStringLiteral(" · "));
-  if (hosts.size() > kHostsShown) line += tr(" · and %n more host(s)", nullptr, int(hosts.size() - kHostsShown));
+  if (hosts.size() > kHostsShown)
+    line += tr(" · and %n more host(s)", nullptr, int(hosts.size() - kHostsShown));
   hosts_->setText(line);
   hosts_->setToolTip(hosts.join(QLatin1Char('\n')));
   hosts_->setVisible(!hosts.isEmpty());
@@ -237,7 +238,8 @@ void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
     if (slope == ev.end() || intercept == ev.end()) continue;
     const int ranks = run_ ? run_->series.rankCount() : f.rank() + 1;
     trends.push_back({tr("rank %1 trend").arg(f.rank()), intercept->second, slope->second,
-                      static_cast<double>(f.since_step()), rankColor(f.rank(), ranks, isDark(palette())).darker(130)});
+                      static_cast<double>(f.since_step()),
+                      rankColor(f.rank(), ranks, isDark(palette())).darker(130)});
     const auto last = ev.find("last_mib");
     if (last != ev.end()) highest = std::max(highest, last->second);
     const auto cap = ev.find("limit_mib");
@@ -344,7 +346,8 @@ qsizetype DashboardPage::redraw() {
   qsizetype pushed = 0;
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) pushed += c->refresh(x0, x1);
   const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
-  if (window != phasesWindow_ || !phasesRefreshed_.isValid() || phasesRefreshed_.elapsed() >= kPhaseRefreshMs) {
+  if (window != phasesWindow_ || !phasesRefreshed_.isValid() ||
+      phasesRefreshed_.elapsed() >= kPhaseRefreshMs) {
     refreshPhases(window.first, window.second);
     phasesWindow_ = window;
     phasesRefreshed_.start();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The live dashboard of one run: throughput (total and per rank), step phases per rank, all-reduce latency and
-// bus bandwidth (per rank or per bucket), memory per rank, and a rank x step heatmap of compute time.
+// The live dashboard of one run: throughput (total and per rank), step phases per rank, all-reduce latency
+// and bus bandwidth (per rank or per bucket), memory per rank, and a rank x step heatmap of compute time.
 // Data changes only mark the page dirty; a ~25 Hz timer redraws what changed, so bursts of records coalesce.
 #pragma once
 
@@ -31,7 +31,8 @@ class DashboardPage : public QWidget {
  public:
   explicit DashboardPage(QWidget* parent = nullptr);
 
-  // Shows `run` (not owned; nullptr shows nothing) with its hosts. `live` enables the stop and timeline controls.
+  // Shows `run` (not owned; nullptr shows nothing) with its hosts. `live` enables the stop and timeline
+  // controls.
   void setRun(console::RunData* run, const QString& title, bool live);
   // The live run shown here ended: a title that says how, and nothing left to stop.
   void runEnded(const QString& title);
@@ -39,7 +40,8 @@ class DashboardPage : public QWidget {
   void markDirty() { dirty_ = true; }
   // Emphasises one rank in every chart; -1 for none.
   void highlightRank(int rank);
-  // Shows steps [from, to) instead of the whole run (a finding's evidence); from == to shows everything again.
+  // Shows steps [from, to) instead of the whole run (a finding's evidence); from == to shows everything
+  // again.
   void showSteps(uint64_t from, uint64_t to);
   // Memory leak findings draw their trend (and the memory limit when it is near) on the memory chart.
   void setFindings(const std::vector<v1::Finding>& findings);
@@ -94,7 +96,8 @@ class DashboardPage : public QWidget {
   QBarCategoryAxis* phaseRanks_;
   QValueAxis* phaseMs_;
   double phaseMax_ = 0;
-  // Phase means over many steps move slowly: the bars follow at a few hertz, and at once when the window changes.
+  // Phase means over many steps move slowly: the bars follow at a few hertz, and at once when the window
+  // changes.
   QElapsedTimer phasesRefreshed_;
   std::pair<uint64_t, uint64_t> phasesWindow_{0, 0};
   HeatmapView* heatmap_;

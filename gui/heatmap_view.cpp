@@ -3,7 +3,6 @@
 
 #include <QMouseEvent>
 #include <QPainter>
-
 #include <cmath>
 
 #include "gui/chart_export.h"
@@ -13,11 +12,14 @@ namespace ringmaster::gui {
 
 HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
   setMinimumSize(320, 160);
-  setToolTip(tr("Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank."));
+  setToolTip(
+      tr("Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank."));
   addChartExport(this, tr("Compute time per rank and step"));
 }
 
-QString HeatmapView::scaleLabel(float ms) const { return tr("%1 ms").arg(ms, 0, 'f', 1); }
+QString HeatmapView::scaleLabel(float ms) const {
+  return tr("%1 ms").arg(ms, 0, 'f', 1);
+}
 
 QRect HeatmapView::plotRect() const {
   const int left = fontMetrics().horizontalAdvance(QStringLiteral("rank 000")) + 8;
@@ -85,7 +87,8 @@ void HeatmapView::paintEvent(QPaintEvent*) {
   // Rank labels: every row when they fit, otherwise a few.
   const int every = std::max(1, static_cast<int>(std::ceil(fontMetrics().height() / rowHeight)));
   for (int r = 0; r < ranks_; r += every) {
-    const QRectF row(0, plot.top() + r * rowHeight, plot.left() - 4, std::max(rowHeight, 1.0 * fontMetrics().height()));
+    const QRectF row(0, plot.top() + r * rowHeight, plot.left() - 4,
+                     std::max(rowHeight, 1.0 * fontMetrics().height()));
     p.drawText(row, Qt::AlignRight | Qt::AlignTop, tr("rank %1").arg(r));
   }
   if (highlighted_ >= 0 && highlighted_ < ranks_) {

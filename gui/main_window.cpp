@@ -7,18 +7,19 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include "common/horovod_timeline_reader.h"
 #include "common/json.h"
-#include "console/host_registry.h"
-#include "console/store_location.h"
 #include "console/background.h"
+#include "console/host_registry.h"
+#include "console/store_access.h"
+#include "console/store_location.h"
 #include "gui/compare_page.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
@@ -26,14 +27,14 @@
 #include "gui/report_dialog.h"
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
-#include "console/store_access.h"
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
 
 namespace ringmaster::gui {
 namespace {
 
-const char* const kPageKeys[] = {"hosts", "launch", "dashboard", "timeline", "findings", "compare", "logs", "runs"};
+const char* const kPageKeys[] = {"hosts",    "launch",  "dashboard", "timeline",
+                                 "findings", "compare", "logs",      "runs"};
 
 // Resetting the findings model loses the user's selection: do it only when something changed.
 bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Finding>& b) {
@@ -125,15 +126,31 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     dialog->show();
   });
   connect(runs_, &RunsPage::renameRequested, this, [this](int64_t id, const QString& name) {
-    store_->post<bool>(this, [id, name = name.toStdString()](RunStore& s) { s.renameRun(id, name); return true; },
-                       [this](bool) { refreshRuns(); });
+    store_->post<bool>(
+        this,
+        [id, name = name.toStdString()](RunStore& s) {
+          s.renameRun(id, name);
+          return true;
+        },
+        [this](bool) { refreshRuns(); });
   });
   connect(runs_, &RunsPage::tagRequested, this, [this](int64_t id, const QString& tag) {
-    store_->post<bool>(this, [id, tag = tag.toStdString()](RunStore& s) { s.addTag(id, tag); return true; },
-                       [this](bool) { refreshRuns(); });
+    store_->post<bool>(
+        this,
+        [id, tag = tag.toStdString()](RunStore& s) {
+          s.addTag(id, tag);
+          return true;
+        },
+        [this](bool) { refreshRuns(); });
   });
   connect(runs_, &RunsPage::deleteRequested, this, [this](int64_t id) {
-    store_->post<bool>(this, [id](RunStore& s) { s.deleteRun(id); return true; }, [this](bool) { refreshRuns(); });
+    store_->post<bool>(
+        this,
+        [id](RunStore& s) {
+          s.deleteRun(id);
+          return true;
+        },
+        [this](bool) { refreshRuns(); });
   });
   connect(hosts_, &HostsPage::checkRequested, registry_, &console::HostRegistry::checkHost);
   connect(hosts_, &HostsPage::addRequested, registry_, &console::HostRegistry::addHost);
@@ -161,7 +178,8 @@ MainWindow::~MainWindow() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (live_ && !live_->finished() && live_->remote()) {
-    // Remote ranks belong to their hosts' agents: closing the window leaves them training unless the user asks.
+    // Remote ranks belong to their hosts' agents: closing the window leaves them training unless the user
+    // asks.
     QMessageBox box(QMessageBox::Question, tr("A run is in progress"),
                     tr("The run keeps training on its hosts when the console closes; their agents keep its "
                        "journal. Leave it running, or stop it?"),
@@ -214,7 +232,8 @@ void MainWindow::saveSettings() {
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState());
   for (auto* split : findChildren<QSplitter*>()) {
-    if (!split->objectName().isEmpty()) settings.setValue(QStringLiteral("window/") + split->objectName(), split->saveState());
+    if (!split->objectName().isEmpty())
+      settings.setValue(QStringLiteral("window/") + split->objectName(), split->saveState());
   }
   settings.setValue(QStringLiteral("window/page"), QLatin1String(kPageKeys[pages_->currentIndex()]));
   settings.setValue(QStringLiteral("launch/last"), QString::fromStdString(messageToJson(launch_->spec())));
@@ -229,18 +248,29 @@ void MainWindow::setBanner(const QString& text, bool warning) {
                                  : QStringLiteral("background: #dbeafe; color: #12305c;"));
 }
 
-QString MainWindow::bannerText() const { return banner_->isVisibleTo(this) ? banner_->text() : QString(); }
+QString MainWindow::bannerText() const {
+  return banner_->isVisibleTo(this) ? banner_->text() : QString();
+}
 
-void MainWindow::addHost(const console::HostEntry& entry) { registry_->addHost(entry); }
+void MainWindow::addHost(const console::HostEntry& entry) {
+  registry_->addHost(entry);
+}
 
-void MainWindow::checkHost(int row) { registry_->checkHost(row); }
+void MainWindow::checkHost(int row) {
+  registry_->checkHost(row);
+}
 
-void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) { registry_->setWatchInterval(interval); }
+void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) {
+  registry_->setWatchInterval(interval);
+}
 
-QAbstractButton* MainWindow::timelineButton() const { return dashboard_->timelineButton(); }
+QAbstractButton* MainWindow::timelineButton() const {
+  return dashboard_->timelineButton();
+}
 
 void MainWindow::updateLiveControls() {
-  const bool running = live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
+  const bool running =
+      live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
   timelineButton()->setEnabled(running);
   if (!running) {
     QSignalBlocker block(timelineButton());
@@ -249,26 +279,25 @@ void MainWindow::updateLiveControls() {
 }
 
 void MainWindow::refreshRuns() {
-  store_->post<std::vector<RunInfo>>(this, [](RunStore& s) { return s.runs(); },
-                                     [this](std::vector<RunInfo> runs) {
-                                       runsModel_->setRuns(std::move(runs));
-                                       runs_->setStatus(tr("%n run(s) in %1", nullptr, runsModel_->rowCount())
-                                                            .arg(QDir::toNativeSeparators(store_->path())));
-                                       Q_EMIT runsRefreshed();
-                                     });
+  store_->post<std::vector<RunInfo>>(
+      this, [](RunStore& s) { return s.runs(); },
+      [this](std::vector<RunInfo> runs) {
+        runsModel_->setRuns(std::move(runs));
+        runs_->setStatus(tr("%n run(s) in %1", nullptr, runsModel_->rowCount())
+                             .arg(QDir::toNativeSeparators(store_->path())));
+        Q_EMIT runsRefreshed();
+      });
 }
 
 void MainWindow::openRun(int64_t runId) {
   setBanner(tr("Opening run %1…").arg(runId));
   store_->post<std::shared_ptr<console::RunData>>(
-      this,
-      [runId](RunStore& s) {
-        return std::make_shared<console::RunData>(console::loadRun(s, runId));
-      },
+      this, [runId](RunStore& s) { return std::make_shared<console::RunData>(console::loadRun(s, runId)); },
       [this, runId](std::shared_ptr<console::RunData> data) {
-        const QString title = tr("Run %1 · %2 · %3")
-                                  .arg(runId)
-                                  .arg(QString::fromStdString(data->info->name), QString::fromStdString(data->info->status));
+        const QString title =
+            tr("Run %1 · %2 · %3")
+                .arg(runId)
+                .arg(QString::fromStdString(data->info->name), QString::fromStdString(data->info->status));
         auto owned = std::make_unique<console::RunData>(std::move(*data));
         setBanner({});
         showRunData(std::move(owned), title, false, runId);
@@ -276,7 +305,8 @@ void MainWindow::openRun(int64_t runId) {
       });
 }
 
-void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QString& title, bool live, int64_t runId) {
+void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QString& title, bool live,
+                             int64_t runId) {
   // Views first let go of the old run, then it is replaced.
   dashboard_->setRun(nullptr, {}, false);
   timeline_->setModel(nullptr);
@@ -294,7 +324,9 @@ void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QStri
   Q_EMIT runShown(runId);
 }
 
-void MainWindow::launch(const v1::JobSpec& spec) { launch(registry_->planFor(spec)); }
+void MainWindow::launch(const v1::JobSpec& spec) {
+  launch(registry_->planFor(spec));
+}
 
 void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFiles& files) {
   if (live_ && !live_->finished()) {
@@ -314,22 +346,25 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
       nullptr, files);
   const QString name = QString::fromStdString(spec.name().empty() ? std::string("unnamed run") : spec.name());
   const bool recordFromStart = spec.timeline();
-  connect(live_.get(), &LiveRun::started, this, [this, name, recordFromStart](int64_t runId, const QString& jobId,
-                                                                              const QStringList& hosts) {
-    if (live_->onThisMachine()) {
-      setBanner(tr("Run %1 (%2) is running on this machine.").arg(runId).arg(jobId));
-    } else {
-      setBanner(tr("Run %1 (%2) is running on %3.").arg(runId).arg(jobId).arg(hosts.join(QStringLiteral(", "))));
-    }
-    auto data = std::make_unique<console::RunData>();
-    data->hosts = live_->hostFacts();
-    showRunData(std::move(data), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
-    updateLiveControls();
-    QSignalBlocker block(timelineButton());
-    timelineButton()->setChecked(recordFromStart);
-    pages_->setCurrentWidget(dashboard_);
-    refreshRuns();
-  });
+  connect(live_.get(), &LiveRun::started, this,
+          [this, name, recordFromStart](int64_t runId, const QString& jobId, const QStringList& hosts) {
+            if (live_->onThisMachine()) {
+              setBanner(tr("Run %1 (%2) is running on this machine.").arg(runId).arg(jobId));
+            } else {
+              setBanner(tr("Run %1 (%2) is running on %3.")
+                            .arg(runId)
+                            .arg(jobId)
+                            .arg(hosts.join(QStringLiteral(", "))));
+            }
+            auto data = std::make_unique<console::RunData>();
+            data->hosts = live_->hostFacts();
+            showRunData(std::move(data), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
+            updateLiveControls();
+            QSignalBlocker block(timelineButton());
+            timelineButton()->setChecked(recordFromStart);
+            pages_->setCurrentWidget(dashboard_);
+            refreshRuns();
+          });
   connect(live_.get(), &LiveRun::failedToStart, this, [this](const QString& message) {
     setBanner(tr("The run could not start: %1").arg(message), true);
     updateLiveControls();
@@ -351,14 +386,16 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     setBanner(tr("Connection to %1 lost — reconnecting…").arg(host), true);
     banner_->setToolTip(why);
   });
-  connect(live_.get(), &LiveRun::connectionRestored, this, [this](const QString& host, qulonglong backfilled) {
-    const QString text =
-        tr("Reconnected to %1; backfilled %n record(s).", nullptr, static_cast<int>(backfilled)).arg(host);
-    setBanner(text);
-    QTimer::singleShot(kReconnectedBannerMs, this, [this, text] {
-      if (banner_->text() == text) setBanner({});
-    });
-  });
+  connect(live_.get(), &LiveRun::connectionRestored, this,
+          [this](const QString& host, qulonglong backfilled) {
+            const QString text =
+                tr("Reconnected to %1; backfilled %n record(s).", nullptr, static_cast<int>(backfilled))
+                    .arg(host);
+            setBanner(text);
+            QTimer::singleShot(kReconnectedBannerMs, this, [this, text] {
+              if (banner_->text() == text) setBanner({});
+            });
+          });
   connect(live_.get(), &LiveRun::timelineRecording, this, [this](bool on, const QString& problem) {
     updateLiveControls();
     if (problem.isEmpty()) {
@@ -378,7 +415,8 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
   live_->start();
 }
 
-void MainWindow::ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
+void MainWindow::ingestLive(const std::vector<v1::Record>& records,
+                            const std::vector<v1::Finding>& findings) {
   if (!run_ || !live_ || shownRunId_ != live_->runId()) return;
   std::vector<v1::LogLine> lines;
   for (const v1::Record& r : records) {
@@ -414,7 +452,8 @@ void MainWindow::showEvidence(const v1::Finding& finding) {
   const uint64_t since = finding.since_step();
   const uint64_t end = std::max<uint64_t>(run_->series.endStep(), since + 1);
   dashboard_->showSteps(since > 10 ? since - 10 : 0, end);
-  // The timeline range: the steps from `since` of the finding's rank (a few steps, so the picture is readable).
+  // The timeline range: the steps from `since` of the finding's rank (a few steps, so the picture is
+  // readable).
   const auto& tl = run_->timeline;
   int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (int lane : tl.rankRows()) {
@@ -459,7 +498,9 @@ void MainWindow::importTraces(const QStringList& paths) {
       });
 }
 
-void MainWindow::showPage(Page page) { pages_->setCurrentIndex(page); }
+void MainWindow::showPage(Page page) {
+  pages_->setCurrentIndex(page);
+}
 
 QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix) {
   QDir().mkpath(dir);

@@ -3,10 +3,8 @@
 // shown run (live or from the store). Selecting a rank anywhere highlights it everywhere.
 #pragma once
 
-#include <chrono>
-
 #include <QMainWindow>
-
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -20,7 +18,6 @@
 class QLabel;
 class QAbstractButton;
 class QTabWidget;
-
 
 namespace ringmaster::console {
 class HostRegistry;

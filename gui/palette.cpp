@@ -2,7 +2,6 @@
 #include "gui/palette.h"
 
 #include <QHash>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,7 +38,9 @@ QColor phaseColor(const QString& phase) {
   return QColor::fromHsv(static_cast<int>(hash % 360), 90, 200);
 }
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightnessF() < 0.5; }
+bool isDark(const QPalette& palette) {
+  return palette.color(QPalette::Window).lightnessF() < 0.5;
+}
 
 QColor heatColor(double t) {
   static const std::array<QColor, 5> stops{QColor(0x44, 0x01, 0x54), QColor(0x3b, 0x52, 0x8b),

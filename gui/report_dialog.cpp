@@ -77,17 +77,28 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
   suggestPath();
 }
 
-ReportDialog::Format ReportDialog::format() const { return static_cast<Format>(format_->currentIndex()); }
+ReportDialog::Format ReportDialog::format() const {
+  return static_cast<Format>(format_->currentIndex());
+}
 
-void ReportDialog::setFormat(Format format) { format_->setCurrentIndex(static_cast<int>(format)); }
-void ReportDialog::setPath(const QString& path) { path_->setText(path); }
-void ReportDialog::setCompareWith(const QString& runIds) { compareWith_->setText(runIds); }
-QString ReportDialog::resultText() const { return result_->text(); }
+void ReportDialog::setFormat(Format format) {
+  format_->setCurrentIndex(static_cast<int>(format));
+}
+void ReportDialog::setPath(const QString& path) {
+  path_->setText(path);
+}
+void ReportDialog::setCompareWith(const QString& runIds) {
+  compareWith_->setText(runIds);
+}
+QString ReportDialog::resultText() const {
+  return result_->text();
+}
 
 void ReportDialog::suggestPath() {
   const QString dir = path_->text().isEmpty() ? QDir::homePath() : QFileInfo(path_->text()).absolutePath();
-  path_->setText(QDir(dir).filePath(QStringLiteral("ringmaster-run-%1%2").arg(runId_).arg(
-      QLatin1String(kSuffixes[format_->currentIndex()]))));
+  path_->setText(QDir(dir).filePath(QStringLiteral("ringmaster-run-%1%2")
+                                        .arg(runId_)
+                                        .arg(QLatin1String(kSuffixes[format_->currentIndex()]))));
 }
 
 void ReportDialog::exportNow() {
@@ -97,7 +108,8 @@ void ReportDialog::exportNow() {
     return;
   }
   std::vector<int64_t> compare;
-  for (const QString& part : compareWith_->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+  for (const QString& part :
+       compareWith_->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
     bool ok = false;
     const qlonglong id = part.toLongLong(&ok);
     if (!ok || id <= 0) {
@@ -114,20 +126,26 @@ void ReportDialog::exportNow() {
   const std::string file = path.toStdString();
   // Errors arrive through the store's failed() signal; the dialog listens for the duration of one export.
   auto connection = std::make_shared<QMetaObject::Connection>();
-  *connection = connect(store_, &console::StoreAccess::failed, this, [this, path, connection](const QString& error) {
-    disconnect(*connection);
-    progress_->setRange(0, 1);
-    export_->setEnabled(true);
-    result_->setText(tr("Could not export: %1").arg(error.toHtmlEscaped()));
-    Q_EMIT finished(path, error);
-  });
+  *connection =
+      connect(store_, &console::StoreAccess::failed, this, [this, path, connection](const QString& error) {
+        disconnect(*connection);
+        progress_->setRange(0, 1);
+        export_->setEnabled(true);
+        result_->setText(tr("Could not export: %1").arg(error.toHtmlEscaped()));
+        Q_EMIT finished(path, error);
+      });
   store_->post<QString>(
       this,
       [fmt, runId, file, compare](RunStore& store) {
         switch (fmt) {
-          case Format::Html: console::writeHtmlReport(console::buildReport(store, runId, compare), file); break;
-          case Format::Pdf: console::writePdfReport(console::buildReport(store, runId, compare), file); break;
-          case Format::Csv: return tr("%n row(s)", nullptr, static_cast<int>(console::writeCsv(store, runId, file)));
+          case Format::Html:
+            console::writeHtmlReport(console::buildReport(store, runId, compare), file);
+            break;
+          case Format::Pdf:
+            console::writePdfReport(console::buildReport(store, runId, compare), file);
+            break;
+          case Format::Csv:
+            return tr("%n row(s)", nullptr, static_cast<int>(console::writeCsv(store, runId, file)));
           case Format::Trace:
             return tr("%n event(s)", nullptr, static_cast<int>(console::writeTrace(store, runId, file)));
         }
@@ -138,8 +156,9 @@ void ReportDialog::exportNow() {
         progress_->setRange(0, 1);
         progress_->setValue(1);
         export_->setEnabled(true);
-        const QString link = QStringLiteral("<a href=\"%1\">%2</a>")
-                                 .arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped());
+        const QString link =
+            QStringLiteral("<a href=\"%1\">%2</a>")
+                .arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped());
         result_->setText(detail.isEmpty() ? tr("Saved %1").arg(link) : tr("Saved %1 (%2)").arg(link, detail));
         Q_EMIT finished(path, {});
       });

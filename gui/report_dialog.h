@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Export a run's report as HTML, PDF, CSV or Chrome trace (console/report.h), off the GUI thread, with progress
-// and a link to the result.
+// Export a run's report as HTML, PDF, CSV or Chrome trace (console/report.h), off the GUI thread, with
+// progress and a link to the result.
 #pragma once
 
 #include <QDialog>
-
 #include <cstdint>
 
 class QComboBox;
@@ -18,7 +17,6 @@ class StoreAccess;
 }  // namespace ringmaster::console
 
 namespace ringmaster::gui {
-
 
 class ReportDialog : public QDialog {
   Q_OBJECT

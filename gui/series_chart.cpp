@@ -3,7 +3,6 @@
 
 #include <QLineSeries>
 #include <QValueAxis>
-
 #include <cmath>
 #include <limits>
 
@@ -148,7 +147,9 @@ void SeriesChart::setLimit(double value, const QString& label) {
   limitValue_ = value;
 }
 
-qsizetype SeriesChart::pointCount(int line) const { return series_.at(static_cast<size_t>(line))->count(); }
+qsizetype SeriesChart::pointCount(int line) const {
+  return series_.at(static_cast<size_t>(line))->count();
+}
 
 qsizetype SeriesChart::refresh(double x0, double x1) {
   const QRectF plot = chart()->plotArea();
@@ -167,7 +168,8 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
   }
   for (size_t i = 0; i < lines_.size(); ++i) {
     const QList<QPointF>& points = lines_[i].series->decimated(grid);
-    const auto extent = lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
+    const auto extent =
+        lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
     if (!extent.empty()) {
       hi = std::max(hi, static_cast<double>(extent.max));
       lo = std::min(lo, static_cast<double>(extent.min));

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A line chart over steps fed from StepSeries: each refresh decimates every line to the plot's pixel width
 // before its QLineSeries sees it, pushes with QXYSeries::replace, and only ever widens the axes (to round
-// numbers), so a live chart does not jump on every sample. Beyond kMaxRankLines ranks the chart draws the band
-// between the lowest and highest rank per pixel column plus the highlighted rank's own line: 64 overlapping
-// lines say less than a band, and Qt Charts' per-point cost would not keep a frame short.
+// numbers), so a live chart does not jump on every sample. Beyond kMaxRankLines ranks the chart draws the
+// band between the lowest and highest rank per pixel column plus the highlighted rank's own line: 64
+// overlapping lines say less than a band, and Qt Charts' per-point cost would not keep a frame short.
 #pragma once
 
 #include <QChartView>
 #include <QColor>
 #include <QString>
-
 #include <vector>
 
 #include "console/step_series.h"
@@ -45,7 +44,8 @@ class SeriesChart : public QChartView {
   void highlightRank(int rank);
   // Forgets the axis ranges (a different run is shown).
   void resetAxes();
-  // A fitted straight line y = intercept + slope * x from fromX to the right edge (e.g. a memory leak's trend).
+  // A fitted straight line y = intercept + slope * x from fromX to the right edge (e.g. a memory leak's
+  // trend).
   struct Trend {
     QString name;
     double intercept = 0;

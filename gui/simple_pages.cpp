@@ -41,7 +41,7 @@ class SeverityDelegate : public QStyledItemDelegate {
   void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
     QStyledItemDelegate::paint(painter, option, index);
     const int severity = index.data(console::FindingsModel::SeverityRole).toInt();
-    const QColor color = severity == v1::Finding::SEVERITY_CRITICAL ? QColor(0xd6, 0x28, 0x28)
+    const QColor color = severity == v1::Finding::SEVERITY_CRITICAL  ? QColor(0xd6, 0x28, 0x28)
                          : severity == v1::Finding::SEVERITY_WARNING ? QColor(0xf4, 0xa2, 0x61)
                                                                      : QColor(0x26, 0x6d, 0xd3);
     painter->fillRect(QRect(option.rect.left(), option.rect.top() + 2, 4, option.rect.height() - 4), color);
@@ -125,7 +125,8 @@ LogsPage::LogsPage(console::LogModel* model, QWidget* parent) : QWidget(parent) 
   connect(search_, &QLineEdit::textChanged, filter_, &console::LogFilter::setText);
   // Follow the newest line unless the user scrolled up.
   connect(filter_, &QAbstractItemModel::rowsInserted, this, [this] {
-    if (view_->verticalScrollBar()->value() >= view_->verticalScrollBar()->maximum() - 2) view_->scrollToBottom();
+    if (view_->verticalScrollBar()->value() >= view_->verticalScrollBar()->maximum() - 2)
+      view_->scrollToBottom();
   });
 }
 
@@ -191,8 +192,10 @@ RunsPage::RunsPage(console::RunsModel* model, QWidget* parent) : QWidget(parent)
     const int64_t id = currentRun();
     if (id <= 0) return;
     bool ok = false;
-    const QString current = proxy_->index(view_->currentIndex().row(), console::RunsModel::Name).data().toString();
-    const QString name = QInputDialog::getText(this, tr("Rename run"), tr("Name"), QLineEdit::Normal, current, &ok);
+    const QString current =
+        proxy_->index(view_->currentIndex().row(), console::RunsModel::Name).data().toString();
+    const QString name =
+        QInputDialog::getText(this, tr("Rename run"), tr("Name"), QLineEdit::Normal, current, &ok);
     if (ok && !name.trimmed().isEmpty()) Q_EMIT renameRequested(id, name.trimmed());
   });
   connect(tag, &QPushButton::clicked, this, [this] {
@@ -217,14 +220,17 @@ int64_t RunsPage::currentRun() const {
   return index.isValid() ? index.data(console::RunsModel::RunIdRole).toLongLong() : 0;
 }
 
-void RunsPage::setStatus(const QString& text) { status_->setText(text); }
+void RunsPage::setStatus(const QString& text) {
+  status_->setText(text);
+}
 
 FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWidget(parent), model_(model) {
   view_ = table(model, this);
   view_->setItemDelegateForColumn(console::FindingsModel::Severity, new SeverityDelegate(view_));
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view_->horizontalHeader()->setStretchLastSection(true);
-  details_ = new QLabel(tr("Findings appear here as diagnosis detects them. Select one to see its evidence."), this);
+  details_ =
+      new QLabel(tr("Findings appear here as diagnosis detects them. Select one to see its evidence."), this);
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -232,26 +238,29 @@ FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWi
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(view_, 1);
   layout->addWidget(details_);
-  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-    const v1::Finding* f = current.isValid() ? model_->finding(current.row()) : nullptr;
-    if (!f) return;
-    showDetails(*f);
-    Q_EMIT findingActivated(*f);
-  });
+  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            const v1::Finding* f = current.isValid() ? model_->finding(current.row()) : nullptr;
+            if (!f) return;
+            showDetails(*f);
+            Q_EMIT findingActivated(*f);
+          });
 }
 
 void FindingsPage::showDetails(const v1::Finding& f) {
-  QString html = QStringLiteral("<b>%1 — %2</b><br>%3")
-                     .arg(console::FindingsModel::severityText(f.severity()),
-                          console::FindingsModel::kindText(f.kind()),
-                          QString::fromStdString(f.summary()).toHtmlEscaped());
-  if (!f.cause().empty()) html += QStringLiteral("<br>") + tr("Cause: %1").arg(QString::fromStdString(f.cause()));
+  QString html =
+      QStringLiteral("<b>%1 — %2</b><br>%3")
+          .arg(console::FindingsModel::severityText(f.severity()), console::FindingsModel::kindText(f.kind()),
+               QString::fromStdString(f.summary()).toHtmlEscaped());
+  if (!f.cause().empty())
+    html += QStringLiteral("<br>") + tr("Cause: %1").arg(QString::fromStdString(f.cause()));
   QStringList evidence;
   for (const auto& [key, value] : f.evidence()) {
     evidence << QStringLiteral("%1 = %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
   }
   std::sort(evidence.begin(), evidence.end());
-  if (!evidence.isEmpty()) html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
+  if (!evidence.isEmpty())
+    html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
   details_->setText(html);
 }
 

@@ -103,8 +103,8 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
     if (!folder.isEmpty()) Q_EMIT importRequested({folder});
   });
   connect(exportButton, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export visible range"), QStringLiteral("timeline.json"),
-                                                      tr("Chrome trace (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export visible range"), QStringLiteral("timeline.json"), tr("Chrome trace (*.json)"));
     if (!path.isEmpty()) exportVisibleRange(path);
   });
   connect(this, &TimelinePage::exported, this, [this](const QString& path, const QString& error) {
@@ -126,9 +126,13 @@ void TimelinePage::setModel(const console::TimelineModel* model) {
   }
 }
 
-void TimelinePage::modelChanged() { view_->modelChanged(); }
+void TimelinePage::modelChanged() {
+  view_->modelChanged();
+}
 
-void TimelinePage::highlightRank(int rank) { view_->highlightRank(rank); }
+void TimelinePage::highlightRank(int rank) {
+  view_->highlightRank(rank);
+}
 
 void TimelinePage::showRange(int64_t t0, int64_t t1) {
   const int64_t margin = (t1 - t0) / 10;
@@ -137,20 +141,27 @@ void TimelinePage::showRange(int64_t t0, int64_t t1) {
   showStats(t0, t1);
 }
 
-QString TimelinePage::detailsText() const { return details_->text(); }
+QString TimelinePage::detailsText() const {
+  return details_->text();
+}
 
 void TimelinePage::showEvent(int lane, int index) {
   if (!model_) return;
   const auto& e = model_->events(lane)[static_cast<size_t>(index)];
   const auto& l = model_->lane(lane);
-  QString html = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(model_->name(e.name)).toHtmlEscaped());
-  html += tr("rank %1, lane %2, step %3").arg(e.rank).arg(QString::fromStdString(l.name).toHtmlEscaped()).arg(e.step);
+  QString html =
+      QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(model_->name(e.name)).toHtmlEscaped());
+  html += tr("rank %1, lane %2, step %3")
+              .arg(e.rank)
+              .arg(QString::fromStdString(l.name).toHtmlEscaped())
+              .arg(e.step);
   html += QStringLiteral("<br>") + tr("start %1, duration %2")
-                                        .arg(formatDuration(static_cast<double>(e.startNs)))
-                                        .arg(formatDuration(static_cast<double>(e.endNs - e.startNs)));
+                                       .arg(formatDuration(static_cast<double>(e.startNs)))
+                                       .arg(formatDuration(static_cast<double>(e.endNs - e.startNs)));
   for (const auto& [key, value] : model_->args(e)) {
-    html += QStringLiteral("<br>%1: %2").arg(QString::fromStdString(key).toHtmlEscaped(),
-                                            QString::fromStdString(value).toHtmlEscaped());
+    html +=
+        QStringLiteral("<br>%1: %2")
+            .arg(QString::fromStdString(key).toHtmlEscaped(), QString::fromStdString(value).toHtmlEscaped());
   }
   if (l.isTensor() && model_->name(e.name).rfind("NEGOTIATE", 0) == 0) {
     const int late = model_->lateRank(lane, e);
@@ -163,7 +174,8 @@ void TimelinePage::showStats(int64_t t0, int64_t t1) {
   stats_->clear();
   if (!model_ || t1 <= t0) return;
   rangeLabel_->setText(tr("Range %1 – %2 (%3)")
-                           .arg(formatDuration(static_cast<double>(t0)), formatDuration(static_cast<double>(t1)),
+                           .arg(formatDuration(static_cast<double>(t0)),
+                                formatDuration(static_cast<double>(t1)),
                                 formatDuration(static_cast<double>(t1 - t0))));
   const auto stats = model_->rangeStats(t0, t1);
   for (const auto& [rank, phases] : stats) {
@@ -182,7 +194,8 @@ void TimelinePage::showStats(int64_t t0, int64_t t1) {
 void TimelinePage::exportVisibleRange(const QString& path) {
   if (!model_) return;
   // Collecting the events is quick; the writing happens off the GUI thread.
-  auto events = std::make_shared<std::vector<v1::TimelineEvent>>(model_->eventsIn(view_->visibleBegin(), view_->visibleEnd()));
+  auto events = std::make_shared<std::vector<v1::TimelineEvent>>(
+      model_->eventsIn(view_->visibleBegin(), view_->visibleEnd()));
   const std::string file = path.toStdString();
   console::runInBackground<bool>(
       this,

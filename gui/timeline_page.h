@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline page: the TimelineView with its row mode, the details of the clicked event, per-phase statistics
-// per rank of the selected range, import of Horovod timelines / Chrome traces, and export of the visible range.
+// The timeline page: the TimelineView with its row mode, the details of the clicked event, per-phase
+// statistics per rank of the selected range, import of Horovod timelines / Chrome traces, and export of the
+// visible range.
 #pragma once
 
 #include <QWidget>
@@ -27,7 +28,8 @@ class TimelinePage : public QWidget {
   void highlightRank(int rank);
   // Moves to [t0, t1) and selects it (a finding's evidence).
   void showRange(int64_t t0, int64_t t1);
-  // Writes the visible range as Chrome trace JSON to `path` (on a worker thread); `exported` tells the result.
+  // Writes the visible range as Chrome trace JSON to `path` (on a worker thread); `exported` tells the
+  // result.
   void exportVisibleRange(const QString& path);
 
   TimelineView* view() const { return view_; }

@@ -112,7 +112,8 @@ int TimelineView::labelWidth() const {
 
 QRect TimelineView::plotRect() const {
   const int label = labelWidth();
-  return QRect(label, kAxisHeight, std::max(10, width() - label - 4), std::max(10, height() - kAxisHeight - 4));
+  return QRect(label, kAxisHeight, std::max(10, width() - label - 4),
+               std::max(10, height() - kAxisHeight - 4));
 }
 
 bool TimelineView::event(QEvent* event) {
@@ -135,8 +136,12 @@ void TimelineView::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
 }
 
-double TimelineView::nsPerPixel() const { return nsPerPixel_; }
-double TimelineView::xOf(int64_t t) const { return plotRect().left() + static_cast<double>(t - t0_) / nsPerPixel_; }
+double TimelineView::nsPerPixel() const {
+  return nsPerPixel_;
+}
+double TimelineView::xOf(int64_t t) const {
+  return plotRect().left() + static_cast<double>(t - t0_) / nsPerPixel_;
+}
 int64_t TimelineView::timeAt(double x) const {
   return t0_ + static_cast<int64_t>(std::llround((x - plotRect().left()) * nsPerPixel_));
 }
@@ -196,7 +201,8 @@ void TimelineView::highlightRank(int rank) {
   for (size_t i = 0; i < rows_.size(); ++i) {
     if (model_ && model_->lane(rows_[i]).rank == rank) {
       const double y = static_cast<double>(i) * kRowHeight;
-      if (y < rowScroll_ || y > rowScroll_ + plotRect().height() - 2 * kRowHeight) rowScroll_ = std::max(0.0, y - kRowHeight);
+      if (y < rowScroll_ || y > rowScroll_ + plotRect().height() - 2 * kRowHeight)
+        rowScroll_ = std::max(0.0, y - kRowHeight);
       break;
     }
   }
@@ -255,8 +261,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
   if (!model_ || rows_.empty()) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(rect(), Qt::AlignCenter,
-               mode_ == RowMode::ByTensor ? tr("No tensor activity (the Horovod engine records one row per tensor).")
-                                          : tr("No timeline events. Turn on timeline recording, or import a timeline."));
+               mode_ == RowMode::ByTensor
+                   ? tr("No tensor activity (the Horovod engine records one row per tensor).")
+                   : tr("No timeline events. Turn on timeline recording, or import a timeline."));
     return;
   }
   paintAxis(p, plot);
@@ -301,7 +308,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     const auto& laneInfo = model_->lane(lane);
     const bool emphasised = highlighted_ >= 0 && laneInfo.rank == highlighted_ && mode_ == RowMode::ByRank;
     if (row % 2) p.fillRect(QRectF(0, top, width(), kRowHeight), alt);
-    if (emphasised) p.fillRect(QRectF(0, top, width(), kRowHeight), palette().color(QPalette::Highlight).lighter(170));
+    if (emphasised)
+      p.fillRect(QRectF(0, top, width(), kRowHeight), palette().color(QPalette::Highlight).lighter(170));
     p.setPen(text);
     p.drawText(QRectF(4, top, plot.left() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
                row - firstRow < rowLabels.size() ? rowLabels[row - firstRow] : QString());
@@ -353,7 +361,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setPen(QPen(palette().color(QPalette::Highlight), 2));
   for (const QRectF& r : outlines) p.drawRect(r);
   for (const TickMark& t : tickMarks) {
-    const QColor color = t.late ? QColor(0xd6, 0x28, 0x28) : (t.mine ? palette().color(QPalette::Highlight) : Qt::black);
+    const QColor color =
+        t.late ? QColor(0xd6, 0x28, 0x28) : (t.mine ? palette().color(QPalette::Highlight) : Qt::black);
     p.setPen(QPen(color, t.late || t.mine ? 2 : 1));
     p.drawLine(QPointF(t.x, t.top + 1), QPointF(t.x, t.top + kRowHeight - 1));
     if (t.labelled) p.drawText(QPointF(t.x + 2, t.top + kRowHeight - 4), QString::number(t.rank));
@@ -371,8 +380,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::wheelEvent(QWheelEvent* event) {
   const double steps = event->angleDelta().y() / 120.0;
   if (event->modifiers() & Qt::ShiftModifier) {
-    rowScroll_ = std::clamp(rowScroll_ - steps * 3 * kRowHeight, 0.0,
-                            std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height()));
+    rowScroll_ =
+        std::clamp(rowScroll_ - steps * 3 * kRowHeight, 0.0,
+                   std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height()));
     update();
   } else if (steps != 0) {
     zoomAt(event->position().x(), std::pow(kZoomStep, steps));
@@ -391,7 +401,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   const QPointF at = event->position();
   if (drag_ == Drag::Pan) {
     panPixels(at.x() - lastAt_.x());
-    const double maxScroll = std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height());
+    const double maxScroll =
+        std::max(0.0, static_cast<double>(rows_.size()) * kRowHeight - plotRect().height());
     rowScroll_ = std::clamp(rowScroll_ - (at.y() - lastAt_.y()), 0.0, maxScroll);
   } else if (drag_ == Drag::Select) {
     setSelection(timeAt(pressAt_.x()), timeAt(at.x()));

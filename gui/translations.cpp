@@ -24,9 +24,11 @@ QString installTranslation(QCoreApplication& app, const QString& language) {
   bool loaded = false;
   if (wanted.isEmpty()) {
     // The system's preferred languages, best first (zh_CN, zh_Hans_CN, ... all find ringmaster_zh_CN).
-    loaded = translator->load(QLocale::system(), QStringLiteral("ringmaster"), QStringLiteral("_"), QStringLiteral(":/i18n"));
+    loaded = translator->load(QLocale::system(), QStringLiteral("ringmaster"), QStringLiteral("_"),
+                              QStringLiteral(":/i18n"));
   } else if (wanted != QLatin1String("en")) {
-    loaded = translator->load(QLocale(wanted), QStringLiteral("ringmaster"), QStringLiteral("_"), QStringLiteral(":/i18n"));
+    loaded = translator->load(QLocale(wanted), QStringLiteral("ringmaster"), QStringLiteral("_"),
+                              QStringLiteral(":/i18n"));
   }
   if (!loaded) {
     delete translator;

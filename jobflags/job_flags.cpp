@@ -125,37 +125,48 @@ v1::FaultInjection::AtStep parseStepFault(const std::string& text, const std::st
 void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
   auto* h = spec.mutable_hyper();
   const std::string training = "Training";
-  addChoice(app, "--engine", "Gradient synchronisation: ddp (buckets + overlap) or horovod (negotiation + fusion)",
+  addChoice(app, "--engine",
+            "Gradient synchronisation: ddp (buckets + overlap) or horovod (negotiation + fusion)",
             {"ddp", "horovod"}, std::string(engineName(spec.engine())), parseEngine,
-            [&spec](v1::Engine e) { spec.set_engine(e); })->group(training);
+            [&spec](v1::Engine e) { spec.set_engine(e); })
+      ->group(training);
   addChoice(app, "--backend", "Collective library: gloo (CPU) or nccl (CUDA builds)", {"gloo", "nccl"},
             std::string(backendName(spec.backend())), parseBackend,
-            [&spec](v1::Backend b) { spec.set_backend(b); })->group(training);
+            [&spec](v1::Backend b) { spec.set_backend(b); })
+      ->group(training);
   // --model and --data take a name or a path; common/job_spec says which words mean what.
-  addWords(app, "--model",
-           "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any path "
-           "with a '/'), made with torch.jit.script(model).save(FILE)",
-           "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText(spec),
-           setModelFromText, spec)
+  addWords(
+      app, "--model",
+      "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any path "
+      "with a '/'), made with torch.jit.script(model).save(FILE)",
+      "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText(spec),
+      setModelFromText, spec)
       ->group(training);
   addWords(app, "--data",
            "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or uint8, "
            "N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and test_y.npy",
-           "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText(spec), setDataFromText, spec)
+           "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText(spec), setDataFromText,
+           spec)
       ->group(training);
   addChoice(app, "--loss", "What training minimises: cross-entropy (class labels) or mse (float targets)",
             {"cross-entropy", "mse"}, std::string(lossName(spec.loss())), parseLoss,
-            [&spec](v1::Loss l) { spec.set_loss(l); })->group(training);
-  app.add_option_function<std::string>("--data-dir", [&spec](const std::string& v) { spec.set_data_dir(v); },
-                                       "Directory holding the dataset files (default: the packaged dataset)")
-      ->group(training)->type_name("DIR");
+            [&spec](v1::Loss l) { spec.set_loss(l); })
+      ->group(training);
+  app.add_option_function<std::string>(
+         "--data-dir", [&spec](const std::string& v) { spec.set_data_dir(v); },
+         "Directory holding the dataset files (default: the packaged dataset)")
+      ->group(training)
+      ->type_name("DIR");
 
   const std::string hyper = "Hyper-parameters";
-  app.add_option_function<uint32_t>("--batch-size", [h](uint32_t v) { h->set_batch_size(v); },
-                                    "Samples per rank per micro-batch")
-      ->default_str(std::to_string(h->batch_size()))->check(CLI::Range(1, 65536))->group(hyper);
+  app.add_option_function<uint32_t>(
+         "--batch-size", [h](uint32_t v) { h->set_batch_size(v); }, "Samples per rank per micro-batch")
+      ->default_str(std::to_string(h->batch_size()))
+      ->check(CLI::Range(1, 65536))
+      ->group(hyper);
   addChoice(app, "--optimizer", "Optimizer", {"sgd", "adam"}, std::string(optimizerName(h->optimizer())),
-            parseOptimizer, [h](v1::Optimizer o) { h->set_optimizer(o); })->group(hyper);
+            parseOptimizer, [h](v1::Optimizer o) { h->set_optimizer(o); })
+      ->group(hyper);
   app.add_option_function<double>(
          "--lr", [h](double v) { h->set_lr(v); }, "Learning rate")
       ->default_str(std::to_string(h->lr()))
@@ -168,23 +179,38 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->group(hyper);
   // Switches take add_flag_callback: "--resume=maybe" is then a usage error (add_flag_function lets
   // CLI11's std::stoll throw past the parser).
-  app.add_flag_callback("--scale-lr", [h] { h->set_scale_lr(true); },
-                        "Multiply the learning rate by the world size (as Horovod advises)")->group(hyper);
-  app.add_option_function<uint32_t>("--warmup-steps", [h](uint32_t v) { h->set_warmup_steps(v); },
-                                    "Linear learning-rate warm-up (steps)")->group(hyper);
-  app.add_option_function<uint32_t>("--epochs", [h](uint32_t v) { h->set_epochs(v); },
-                                    "Passes over the training set (0: as many as --steps take)")
-      ->default_str(std::to_string(h->epochs()))->check(CLI::Range(0u, 100000u))->group(hyper);
-  app.add_option_function<uint64_t>("--steps", [h](uint64_t v) { h->set_steps(v); },
-                                    "Optimizer steps to run (overrides --epochs when given)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))->group(hyper);
-  app.add_option_function<uint64_t>("--seed", [h](uint64_t v) { h->set_seed(v); }, "Random seed")->group(hyper);
-  app.add_option_function<uint32_t>("--accumulation-steps", [h](uint32_t v) { h->set_accumulation_steps(v); },
-                                    "Micro-batches per optimizer step (DDP no_sync)")
-      ->default_str(std::to_string(h->accumulation_steps()))->check(CLI::Range(1, 1024))->group(hyper);
+  app.add_flag_callback(
+         "--scale-lr", [h] { h->set_scale_lr(true); },
+         "Multiply the learning rate by the world size (as Horovod advises)")
+      ->group(hyper);
+  app.add_option_function<uint32_t>(
+         "--warmup-steps", [h](uint32_t v) { h->set_warmup_steps(v); },
+         "Linear learning-rate warm-up (steps)")
+      ->group(hyper);
+  app.add_option_function<uint32_t>(
+         "--epochs", [h](uint32_t v) { h->set_epochs(v); },
+         "Passes over the training set (0: as many as --steps take)")
+      ->default_str(std::to_string(h->epochs()))
+      ->check(CLI::Range(0u, 100000u))
+      ->group(hyper);
+  app.add_option_function<uint64_t>(
+         "--steps", [h](uint64_t v) { h->set_steps(v); },
+         "Optimizer steps to run (overrides --epochs when given)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->group(hyper);
+  app.add_option_function<uint64_t>(
+         "--seed", [h](uint64_t v) { h->set_seed(v); }, "Random seed")
+      ->group(hyper);
+  app.add_option_function<uint32_t>(
+         "--accumulation-steps", [h](uint32_t v) { h->set_accumulation_steps(v); },
+         "Micro-batches per optimizer step (DDP no_sync)")
+      ->default_str(std::to_string(h->accumulation_steps()))
+      ->check(CLI::Range(1, 1024))
+      ->group(hyper);
   addChoice(app, "--compression", "Gradient compression on the wire", {"none", "fp16", "bf16"},
             std::string(compressionName(h->compression())), parseCompression,
-            [h](v1::Compression c) { h->set_compression(c); })->group(hyper);
+            [h](v1::Compression c) { h->set_compression(c); })
+      ->group(hyper);
   app.add_option_function<double>(
          "--bucket-cap-mb", [h](double v) { h->set_bucket_cap_mb(v); }, "DDP bucket size (MiB)")
       ->default_str(std::to_string(h->bucket_cap_mb()))
@@ -201,13 +227,16 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->default_str(std::to_string(h->cycle_time_ms()))
       ->check(finiteWithin(0.01, 10000.0))
       ->group(hyper);
-  app.add_option_function<uint32_t>("--backward-passes-per-step",
-                                    [h](uint32_t v) { h->set_backward_passes_per_step(v); },
-                                    "Horovod local gradient accumulation")
-      ->default_str(std::to_string(h->backward_passes_per_step()))->check(CLI::Range(1, 1024))->group(hyper);
+  app.add_option_function<uint32_t>(
+         "--backward-passes-per-step", [h](uint32_t v) { h->set_backward_passes_per_step(v); },
+         "Horovod local gradient accumulation")
+      ->default_str(std::to_string(h->backward_passes_per_step()))
+      ->check(CLI::Range(1, 1024))
+      ->group(hyper);
   addChoice(app, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
             std::string(reduceOpName(h->reduce_op())), parseReduceOp,
-            [h](v1::ReduceOp r) { h->set_reduce_op(r); })->group(hyper);
+            [h](v1::ReduceOp r) { h->set_reduce_op(r); })
+      ->group(hyper);
   app.add_option_function<double>(
          "--stall-check-s", [h](double v) { h->set_stall_check_s(v); },
          "Horovod stall inspector warning threshold (s)")
@@ -222,14 +251,19 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->group(training);
 
   const std::string checkpoints = "Checkpoints";
-  app.add_option_function<std::string>("--checkpoint-dir",
-                                       [&spec](const std::string& v) { spec.set_checkpoint_dir(v); },
-                                       "Directory for checkpoints (rank 0 writes)")
-      ->group(checkpoints)->type_name("DIR");
-  app.add_option_function<uint64_t>("--checkpoint-every", [&spec](uint64_t v) { spec.set_checkpoint_every(v); },
-                                    "Steps between checkpoints (0: only at the end)")->group(checkpoints);
-  app.add_flag_callback("--resume", [&spec] { spec.set_resume(true); },
-                        "Resume model, optimizer, step and epoch from --checkpoint-dir")->group(checkpoints);
+  app.add_option_function<std::string>(
+         "--checkpoint-dir", [&spec](const std::string& v) { spec.set_checkpoint_dir(v); },
+         "Directory for checkpoints (rank 0 writes)")
+      ->group(checkpoints)
+      ->type_name("DIR");
+  app.add_option_function<uint64_t>(
+         "--checkpoint-every", [&spec](uint64_t v) { spec.set_checkpoint_every(v); },
+         "Steps between checkpoints (0: only at the end)")
+      ->group(checkpoints);
+  app.add_flag_callback(
+         "--resume", [&spec] { spec.set_resume(true); },
+         "Resume model, optimizer, step and epoch from --checkpoint-dir")
+      ->group(checkpoints);
 
   const std::string faults = "Fault injection (demos and tests; off by default)";
   // The faults message is made when a fault is given, so that a spec without faults parses back without one.

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/comm_benchmark.h"
 
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <vector>
 
 #include "worker/gradient_engine.h"
@@ -77,7 +76,8 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
     result.ncclNote = "not built (CMake found no CUDA and NCCL)";
   } else {
     try {
-      nccl = makeNcclProcessGroup(c10::make_intrusive<c10d::PrefixStore>("nccl", store), rank, worldSize, rank);
+      nccl =
+          makeNcclProcessGroup(c10::make_intrusive<c10d::PrefixStore>("nccl", store), rank, worldSize, rank);
     } catch (const std::exception& e) {
       result.ncclNote = std::string("skipped: ") + e.what();
     }
@@ -86,7 +86,8 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
   std::vector<at::Tensor> ready{torch::tensor({nccl ? 1.0f : 0.0f})};
   group->allreduce(ready)->wait();
   result.withNccl = ready[0].item<float>() == static_cast<float>(worldSize);
-  if (!result.withNccl && result.ncclNote.empty()) result.ncclNote = "skipped: not every rank could start NCCL";
+  if (!result.withNccl && result.ncclNote.empty())
+    result.ncclNote = "skipped: not every rank could start NCCL";
 
   Probe probe(rank, worldSize, 1 << 12);
   EngineContext context;
@@ -117,7 +118,8 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
     auto backward = [&] { (param * coefficient).sum().backward(); };
     const double bare = timeLoop(*group, options.secondsPerCell, backward);
     // The control for the engines: the same backward, then a raw all-reduce of its gradient, timed alone. It
-    // runs where an engine's collective runs (after a backward, the peer maybe still computing), without an engine.
+    // runs where an engine's collective runs (after a backward, the peer maybe still computing), without an
+    // engine.
     {
       std::vector<double> afterBackward;
       timeLoop(*group, options.secondsPerCell, [&] {
@@ -138,8 +140,8 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
       engine.finishBackward();
       for (const auto& record : probe.buffer().drain(1 << 12)) {
         if (record.has_allreduce()) {
-          collectiveSeconds.push_back(static_cast<double>(record.allreduce().end_ns() - record.allreduce().start_ns()) *
-                                      1e-9);
+          collectiveSeconds.push_back(
+              static_cast<double>(record.allreduce().end_ns() - record.allreduce().start_ns()) * 1e-9);
         }
       }
     };
@@ -157,7 +159,8 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
       engineCell(*horovod, row.horovod);
     }
     result.rows.push_back(row);
-    if (rank == 0) std::fprintf(stderr, "  %d ranks: %lld bytes done\n", worldSize, static_cast<long long>(bytes));
+    if (rank == 0)
+      std::fprintf(stderr, "  %d ranks: %lld bytes done\n", worldSize, static_cast<long long>(bytes));
   }
   return result;
 }

@@ -18,19 +18,20 @@ struct CommBenchOptions {
 
 // One engine's figures for one message size, in seconds (medians).
 struct EngineCell {
-  double collective = 0;  // the engine's all-reduce, launched to completed, as its own AllreduceOp records say
-  double added = 0;       // the engine's whole step minus the same backward without it (copies, division,
-                          // negotiation and the wait included); noisy, since it is a difference of two medians
+  double collective =
+      0;             // the engine's all-reduce, launched to completed, as its own AllreduceOp records say
+  double added = 0;  // the engine's whole step minus the same backward without it (copies, division,
+                     // negotiation and the wait included); noisy, since it is a difference of two medians
 };
 
 // Seconds per all-reduce of one message size on each path; nccl < 0 when there is no NCCL row.
 struct CommBenchRow {
   int64_t bytes = 0;
-  double raw = 0;      // group->allreduce(tensor)->wait() on Gloo
+  double raw = 0;               // group->allreduce(tensor)->wait() on Gloo
   double rawAfterBackward = 0;  // the same, each call right after a backward that made the tensor (no engine)
-  EngineCell ddp;      // DDP engine: hook, bucket, all-reduce, wait
-  EngineCell horovod;  // Horovod engine: submit, negotiate, (fuse), all-reduce, synchronize
-  double nccl = -1;    // raw NCCL all-reduce of the CPU tensor staged through the GPU
+  EngineCell ddp;               // DDP engine: hook, bucket, all-reduce, wait
+  EngineCell horovod;           // Horovod engine: submit, negotiate, (fuse), all-reduce, synchronize
+  double nccl = -1;             // raw NCCL all-reduce of the CPU tensor staged through the GPU
 };
 
 struct CommBenchResult {

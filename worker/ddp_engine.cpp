@@ -19,7 +19,9 @@ namespace {
 
 constexpr size_t kBroadcastChunkBytes = size_t{256} << 20;
 
-size_t byteSize(const torch::Tensor& t) { return static_cast<size_t>(t.numel()) * t.element_size(); }
+size_t byteSize(const torch::Tensor& t) {
+  return static_cast<size_t>(t.numel()) * t.element_size();
+}
 
 }  // namespace
 
@@ -259,8 +261,8 @@ class DdpEngine::Reducer {
     --buckets_[slots_[index].bucket].pending;
   }
 
-  // Parameters that took no part in this backward (or whose hook never fired) still get reduced, so every rank
-  // issues the same collectives; their local gradient (zero when undefined) is what they contribute.
+  // Parameters that took no part in this backward (or whose hook never fired) still get reduced, so every
+  // rank issues the same collectives; their local gradient (zero when undefined) is what they contribute.
   void markUnusedReady() {
     torch::NoGradGuard noGrad;
     for (size_t i = 0; i < params_.size(); ++i) {
@@ -363,8 +365,7 @@ class DdpEngine::Reducer {
 };
 
 DdpEngine::DdpEngine(EngineContext context, std::vector<torch::Tensor> parameters)
-    : group_(context.group),
-      reducer_(std::make_unique<Reducer>(std::move(context), std::move(parameters))) {}
+    : group_(context.group), reducer_(std::make_unique<Reducer>(std::move(context), std::move(parameters))) {}
 
 DdpEngine::~DdpEngine() = default;
 
@@ -374,10 +375,18 @@ void DdpEngine::broadcastInitialState(torch::nn::Module& model, torch::optim::Op
   broadcastCoalesced(*group_, std::move(state));
 }
 
-void DdpEngine::beforeBackward(uint64_t step, bool sync) { reducer_->beforeBackward(step, sync); }
-int64_t DdpEngine::finishBackward() { return reducer_->finishBackward(); }
-EngineStats DdpEngine::stats() const { return reducer_->stats(); }
-std::vector<std::vector<size_t>> DdpEngine::bucketLayout() const { return reducer_->layout(); }
+void DdpEngine::beforeBackward(uint64_t step, bool sync) {
+  reducer_->beforeBackward(step, sync);
+}
+int64_t DdpEngine::finishBackward() {
+  return reducer_->finishBackward();
+}
+EngineStats DdpEngine::stats() const {
+  return reducer_->stats();
+}
+std::vector<std::vector<size_t>> DdpEngine::bucketLayout() const {
+  return reducer_->layout();
+}
 
 std::unique_ptr<GradientEngine> makeDdpEngine(EngineContext context, std::vector<torch::Tensor> parameters) {
   return std::make_unique<DdpEngine>(std::move(context), std::move(parameters));

@@ -20,9 +20,9 @@
 namespace ringmaster::worker {
 
 // Splits parameters into buckets. `order` lists parameter indices in the order they should fill buckets; the
-// first bucket closes once it holds `firstBucketBytes`, every later one once it holds `capBytes` (a bucket may
-// overshoot by its last parameter, as PyTorch's do). A bucket holds one dtype only. Returns parameter indices
-// per bucket, in launch order.
+// first bucket closes once it holds `firstBucketBytes`, every later one once it holds `capBytes` (a bucket
+// may overshoot by its last parameter, as PyTorch's do). A bucket holds one dtype only. Returns parameter
+// indices per bucket, in launch order.
 std::vector<std::vector<size_t>> assignBuckets(const std::vector<torch::Tensor>& parameters,
                                                const std::vector<size_t>& order, size_t firstBucketBytes,
                                                size_t capBytes);

@@ -32,7 +32,8 @@ std::optional<uint64_t> hangStepFor(const v1::FaultInjection& faults, int rank) 
   return first;
 }
 
-std::shared_ptr<CompletionTime> CompletionTime::watch(const c10::intrusive_ptr<c10d::Work>& work, Probe& probe) {
+std::shared_ptr<CompletionTime> CompletionTime::watch(const c10::intrusive_ptr<c10d::Work>& work,
+                                                      Probe& probe) {
   auto time = std::make_shared<CompletionTime>();
   c10::intrusive_ptr<c10::ivalue::Future> future;
   try {

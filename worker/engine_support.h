@@ -3,12 +3,11 @@
 // starts, and when an asynchronous collective really finished.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "ringmaster/v1/job.pb.h"
 #include "worker/probe.h"

@@ -5,17 +5,17 @@
 //   for micro-batch i in 0..N-1:
 //     engine.beforeBackward(/*sync=*/ i == N-1);   // DDP: no_sync() on the first N-1
 //     loss.backward();                             // hooks fire here; communication starts and overlaps
-//   commWaitNs = engine.finishBackward();          // waits for what is outstanding, writes averaged grads to .grad
-//   optimizer.step();
+//   commWaitNs = engine.finishBackward();          // waits for what is outstanding, writes averaged grads to
+//   .grad optimizer.step();
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
 #include "common/job_spec.h"
@@ -28,16 +28,16 @@ struct EngineContext {
   c10::intrusive_ptr<c10d::Store> store;         // the job's TCPStore (prefix it before use)
   int rank = 0;
   int worldSize = 1;
-  v1::HyperParameters hyper;                     // bucket cap, fusion threshold, cycle time, compression, ...
-  v1::FaultInjection faults;                     // --inject-hang is the engines' business
-  Probe* probe = nullptr;                        // never null while training
+  v1::HyperParameters hyper;  // bucket cap, fusion threshold, cycle time, compression, ...
+  v1::FaultInjection faults;  // --inject-hang is the engines' business
+  Probe* probe = nullptr;     // never null while training
 };
 
 // Counters the tests and the summary read.
 struct EngineStats {
-  uint64_t collectives = 0;      // all-reduce calls issued for gradients
-  uint64_t bytesReduced = 0;     // payload bytes of those calls
-  uint64_t bucketRebuilds = 0;   // DDP: times the buckets were rebuilt from the observed ready order
+  uint64_t collectives = 0;     // all-reduce calls issued for gradients
+  uint64_t bytesReduced = 0;    // payload bytes of those calls
+  uint64_t bucketRebuilds = 0;  // DDP: times the buckets were rebuilt from the observed ready order
 };
 
 class GradientEngine {
@@ -56,12 +56,13 @@ class GradientEngine {
 };
 
 // The DDP engine: reverse-order buckets (1 MiB first, then bucket_cap_mb), per-parameter hooks, asynchronous
-// all-reduce per completed bucket in bucket order, rebuilt after the first step from the observed ready order.
+// all-reduce per completed bucket in bucket order, rebuilt after the first step from the observed ready
+// order.
 std::unique_ptr<GradientEngine> makeDdpEngine(EngineContext context, std::vector<torch::Tensor> parameters);
 
 // The Horovod engine: named requests to a background thread, negotiation through rank 0 every cycle,
 // fusion buffers up to fusion_threshold_mb, synchronize before optimizer.step(), stall inspector.
-std::unique_ptr<GradientEngine> makeHorovodEngine(EngineContext context,
-                                                  std::vector<std::pair<std::string, torch::Tensor>> parameters);
+std::unique_ptr<GradientEngine> makeHorovodEngine(
+    EngineContext context, std::vector<std::pair<std::string, torch::Tensor>> parameters);
 
 }  // namespace ringmaster::worker

@@ -3,8 +3,6 @@
 
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +15,8 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "worker/ddp_engine.h"
 #include "worker/engine_support.h"
@@ -48,14 +48,18 @@ c10::intrusive_ptr<c10d::ProcessGroup> makeNegotiationGroup(const EngineContext&
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, context.rank, context.worldSize, options);
 }
 
-int64_t positiveNs(int64_t ns) { return ns > 0 ? ns : 1; }
+int64_t positiveNs(int64_t ns) {
+  return ns > 0 ? ns : 1;
+}
 
 }  // namespace
 
 void broadcastOptimizerState(c10d::ProcessGroup& group, torch::optim::Optimizer& optimizer) {
   // The optimizer's own serialization carries its state; LibTorch's load() leaves the options (lr, momentum,
   // ...) alone, so each parameter group's options travel beside it, as Horovod broadcasts them too.
-  const auto optionsKey = [](size_t group) { return "ringmaster/param_group_options/" + std::to_string(group); };
+  const auto optionsKey = [](size_t group) {
+    return "ringmaster/param_group_options/" + std::to_string(group);
+  };
   std::string bytes;
   if (group.getRank() == 0) {
     torch::serialize::OutputArchive archive;
@@ -96,7 +100,8 @@ class HorovodEngine::Controller {
         fusionBytes_(static_cast<size_t>(ctx_.hyper.fusion_threshold_mb() * 1024.0 * 1024.0)),
         hangStep_(hangStepFor(ctx_.faults, ctx_.rank)),
         reduceName_(ctx_.group->getBackendName() == "nccl" ? "NCCL_ALLREDUCE" : "GLOO_ALLREDUCE") {
-    TORCH_CHECK(ctx_.group && ctx_.store && ctx_.probe, "the Horovod engine needs a group, a store and a probe");
+    TORCH_CHECK(ctx_.group && ctx_.store && ctx_.probe,
+                "the Horovod engine needs a group, a store and a probe");
     for (auto& [name, param] : parameters) {
       TORCH_CHECK(param.requires_grad(), "parameter ", name, " does not require a gradient");
       Entry entry;
@@ -154,7 +159,8 @@ class HorovodEngine::Controller {
     const int64_t start = ctx_.probe->now();
     std::unique_lock lock(mutex_);
     if (!sync_) return 0;
-    active_ = true;  // even a rank with nothing to submit must keep negotiating (the stall inspector needs it)
+    active_ =
+        true;  // even a rank with nothing to submit must keep negotiating (the stall inspector needs it)
     workCv_.notify_all();
     // synchronize(): parameters whose hook did not fire this step are reduced too, so all ranks agree.
     for (size_t i = 0; i < entries_.size(); ++i) {
@@ -231,14 +237,16 @@ class HorovodEngine::Controller {
     if (!sync_) return;  // a local accumulation pass (backward_passes_per_step)
     if (withholds(index)) {
       if (!hangAnnounced_) {
-        std::cerr << "rank " << ctx_.rank << ": --inject-hang: not submitting tensor '" << entries_[index].name
-                  << "' from step " << step_ << "; the other ranks will wait for it" << std::endl;
+        std::cerr << "rank " << ctx_.rank << ": --inject-hang: not submitting tensor '"
+                  << entries_[index].name << "' from step " << step_ << "; the other ranks will wait for it"
+                  << std::endl;
         hangAnnounced_ = true;
       }
       return;
     }
-    TORCH_CHECK(entries_[index].state == State::kIdle, "the gradient of '", entries_[index].name,
-                "' was computed twice in one step; call finishBackward() (synchronize) before the next backward");
+    TORCH_CHECK(
+        entries_[index].state == State::kIdle, "the gradient of '", entries_[index].name,
+        "' was computed twice in one step; call finishBackward() (synchronize) before the next backward");
     submit(index);
   }
 
@@ -256,11 +264,13 @@ class HorovodEngine::Controller {
 
   // The background cycle: negotiate, then start what every rank has ready. After a cycle in which no rank was
   // inside a backward, every rank waits for local work instead of spinning. Unlike Horovod, a submission into
-  // an empty queue starts the next cycle at once instead of at the next tick: the first gradient of a backward
-  // (and a lone tensor) is not delayed by up to a cycle, and tensors that follow are still batched per cycle.
+  // an empty queue starts the next cycle at once instead of at the next tick: the first gradient of a
+  // backward (and a lone tensor) is not delayed by up to a cycle, and tensors that follow are still batched
+  // per cycle.
   void cycleLoop() {
     const auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double, std::milli>(ctx_.hyper.cycle_time_ms() > 0 ? ctx_.hyper.cycle_time_ms() : 1));
+        std::chrono::duration<double, std::milli>(ctx_.hyper.cycle_time_ms() > 0 ? ctx_.hyper.cycle_time_ms()
+                                                                                 : 1));
     auto lastStart = std::chrono::steady_clock::now() - cycle;
     bool idle = false;
     try {
@@ -317,7 +327,8 @@ class HorovodEngine::Controller {
     negotiation_->gather(output, input, gather)->wait();
     if (ctx_.rank == 0) {
       lastReports_.clear();
-      for (const auto& t : gathered_[0]) lastReports_.push_back(CycleReport::decode(t.data_ptr<int64_t>(), n));
+      for (const auto& t : gathered_[0])
+        lastReports_.push_back(CycleReport::decode(t.data_ptr<int64_t>(), n));
       CycleResponse response = coordinate(lastReports_);
       inspectStalls();
       auto answer = response.encode(n);
@@ -338,7 +349,8 @@ class HorovodEngine::Controller {
     for (const auto& [rank, missing] : stall->missing) {
       report.add_missing_ranks(rank);
       for (size_t t : missing) {
-        if (std::find(tensors.begin(), tensors.end(), names_[t]) == tensors.end()) tensors.push_back(names_[t]);
+        if (std::find(tensors.begin(), tensors.end(), names_[t]) == tensors.end())
+          tensors.push_back(names_[t]);
       }
     }
     for (auto& name : tensors) report.add_tensors(name);
@@ -386,7 +398,8 @@ class HorovodEngine::Controller {
       if (sources.size() == 1 && format_.wire == c10::ScalarType::Undefined) {
         f.wire = sources[0];  // a lone tensor is reduced in place, as Horovod does
       } else {
-        const auto type = format_.wire == c10::ScalarType::Undefined ? sources[0].scalar_type() : format_.wire;
+        const auto type =
+            format_.wire == c10::ScalarType::Undefined ? sources[0].scalar_type() : format_.wire;
         f.wire = pool_.acquire(type, elements);
         packFusionBuffer(sources, f.wire);
         f.packed = true;
@@ -537,8 +550,10 @@ class HorovodEngine::Controller {
   std::thread cycleThread_;
 };
 
-HorovodEngine::HorovodEngine(EngineContext context, std::vector<std::pair<std::string, torch::Tensor>> parameters)
-    : group_(context.group), controller_(std::make_unique<Controller>(std::move(context), std::move(parameters))) {}
+HorovodEngine::HorovodEngine(EngineContext context,
+                             std::vector<std::pair<std::string, torch::Tensor>> parameters)
+    : group_(context.group),
+      controller_(std::make_unique<Controller>(std::move(context), std::move(parameters))) {}
 
 HorovodEngine::~HorovodEngine() = default;
 
@@ -549,13 +564,21 @@ void HorovodEngine::broadcastInitialState(torch::nn::Module& model, torch::optim
   broadcastOptimizerState(*group_, optimizer);
 }
 
-void HorovodEngine::beforeBackward(uint64_t step, bool sync) { controller_->beforeBackward(step, sync); }
-int64_t HorovodEngine::finishBackward() { return controller_->finishBackward(); }
-EngineStats HorovodEngine::stats() const { return controller_->stats(); }
-std::vector<std::vector<size_t>> HorovodEngine::lastStepFusion() const { return controller_->lastStepFusion(); }
+void HorovodEngine::beforeBackward(uint64_t step, bool sync) {
+  controller_->beforeBackward(step, sync);
+}
+int64_t HorovodEngine::finishBackward() {
+  return controller_->finishBackward();
+}
+EngineStats HorovodEngine::stats() const {
+  return controller_->stats();
+}
+std::vector<std::vector<size_t>> HorovodEngine::lastStepFusion() const {
+  return controller_->lastStepFusion();
+}
 
-std::unique_ptr<GradientEngine> makeHorovodEngine(EngineContext context,
-                                                  std::vector<std::pair<std::string, torch::Tensor>> parameters) {
+std::unique_ptr<GradientEngine> makeHorovodEngine(
+    EngineContext context, std::vector<std::pair<std::string, torch::Tensor>> parameters) {
   return std::make_unique<HorovodEngine>(std::move(context), std::move(parameters));
 }
 

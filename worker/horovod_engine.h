@@ -6,7 +6,8 @@
 //  - A background thread runs a cycle every cycle_time_ms: the ranks tell rank 0 (the coordinator) which
 //    tensors they have ready, over a Gloo group of their own; rank 0 answers with the tensors every rank has,
 //    in one order for all (worker/negotiation.h).
-//  - Answered tensors of one dtype are packed into fusion buffers up to fusion_threshold_mb and each buffer is
+//  - Answered tensors of one dtype are packed into fusion buffers up to fusion_threshold_mb and each buffer
+//  is
 //    reduced with one all-reduce on the job's group; a completion thread unpacks (average or sum).
 //  - finishBackward() is synchronize(): it waits for every handle of the step.
 //  - Rank 0's stall inspector warns when some ranks submitted a tensor and others have not for stall_check_s.

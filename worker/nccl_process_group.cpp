@@ -31,26 +31,41 @@ void checkNccl(ncclResult_t status, const char* what) {
 
 ncclDataType_t ncclTypeOf(const at::Tensor& t) {
   switch (t.scalar_type()) {
-    case at::kFloat: return ncclFloat32;
-    case at::kDouble: return ncclFloat64;
-    case at::kHalf: return ncclFloat16;
-    case at::kBFloat16: return ncclBfloat16;
-    case at::kInt: return ncclInt32;
-    case at::kLong: return ncclInt64;
-    case at::kByte: return ncclUint8;
-    case at::kChar: return ncclInt8;
-    default: TORCH_CHECK(false, "nccl backend: tensors of type ", t.scalar_type(), " are not supported");
+    case at::kFloat:
+      return ncclFloat32;
+    case at::kDouble:
+      return ncclFloat64;
+    case at::kHalf:
+      return ncclFloat16;
+    case at::kBFloat16:
+      return ncclBfloat16;
+    case at::kInt:
+      return ncclInt32;
+    case at::kLong:
+      return ncclInt64;
+    case at::kByte:
+      return ncclUint8;
+    case at::kChar:
+      return ncclInt8;
+    default:
+      TORCH_CHECK(false, "nccl backend: tensors of type ", t.scalar_type(), " are not supported");
   }
 }
 
 ncclRedOp_t ncclOpOf(const c10d::ReduceOp& op) {
   switch (op) {
-    case c10d::ReduceOp::SUM: return ncclSum;
-    case c10d::ReduceOp::PRODUCT: return ncclProd;
-    case c10d::ReduceOp::MIN: return ncclMin;
-    case c10d::ReduceOp::MAX: return ncclMax;
-    case c10d::ReduceOp::AVG: return ncclAvg;
-    default: TORCH_CHECK(false, "nccl backend: this reduce operation is not supported");
+    case c10d::ReduceOp::SUM:
+      return ncclSum;
+    case c10d::ReduceOp::PRODUCT:
+      return ncclProd;
+    case c10d::ReduceOp::MIN:
+      return ncclMin;
+    case c10d::ReduceOp::MAX:
+      return ncclMax;
+    case c10d::ReduceOp::AVG:
+      return ncclAvg;
+    default:
+      TORCH_CHECK(false, "nccl backend: this reduce operation is not supported");
   }
 }
 
@@ -136,7 +151,8 @@ class NcclProcessGroup : public c10d::ProcessGroup {
     const auto& t = singleCpuTensor(tensors);
     const int root = static_cast<int>(options.rootRank);
     return enqueue(c10d::OpType::BROADCAST, t, /*upload=*/getRank() == root, [&](void* device) {
-      checkNccl(ncclBroadcast(device, device, t.numel(), ncclTypeOf(t), root, comm_, stream_), "ncclBroadcast");
+      checkNccl(ncclBroadcast(device, device, t.numel(), ncclTypeOf(t), root, comm_, stream_),
+                "ncclBroadcast");
     });
   }
 
@@ -164,9 +180,9 @@ class NcclProcessGroup : public c10d::ProcessGroup {
     std::lock_guard lock(mutex_);  // one communicator: collectives go out one at a time, in call order
     checkCuda(cudaSetDevice(device_), "cudaSetDevice");
     const size_t bytes = static_cast<size_t>(tensor.numel()) * tensor.element_size();
-    auto* pending = new Pending{c10::make_intrusive<NcclWork>(getRank(), type, std::vector<at::Tensor>{tensor}),
-                                c10::intrusive_ptr<NcclProcessGroup>::reclaim_copy(this), tensor,
-                                acquirePinned(bytes)};
+    auto* pending =
+        new Pending{c10::make_intrusive<NcclWork>(getRank(), type, std::vector<at::Tensor>{tensor}),
+                    c10::intrusive_ptr<NcclProcessGroup>::reclaim_copy(this), tensor, acquirePinned(bytes)};
     void* device = nullptr;
     try {
       checkCuda(cudaMallocAsync(&device, bytes ? bytes : 1, stream_), "cudaMallocAsync");
@@ -234,10 +250,12 @@ class NcclProcessGroup : public c10d::ProcessGroup {
 
 }  // namespace
 
-bool ncclBackendBuilt() { return true; }
+bool ncclBackendBuilt() {
+  return true;
+}
 
-c10::intrusive_ptr<c10d::ProcessGroup> makeNcclProcessGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                                            int size, int device) {
+c10::intrusive_ptr<c10d::ProcessGroup> makeNcclProcessGroup(const c10::intrusive_ptr<c10d::Store>& store,
+                                                            int rank, int size, int device) {
   return c10::make_intrusive<NcclProcessGroup>(store, rank, size, device);
 }
 
@@ -247,9 +265,12 @@ c10::intrusive_ptr<c10d::ProcessGroup> makeNcclProcessGroup(const c10::intrusive
 
 namespace ringmaster::worker {
 
-bool ncclBackendBuilt() { return false; }
+bool ncclBackendBuilt() {
+  return false;
+}
 
-c10::intrusive_ptr<c10d::ProcessGroup> makeNcclProcessGroup(const c10::intrusive_ptr<c10d::Store>&, int, int, int) {
+c10::intrusive_ptr<c10d::ProcessGroup> makeNcclProcessGroup(const c10::intrusive_ptr<c10d::Store>&, int, int,
+                                                            int) {
   throw std::runtime_error(
       "--backend nccl: this build has no NCCL backend (CMake found no CUDA toolkit and NCCL); "
       "use --backend gloo, or rebuild with CUDA and NCCL installed");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Horovod's controller, the part that decides: every cycle each rank reports which named tensors it has ready,
-// rank 0 (the coordinator) answers with the tensors that every rank has ready, in one order for everyone, and
-// watches for tensors that only some ranks ever submit (the stall inspector).
+// Horovod's controller, the part that decides: every cycle each rank reports which named tensors it has
+// ready, rank 0 (the coordinator) answers with the tensors that every rank has ready, in one order for
+// everyone, and watches for tensors that only some ranks ever submit (the stall inspector).
 //
 // Plain C++ (no LibTorch): the engine moves these messages over a Gloo group as int64 tensors.
 #pragma once
@@ -28,8 +28,8 @@ struct CycleReport {
 
 // The coordinator's answer. Encoded as [flags, count, index...] padded to tensors + 2 entries.
 struct CycleResponse {
-  bool shutdown = false;  // some rank is closing: everyone stops
-  bool idle = false;      // no rank is inside a backward: wait for local work before the next cycle
+  bool shutdown = false;      // some rank is closing: everyone stops
+  bool idle = false;          // no rank is inside a backward: wait for local work before the next cycle
   std::vector<size_t> order;  // the tensors to reduce now, in this order on every rank
 
   std::vector<int64_t> encode(size_t tensors) const;

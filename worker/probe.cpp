@@ -5,9 +5,12 @@
 
 namespace ringmaster::worker {
 
-Probe::Probe(int rank, int worldSize, size_t capacity) : rank_(rank), worldSize_(worldSize), buffer_(capacity) {}
+Probe::Probe(int rank, int worldSize, size_t capacity)
+    : rank_(rank), worldSize_(worldSize), buffer_(capacity) {}
 
-void Probe::record(v1::Record record) { buffer_.push(std::move(record)); }
+void Probe::record(v1::Record record) {
+  buffer_.push(std::move(record));
+}
 
 void Probe::step(v1::StepSample sample) {
   sample.set_rank(rank_);

@@ -31,8 +31,8 @@ class Probe {
   // Timeline events are recorded only while the timeline is on (cheap check first).
   bool timelineOn() const { return timelineOn_.load(std::memory_order_relaxed); }
   void setTimelineOn(bool on) { timelineOn_.store(on, std::memory_order_relaxed); }
-  void timeline(const std::string& lane, const std::string& name, int64_t startNs, int64_t endNs, uint64_t step,
-                std::map<std::string, std::string> args = {});
+  void timeline(const std::string& lane, const std::string& name, int64_t startNs, int64_t endNs,
+                uint64_t step, std::map<std::string, std::string> args = {});
   void stall(v1::StallReport report);
   void summary(v1::RankSummary summary);
   void record(v1::Record record);

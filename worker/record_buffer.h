@@ -2,9 +2,9 @@
 // A bounded buffer between the training threads (producers) and the telemetry sender (consumer).
 // Training never waits on telemetry: when the buffer is full the record is dropped and counted.
 //
-// Records live in a protobuf RepeatedPtrField that the consumer swaps out whole, so a drain moves pointers, not
-// records. When the consumer hands back the (cleared) field it drained last time, the buffer adds into its
-// cleared records again: a steady producer allocates no Record objects at all.
+// Records live in a protobuf RepeatedPtrField that the consumer swaps out whole, so a drain moves pointers,
+// not records. When the consumer hands back the (cleared) field it drained last time, the buffer adds into
+// its cleared records again: a steady producer allocates no Record objects at all.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +26,8 @@ class RecordBuffer {
   bool push(v1::Record&& record);
   // Moves out up to `max` records, oldest first.
   Records drain(size_t max);
-  // The same into `out`, which should be empty: a cleared field drained earlier gives its records back for reuse.
+  // The same into `out`, which should be empty: a cleared field drained earlier gives its records back for
+  // reuse.
   void drainInto(Records& out, size_t max);
 
   // Calls `wake` (outside the lock, from the producer's thread) each time the buffer fills up to `records`,

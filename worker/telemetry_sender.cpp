@@ -48,7 +48,8 @@ std::string timelinePathForRank(const std::string& path, int rank, int worldSize
 // The sender thread and everything it owns (the stream, the trace file).
 class TelemetrySession::Sender {
  public:
-  Sender(TelemetrySession& session, TelemetryOptions options) : session_(session), options_(std::move(options)) {
+  Sender(TelemetrySession& session, TelemetryOptions options)
+      : session_(session), options_(std::move(options)) {
     Probe& probe = session_.probe_;
     if (!options_.timelineFile.empty()) {
       timelinePath_ = timelinePathForRank(options_.timelineFile, probe.rank(), probe.worldSize());
@@ -169,7 +170,8 @@ class TelemetrySession::Sender {
     }
     session_.probe_.buffer().countDropped(count);
     grpc::Status status = finishStream();
-    warnOnce("the agent at " + options_.agentAddress + " stopped taking telemetry (" + status.error_message() + ")");
+    warnOnce("the agent at " + options_.agentAddress + " stopped taking telemetry (" +
+             status.error_message() + ")");
   }
 
   bool openStream() {
@@ -194,7 +196,8 @@ class TelemetrySession::Sender {
     if (!writer_) return;
     writer_->WritesDone();
     grpc::Status status = finishStream();
-    if (!status.ok()) warnOnce("the agent did not confirm the last telemetry (" + status.error_message() + ")");
+    if (!status.ok())
+      warnOnce("the agent did not confirm the last telemetry (" + status.error_message() + ")");
   }
 
   // Makes `request` this rank's and returns the one record it will carry (the sender's own records).
@@ -274,6 +277,8 @@ TelemetrySession::TelemetrySession(Probe& probe, TelemetryOptions options)
 
 TelemetrySession::~TelemetrySession() = default;
 
-std::string TelemetrySession::timelinePath() const { return sender_->timelinePath(); }
+std::string TelemetrySession::timelinePath() const {
+  return sender_->timelinePath();
+}
 
 }  // namespace ringmaster::worker

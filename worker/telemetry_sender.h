@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A rank's telemetry on its way out: a sender thread drains the probe's buffer every 50 ms (sooner when a request's
-// worth of records is waiting), streams the records to the host's agent (Telemetry.Report) and appends timeline
-// events to the --timeline Chrome trace file.
-// It also polls the agent for control (stop, timeline on/off, checkpoint now).
+// A rank's telemetry on its way out: a sender thread drains the probe's buffer every 50 ms (sooner when a
+// request's worth of records is waiting), streams the records to the host's agent (Telemetry.Report) and
+// appends timeline events to the --timeline Chrome trace file. It also polls the agent for control (stop,
+// timeline on/off, checkpoint now).
 //
 // Training never waits for it: if the agent is unreachable the records are counted as dropped (reported in a
 // TelemetryHealth record when the agent can be reached again) and training goes on.
 //
-//   worker::TelemetrySession telemetry(probe, worker::TelemetryOptions::fromEnvironment(options.timelineFile));
+//   worker::TelemetrySession telemetry(probe,
+//   worker::TelemetryOptions::fromEnvironment(options.timelineFile));
 //   ... train, checking telemetry.stopRequested() and telemetry.takeCheckpointRequest() once per step ...
 //   // leaving scope sends and writes what is left
 #pragma once
@@ -29,8 +30,8 @@ struct TelemetryOptions {
   std::string jobId;         // RINGMASTER_JOB_ID
   std::string secret;        // RINGMASTER_JOB_SECRET: presented with every report
   std::string timelineFile;  // Chrome trace file; empty: none. "%r" is replaced by the rank.
-  // Batching interval. 50 ms keeps the rank-to-console latency (interval + group commit + fan-out) under 100 ms
-  // at p99 while a rank still sends only 20 requests a second.
+  // Batching interval. 50 ms keeps the rank-to-console latency (interval + group commit + fan-out) under 100
+  // ms at p99 while a rank still sends only 20 requests a second.
   std::chrono::milliseconds interval{50};
   // A heartbeat a second with the last step (and no phase: the built-in loop does not track one). Off for
   // senders whose program beats itself with its phase (the probe library).
@@ -41,16 +42,17 @@ struct TelemetryOptions {
 };
 
 // The file one rank writes for `--timeline path`: "%r" becomes the rank; with several ranks and no "%r",
-// ".rankN" goes before the extension (trace.json -> trace.rank1.json), so ranks sharing a folder do not collide.
+// ".rankN" goes before the extension (trace.json -> trace.rank1.json), so ranks sharing a folder do not
+// collide.
 std::string timelinePathForRank(const std::string& path, int rank, int worldSize);
 
 class TelemetrySession {
  public:
-  // Opens the timeline file (throws InputError naming it when it cannot) and turns the probe's timeline on when
-  // there is one; starts the sender thread.
+  // Opens the timeline file (throws InputError naming it when it cannot) and turns the probe's timeline on
+  // when there is one; starts the sender thread.
   TelemetrySession(Probe& probe, TelemetryOptions options);
-  // Sends and writes what is left, reports telemetry health, and closes the stream (waiting at most a few seconds
-  // for the agent).
+  // Sends and writes what is left, reports telemetry health, and closes the stream (waiting at most a few
+  // seconds for the agent).
   ~TelemetrySession();
   TelemetrySession(const TelemetrySession&) = delete;
   TelemetrySession& operator=(const TelemetrySession&) = delete;

@@ -24,14 +24,16 @@ std::string workerVersionText() {
 ParsedOptions parseWorkerOptions(int argc, char** argv) {
   ParsedOptions parsed;
   WorkerOptions& o = parsed.options;
-  CLI::App app{"One rank of a Ringmaster data-parallel training job.\n"
-               "Reads RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT as torchrun sets them.",
-               "ringmaster-worker"};
+  CLI::App app{
+      "One rank of a Ringmaster data-parallel training job.\n"
+      "Reads RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT as torchrun sets them.",
+      "ringmaster-worker"};
   app.set_version_flag("--version", workerVersionText());
   addJobFlags(app, o.spec);
   app.add_option("--summary-json", o.summaryJson, "Write this rank's run summary as JSON to FILE")
       ->type_name("FILE");
-  app.add_option("--timeline", o.timelineFile, "Write the timeline as Chrome trace JSON to FILE")->type_name("FILE");
+  app.add_option("--timeline", o.timelineFile, "Write the timeline as Chrome trace JSON to FILE")
+      ->type_name("FILE");
   app.add_option("--dump-params", o.dumpParams,
                  "Write every parameter at the end as raw little-endian float32, in parameter order, to FILE")
       ->type_name("FILE");

@@ -10,13 +10,13 @@ namespace ringmaster::worker {
 
 struct WorkerOptions {
   v1::JobSpec spec = defaultJobSpec();
-  std::string summaryJson;  // --summary-json FILE
-  std::string timelineFile; // --timeline FILE (Chrome trace JSON)
-  std::string dumpParams;   // --dump-params FILE: every parameter as raw little-endian float32, in order
+  std::string summaryJson;   // --summary-json FILE
+  std::string timelineFile;  // --timeline FILE (Chrome trace JSON)
+  std::string dumpParams;    // --dump-params FILE: every parameter as raw little-endian float32, in order
 };
 
-// Outcome of parsing argv: either options to run with, or an exit code (after --help, --version or a usage error,
-// whose message has already been printed).
+// Outcome of parsing argv: either options to run with, or an exit code (after --help, --version or a usage
+// error, whose message has already been printed).
 struct ParsedOptions {
   WorkerOptions options;
   bool exit = false;

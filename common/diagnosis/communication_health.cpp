@@ -13,12 +13,16 @@ namespace {
 // Medians need only a sample: past this size every other value is dropped (for 100k-step live runs).
 constexpr size_t kMaxValues = 16384;
 
-int sizeClass(uint64_t bytes) { return bytes == 0 ? 0 : int(std::log2(double(bytes))); }
+int sizeClass(uint64_t bytes) {
+  return bytes == 0 ? 0 : int(std::log2(double(bytes)));
+}
 }  // namespace
 
 CommunicationMonitor::CommunicationMonitor(CommunicationConfig config) : config_(config) {}
 
-void CommunicationMonitor::setHost(int rank, const std::string& host) { hosts_[rank] = host; }
+void CommunicationMonitor::setHost(int rank, const std::string& host) {
+  hosts_[rank] = host;
+}
 
 void CommunicationMonitor::keep(std::vector<double>& values, double value) {
   values.push_back(value);
@@ -72,15 +76,17 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
   double typical = stats::median(rankMedians);
   if (rankMedians.size() >= 3 && typical > 0) {
     for (const auto& [rank, median] : s.rankBusbwGbps) {
-      if (busbwByRank_.at(rank).size() < config_.minOpsPerRank || median >= config_.slowRankFraction * typical) {
+      if (busbwByRank_.at(rank).size() < config_.minOpsPerRank ||
+          median >= config_.slowRankFraction * typical) {
         continue;
       }
       auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
-      v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, rank, host, 0,
-                                  "communication");
+      v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, rank, host,
+                                  0, "communication");
       std::string where = host.empty() ? "" : " (" + host + ")";
-      f.set_summary(format("rank %d%s: all-reduce bus bandwidth %.2f GB/s, %.0f%% below the other ranks' %.2f GB/s",
-                           rank, where.c_str(), median, 100 * (1 - median / typical), typical));
+      f.set_summary(
+          format("rank %d%s: all-reduce bus bandwidth %.2f GB/s, %.0f%% below the other ranks' %.2f GB/s",
+                 rank, where.c_str(), median, 100 * (1 - median / typical), typical));
       (*f.mutable_evidence())["busbw_gbps"] = median;
       (*f.mutable_evidence())["ranks_median_busbw_gbps"] = typical;
       out.push_back(std::move(f));
@@ -91,19 +97,21 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
   if (s.exposedCommShare >= config_.exposedWarning && s.ops > 0) {
     v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, -1, "", 0,
                                 "exposed communication");
-    f.set_summary(format("%.0f%% of step time waits on all-reduce (%.0f%% of all-reduce time overlapped with "
-                         "compute; median bus bandwidth %.2f GB/s)",
-                         100 * s.exposedCommShare, s.overlapPct, s.medianBusbwGbps));
+    f.set_summary(
+        format("%.0f%% of step time waits on all-reduce (%.0f%% of all-reduce time overlapped with "
+               "compute; median bus bandwidth %.2f GB/s)",
+               100 * s.exposedCommShare, s.overlapPct, s.medianBusbwGbps));
     (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
     (*f.mutable_evidence())["overlap_pct"] = s.overlapPct;
     (*f.mutable_evidence())["median_busbw_gbps"] = s.medianBusbwGbps;
     out.push_back(std::move(f));
   }
   if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
-    v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0,
-                                "communication");
-    f.set_summary(format("%.0f%% of all-reduce ops ran at under half the median bus bandwidth of ops their size",
-                         100 * double(s.slowOps) / double(s.ops)));
+    v1::Finding f =
+        makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
+    f.set_summary(
+        format("%.0f%% of all-reduce ops ran at under half the median bus bandwidth of ops their size",
+               100 * double(s.slowOps) / double(s.ops)));
     (*f.mutable_evidence())["slow_ops"] = double(s.slowOps);
     (*f.mutable_evidence())["ops"] = double(s.ops);
     out.push_back(std::move(f));

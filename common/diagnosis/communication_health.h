@@ -26,10 +26,10 @@ struct CommunicationSummary {
 };
 
 struct CommunicationConfig {
-  double slowRankFraction = 0.6;     // a rank below this share of the ranks' median busbw is slow (fraction)
-  double slowOpFraction = 0.5;       // an op below this share of its size class's median is slow (fraction)
-  double exposedWarning = 0.30;      // exposed communication share worth a warning (fraction)
-  size_t minOpsPerRank = 10;         // ops a rank needs before it is judged (count)
+  double slowRankFraction = 0.6;  // a rank below this share of the ranks' median busbw is slow (fraction)
+  double slowOpFraction = 0.5;    // an op below this share of its size class's median is slow (fraction)
+  double exposedWarning = 0.30;   // exposed communication share worth a warning (fraction)
+  size_t minOpsPerRank = 10;      // ops a rank needs before it is judged (count)
 };
 
 class CommunicationMonitor {

@@ -35,24 +35,33 @@ inline v1::Finding makeFinding(v1::Finding::Kind kind, v1::Finding::Severity sev
 // "straggler", "memory leak", ... for people.
 inline const char* kindLabel(v1::Finding::Kind kind) {
   switch (kind) {
-    case v1::Finding::KIND_STRAGGLER: return "straggler";
-    case v1::Finding::KIND_MEMORY_LEAK: return "memory leak";
-    case v1::Finding::KIND_STALL: return "stall";
-    case v1::Finding::KIND_COMMUNICATION: return "communication";
-    case v1::Finding::KIND_SCALING: return "scaling";
+    case v1::Finding::KIND_STRAGGLER:
+      return "straggler";
+    case v1::Finding::KIND_MEMORY_LEAK:
+      return "memory leak";
+    case v1::Finding::KIND_STALL:
+      return "stall";
+    case v1::Finding::KIND_COMMUNICATION:
+      return "communication";
+    case v1::Finding::KIND_SCALING:
+      return "scaling";
     case v1::Finding::KIND_DIVERGENCE:
       return "divergence";
     case v1::Finding::KIND_CRASH:
       return "crash";
-    default: return "finding";
+    default:
+      return "finding";
   }
 }
 
 inline const char* severityLabel(v1::Finding::Severity severity) {
   switch (severity) {
-    case v1::Finding::SEVERITY_CRITICAL: return "critical";
-    case v1::Finding::SEVERITY_WARNING: return "warning";
-    default: return "info";
+    case v1::Finding::SEVERITY_CRITICAL:
+      return "critical";
+    case v1::Finding::SEVERITY_WARNING:
+      return "warning";
+    default:
+      return "info";
   }
 }
 

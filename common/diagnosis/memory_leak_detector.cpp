@@ -16,7 +16,9 @@ constexpr size_t kMaxSamples = 8192;
 
 MemoryLeakDetector::MemoryLeakDetector(LeakConfig config) : config_(config) {}
 
-void MemoryLeakDetector::setHost(int rank, const std::string& host) { hosts_[rank] = host; }
+void MemoryLeakDetector::setHost(int rank, const std::string& host) {
+  hosts_[rank] = host;
+}
 
 void MemoryLeakDetector::add(const v1::MemorySample& sample) {
   Series& s = series_[sample.rank()];
@@ -88,18 +90,19 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
     double perStep = t.bytesPerStep / kMiB;
     double perMinute = t.bytesPerMinute / kMiB;
     double minutesLeft = -1;
-    if (t.limitBytes > 0 && t.bytesPerMinute > 0) minutesLeft = std::max(0.0, (t.limitBytes - t.lastBytes) / t.bytesPerMinute);
-    auto severity = minutesLeft >= 0 && minutesLeft < 60 ? v1::Finding::SEVERITY_CRITICAL
-                                                         : v1::Finding::SEVERITY_WARNING;
+    if (t.limitBytes > 0 && t.bytesPerMinute > 0)
+      minutesLeft = std::max(0.0, (t.limitBytes - t.lastBytes) / t.bytesPerMinute);
+    auto severity =
+        minutesLeft >= 0 && minutesLeft < 60 ? v1::Finding::SEVERITY_CRITICAL : v1::Finding::SEVERITY_WARNING;
     auto host = hosts_.count(t.rank) ? hosts_.at(t.rank) : std::string();
     v1::Finding f = makeFinding(v1::Finding::KIND_MEMORY_LEAK, severity, t.rank, host, t.fromStep,
                                 t.device ? "device memory" : "host memory");
     std::string where = host.empty() ? "" : " (" + host + ")";
     std::string limit = minutesLeft < 0 ? std::string("")
-                                        : format("; %s memory full in about %.0f min", t.device ? "device" : "host",
-                                                 minutesLeft);
-    f.set_summary(format("rank %d%s: %s memory grows %.2f MiB per step (%.1f MiB/min) since step %llu%s", t.rank,
-                         where.c_str(), t.device ? "device" : "host", perStep, perMinute,
+                                        : format("; %s memory full in about %.0f min",
+                                                 t.device ? "device" : "host", minutesLeft);
+    f.set_summary(format("rank %d%s: %s memory grows %.2f MiB per step (%.1f MiB/min) since step %llu%s",
+                         t.rank, where.c_str(), t.device ? "device" : "host", perStep, perMinute,
                          (unsigned long long)t.fromStep, limit.c_str()));
     auto& ev = *f.mutable_evidence();
     ev["mib_per_step"] = perStep;

@@ -19,26 +19,26 @@ namespace ringmaster::diagnosis {
 namespace v1 = ::ringmaster::v1;
 
 struct LeakConfig {
-  double warmupFraction = 0.1;       // leading share of samples ignored (fraction)
-  size_t minWarmupSamples = 5;       // and at least this many (samples)
-  size_t minSamples = 20;            // samples after warm-up before judging (samples)
-  double minGrowthMiB = 16;          // fitted growth over the series that matters (MiB)
-  double minGrowthFraction = 0.02;   // or this share of the memory level, whichever is larger (fraction)
+  double warmupFraction = 0.1;      // leading share of samples ignored (fraction)
+  size_t minWarmupSamples = 5;      // and at least this many (samples)
+  size_t minSamples = 20;           // samples after warm-up before judging (samples)
+  double minGrowthMiB = 16;         // fitted growth over the series that matters (MiB)
+  double minGrowthFraction = 0.02;  // or this share of the memory level, whichever is larger (fraction)
 };
 
 // A fitted trend of one rank's memory (also drawn by reports as the trend line).
 struct MemoryTrend {
   int rank = 0;
-  bool device = false;               // device memory rather than host RSS
-  uint64_t fromStep = 0;             // first step after warm-up
+  bool device = false;    // device memory rather than host RSS
+  uint64_t fromStep = 0;  // first step after warm-up
   uint64_t toStep = 0;
   double bytesPerStep = 0;
-  double bytesPerStepLower = 0;      // 95% interval of the slope
+  double bytesPerStepLower = 0;  // 95% interval of the slope
   double bytesPerStepUpper = 0;
-  double interceptBytes = 0;         // memory = intercept + slope * step
+  double interceptBytes = 0;  // memory = intercept + slope * step
   double bytesPerMinute = 0;
-  double limitBytes = 0;             // host or device total; 0 when unknown
-  double lastBytes = 0;              // fitted memory at the last step
+  double limitBytes = 0;  // host or device total; 0 when unknown
+  double lastBytes = 0;   // fitted memory at the last step
   bool leak = false;
 };
 

@@ -37,16 +37,21 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       stragglers_.add(record.allreduce());
       communication_.add(record.allreduce());
       break;
-    case v1::Record::kMemory: leaks_.add(record.memory()); break;
-    case v1::Record::kStall: stalls_.add(record.stall()); break;
+    case v1::Record::kMemory:
+      leaks_.add(record.memory());
+      break;
+    case v1::Record::kStall:
+      stalls_.add(record.stall());
+      break;
     case v1::Record::kHeartbeat:
       stalls_.heartbeat(record.heartbeat(), arrivalNs);
       break;
     case v1::Record::kFinding: {
       // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
       const v1::Finding& f = record.finding();
-      auto same = std::find_if(received_.begin(), received_.end(),
-                               [&](const v1::Finding& g) { return g.kind() == f.kind() && g.rank() == f.rank(); });
+      auto same = std::find_if(received_.begin(), received_.end(), [&](const v1::Finding& g) {
+        return g.kind() == f.kind() && g.rank() == f.rank();
+      });
       if (same != received_.end()) {
         *same = f;
       } else {
@@ -65,7 +70,8 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -119,7 +125,8 @@ RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1:
         *record.mutable_step() = series[i].steps[stepAt[i]];
         diagnosis.observe(record);
       }
-      for (; memoryAt[i] < series[i].memory.size() && series[i].memory[memoryAt[i]].step() == next; ++memoryAt[i]) {
+      for (; memoryAt[i] < series[i].memory.size() && series[i].memory[memoryAt[i]].step() == next;
+           ++memoryAt[i]) {
         *record.mutable_memory() = series[i].memory[memoryAt[i]];
         diagnosis.observe(record);
       }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Every detector behind one interface: feed it a run's records as they arrive (live) or replay a stored run, and
-// ask for the findings. Findings that arrived as records (from an agent or a rank) are kept as they are.
+// Every detector behind one interface: feed it a run's records as they arrive (live) or replay a stored run,
+// and ask for the findings. Findings that arrived as records (from an agent or a rank) are kept as they are.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,8 @@ class RunDiagnosis {
   // `arrivalNs`: the console's monotonic clock when the record arrived (0 when replaying a stored run).
   void observe(const v1::Record& record, int64_t arrivalNs = 0);
 
-  // Current findings, most severe first. `nowNs` (the arrival clock) lets stalls be seen while nothing arrives.
+  // Current findings, most severe first. `nowNs` (the arrival clock) lets stalls be seen while nothing
+  // arrives.
   std::vector<v1::Finding> findings(int64_t nowNs = 0) const;
   CommunicationSummary communication() const { return communication_.summary(); }
   std::vector<MemoryTrend> memoryTrends() const { return leaks_.trends(); }

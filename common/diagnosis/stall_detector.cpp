@@ -19,7 +19,9 @@ std::string joinRanks(const std::vector<int>& ranks) {
 
 StallDetector::StallDetector(int worldSize, StallConfig config) : worldSize_(worldSize), config_(config) {}
 
-void StallDetector::setHost(int rank, const std::string& host) { hosts_[rank] = host; }
+void StallDetector::setHost(int rank, const std::string& host) {
+  hosts_[rank] = host;
+}
 
 void StallDetector::add(const v1::StallReport& report) {
   for (int rank : report.missing_ranks()) {
@@ -181,7 +183,8 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
   std::vector<v1::Finding> out;
   if (nowNs <= 0 || lastAnyProgressNs_ == 0) return out;
 
-  // From progress: no rank has finished a step for a while. Ranks behind the others are the ones holding it up.
+  // From progress: no rank has finished a step for a while. Ranks behind the others are the ones holding it
+  // up.
   double quietS = double(nowNs - lastAnyProgressNs_) / 1e9;
   if (quietS < config_.stallSeconds) return out;
   if (auto named = heartbeatFindings(nowNs, quietS); !named.empty()) return named;
@@ -204,9 +207,10 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host, last + 1,
                                 "no progress");
     std::string where = host.empty() ? "" : " (" + host + ")";
-    f.set_summary(format("rank %d%s stopped after step %llu while the others finished step %llu; the job has not "
-                         "progressed for %.1f s",
-                         rank, where.c_str(), (unsigned long long)last, (unsigned long long)newest, quietS));
+    f.set_summary(
+        format("rank %d%s stopped after step %llu while the others finished step %llu; the job has not "
+               "progressed for %.1f s",
+               rank, where.c_str(), (unsigned long long)last, (unsigned long long)newest, quietS));
     (*f.mutable_evidence())["quiet_s"] = quietS;
     (*f.mutable_evidence())["steps_behind"] = double(newest - last);
     out.push_back(std::move(f));

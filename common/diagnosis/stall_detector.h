@@ -62,9 +62,9 @@ class StallDetector {
   int worldSize_;
   StallConfig config_;
   std::map<int, std::string> hosts_;
-  std::map<int, Missing> missing_;            // from stall reports, by missing rank
-  std::map<int, uint64_t> lastStep_;          // last completed step per rank
-  std::map<int, int64_t> lastProgressNs_;     // when it arrived
+  std::map<int, Missing> missing_;         // from stall reports, by missing rank
+  std::map<int, uint64_t> lastStep_;       // last completed step per rank
+  std::map<int, int64_t> lastProgressNs_;  // when it arrived
   std::set<int> exited_;
   int64_t lastAnyProgressNs_ = 0;
   std::map<int, Beat> beats_;         // latest heartbeat per rank

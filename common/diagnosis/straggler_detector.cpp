@@ -19,8 +19,8 @@ struct Robust {
   double sigma = 0;
 };
 
-// The level that a majority of a window's values reach: the median, and for an even count the lower of the two
-// middle values, so that a burst of hiccups filling exactly half the window is not "most of the window".
+// The level that a majority of a window's values reach: the median, and for an even count the lower of the
+// two middle values, so that a burst of hiccups filling exactly half the window is not "most of the window".
 double majorityLevel(std::vector<double> values) {
   const auto middle = values.begin() + std::ptrdiff_t((values.size() - 1) / 2);
   std::nth_element(values.begin(), middle, values.end());
@@ -43,7 +43,9 @@ Robust robust(const std::vector<double>& values, double noiseFloor) {
 StragglerDetector::StragglerDetector(int worldSize, StragglerConfig config)
     : worldSize_(std::max(worldSize, 1)), config_(config), ranks_(size_t(std::max(worldSize, 1))) {}
 
-void StragglerDetector::setHost(int rank, const std::string& host) { hosts_[rank] = host; }
+void StragglerDetector::setHost(int rank, const std::string& host) {
+  hosts_[rank] = host;
+}
 
 void StragglerDetector::add(const v1::StepSample& sample) {
   if (sample.rank() < 0 || sample.rank() >= worldSize_ || sample.step() < config_.warmupSteps) return;
@@ -208,9 +210,10 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
 v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   double steps = double(std::max<uint64_t>(e.steps, 1));
   double slowdownPct = 100 * e.slowdownSum / steps;
-  std::string cause = e.communication ? "communication" : (e.excessDataNs > e.excessComputeNs ? "data" : "compute");
-  // Everyone else waits for the straggler at the next all-reduce: its excess is the job's loss. An excess that
-  // averaged out below the median over the episode is no wait at all.
+  std::string cause =
+      e.communication ? "communication" : (e.excessDataNs > e.excessComputeNs ? "data" : "compute");
+  // Everyone else waits for the straggler at the next all-reduce: its excess is the job's loss. An excess
+  // that averaged out below the median over the episode is no wait at all.
   double waitNs = std::max(0.0, e.communication ? e.excessCommNs : e.excessOwnNs);
   double lostPct = e.stepNs > 0 ? std::clamp(100 * waitNs / e.stepNs, 0.0, 100.0) : 0;
   auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
@@ -223,8 +226,8 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
                                                waitNs / steps / 1e6, lostPct)
                                       : std::string("the others have not had to wait for it so far");
   f.set_summary(format("rank %d%s: %s %.0f%% above the median rank since step %llu (cause: %s); %s", rank,
-                       where.c_str(), what.c_str(), slowdownPct, (unsigned long long)e.sinceStep, cause.c_str(),
-                       cost.c_str()));
+                       where.c_str(), what.c_str(), slowdownPct, (unsigned long long)e.sinceStep,
+                       cause.c_str(), cost.c_str()));
   auto& ev = *f.mutable_evidence();
   ev["slowdown_pct"] = slowdownPct;
   ev["throughput_lost_pct"] = lostPct;

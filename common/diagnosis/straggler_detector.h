@@ -4,14 +4,14 @@
 // All-reduce makes every rank's wall time equal, so the detector looks at what a rank does before it waits:
 // its own time per step (data wait + forward + backward). For each step that every rank has reported, each
 // rank's excess is its own time minus the median rank's (what the whole job felt that step cancels out). A
-// rank is judged over a window of steps, not step by step: its window excess is the level most of its per-step
-// excesses reach (their median; one hiccup, or a burst filling half the window, does not count), scored
-// against the noise such a median has. That noise combines how much any rank's excess wanders from step to
-// step (the scaled median absolute deviation around each rank's own window level, over sqrt(window)) and,
-// with three or more ranks, how much the ranks' window excesses differ anyway (one CPU a little slower than
-// another); it is never below a floor, since identical ranks make both collapse. Judging windows matters with
-// few ranks on a noisy machine: four ranks' spread in one step says little, while a rank that is slow step
-// after step stands out. A rank whose score and slowdown stay high is a straggler.
+// rank is judged over a window of steps, not step by step: its window excess is the level most of its
+// per-step excesses reach (their median; one hiccup, or a burst filling half the window, does not count),
+// scored against the noise such a median has. That noise combines how much any rank's excess wanders from
+// step to step (the scaled median absolute deviation around each rank's own window level, over sqrt(window))
+// and, with three or more ranks, how much the ranks' window excesses differ anyway (one CPU a little slower
+// than another); it is never below a floor, since identical ranks make both collapse. Judging windows matters
+// with few ranks on a noisy machine: four ranks' spread in one step says little, while a rank that is slow
+// step after step stands out. A rank whose score and slowdown stay high is a straggler.
 //
 // A rank whose all-reduce latency is high at equal own time is a communication straggler. Latency is mostly
 // the wait for the slowest rank, which differs for good between ranks whose own times differ, so it keeps a
@@ -33,14 +33,14 @@ namespace ringmaster::diagnosis {
 namespace v1 = ::ringmaster::v1;
 
 struct StragglerConfig {
-  size_t window = 8;            // steps that decide together (steps)
-  double minScore = 3.5;        // robust z-score a slow rank must exceed (dimensionless)
-  double minSlowdown = 0.05;    // and its own time must be this much above the median (fraction)
-  double noiseFloor = 0.025;    // a window's noise is at least this part of the median own time (fraction)
+  size_t window = 8;              // steps that decide together (steps)
+  double minScore = 3.5;          // robust z-score a slow rank must exceed (dimensionless)
+  double minSlowdown = 0.05;      // and its own time must be this much above the median (fraction)
+  double noiseFloor = 0.025;      // a window's noise is at least this part of the median own time (fraction)
   double commNoiseFloor = 0.015;  // a step's spread of latency is at least this fraction of its median
-  size_t confirmSteps = 3;      // consecutive steps the window must say "slow" (or "not slow") to change state
-  uint64_t warmupSteps = 3;     // first steps ignored (allocator warm-up, first batches) (steps)
-  size_t maxPendingSteps = 512; // steps waiting for a missing rank before they are given up (steps)
+  size_t confirmSteps = 3;   // consecutive steps the window must say "slow" (or "not slow") to change state
+  uint64_t warmupSteps = 3;  // first steps ignored (allocator warm-up, first batches) (steps)
+  size_t maxPendingSteps = 512;  // steps waiting for a missing rank before they are given up (steps)
 };
 
 class StragglerDetector {
@@ -87,8 +87,8 @@ class StragglerDetector {
   struct RankState {
     std::deque<StepExcess> window;
     std::optional<Episode> current;
-    size_t slowRun = 0;    // consecutive evaluations that looked slow
-    size_t fastRun = 0;    // and that did not
+    size_t slowRun = 0;  // consecutive evaluations that looked slow
+    size_t fastRun = 0;  // and that did not
   };
   struct PendingStep {
     std::vector<std::optional<v1::StepSample>> samples;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A real `ringmaster-agent` process on a loopback port for the console's tests: started in the constructor, ended
-// (SIGTERM, then SIGKILL) in the destructor or by stop().
+// A real `ringmaster-agent` process on a loopback port for the console's tests: started in the constructor,
+// ended (SIGTERM, then SIGKILL) in the destructor or by stop().
 #pragma once
 
 #include <signal.h>
@@ -22,9 +22,9 @@ class AgentProcess {
  public:
   // `tokenFile` empty: no token. Waits until the agent answers GetHostInfo; ready() says whether it did.
   AgentProcess(const std::string& stateDir, const std::string& tokenFile = {}) : port_(freePort()) {
-    std::vector<std::string> argv = {binPath("ringmaster-agent"), "--listen", "127.0.0.1",
-                                     "--port", std::to_string(port_), "--state-dir", stateDir,
-                                     "--worker", binPath("ringmaster-worker")};
+    std::vector<std::string> argv = {binPath("ringmaster-agent"), "--listen",    "127.0.0.1", "--port",
+                                     std::to_string(port_),       "--state-dir", stateDir,    "--worker",
+                                     binPath("ringmaster-worker")};
     if (!tokenFile.empty()) argv.insert(argv.end(), {"--token-file", tokenFile});
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -34,7 +34,8 @@ class AgentProcess {
       ::execv(args[0], args.data());
       ::_exit(127);
     }
-    console::AgentClient client({"127.0.0.1", port_, tokenFile.empty() ? "" : agent::readTokenFile(tokenFile), ""});
+    console::AgentClient client(
+        {"127.0.0.1", port_, tokenFile.empty() ? "" : agent::readTokenFile(tokenFile), ""});
     ready_ = eventually(
         [&] {
           v1::HostInfo info;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Hosts page against real agents, offscreen: a `ringmaster-agent` process on a loopback port added as a user
-// would, connected with its host info and preflight, a job launched on it from the Launch page, the host remembered
-// across windows; an address where nothing listens and a wrong token, each with a message a person can act on.
+// The Hosts page against real agents, offscreen: a `ringmaster-agent` process on a loopback port added as a
+// user would, connected with its host info and preflight, a job launched on it from the Launch page, the host
+// remembered across windows; an address where nothing listens and a wrong token, each with a message a person
+// can act on.
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
@@ -12,7 +13,6 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
-
 #include <set>
 
 #include "console/host_check.h"
@@ -42,8 +42,8 @@ class HostsTest : public test::ConsoleTest {
     return path;
   }
 
-  // Types the address (and token file) into the Hosts page and presses "Add host"; returns the new row once its
-  // check has ended.
+  // Types the address (and token file) into the Hosts page and presses "Add host"; returns the new row once
+  // its check has ended.
   int addFromPage(MainWindow& window, const QString& address, const QString& tokenFile = {}) {
     HostsPage* page = window.hostsPage();
     page->findChild<QLineEdit*>(QStringLiteral("hostAddress"))->setText(address);
@@ -79,8 +79,9 @@ class HostsTest : public test::ConsoleTest {
   }
 };
 
-// The registry behind the page, without widgets: its model stays consistent (QAbstractItemModelTester) while a real
-// agent and an address where nothing listens are added, checked, planned for, forgotten and remembered.
+// The registry behind the page, without widgets: its model stays consistent (QAbstractItemModelTester) while
+// a real agent and an address where nothing listens are added, checked, planned for, forgotten and
+// remembered.
 TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
   const QString token = write(QStringLiteral("token"), "registry-token\n");
   test::AgentProcess agent(dir.filePath(QStringLiteral("remote")).toStdString(), token.toStdString());
@@ -99,7 +100,8 @@ TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
     unreachable.address = nowhere;
     registry.addHost(withToken);
     registry.addHost(unreachable);
-    ASSERT_TRUE(test::waitUntil([&] { return checked.size() == 3; }, kCheckTimeoutMs)) << "checks did not end";
+    ASSERT_TRUE(test::waitUntil([&] { return checked.size() == 3; }, kCheckTimeoutMs))
+        << "checks did not end";
     const console::HostsModel& model = *registry.model();
     EXPECT_EQ(model.host(0).state, State::Connected) << model.host(0).message.toStdString();
     EXPECT_EQ(model.host(model.rowOf(address)).state, State::Connected);
@@ -154,7 +156,8 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
     // A wrong token: unreachable, and the page says the token was rejected.
     int row = addFromPage(window, address, wrongToken);
     EXPECT_EQ(window.hostsModel()->host(row).state, State::Unreachable);
-    EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("token rejected (UNAUTHENTICATED)")))
+    EXPECT_TRUE(
+        window.hostsModel()->host(row).message.contains(QStringLiteral("token rejected (UNAUTHENTICATED)")))
         << window.hostsModel()->host(row).message.toStdString();
     window.hostsPage()->view()->selectRow(row);
     window.hostsPage()->findChild<QPushButton*>(QStringLiteral("removeHost"))->click();
@@ -181,14 +184,15 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
     EXPECT_TRUE(hosts->text().startsWith(QStringLiteral("127.0.0.1:"))) << hosts->text().toStdString();
     hosts->setText(QStringLiteral("127.0.0.1:2"));
     // The same job from a terminal reaches the agent as the page does.
-    EXPECT_TRUE(form->commandLine().contains(QStringLiteral("-H 127.0.0.1:2 --agent-port %1 --token-file %2")
-                                                 .arg(agent.port())
-                                                 .arg(token)))
+    EXPECT_TRUE(form->commandLine().contains(
+        QStringLiteral("-H 127.0.0.1:2 --agent-port %1 --token-file %2").arg(agent.port()).arg(token)))
         << form->commandLine().toStdString();
-    qobject_cast<QLineEdit*>(form->field(QStringLiteral("name")))->setText(QStringLiteral("on the remote agent"));
+    qobject_cast<QLineEdit*>(form->field(QStringLiteral("name")))
+        ->setText(QStringLiteral("on the remote agent"));
     qobject_cast<QSpinBox*>(form->field(QStringLiteral("world_size")))->setValue(2);
     qobject_cast<QComboBox*>(form->field(QStringLiteral("model")))->setCurrentText(QStringLiteral("mlp"));
-    qobject_cast<QComboBox*>(form->field(QStringLiteral("dataset")))->setCurrentText(QStringLiteral("synthetic"));
+    qobject_cast<QComboBox*>(form->field(QStringLiteral("dataset")))
+        ->setCurrentText(QStringLiteral("synthetic"));
     qobject_cast<QSpinBox*>(form->field(QStringLiteral("hyper.epochs")))->setValue(0);
     qobject_cast<QSpinBox*>(form->field(QStringLiteral("hyper.steps")))->setValue(10);
     ASSERT_TRUE(form->problems().isEmpty()) << form->problems().join('\n').toStdString();
@@ -201,7 +205,9 @@ TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) 
     EXPECT_EQ(window.shownRun()->series.rank(0, console::RankMetric::Throughput).count(), 10);
     EXPECT_EQ(window.shownRun()->series.rank(1, console::RankMetric::Throughput).count(), 10);
     // The ranks ran under the remote agent: its journal holds the job.
-    EXPECT_TRUE(QDir(dir.filePath(QStringLiteral("remote"))).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size() > 0);
+    EXPECT_TRUE(QDir(dir.filePath(QStringLiteral("remote")))
+                    .entryList(QDir::AllEntries | QDir::NoDotAndDotDot)
+                    .size() > 0);
   }
 
   // A new window remembers the host (with its token file) and connects again by itself.
@@ -233,14 +239,16 @@ TEST_F(HostsTest, AHostThatGoesAwayIsShownUnreachableWithoutAsking) {
   MainWindow window(options);
   window.setHostWatchInterval(std::chrono::milliseconds(200));
   const int row = addFromPage(window, QString::fromStdString(agent.address()), {});
-  ASSERT_EQ(window.hostsModel()->host(row).state, State::Connected) << window.hostsModel()->host(row).message.toStdString();
+  ASSERT_EQ(window.hostsModel()->host(row).state, State::Connected)
+      << window.hostsModel()->host(row).message.toStdString();
   // Quiet re-checks of a healthy host never show "connecting" in between.
   std::vector<State> seen;
   int rechecks = 0;
   auto c = QObject::connect(window.hostsModel(), &QAbstractItemModel::dataChanged,
                             [&] { seen.push_back(window.hostsModel()->host(row).state); });
   auto d = QObject::connect(&window, &MainWindow::hostChecked, [&](int r) { rechecks += r == row ? 1 : 0; });
-  ASSERT_TRUE(test::waitUntil([&] { return rechecks >= 3; }, kCheckTimeoutMs)) << "the host was not re-checked";
+  ASSERT_TRUE(test::waitUntil([&] { return rechecks >= 3; }, kCheckTimeoutMs))
+      << "the host was not re-checked";
   EXPECT_EQ(window.hostsModel()->host(row).state, State::Connected);
   for (State s : seen) EXPECT_EQ(s, State::Connected);
   QObject::disconnect(c);
@@ -249,7 +257,8 @@ TEST_F(HostsTest, AHostThatGoesAwayIsShownUnreachableWithoutAsking) {
   agent.stop();
   ASSERT_TRUE(test::waitUntil([&] { return window.hostsModel()->host(row).state == State::Unreachable; },
                               kCheckTimeoutMs))
-      << "the host that went away still shows as " << cell(window, row, console::HostsModel::State).toStdString();
+      << "the host that went away still shows as "
+      << cell(window, row, console::HostsModel::State).toStdString();
   EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("connection refused")))
       << window.hostsModel()->host(row).message.toStdString();
 }
@@ -261,14 +270,17 @@ TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) 
   const int row = addFromPage(window, address);
   const console::HostEntry& host = window.hostsModel()->host(row);
   EXPECT_EQ(host.state, State::Unreachable);
-  EXPECT_EQ(host.message, QStringLiteral("cannot reach %1: connection refused — is ringmaster-agent running there, "
-                                         "and on port %2?")
-                              .arg(address)
-                              .arg(address.section(QLatin1Char(':'), 1)))
+  EXPECT_EQ(host.message,
+            QStringLiteral("cannot reach %1: connection refused — is ringmaster-agent running there, "
+                           "and on port %2?")
+                .arg(address)
+                .arg(address.section(QLatin1Char(':'), 1)))
       << host.message.toStdString();
-  EXPECT_TRUE(cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("unreachable: cannot reach")));
+  EXPECT_TRUE(
+      cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("unreachable: cannot reach")));
   // The Launch page has no connected host to offer.
-  EXPECT_FALSE(window.launchPage()->findChild<QPushButton*>(QStringLiteral("useConnectedHosts"))->isEnabled());
+  EXPECT_FALSE(
+      window.launchPage()->findChild<QPushButton*>(QStringLiteral("useConnectedHosts"))->isEnabled());
 
   // Addresses and files a person can get wrong are named in the message, without a network call.
   EXPECT_EQ(console::checkHost("node1:99999", "", "").message,

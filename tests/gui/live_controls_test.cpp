@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The console's hold on a live run, offscreen, with real ranks through the embedded agent: a watch stream broken
-// mid-run is reconnected and backfilled under a banner, with every step of both ranks on the dashboard once;
-// timeline recording turned on and off from the window; and `ringmaster-gui --run -- <flags of ringmaster run>`
-// opening on the live job, in-process and as the real program.
+// The console's hold on a live run, offscreen, with real ranks through the embedded agent: a watch stream
+// broken mid-run is reconnected and backfilled under a banner, with every step of both ranks on the dashboard
+// once; timeline recording turned on and off from the window; and `ringmaster-gui --run -- <flags of
+// ringmaster run>` opening on the live job, in-process and as the real program.
 #include <gtest/gtest.h>
 
 #include <QAbstractButton>
@@ -35,7 +35,8 @@ class LiveControlsTest : public test::ConsoleTest {
     if (!window.shownRun() || window.shownRun()->series.rankCount() < ranks) return 0;
     uint64_t fewest = UINT64_MAX;
     for (int r = 0; r < ranks; ++r) {
-      fewest = std::min<uint64_t>(fewest, window.shownRun()->series.rank(r, console::RankMetric::Throughput).count());
+      fewest = std::min<uint64_t>(fewest,
+                                  window.shownRun()->series.rank(r, console::RankMetric::Throughput).count());
     }
     return fewest;
   }
@@ -73,7 +74,8 @@ TEST_F(LiveControlsTest, ABrokenWatchStreamReconnectsBackfillsAndSaysSo) {
 
   // The banner said the connection was lost, then that it was back with what was backfilled, then went.
   const auto lost = std::find_if(banners.begin(), banners.end(), [](const QString& b) {
-    return b.startsWith(QStringLiteral("Connection to ")) && b.endsWith(QStringLiteral(" lost — reconnecting…"));
+    return b.startsWith(QStringLiteral("Connection to ")) &&
+           b.endsWith(QStringLiteral(" lost — reconnecting…"));
   });
   ASSERT_NE(lost, banners.end()) << banners.join('\n').toStdString();
   const auto back = std::find_if(lost, banners.end(), [](const QString& b) {
@@ -137,12 +139,25 @@ TEST_F(LiveControlsTest, TimelineRecordingStartsAndStopsOnEveryRankOfALiveRun) {
 
 TEST_F(LiveControlsTest, TheConsoleStartedWithRunFlagsOpensOnTheLiveJob) {
   const QString summary = dir.filePath(QStringLiteral("summary.json"));
-  const QStringList arguments = {
-      QStringLiteral("ringmaster-gui"), QStringLiteral("--store"), options.storePath, QStringLiteral("--run"),
-      QStringLiteral("--"), QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("--model"),
-      QStringLiteral("mlp"), QStringLiteral("--data"), QStringLiteral("synthetic"), QStringLiteral("--steps"),
-      QStringLiteral("30"), QStringLiteral("--worker"), options.workerPath, QStringLiteral("--state-dir"),
-      options.stateDir, QStringLiteral("--summary-json"), summary};
+  const QStringList arguments = {QStringLiteral("ringmaster-gui"),
+                                 QStringLiteral("--store"),
+                                 options.storePath,
+                                 QStringLiteral("--run"),
+                                 QStringLiteral("--"),
+                                 QStringLiteral("-np"),
+                                 QStringLiteral("2"),
+                                 QStringLiteral("--model"),
+                                 QStringLiteral("mlp"),
+                                 QStringLiteral("--data"),
+                                 QStringLiteral("synthetic"),
+                                 QStringLiteral("--steps"),
+                                 QStringLiteral("30"),
+                                 QStringLiteral("--worker"),
+                                 options.workerPath,
+                                 QStringLiteral("--state-dir"),
+                                 options.stateDir,
+                                 QStringLiteral("--summary-json"),
+                                 summary};
   const ConsoleCommandLine line = parseCommandLine(arguments);
   ASSERT_TRUE(line.run);
   EXPECT_EQ(line.plan.spec.world_size(), 2u);
@@ -180,22 +195,24 @@ TEST_F(LiveControlsTest, TheConsoleStartedWithRunFlagsOpensOnTheLiveJob) {
   EXPECT_STREQ(json["status"].GetString(), "finished");
 
   // Job flags are checked like the CLI's.
-  EXPECT_THROW(parseCommandLine({QStringLiteral("ringmaster-gui"), QStringLiteral("--run"), QStringLiteral("--"),
-                                 QStringLiteral("--engine"), QStringLiteral("nope")}),
+  EXPECT_THROW(parseCommandLine({QStringLiteral("ringmaster-gui"), QStringLiteral("--run"),
+                                 QStringLiteral("--"), QStringLiteral("--engine"), QStringLiteral("nope")}),
                InputError);
-  EXPECT_THROW(parseCommandLine({QStringLiteral("ringmaster-gui"), QStringLiteral("-np"), QStringLiteral("2")}),
-               InputError);
+  EXPECT_THROW(
+      parseCommandLine({QStringLiteral("ringmaster-gui"), QStringLiteral("-np"), QStringLiteral("2")}),
+      InputError);
 }
 
 TEST_F(LiveControlsTest, TheProgramWithRunFlagsRunsTheJobAndShowsIt) {
   const QString shots = dir.filePath(QStringLiteral("shots"));
   const std::string gui = test::binPath("ringmaster-gui");
-  const std::map<std::string, std::string> env = {{"QT_QPA_PLATFORM", "offscreen"},
-                                                  {"XDG_CONFIG_HOME", dir.filePath(QStringLiteral("config")).toStdString()}};
+  const std::map<std::string, std::string> env = {
+      {"QT_QPA_PLATFORM", "offscreen"},
+      {"XDG_CONFIG_HOME", dir.filePath(QStringLiteral("config")).toStdString()}};
   const auto result = test::runProcess(
-      {gui, "--store", options.storePath.toStdString(), "--screenshot", shots.toStdString(), "--run", "--", "-np", "2",
-       "--model", "mlp", "--data", "synthetic", "--steps", "20", "--worker", options.workerPath.toStdString(),
-       "--state-dir", options.stateDir.toStdString()},
+      {gui, "--store", options.storePath.toStdString(), "--screenshot", shots.toStdString(), "--run", "--",
+       "-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "20", "--worker",
+       options.workerPath.toStdString(), "--state-dir", options.stateDir.toStdString()},
       env, std::chrono::milliseconds(kRunTimeoutMs));
   ASSERT_EQ(result.exitCode, 0) << result.err;
   // The pages were rendered once the run ended, the dashboard among them.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The console end to end, offscreen: real ranks launched from the form through the embedded agent, the dashboard
-// fed live, the run in the history; findings leading to their evidence; two stored runs compared; reports
-// exported from the dialog; a Horovod timeline imported; and every page rendered to PNG under the build folder
-// (build/screenshots) for people to look at.
+// The console end to end, offscreen: real ranks launched from the form through the embedded agent, the
+// dashboard fed live, the run in the history; findings leading to their evidence; two stored runs compared;
+// reports exported from the dialog; a Horovod timeline imported; and every page rendered to PNG under the
+// build folder (build/screenshots) for people to look at.
 #include "gui/live_run.h"
 
 #include <gtest/gtest.h>
@@ -47,7 +47,9 @@ namespace {
 
 constexpr int kRunTimeoutMs = 180'000;
 
-QString screenshotDir() { return QStringLiteral(RM_BUILD_DIR "/screenshots"); }
+QString screenshotDir() {
+  return QStringLiteral(RM_BUILD_DIR "/screenshots");
+}
 
 class LiveRunTest : public test::ConsoleTest {
  protected:
@@ -57,8 +59,8 @@ class LiveRunTest : public test::ConsoleTest {
   }
 
   // Fills the launch form as a user would and presses Launch; returns the run's status when it ends.
-  QString launchFromForm(MainWindow& window, const QString& name, int ranks, int steps, const QString& straggler = {},
-                         bool timeline = false) {
+  QString launchFromForm(MainWindow& window, const QString& name, int ranks, int steps,
+                         const QString& straggler = {}, bool timeline = false) {
     LaunchPage* form = window.launchPage();
     auto set = [form](const char* field) { return form->field(QString::fromLatin1(field)); };
     qobject_cast<QLineEdit*>(set("name"))->setText(name);
@@ -72,7 +74,8 @@ class LiveRunTest : public test::ConsoleTest {
     set("timeline")->setProperty("checked", timeline);
     EXPECT_TRUE(form->problems().isEmpty()) << form->problems().join('\n').toStdString();
     QString status;
-    auto connection = QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
+    auto connection =
+        QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
     form->findChild<QPushButton*>(QStringLiteral("launch"))->click();
     EXPECT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs)) << "the run did not end";
     QObject::disconnect(connection);
@@ -160,7 +163,8 @@ SvgContents readSvg(const QString& path, QString& error) {
       ++svg.elements[name];
       const QString own = xml.attributes().value(QLatin1String("stroke")).toString();
       strokes << (own.isEmpty() ? (strokes.isEmpty() ? QString() : strokes.back()) : own);
-      if (name == QLatin1String("polyline") || name == QLatin1String("path")) ++svg.strokesByColour[strokes.back()];
+      if (name == QLatin1String("polyline") || name == QLatin1String("path"))
+        ++svg.strokesByColour[strokes.back()];
     } else if (token == QXmlStreamReader::EndElement) {
       strokes.removeLast();
     }
@@ -211,7 +215,9 @@ TEST_F(LiveRunTest, ChartsOfARealRunSaveAsPngAndSvg) {
   QString error;
   const SvgContents contents = readSvg(svg, error);
   ASSERT_TRUE(error.isEmpty()) << error.toStdString();
-  EXPECT_GT(contents.elements.value(QStringLiteral("polyline")) + contents.elements.value(QStringLiteral("path")), 0);
+  EXPECT_GT(
+      contents.elements.value(QStringLiteral("polyline")) + contents.elements.value(QStringLiteral("path")),
+      0);
   EXPECT_GT(contents.elements.value(QStringLiteral("text")), 0);
   EXPECT_EQ(contents.elements.value(QStringLiteral("image")), 0);
   int linesSeen = 0;
@@ -239,14 +245,16 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
   window.show();
   // Run 1: four ranks, rank 2 computes 50 ms more per step, timeline on. (On a busy machine a rank's forward
   // pass alone can vary by tens of ms from step to step: the detector judges windows of steps, not each one.)
-  ASSERT_EQ(launchFromForm(window, QStringLiteral("straggler on rank 2"), 4, 60, QStringLiteral("2:50"), true),
-            QStringLiteral("finished"));
+  ASSERT_EQ(
+      launchFromForm(window, QStringLiteral("straggler on rank 2"), 4, 60, QStringLiteral("2:50"), true),
+      QStringLiteral("finished"));
   const int64_t stragglerRun = window.liveRun()->runId();
   const int liveFindings = window.findingsModel()->rowCount();
   const double rank2Backward = window.shownRun()->series.phaseMeans(2, 0, 60)[2];
   const double rank0Backward = window.shownRun()->series.phaseMeans(0, 0, 60)[2];
   // Run 2: the same job without the fault.
-  ASSERT_EQ(launchFromForm(window, QStringLiteral("clean baseline"), 4, 60, {}, true), QStringLiteral("finished"));
+  ASSERT_EQ(launchFromForm(window, QStringLiteral("clean baseline"), 4, 60, {}, true),
+            QStringLiteral("finished"));
   const int64_t cleanRun = window.liveRun()->runId();
 
   // Reopened from the store (offline), the findings view lists rank 2 as the straggler.
@@ -265,8 +273,8 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
   // Selecting it highlights rank 2 on the dashboard and moves the timeline to the evidence.
   window.showPage(MainWindow::Findings);
   QTableView* findingsView = window.findingsPage()->view();
-  findingsView->selectionModel()->setCurrentIndex(findings->index(stragglerRow, 0),
-                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  findingsView->selectionModel()->setCurrentIndex(
+      findings->index(stragglerRow, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   EXPECT_EQ(window.selectedRank(), 2);
   EXPECT_EQ(window.dashboardPage()->highlightedRank(), 2);
   const auto [selBegin, selEnd] = window.timelinePage()->view()->selection();
@@ -317,21 +325,40 @@ TEST_F(LiveRunTest, ChineseScreenshotAndImportedHorovodTimeline) {
     QByteArray json = "[\n";
     const char* tensors[] = {"grad.fc1.weight", "grad.fc2.weight"};
     for (int t = 0; t < 2; ++t) {
-      json += QStringLiteral("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %1, \"args\": {\"name\": \"%2\"}},\n")
-                  .arg(t).arg(QLatin1String(tensors[t])).toUtf8();
+      json += QStringLiteral(
+                  "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %1, \"args\": {\"name\": \"%2\"}},\n")
+                  .arg(t)
+                  .arg(QLatin1String(tensors[t]))
+                  .toUtf8();
       for (int step = 0; step < 5; ++step) {
         const int base = step * 10000 + t * 1000;
-        json += QStringLiteral("{\"name\": \"NEGOTIATE_ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n").arg(base).arg(t).toUtf8();
+        json +=
+            QStringLiteral("{\"name\": \"NEGOTIATE_ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n")
+                .arg(base)
+                .arg(t)
+                .toUtf8();
         for (int rank = 0; rank < 4; ++rank) {
           const int tick = base + 100 + rank * (rank == 3 ? 900 : 50);  // rank 3 is late
           json += QStringLiteral("{\"name\": \"%1\", \"ph\": \"X\", \"ts\": %2, \"dur\": 0, \"pid\": %3},\n")
-                      .arg(rank).arg(tick).arg(t).toUtf8();
+                      .arg(rank)
+                      .arg(tick)
+                      .arg(t)
+                      .toUtf8();
         }
-        json += QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 3000).arg(t).toUtf8();
-        json += QStringLiteral("{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n").arg(base + 3000).arg(t).toUtf8();
-        json += QStringLiteral("{\"name\": \"GLOO_ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n").arg(base + 3100).arg(t).toUtf8();
-        json += QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 5000).arg(t).toUtf8();
-        json += QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 5200).arg(t).toUtf8();
+        json +=
+            QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 3000).arg(t).toUtf8();
+        json += QStringLiteral("{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n")
+                    .arg(base + 3000)
+                    .arg(t)
+                    .toUtf8();
+        json += QStringLiteral("{\"name\": \"GLOO_ALLREDUCE\", \"ph\": \"B\", \"ts\": %1, \"pid\": %2},\n")
+                    .arg(base + 3100)
+                    .arg(t)
+                    .toUtf8();
+        json +=
+            QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 5000).arg(t).toUtf8();
+        json +=
+            QStringLiteral("{\"ph\": \"E\", \"ts\": %1, \"pid\": %2},\n").arg(base + 5200).arg(t).toUtf8();
       }
     }
     json += "{\"name\": \"end\", \"ph\": \"i\", \"ts\": 60000, \"pid\": 0, \"s\": \"g\"}\n]\n";
@@ -339,7 +366,8 @@ TEST_F(LiveRunTest, ChineseScreenshotAndImportedHorovodTimeline) {
   }
 
   // The Chinese interface, as `--lang zh_CN` installs it.
-  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
+  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
+            QStringLiteral("zh_CN"));
   MainWindow window(options);
   window.resize(1440, 900);
   window.show();

@@ -21,8 +21,8 @@
 namespace ringmaster::gui {
 namespace {
 
-v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start, int64_t end,
-                        uint64_t step) {
+v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start,
+                        int64_t end, uint64_t step) {
   v1::TimelineEvent e;
   e.set_rank(rank);
   e.set_lane(lane);
@@ -33,7 +33,8 @@ v1::TimelineEvent event(int rank, const std::string& lane, const std::string& na
   return e;
 }
 
-// Two ranks, ten steps of 1 ms: DATA 0.1, FORWARD 0.3, BACKWARD 0.4, OPTIMIZER 0.2 (ms), an ALLREDUCE per step.
+// Two ranks, ten steps of 1 ms: DATA 0.1, FORWARD 0.3, BACKWARD 0.4, OPTIMIZER 0.2 (ms), an ALLREDUCE per
+// step.
 console::TimelineModel twoRanks() {
   console::TimelineModel model;
   for (int rank = 0; rank < 2; ++rank) {
@@ -99,8 +100,7 @@ TEST_F(TimelinePageTest, ShiftDragMeasuresARangePerPhasePerRank) {
   const auto [t0, t1] = view->selection();
   const auto expected = model.rangeStats(t0, t1);
   EXPECT_EQ(stats->topLevelItem(0)->child(1)->text(0), "BACKWARD");
-  EXPECT_EQ(stats->topLevelItem(0)->child(1)->text(3),
-            QString::number(expected.at(0).at("BACKWARD").count));
+  EXPECT_EQ(stats->topLevelItem(0)->child(1)->text(3), QString::number(expected.at(0).at("BACKWARD").count));
 }
 
 TEST_F(TimelinePageTest, ClickShowsTheEventUnderThePointer) {

@@ -67,7 +67,8 @@ TEST(AgentService, InvalidSpecIsInvalidArgumentNamingTheField) {
   v1::LaunchReply reply;
   grpc::Status status = client.launch(request, reply);
   EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT);
-  EXPECT_NE(status.error_message().find("spec.hyper.batch_size"), std::string::npos) << status.error_message();
+  EXPECT_NE(status.error_message().find("spec.hyper.batch_size"), std::string::npos)
+      << status.error_message();
 
   request = waitingRank("../escape");
   status = client.launch(request, reply);
@@ -157,7 +158,8 @@ TEST(AgentService, StopEndsTheRanksAndTheJournal) {
   bool finished = false;
   {
     console::JournalFollower follower(
-        client, "stop-me", 1, [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
+        client, "stop-me", 1,
+        [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
         [&](const grpc::Status& s) { finished = s.ok(); });
     EXPECT_TRUE(eventually([&] { return finished; }, 10s));
   }
@@ -376,8 +378,8 @@ TEST(AgentService, RanksDieWithTheirAgent) {
     std::string stateDir = dir.file("state");
     std::string worker = binPath("ringmaster-worker");
     std::string agentBinary = binPath("ringmaster-agent");
-    ::execl(agentBinary.c_str(), agentBinary.c_str(), "--port", portText.c_str(), "--state-dir", stateDir.c_str(),
-            "--worker", worker.c_str(), static_cast<char*>(nullptr));
+    ::execl(agentBinary.c_str(), agentBinary.c_str(), "--port", portText.c_str(), "--state-dir",
+            stateDir.c_str(), "--worker", worker.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   console::AgentClient client({"127.0.0.1", port, "", ""});
@@ -397,7 +399,8 @@ TEST(AgentService, RanksDieWithTheirAgent) {
   int wstatus = 0;
   ::waitpid(agentPid, &wstatus, 0);
   for (int pid : reply.pids()) {
-    EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s)) << "rank process " << pid << " outlived its agent";
+    EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s))
+        << "rank process " << pid << " outlived its agent";
   }
 }
 
@@ -445,7 +448,8 @@ TEST(AgentService, ControlTurnsTheTimelineOnAndStopsTheRanks) {
     };
   };
 
-  ASSERT_TRUE(eventually(locked([&] { return steps[0] >= 20 && steps[1] >= 20; }), 60s)) << "the ranks did not train";
+  ASSERT_TRUE(eventually(locked([&] { return steps[0] >= 20 && steps[1] >= 20; }), 60s))
+      << "the ranks did not train";
   {
     std::lock_guard lock(mutex);
     EXPECT_EQ(timelineEvents[0] + timelineEvents[1], 0u) << "the timeline was on before anyone asked";
@@ -474,7 +478,8 @@ TEST(AgentService, OldJournalsAreRemovedAtStart) {
   auto makeJob = [&](const std::string& id, std::chrono::hours age) {
     std::filesystem::create_directories(jobs / id);
     writeFile((jobs / id / "journal").string(), "RMJRNL1\n");
-    std::filesystem::last_write_time(jobs / id / "journal", std::filesystem::file_time_type::clock::now() - age);
+    std::filesystem::last_write_time(jobs / id / "journal",
+                                     std::filesystem::file_time_type::clock::now() - age);
   };
   makeJob("last-month", std::chrono::hours(24 * 30));
   makeJob("yesterday", std::chrono::hours(24));
@@ -487,14 +492,15 @@ TEST(AgentService, OldJournalsAreRemovedAtStart) {
   EXPECT_TRUE(std::filesystem::exists(jobs / "yesterday" / "journal"));
 }
 
-// TLS with a token: a console that trusts the agent's certificate gets in; one that speaks plaintext, or trusts
-// another CA, does not.
+// TLS with a token: a console that trusts the agent's certificate gets in; one that speaks plaintext, or
+// trusts another CA, does not.
 TEST(AgentService, TlsAcceptsOnlyConsolesTrustingItsCertificate) {
   TempDir dir("agent-tls");
   auto makeCertificate = [&](const std::string& name) {
-    const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                                "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
-                                dir.file(name + ".key") + " -out " + dir.file(name + ".pem") + " >/dev/null 2>&1";
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+        dir.file(name + ".key") + " -out " + dir.file(name + ".pem") + " >/dev/null 2>&1";
     return std::system(command.c_str()) == 0;
   };
   if (!makeCertificate("agent") || !makeCertificate("other")) {

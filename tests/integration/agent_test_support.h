@@ -58,7 +58,8 @@ inline bool eventually(const std::function<bool()>& done, std::chrono::milliseco
 // Keeps every record it is given, for the test to inspect.
 class RecordCollector : public console::RecordSink {
  public:
-  void onRecords(const std::string&, const std::string& host, const std::vector<v1::Record>& records) override {
+  void onRecords(const std::string&, const std::string& host,
+                 const std::vector<v1::Record>& records) override {
     std::lock_guard lock(mutex_);
     for (const auto& r : records) {
       records_.push_back(r);
@@ -71,7 +72,8 @@ class RecordCollector : public console::RecordSink {
     return records_;
   }
   // Waits until `done(records)` holds, up to `timeout`.
-  bool waitFor(const std::function<bool(const std::vector<v1::Record>&)>& done, std::chrono::milliseconds timeout) {
+  bool waitFor(const std::function<bool(const std::vector<v1::Record>&)>& done,
+               std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, timeout, [&] { return done(records_); });
   }

@@ -78,6 +78,7 @@ TEST(Binaries, BadFlagsExitWithTwoAndNameTheFlag) {
   for (const auto& c : cases) {
     auto r = runProcess(c.argv);
     EXPECT_EQ(r.exitCode, 2) << c.argv[1] << ": " << r.err;
-    EXPECT_NE(r.err.find(c.mention), std::string::npos) << "stderr does not name " << c.mention << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mention), std::string::npos)
+        << "stderr does not name " << c.mention << ": " << r.err;
   }
 }

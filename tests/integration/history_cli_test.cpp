@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `ringmaster runs / show / compare / report / import` as a user runs them: the real binary on a real store file.
+// `ringmaster runs / show / compare / report / import` as a user runs them: the real binary on a real store
+// file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -62,12 +63,14 @@ class HistoryCli : public ::testing::Test {
     std::ofstream out(path);
     out << "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": "
            "{\"start_time_since_epoch_in_micros\": 1}},\n"
-        << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"grad.fc.weight\"}}";
+        << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": "
+           "\"grad.fc.weight\"}}";
     long ts = 0;
     for (int i = 0; i < iterations; ++i) {
       out << ",\n{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " << ts << ", \"pid\": 1}";
       for (int r = 0; r < 3; ++r) {
-        out << ",\n{\"ph\": \"X\", \"name\": \"" << r << "\", \"ts\": " << ts + r << ", \"pid\": 1, \"dur\": 0}";
+        out << ",\n{\"ph\": \"X\", \"name\": \"" << r << "\", \"ts\": " << ts + r
+            << ", \"pid\": 1, \"dur\": 0}";
       }
       out << ",\n{\"ph\": \"E\", \"ts\": " << ts + 5 << ", \"pid\": 1}";
       out << ",\n{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": " << ts + 5 << ", \"pid\": 1}";
@@ -121,9 +124,11 @@ TEST_F(HistoryCli, RunsShowAndCompareStoredRuns) {
 TEST_F(HistoryCli, ReportsInEveryFormat) {
   int64_t id = ingest("r", 0.4, 1);
   int64_t other = ingest("o", 0, 3);
-  std::string html = file("report.html"), pdf = file("report.pdf"), csv = file("run.csv"), trace = file("trace.json");
+  std::string html = file("report.html"), pdf = file("report.pdf"), csv = file("run.csv"),
+              trace = file("trace.json");
 
-  auto r = ringmaster({"report", std::to_string(id), "--compare", std::to_string(other), "--format", "html", "-o", html});
+  auto r = ringmaster(
+      {"report", std::to_string(id), "--compare", std::to_string(other), "--format", "html", "-o", html});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::string page = readFile(html);
   EXPECT_NE(page.find("<svg"), std::string::npos);
@@ -244,5 +249,6 @@ TEST_F(HistoryCli, BadInputGetsAClearMessage) {
   writeFile(file("corrupt.sqlite"), std::string(8192, 'x'));
   auto corrupt = runProcess({binPath("ringmaster"), "runs", "--store", file("corrupt.sqlite")});
   EXPECT_EQ(corrupt.exitCode, 1);
-  EXPECT_NE(corrupt.err.find("corrupt.sqlite is damaged or not a database"), std::string::npos) << corrupt.err;
+  EXPECT_NE(corrupt.err.find("corrupt.sqlite is damaged or not a database"), std::string::npos)
+      << corrupt.err;
 }

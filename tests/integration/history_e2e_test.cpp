@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Diagnosis end to end on real runs: real ranks (ringmaster-worker) launched through the embedded agent, their
-// records ingested into a real store through the run session `ringmaster run` uses, with faults injected: a
-// straggler, a leak, a hang.
+// Diagnosis end to end on real runs: real ranks (ringmaster-worker) launched through the embedded agent,
+// their records ingested into a real store through the run session `ringmaster run` uses, with faults
+// injected: a straggler, a leak, a hang.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -41,8 +41,9 @@ std::vector<std::string> summaries(const std::vector<v1::Finding>& findings) {
   return out;
 }
 
-// Runs the job to its end through a run session, as `ringmaster run` and the console do; returns the run's stored
-// findings, after checking they are the ones the session showed at the end and that the hosts were recorded.
+// Runs the job to its end through a run session, as `ringmaster run` and the console do; returns the run's
+// stored findings, after checking they are the ones the session showed at the end and that the hosts were
+// recorded.
 std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const std::string& name) {
   spec.set_name(name);
   console::RunSessionOptions options;
@@ -69,7 +70,8 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
   const auto info = store.run(runId);
   EXPECT_EQ(info->status, "finished");
   EXPECT_EQ(info->name, name);
-  EXPECT_EQ(info->environment.count("libtorch"), 1u) << "the hosts' LibTorch is part of the run's environment";
+  EXPECT_EQ(info->environment.count("libtorch"), 1u)
+      << "the hosts' LibTorch is part of the run's environment";
   const auto hosts = store.hosts(runId);
   EXPECT_EQ(hosts.size(), 1u);
   for (const auto& [host, facts] : hosts) {
@@ -109,7 +111,8 @@ TEST(DiagnosisEndToEnd, InjectedStragglerIsFoundWithCauseCompute) {
   ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
   EXPECT_EQ(f->cause(), "compute") << f->summary();
   EXPECT_GT(f->evidence().at("others_wait_ms_per_step"), 30) << f->summary();
-  for (int other : {0, 1, 3}) EXPECT_EQ(find(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
+  for (int other : {0, 1, 3})
+    EXPECT_EQ(find(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
 }
 
 TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {

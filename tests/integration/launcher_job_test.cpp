@@ -107,12 +107,13 @@ TEST(LauncherJob, AWatcherThatReconnectsMissesNothingAndRepeatsNothing) {
   EXPECT_GE(launcher.follower(0).reconnects(), 1u);
   auto all = records.records();
   ASSERT_FALSE(all.empty());
-  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i].seq(), i + 1) << "gap or duplicate at record " << i;
+  for (size_t i = 0; i < all.size(); ++i)
+    ASSERT_EQ(all[i].seq(), i + 1) << "gap or duplicate at record " << i;
   EXPECT_EQ(ranksPastStep(all, 60), 2);
 }
 
-// A console may let go of a job on remote hosts: the ranks train on under their agent, which keeps journaling.
-// A job on the embedded agent cannot be let go of (its ranks are this process's children).
+// A console may let go of a job on remote hosts: the ranks train on under their agent, which keeps
+// journaling. A job on the embedded agent cannot be let go of (its ranks are this process's children).
 TEST(LauncherJob, ARemoteJobLetGoOfTrainsOnUnderItsAgent) {
   TempDir dir("launch-detach");
   agent::AgentOptions options;

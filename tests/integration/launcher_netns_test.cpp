@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Two hosts for real: two network namespaces joined by a veth pair, an agent in each, and a 2-host x 2-rank job
-// launched with `ringmaster run -H` whose Gloo traffic crosses the veth. Skipped, visibly, where namespaces
-// cannot be made (not root, no iproute2).
+// Two hosts for real: two network namespaces joined by a veth pair, an agent in each, and a 2-host x 2-rank
+// job launched with `ringmaster run -H` whose Gloo traffic crosses the veth. Skipped, visibly, where
+// namespaces cannot be made (not root, no iproute2).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -71,9 +71,9 @@ class TwoHosts {
   const std::string& address(int i) const { return addresses_[i]; }
 
   uint64_t receivedBytes(int i) const {
-    auto result = runProcess({kIp, "netns", "exec", names_[i], "cat",
-                              "/sys/class/net/" + links_[i] + "/statistics/rx_bytes"},
-                             {}, 10s);
+    auto result = runProcess(
+        {kIp, "netns", "exec", names_[i], "cat", "/sys/class/net/" + links_[i] + "/statistics/rx_bytes"}, {},
+        10s);
     return result.exitCode == 0 ? std::stoull(result.out) : 0;
   }
 
@@ -84,11 +84,12 @@ class TwoHosts {
 // An agent started inside a namespace, killed on destruction.
 class NamespacedAgent {
  public:
-  NamespacedAgent(const TwoHosts& hosts, int i, int port, const std::string& tokenFile, const std::string& stateDir) {
-    std::vector<std::string> args = {kIp,         "netns",     "exec",   hosts.name(i),
-                                     binPath("ringmaster-agent"), "--listen", hosts.address(i),
-                                     "--port",    std::to_string(port), "--token-file", tokenFile,
-                                     "--state-dir", stateDir,   "--worker", binPath("ringmaster-worker")};
+  NamespacedAgent(const TwoHosts& hosts, int i, int port, const std::string& tokenFile,
+                  const std::string& stateDir) {
+    std::vector<std::string> args = {
+        kIp,        "netns",          "exec",   hosts.name(i),        binPath("ringmaster-agent"),
+        "--listen", hosts.address(i), "--port", std::to_string(port), "--token-file",
+        tokenFile,  "--state-dir",    stateDir, "--worker",           binPath("ringmaster-worker")};
     std::string ifname = "GLOO_SOCKET_IFNAME=" + hosts.link(i);  // the ranks inherit it: Gloo uses the veth
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -115,7 +116,8 @@ class NamespacedAgent {
 
 TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   TwoHosts hosts;
-  if (std::string why = hosts.create(); !why.empty()) GTEST_SKIP() << "cannot make network namespaces: " << why;
+  if (std::string why = hosts.create(); !why.empty())
+    GTEST_SKIP() << "cannot make network namespaces: " << why;
   TempDir dir("netns");
   writeFile(dir.file("token"), "netns-test-token\n");
   const int port = 50551;
@@ -129,9 +131,30 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   ProcessResult result;
   // The agents need a moment to listen; the launcher says "cannot reach" until then.
   for (int attempt = 0; attempt < 20; ++attempt) {
-    result = runProcess({kIp, "netns", "exec", hosts.name(0), binPath("ringmaster"), "run", "-np", "4", "-H", hostList,
-                         "--agent-port", std::to_string(port), "--token-file", dir.file("token"), "--model", "mlp",
-                         "--data", "synthetic", "--steps", "10", "--batch-size", "16", "--summary-json", summary},
+    result = runProcess({kIp,
+                         "netns",
+                         "exec",
+                         hosts.name(0),
+                         binPath("ringmaster"),
+                         "run",
+                         "-np",
+                         "4",
+                         "-H",
+                         hostList,
+                         "--agent-port",
+                         std::to_string(port),
+                         "--token-file",
+                         dir.file("token"),
+                         "--model",
+                         "mlp",
+                         "--data",
+                         "synthetic",
+                         "--steps",
+                         "10",
+                         "--batch-size",
+                         "16",
+                         "--summary-json",
+                         summary},
                         {}, 300s);
     if (result.err.find("cannot reach the agent") == std::string::npos) break;
     std::this_thread::sleep_for(500ms);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A rank's telemetry: training goes on without an agent; timelines are valid Chrome trace JSON, even cut mid-run;
-// `ringmaster run` reports, summarises and fails as it should.
+// A rank's telemetry: training goes on without an agent; timelines are valid Chrome trace JSON, even cut
+// mid-run; `ringmaster run` reports, summarises and fails as it should.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -39,7 +39,9 @@ std::set<std::string> phaseNames(const rapidjson::Value& events) {
   return names;
 }
 
-std::vector<std::string> workerFlags(const v1::JobSpec& spec) { return workerArguments(spec); }
+std::vector<std::string> workerFlags(const v1::JobSpec& spec) {
+  return workerArguments(spec);
+}
 
 TEST(Telemetry, EachRankWritesItsOwnTimelineFile) {
   EXPECT_EQ(worker::timelinePathForRank("t.json", 0, 1), "t.json");
@@ -97,8 +99,8 @@ TEST(Telemetry, ATimelineCutMidRunStillParses) {
 class RunCommand : public ::testing::Test {
  protected:
   ProcessResult run(std::vector<std::string> args) {
-    std::vector<std::string> argv = {binPath("ringmaster"), "run", "--worker", binPath("ringmaster-worker"),
-                                     "--state-dir", dir_.file("state")};
+    std::vector<std::string> argv = {binPath("ringmaster"),        "run",         "--worker",
+                                     binPath("ringmaster-worker"), "--state-dir", dir_.file("state")};
     argv.insert(argv.end(), args.begin(), args.end());
     return runProcess(argv, {}, 300s);
   }
@@ -109,8 +111,8 @@ TEST_F(RunCommand, ATwoRankTimelineHoldsEveryRankAndPhase) {
   for (std::string engine : {"ddp", "horovod"}) {
     SCOPED_TRACE(engine);
     std::string trace = dir_.file("timeline-" + engine + ".json");
-    auto result = run({"-np", "2", "--engine", engine, "--model", "mlp", "--data", "synthetic", "--steps", "6",
-                       "--batch-size", "16", "--timeline", trace});
+    auto result = run({"-np", "2", "--engine", engine, "--model", "mlp", "--data", "synthetic", "--steps",
+                       "6", "--batch-size", "16", "--timeline", trace});
     ASSERT_EQ(result.exitCode, 0) << result.err;
     auto events = traceEvents(trace);
     std::set<int> rows;
@@ -134,8 +136,8 @@ TEST_F(RunCommand, ATwoRankTimelineHoldsEveryRankAndPhase) {
 
 TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
   std::string summary = dir_.file("summary.json");
-  auto result = run({"-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "10", "--batch-size", "16",
-                     "--summary-json", summary});
+  auto result = run({"-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "10", "--batch-size",
+                     "16", "--summary-json", summary});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.err.find(" finished"), std::string::npos) << result.err;
   auto json = parseJson(readFile(summary));
@@ -149,8 +151,8 @@ TEST_F(RunCommand, WritesTheSummaryAndSucceeds) {
 
 TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
   std::string summary = dir_.file("summary.json");
-  auto result = run({"-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "500", "--batch-size", "16",
-                     "--inject-crash", "1:3", "--summary-json", summary});
+  auto result = run({"-np", "2", "--model", "mlp", "--data", "synthetic", "--steps", "500", "--batch-size",
+                     "16", "--inject-crash", "1:3", "--summary-json", summary});
   EXPECT_NE(result.exitCode, 0);
   EXPECT_NE(result.exitCode, 2);
   EXPECT_NE(result.err.find("failed: rank 1 on host"), std::string::npos) << result.err;
@@ -170,8 +172,8 @@ TEST_F(RunCommand, BadInputIsAUsageError) {
 }
 
 TEST_F(RunCommand, AnUnreachableHostIsNamedAndNothingStarts) {
-  auto result = run({"-np", "2", "-H", "127.0.0.1:2", "--agent-port", std::to_string(freePort()),
-                     "--model", "mlp", "--data", "synthetic", "--steps", "5"});
+  auto result = run({"-np", "2", "-H", "127.0.0.1:2", "--agent-port", std::to_string(freePort()), "--model",
+                     "mlp", "--data", "synthetic", "--steps", "5"});
   EXPECT_EQ(result.exitCode, 1) << result.err;
   EXPECT_NE(result.err.find("cannot reach the agent"), std::string::npos) << result.err;
 }

@@ -153,14 +153,15 @@ INSTANTIATE_TEST_SUITE_P(Engines, Compression,
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param);
                          });
 
-// (7) Stall inspector: a rank that stops submitting a tensor is named by rank 0's warning, in Horovod's shape.
-// The job cannot finish (that is the point), so the ranks are stopped by the timeout once the warning is out.
+// (7) Stall inspector: a rank that stops submitting a tensor is named by rank 0's warning, in Horovod's
+// shape. The job cannot finish (that is the point), so the ranks are stopped by the timeout once the warning
+// is out.
 TEST(StallInspector, WarnsAboutTheRankThatStoppedSubmitting) {
   JobOptions options;
   options.timeout = std::chrono::seconds(15);
   options.summaries = false;
-  TrainingJob job(2, quickJob("horovod", "mlp", 8, 50) + Flags{"--inject-hang", "1:2", "--stall-check-s", "1"},
-                  options);
+  TrainingJob job(
+      2, quickJob("horovod", "mlp", 8, 50) + Flags{"--inject-hang", "1:2", "--stall-check-s", "1"}, options);
   EXPECT_NE(job.rank(1).err.find("--inject-hang"), std::string::npos) << job.describe();
   const std::string& warning = job.rank(0).err;
   EXPECT_NE(warning.find("Stall inspector"), std::string::npos) << job.describe();
@@ -269,7 +270,8 @@ TEST(Faults, StragglerLeakAndCrash) {
       2, quickJob("ddp", "mlp", 8, 6) + Flags{"--inject-straggler", "1:60@2", "--inject-leak", "1:16"});
   ASSERT_TRUE(job.succeeded()) << job.describe();
   // Steps 2..5 of 6 carry 60 ms more compute on rank 1 (40 ms a step on average); rank 0 waits for it.
-  // (Which rank waits longer in total is not asserted: on a loaded machine the first steps' noise can exceed it.)
+  // (Which rank waits longer in total is not asserted: on a loaded machine the first steps' noise can exceed
+  // it.)
   EXPECT_GE(job.phaseMs(1, "backward"), 60.0 * 4 / 6);
   EXPECT_GE(job.phaseMs(1, "backward") - job.phaseMs(0, "backward"), 0.5 * 60 * 4 / 6);
   EXPECT_GE(job.phaseMs(0, "comm_wait"), 0.5 * 60 * 4 / 6);

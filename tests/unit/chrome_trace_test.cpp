@@ -32,7 +32,8 @@ std::string text(const rapidjson::Value& object, const char* key) {
   return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
 }
 
-v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start, int64_t end) {
+v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start,
+                        int64_t end) {
   v1::TimelineEvent e;
   e.set_rank(rank);
   e.set_lane(lane);

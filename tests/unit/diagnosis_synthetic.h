@@ -21,16 +21,16 @@ struct SyntheticRun {
   int steps = 200;
   uint64_t seed = 1;
   double forwardMs = 20, backwardMs = 40, dataMs = 2, optimizerMs = 3;
-  double jitter = 0.03;        // per rank and step, lognormal sigma
-  double rankBias = 0.01;      // per rank, persistent, normal sigma
-  double jobJitter = 0.05;     // per step, all ranks alike
-  double spikeChance = 0.01;   // a step 20-100% slower on one rank
+  double jitter = 0.03;       // per rank and step, lognormal sigma
+  double rankBias = 0.01;     // per rank, persistent, normal sigma
+  double jobJitter = 0.05;    // per step, all ranks alike
+  double spikeChance = 0.01;  // a step 20-100% slower on one rank
   double dataHiccupChance = 0.01;
-  int slowRank = -1;           // straggler injection
+  int slowRank = -1;  // straggler injection
   int slowFrom = 0;
-  double slowCompute = 0;      // extra compute fraction, e.g. 0.2
-  double slowData = 0;         // extra data wait (ms)
-  double slowCommUs = 0;       // extra all-reduce latency on slowRank (us)
+  double slowCompute = 0;  // extra compute fraction, e.g. 0.2
+  double slowData = 0;     // extra data wait (ms)
+  double slowCommUs = 0;   // extra all-reduce latency on slowRank (us)
   int leakRank = -1;
   double leakMiBPerStep = 0;
   double memoryNoiseMiB = 4;

@@ -67,8 +67,8 @@ TEST(Stragglers, ARankTwentyPercentSlowerIsFlaggedWithinTenSteps) {
 }
 
 TEST(Stragglers, NoFindingSaysTheOthersWaitLessThanNothing) {
-  // Two noisy ranks, where the median is the mean of the two and episodes come and go: whatever is found, the wait
-  // it quotes is a wait.
+  // Two noisy ranks, where the median is the mean of the two and episodes come and go: whatever is found, the
+  // wait it quotes is a wait.
   int findings = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     SyntheticRun run;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The DDP engine against real Gloo process groups (ranks as threads, loopback).
-#include <gtest/gtest.h>
-
 #include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
 
 #include <mutex>
 
@@ -24,7 +23,9 @@ std::vector<torch::Tensor> floats(std::initializer_list<int64_t> sizes) {
 }
 
 // Ranks are threads: each draws from its own generator, never the global one.
-at::Generator seeded(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
+at::Generator seeded(uint64_t seed) {
+  return at::detail::createCPUGenerator(seed);
+}
 
 std::vector<size_t> reverseOrder(size_t n) {
   std::vector<size_t> order;
@@ -34,14 +35,16 @@ std::vector<size_t> reverseOrder(size_t n) {
 
 TEST(DdpBuckets, FirstBucketHoldsOneMiBThenTheCap) {
   // Reverse order: 6 5 4 3 2 1 0. Bucket 0 closes at >= 1 MiB, later ones at >= 2 MiB.
-  auto params = floats({kMiBFloats, kMiBFloats, kMiBFloats, kMiBFloats / 2, kMiBFloats / 2, 100, kMiBFloats / 2});
+  auto params =
+      floats({kMiBFloats, kMiBFloats, kMiBFloats, kMiBFloats / 2, kMiBFloats / 2, 100, kMiBFloats / 2});
   auto buckets = assignBuckets(params, reverseOrder(params.size()), kFirstBucketBytes, 2 << 20);
   std::vector<std::vector<size_t>> expected{{6, 5, 4}, {3, 2, 1}, {0}};
   EXPECT_EQ(buckets, expected);
 }
 
 TEST(DdpBuckets, ABucketHoldsOneDtype) {
-  std::vector<torch::Tensor> params{torch::zeros({10}), torch::zeros({10}, torch::kFloat64), torch::zeros({10})};
+  std::vector<torch::Tensor> params{torch::zeros({10}), torch::zeros({10}, torch::kFloat64),
+                                    torch::zeros({10})};
   auto buckets = assignBuckets(params, {2, 1, 0}, kFirstBucketBytes, 2 << 20);
   std::vector<std::vector<size_t>> expected{{2, 0}, {1}};
   EXPECT_EQ(buckets, expected);
@@ -60,7 +63,8 @@ TEST(DdpBuckets, EngineStartsInReverseParameterOrder) {
 }
 
 // loss = sum(p * c) gives d loss / d p = c, so each rank's gradient is exactly what it chose.
-torch::Tensor linearLoss(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& coefficients) {
+torch::Tensor linearLoss(const std::vector<torch::Tensor>& params,
+                         const std::vector<torch::Tensor>& coefficients) {
   auto loss = torch::zeros({});
   for (size_t i = 0; i < params.size(); ++i) loss = loss + (params[i] * coefficients[i]).sum();
   return loss;
@@ -101,14 +105,19 @@ void expectMeanGradients(int worldSize, double bucketCapMb) {
   });
 }
 
-TEST(DdpEngine, GradientsAreTheExactMeanWithTwoRanks) { expectMeanGradients(2, 25); }
-TEST(DdpEngine, GradientsAreTheExactMeanWithFourRanksAndManyBuckets) { expectMeanGradients(4, 0.01); }
+TEST(DdpEngine, GradientsAreTheExactMeanWithTwoRanks) {
+  expectMeanGradients(2, 25);
+}
+TEST(DdpEngine, GradientsAreTheExactMeanWithFourRanksAndManyBuckets) {
+  expectMeanGradients(4, 0.01);
+}
 
 TEST(DdpEngine, NoSyncPassesAccumulateWithoutCollectives) {
   runRanks(2, [](TestRank& r) {
     std::vector<torch::Tensor> params{torch::zeros({1000}, torch::requires_grad()),
                                       torch::zeros({3000}, torch::requires_grad())};
-    auto c1 = std::vector<torch::Tensor>{torch::full({1000}, 1.0 + r.rank), torch::full({3000}, 2.0 * r.rank)};
+    auto c1 =
+        std::vector<torch::Tensor>{torch::full({1000}, 1.0 + r.rank), torch::full({3000}, 2.0 * r.rank)};
     auto c2 = std::vector<torch::Tensor>{torch::full({1000}, 4.0), torch::full({3000}, -1.0 - r.rank)};
     DdpEngine engine(r.context(), params);
     engine.beforeBackward(0, false);
@@ -176,13 +185,15 @@ TEST(DdpEngine, CompressionKeepsRanksIdentical) {
     EXPECT_TRUE(torch::equal(results[0], results[1])) << compressionName(compression);
     auto mean = (torch::randn({4096}, seeded(7)) + torch::randn({4096}, seeded(8))) / 2;
     EXPECT_TRUE(torch::allclose(results[0], mean, 1e-2, 1e-2)) << compressionName(compression);
-    EXPECT_FALSE(torch::equal(results[0], mean)) << "compression should round: " << compressionName(compression);
+    EXPECT_FALSE(torch::equal(results[0], mean))
+        << "compression should round: " << compressionName(compression);
   }
 }
 
 TEST(DdpEngine, BroadcastsRankZerosParametersAndBuffers) {
   runRanks(3, [](TestRank& r) {
-    torch::nn::Sequential model(torch::nn::Linear(20, 30), torch::nn::BatchNorm1d(30), torch::nn::Linear(30, 2));
+    torch::nn::Sequential model(torch::nn::Linear(20, 30), torch::nn::BatchNorm1d(30),
+                                torch::nn::Linear(30, 2));
     auto valueOf = [](int rank, size_t i, const torch::Tensor& like) {
       return torch::randn(like.sizes(), seeded(100 * rank + i));
     };

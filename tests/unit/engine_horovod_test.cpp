@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Horovod engine: negotiation and fusion as pure functions, then the engine against real Gloo groups
 // (ranks as threads, loopback).
-#include <gtest/gtest.h>
-
 #include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,7 +20,9 @@ namespace {
 using testing::runRanks;
 using testing::TestRank;
 
-at::Generator seeded(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
+at::Generator seeded(uint64_t seed) {
+  return at::detail::createCPUGenerator(seed);
+}
 
 CycleReport reportOf(std::vector<int64_t> readyNs, bool active = true) {
   CycleReport r;
@@ -120,7 +121,8 @@ TEST(Fusion, UnpackRestoresWhatWasPackedAndDivides) {
 std::vector<std::pair<std::string, torch::Tensor>> namedParameters(const std::vector<int64_t>& sizes) {
   std::vector<std::pair<std::string, torch::Tensor>> out;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    out.emplace_back("layer" + std::to_string(i) + ".weight", torch::zeros({sizes[i]}, torch::requires_grad()));
+    out.emplace_back("layer" + std::to_string(i) + ".weight",
+                     torch::zeros({sizes[i]}, torch::requires_grad()));
   }
   return out;
 }
@@ -248,7 +250,8 @@ TEST(HorovodEngine, Fp16CompressionKeepsRanksIdentical) {
   std::mutex mutex;
   runRanks(2, [&](TestRank& r) {
     auto params = namedParameters({4096, 333});
-    std::vector<torch::Tensor> c{torch::randn({4096}, seeded(7 + r.rank)), torch::randn({333}, seeded(9 + r.rank))};
+    std::vector<torch::Tensor> c{torch::randn({4096}, seeded(7 + r.rank)),
+                                 torch::randn({333}, seeded(9 + r.rank))};
     v1::HyperParameters hyper;
     hyper.set_compression(v1::COMPRESSION_FP16);
     hyper.set_fusion_threshold_mb(64);
@@ -272,7 +275,8 @@ TEST(HorovodEngine, BroadcastsParametersAndOptimizerState) {
       torch::NoGradGuard noGrad;
       for (auto& p : model->parameters()) p.fill_(r.rank + 1.0);
     }
-    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(r.rank == 0 ? 0.5 : 0.1).momentum(0.9));
+    torch::optim::SGD optimizer(model->parameters(),
+                                torch::optim::SGDOptions(r.rank == 0 ? 0.5 : 0.1).momentum(0.9));
     // Give rank 0 a momentum buffer that rank 1 lacks.
     if (r.rank == 0) {
       for (auto& p : model->parameters()) p.mutable_grad() = torch::ones_like(p);

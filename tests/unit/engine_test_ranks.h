@@ -3,14 +3,13 @@
 // through one in-memory c10d::HashStore.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-
 #include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <thread>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <vector>
 
 #include "worker/gradient_engine.h"

@@ -52,8 +52,8 @@ std::vector<std::pair<std::string, std::string>> readAll(const std::string& text
   return recorder.calls;
 }
 
-// A timeline the way Horovod's TimelineWriter writes it: tensors as processes, nested B/E phases, one tick per rank
-// inside NEGOTIATE_ALLREDUCE, cycle markers, and a closing "]" after every event.
+// A timeline the way Horovod's TimelineWriter writes it: tensors as processes, nested B/E phases, one tick
+// per rank inside NEGOTIATE_ALLREDUCE, cycle markers, and a closing "]" after every event.
 struct HorovodFile {
   std::string text;
   int events = 0;  // timeline events a reader should produce
@@ -75,7 +75,8 @@ HorovodFile writeHorovodTimeline(int ranks, int tensors, int iterations) {
     ++file.events;
     for (int t = 0; t < tensors; ++t) {
       int pid = t + 1;
-      out << "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      out << "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " << ts << ", \"pid\": " << pid
+          << "},\n";
       for (int r = 0; r < ranks; ++r) {
         out << "{\"ph\": \"X\", \"name\": \"" << (r + it) % ranks << "\", \"ts\": " << ts + 5 + r * 7
             << ", \"pid\": " << pid << ", \"dur\": 0},\n";
@@ -83,8 +84,10 @@ HorovodFile writeHorovodTimeline(int ranks, int tensors, int iterations) {
       ts += 5 + ranks * 7;
       out << "{\"ph\": \"E\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
       out << "{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
-      for (const char* phase : {"QUEUE", "MEMCPY_IN_FUSION_BUFFER", "GLOO_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER"}) {
-        out << "{\"ph\": \"B\", \"name\": \"" << phase << "\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
+      for (const char* phase :
+           {"QUEUE", "MEMCPY_IN_FUSION_BUFFER", "GLOO_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER"}) {
+        out << "{\"ph\": \"B\", \"name\": \"" << phase << "\", \"ts\": " << ts << ", \"pid\": " << pid
+            << "},\n";
         ts += 20;
         out << "{\"ph\": \"E\", \"ts\": " << ts << ", \"pid\": " << pid << "},\n";
       }
@@ -352,7 +355,8 @@ TEST_F(ImportTest, GarbageIsRefusedWithAPositionAndNothingIsKept) {
   }
   EXPECT_TRUE(store.runs().empty());
 
-  EXPECT_THROW(ringmaster::importTimeline(store, write("plain.json", R"({"loss": [1, 2]})")), ringmaster::InputError);
+  EXPECT_THROW(ringmaster::importTimeline(store, write("plain.json", R"({"loss": [1, 2]})")),
+               ringmaster::InputError);
   EXPECT_THROW(ringmaster::importTimeline(store, dir_.file("missing.json")), ringmaster::InputError);
   EXPECT_TRUE(store.runs().empty());
 }

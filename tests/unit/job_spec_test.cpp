@@ -30,7 +30,8 @@ v1::JobSpec parseFlags(std::vector<std::string> args) {
 
 TEST(JobSpec, DefaultsAreValid) {
   auto spec = ringmaster::defaultJobSpec();
-  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty()) << ringmaster::describe(ringmaster::validateJobSpec(spec));
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty())
+      << ringmaster::describe(ringmaster::validateJobSpec(spec));
   EXPECT_EQ(spec.engine(), v1::ENGINE_DDP);
   EXPECT_EQ(spec.model(), v1::MODEL_CNN);
   EXPECT_EQ(spec.hyper().batch_size(), 64u);
@@ -94,8 +95,8 @@ TEST(JobFlags, WorkerArgumentsParseBackToTheSameSpec) {
   auto back = parseFlags(ringmaster::workerArguments(spec));
   back.set_world_size(spec.world_size());  // carried by the environment, not by flags
   back.set_name(spec.name());
-  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString())
-      << back.DebugString() << "\nvs\n" << spec.DebugString();
+  EXPECT_EQ(back.SerializeAsString(), spec.SerializeAsString()) << back.DebugString() << "\nvs\n"
+                                                                << spec.DebugString();
 }
 
 TEST(JobSpec, ModelAndDataWordsTellNamesFromPaths) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The rank-side telemetry buffer: bounded, drained oldest first, never blocking, and waking the sender early.
+#include "worker/record_buffer.h"
+
 #include <gtest/gtest.h>
 
 #include "worker/probe.h"
-#include "worker/record_buffer.h"
 
 namespace ringmaster::worker {
 namespace {

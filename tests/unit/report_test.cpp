@@ -215,7 +215,8 @@ TEST_F(ReportTest, RunsWithoutATimelineGetOneFromTheirSteps) {
   std::set<std::string> names;
   std::ifstream in(path);
   readChromeTrace(in, [&](const TraceEvent& e) { names.insert(e.name); });
-  for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER", "ALLREDUCE"}) EXPECT_TRUE(names.count(phase));
+  for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER", "ALLREDUCE"})
+    EXPECT_TRUE(names.count(phase));
 }
 
 // Declared before every test that makes the QGuiApplication, so that it runs before them in one process too.

@@ -29,7 +29,8 @@ TEST(PixelGrid, MapsXToColumns) {
 }
 
 TEST(Decimate, KeepsFirstMinMaxLastPerColumn) {
-  // 100 points per column, y = x mod 10: the first point is also the minimum, so three points remain per column.
+  // 100 points per column, y = x mod 10: the first point is also the minimum, so three points remain per
+  // column.
   const QList<QPointF> out = decimate(sawtooth(1000), PixelGrid{0, 1000, 10});
   ASSERT_EQ(out.size(), 30);
   for (int c = 0; c < 10; ++c) {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/store_location.h"
+
 #include <gtest/gtest.h>
 
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
-
-#include "console/store_location.h"
 
 TEST(StoreLocation, FollowsXdgDataHome) {
   QTemporaryDir home;

@@ -251,11 +251,12 @@ TEST_F(StoreTest, MigratesAVersionOneFile) {
     ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
     std::string v1sql(ringmaster::store_schema::migrations()[0]);
     ASSERT_EQ(sqlite3_exec(db, v1sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "INSERT INTO runs (name, status, source, world_size) VALUES ('old', 'finished', 'live', 4);"
-                           "INSERT INTO steps VALUES (1, 0, 0, 0, 0, 1, 2, 3, 4, 5, 15, 32, 1.5, 0.1);"
-                           "PRAGMA application_id = 1380404563; PRAGMA user_version = 1;",
-                           nullptr, nullptr, nullptr),
+    ASSERT_EQ(sqlite3_exec(
+                  db,
+                  "INSERT INTO runs (name, status, source, world_size) VALUES ('old', 'finished', 'live', 4);"
+                  "INSERT INTO steps VALUES (1, 0, 0, 0, 0, 1, 2, 3, 4, 5, 15, 32, 1.5, 0.1);"
+                  "PRAGMA application_id = 1380404563; PRAGMA user_version = 1;",
+                  nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);
   }
@@ -357,7 +358,8 @@ TEST_F(StoreTest, ForeignAndNewerFilesAreRefused) {
     sqlite3_exec(db, "CREATE TABLE recipes (name TEXT)", nullptr, nullptr, nullptr);
     sqlite3_close(db);
     sqlite3_open(file("newer.sqlite").c_str(), &db);
-    sqlite3_exec(db, "PRAGMA application_id = 1380404563; PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+    sqlite3_exec(db, "PRAGMA application_id = 1380404563; PRAGMA user_version = 99", nullptr, nullptr,
+                 nullptr);
     sqlite3_close(db);
   }
   EXPECT_THROW(
@@ -442,7 +444,8 @@ TEST_F(StoreTest, ConcurrentReaderSeesARunGrowWhileItIsIngested) {
     writer.append(id, records);
     if (b == kBatches / 2) {
       // Let the reader get in while the run is half written.
-      for (int spin = 0; spin < 200 && reads.load() < 3; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      for (int spin = 0; spin < 200 && reads.load() < 3; ++spin)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
   done = true;

@@ -9,8 +9,8 @@
 namespace ringmaster::console {
 namespace {
 
-v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start, int64_t end,
-                        std::map<std::string, std::string> args = {}) {
+v1::TimelineEvent event(int rank, const std::string& lane, const std::string& name, int64_t start,
+                        int64_t end, std::map<std::string, std::string> args = {}) {
   v1::TimelineEvent e;
   e.set_rank(rank);
   e.set_lane(lane);
@@ -43,7 +43,8 @@ TEST(TimelineModel, RowsByRankAndByTensor) {
   EXPECT_EQ(byRank, (std::vector<int>{laneOf(model, 0, "compute"), laneOf(model, 0, "comm"),
                                       laneOf(model, 1, "compute"), laneOf(model, 1, "comm")}));
   // One row per tensor from its lowest rank, in order of first activity.
-  EXPECT_EQ(model.tensorRows(), (std::vector<int>{laneOf(model, 0, "grad.fc2"), laneOf(model, 0, "grad.fc1")}));
+  EXPECT_EQ(model.tensorRows(),
+            (std::vector<int>{laneOf(model, 0, "grad.fc2"), laneOf(model, 0, "grad.fc1")}));
   EXPECT_EQ(model.eventCount(), 7u);
   EXPECT_EQ(model.beginNs(), 0);
   EXPECT_EQ(model.endNs(), 10);
@@ -85,7 +86,8 @@ class LevelOfDetail : public ::testing::Test {
  protected:
   void SetUp() override {
     // 100 events of 10 ns back to back over [0, 1000), then one of 1000 ns at [2000, 3000).
-    for (int i = 0; i < 100; ++i) model.add(event(0, "compute", i % 2 ? "FORWARD" : "DATA", i * 10, i * 10 + 10));
+    for (int i = 0; i < 100; ++i)
+      model.add(event(0, "compute", i % 2 ? "FORWARD" : "DATA", i * 10, i * 10 + 10));
     model.add(event(0, "compute", "BACKWARD", 2000, 3000));
   }
   TimelineModel model;
@@ -105,7 +107,7 @@ TEST_F(LevelOfDetail, MergesEventsNarrowerThanAPixel) {
 
 TEST_F(LevelOfDetail, DrawsEveryEventWhenZoomedIn) {
   EXPECT_EQ(model.boxes(0, 0, 5000, 5.0).size(), 101u);  // 10 ns = 2 pixels each
-  const auto visible = model.boxes(0, 95, 125, 5.0);   // events overlapping [95, 125): [90,100) .. [120,130)
+  const auto visible = model.boxes(0, 95, 125, 5.0);  // events overlapping [95, 125): [90,100) .. [120,130)
   ASSERT_EQ(visible.size(), 4u);
   EXPECT_EQ(visible.front().startNs, 90);
   EXPECT_EQ(visible.front().event, 9u);
@@ -133,8 +135,9 @@ TEST(TimelineModelLod, KeepsDistantNarrowEventsApartAndNamesByTheLongest) {
   EXPECT_EQ(boxes[1].startNs, 500);
 }
 
-// The boxes as the view's contract states them, event by event: an event narrower than minPixels joins the open
-// merged box when it starts within minPixels of its end, any other event closes it; wide events stand alone.
+// The boxes as the view's contract states them, event by event: an event narrower than minPixels joins the
+// open merged box when it starts within minPixels of its end, any other event closes it; wide events stand
+// alone.
 std::vector<TimelineModel::Box> boxesOneByOne(const TimelineModel& model, int lane, int64_t t0, int64_t t1,
                                               double nsPerPixel, double minPixels) {
   const double narrow = minPixels * nsPerPixel;
