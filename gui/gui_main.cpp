@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ringmaster-gui: the desktop console.
 #include <QApplication>
+#include <QIcon>
 #include <QSettings>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
     app = std::make_unique<QCoreApplication>(argc, argv);
   } else {
     app = std::make_unique<QApplication>(argc, argv);
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ringmaster_256.png")));
+    QGuiApplication::setDesktopFileName(QStringLiteral(RINGMASTER_APP_ID));
   }
   QCoreApplication::setApplicationName(QStringLiteral("ringmaster-gui"));
   QCoreApplication::setApplicationVersion(QStringLiteral(RINGMASTER_VERSION));
