@@ -135,9 +135,11 @@ TEST_F(ProbeProgram, TheLibTorchExampleBuiltAgainstTheInstalledPackageIsMeasured
   auto install =
       runProcess({RM_CMAKE, "--install", RM_BUILD_DIR, "--prefix", prefix, "--component", "probe"});
   ASSERT_EQ(install.exitCode, 0) << install.out << install.err;
-  for (const char* file : {"include/ringmaster/probe.h", "lib/cmake/Ringmaster/RingmasterConfig.cmake",
-                           "lib/cmake/Ringmaster/RingmasterConfigVersion.cmake",
-                           "lib/cmake/Ringmaster/RingmasterTargets.cmake"}) {
+  // The build's library folder: lib/<multiarch> under /usr on Debian.
+  for (const char* file :
+       {"include/ringmaster/probe.h", RM_INSTALL_LIBDIR "/cmake/Ringmaster/RingmasterConfig.cmake",
+        RM_INSTALL_LIBDIR "/cmake/Ringmaster/RingmasterConfigVersion.cmake",
+        RM_INSTALL_LIBDIR "/cmake/Ringmaster/RingmasterTargets.cmake"}) {
     EXPECT_TRUE(std::filesystem::exists(prefix + "/" + file)) << file;
   }
   bool library = false;
@@ -166,7 +168,8 @@ TEST_F(ProbeProgram, TheLibTorchExampleBuiltAgainstTheInstalledPackageIsMeasured
   auto configured = runProcess(configure, ccache, 120s);
   ASSERT_EQ(configured.exitCode, 0) << configured.out << configured.err;
   const std::string cache = readFile(build + "/CMakeCache.txt");
-  EXPECT_NE(cache.find("Ringmaster_DIR:PATH=" + prefix + "/lib/cmake/Ringmaster"), std::string::npos)
+  EXPECT_NE(cache.find("Ringmaster_DIR:PATH=" + prefix + "/" RM_INSTALL_LIBDIR "/cmake/Ringmaster"),
+            std::string::npos)
       << "the installed package was not the one found";
   auto built = runProcess({RM_CMAKE, "--build", build}, ccache, 300s);
   ASSERT_EQ(built.exitCode, 0) << built.out << built.err;
