@@ -81,7 +81,7 @@ class DebianPackage(unittest.TestCase):
         self.assertIn("slurm-client", self.field(self.deb, "Suggests"))
 
     def test_lintian_finds_no_errors(self):
-        result = run(["lintian", "--fail-on", "error", "--no-tag-display-limit", self.deb])
+        result = run(["lintian", "--fail-on", "error", "--tag-display-limit", "0", self.deb])
         errors = [line for line in result.stdout.splitlines() if line.startswith("E:")]
         self.assertEqual(errors, [], result.stdout)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
