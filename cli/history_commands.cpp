@@ -13,6 +13,7 @@
 #include "common/diagnosis/finding.h"
 #include "common/diagnosis/run_diagnosis.h"
 #include "common/error.h"
+#include "common/evidence_text.h"
 #include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
 #include "common/printable.h"
@@ -96,6 +97,8 @@ void printFindings(const std::vector<v1::Finding>& findings) {
   for (const auto& f : findings) {
     std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()),
                         diagnosis::kindLabel(f.kind()), printable(f.summary()).c_str());
+    if (!f.advice().empty()) std::cout << "      what to do: " << printable(f.advice()) << "\n";
+    if (f.evidence_size() > 0) std::cout << "      evidence: " << printable(evidenceLine(f)) << "\n";
   }
 }
 

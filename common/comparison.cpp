@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/diagnosis/run_diagnosis.h"
 
@@ -307,6 +308,7 @@ v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
   (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;
   (*f.mutable_evidence())["ranks"] = run.ranks;
   (*f.mutable_evidence())["baseline_ranks"] = baseline.ranks;
+  diagnosis::addAdvice(f);
   return f;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/duration_text.h"
 
@@ -35,6 +36,7 @@ std::optional<v1::Finding> clipImplausibleDurations(RunStore& store, int64_t run
       formatDuration(static_cast<double>(extent.startSpanNs())).c_str()));
   (*f.mutable_evidence())["clipped_events"] = static_cast<double>(clipped.events);
   (*f.mutable_evidence())["longest_recorded_s"] = static_cast<double>(clipped.longestNs) / 1e9;
+  diagnosis::addAdvice(f);
   return f;
 }
 

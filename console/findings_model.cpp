@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/findings_model.h"
 
+#include <QCoreApplication>
 #include <algorithm>
+
+#include "common/diagnosis/advice.h"
+#include "common/evidence_text.h"
 
 namespace ringmaster::console {
 
@@ -54,6 +58,24 @@ QString FindingsModel::severityText(v1::Finding::Severity severity) {
   }
 }
 
+QString FindingsModel::adviceText(const v1::Finding& finding) {
+  const Phrase phrase = diagnosis::adviceFor(finding);
+  if (!*phrase.pattern || (!finding.advice().empty() && finding.advice() != toText(phrase)))
+    return QString::fromStdString(finding.advice());
+  const QString pattern = QCoreApplication::translate(phrase.context, phrase.pattern);
+  return QString::fromStdString(fillPattern(pattern.toStdString(), phrase.args));
+}
+
+QStringList FindingsModel::evidenceTexts(const v1::Finding& finding) {
+  QStringList out;
+  for (const EvidenceText& e : ringmaster::evidenceTexts(finding)) {
+    const QString label = e.known ? QCoreApplication::translate(kEvidenceContext, e.label.c_str())
+                                  : QString::fromStdString(e.label);
+    out << label + QLatin1Char(' ') + QString::fromStdString(e.value);
+  }
+  return out;
+}
+
 int FindingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(findings_.size());
 }
@@ -67,7 +89,12 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!f) return {};
   if (role == SeverityRole) return static_cast<int>(f->severity());
   if (role == RankRole) return f->rank();
-  if (role == Qt::ToolTipRole) return QString::fromStdString(f->summary());
+  if (role == AdviceRole) return adviceText(*f);
+  if (role == Qt::ToolTipRole) {
+    const QString advice = adviceText(*f);
+    return QString::fromStdString(f->summary()) +
+           (advice.isEmpty() ? QString() : QStringLiteral("\n") + advice);
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Severity:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What diagnosis found in a run: severity, kind, rank, host, since which step, and a one-line explanation.
+// What diagnosis found in a run: severity, kind, rank, host, since which step, and a one-line explanation;
+// what to do about it and the figures behind it, in words and in the interface's language.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -18,6 +19,7 @@ class FindingsModel : public QAbstractTableModel {
   enum Column { Severity, Kind, Rank, Host, Since, Summary, ColumnCount };
   static constexpr int SeverityRole = Qt::UserRole;  // v1::Finding::Severity as int
   static constexpr int RankRole = Qt::UserRole + 1;
+  static constexpr int AdviceRole = Qt::UserRole + 2;  // adviceText()
 
   explicit FindingsModel(QObject* parent = nullptr);
 
@@ -27,6 +29,12 @@ class FindingsModel : public QAbstractTableModel {
 
   static QString kindText(v1::Finding::Kind kind);
   static QString severityText(v1::Finding::Severity severity);
+  // The finding's advice, translated: the pattern diagnosis chose for it (common/diagnosis/advice.cpp, where
+  // lupdate reads it) looked up in the catalogue and filled with the same figures. Advice that came with the
+  // finding from elsewhere is shown as it came.
+  static QString adviceText(const v1::Finding& finding);
+  // Its evidence in words, "label value" each, labels translated (common/evidence_text.cpp).
+  static QStringList evidenceTexts(const v1::Finding& finding);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

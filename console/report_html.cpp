@@ -10,6 +10,7 @@
 
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
+#include "common/evidence_text.h"
 #include "common/job_spec.h"
 #include "common/shell_words.h"
 #include "console/report.h"
@@ -114,18 +115,29 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
     out << "<table class=\"findings\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
     row(out, {"severity", "kind", "rank", "host", "since step", "cause", "what"}, true);
     for (const auto& f : m.findings) {
-      std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
-      std::string shown;
-      for (const auto& [key, value] : evidence)
-        shown += (shown.empty() ? "" : ", ") + key + " " + format("%.4g", value);
       row(out, {diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
                 f.rank() < 0 ? "job" : std::to_string(f.rank()), f.host(), std::to_string(f.since_step()),
                 f.cause(), f.summary()});
       // The figures behind the finding, on a row of their own so that long names do not squeeze the table.
-      out << "<tr><td colspan=\"7\" class=\"evidence\"><i>evidence:</i> " << escapeXml(shown)
+      out << "<tr><td colspan=\"7\" class=\"evidence\"><i>evidence:</i> " << escapeXml(evidenceLine(f))
           << "</td></tr>\n";
     }
     out << "</table>\n";
+  }
+
+  // What to do, most severe first, each naming the finding it answers.
+  out << "<h2>Recommendations</h2>\n";
+  std::ostringstream advice;
+  for (const auto& f : m.findings) {
+    if (f.advice().empty()) continue;
+    const std::string who = f.rank() < 0 ? "job" : "rank " + std::to_string(f.rank());
+    advice << "<li><b>" << escapeXml(diagnosis::kindLabel(f.kind())) << ", " << escapeXml(who) << " ("
+           << diagnosis::severityLabel(f.severity()) << "):</b> " << escapeXml(f.advice()) << "</li>\n";
+  }
+  if (advice.str().empty()) {
+    out << "<p>Nothing to do: no finding calls for a change.</p>\n";
+  } else {
+    out << "<ol class=\"recommendations\">\n" << advice.str() << "</ol>\n";
   }
 
   if (!report.comparisons.empty()) {

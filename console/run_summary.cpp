@@ -234,6 +234,7 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     writeMember(json, "since_step", f.since_step());
     writeMember(json, "cause", f.cause());
     writeMember(json, "summary", f.summary());
+    writeMember(json, "advice", f.advice());
     json.Key("evidence");
     json.StartObject();
     std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());

@@ -231,6 +231,7 @@ FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWi
   view_->horizontalHeader()->setStretchLastSection(true);
   details_ =
       new QLabel(tr("Findings appear here as diagnosis detects them. Select one to see its evidence."), this);
+  details_->setObjectName(QStringLiteral("findingDetails"));
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -245,6 +246,10 @@ FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWi
             showDetails(*f);
             Q_EMIT findingActivated(*f);
           });
+  // New findings (most severe first): what the first one asks for is in view before anything is selected.
+  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+    if (const v1::Finding* first = model_->finding(0)) showDetails(*first);
+  });
 }
 
 void FindingsPage::showDetails(const v1::Finding& f) {
@@ -252,15 +257,16 @@ void FindingsPage::showDetails(const v1::Finding& f) {
       QStringLiteral("<b>%1 — %2</b><br>%3")
           .arg(console::FindingsModel::severityText(f.severity()), console::FindingsModel::kindText(f.kind()),
                QString::fromStdString(f.summary()).toHtmlEscaped());
+  const QString advice = console::FindingsModel::adviceText(f);
+  if (!advice.isEmpty())
+    html += QStringLiteral("<br><b>%1</b> %2").arg(tr("What to do:"), advice.toHtmlEscaped());
   if (!f.cause().empty())
     html += QStringLiteral("<br>") + tr("Cause: %1").arg(QString::fromStdString(f.cause()));
-  QStringList evidence;
-  for (const auto& [key, value] : f.evidence()) {
-    evidence << QStringLiteral("%1 = %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
+  const QStringList evidence = console::FindingsModel::evidenceTexts(f);
+  if (!evidence.isEmpty()) {
+    html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")).toHtmlEscaped() +
+            QStringLiteral("</small>");
   }
-  std::sort(evidence.begin(), evidence.end());
-  if (!evidence.isEmpty())
-    html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
   details_->setText(html);
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/statistics.h"
 
@@ -35,10 +36,12 @@ void CommunicationMonitor::keep(std::vector<double>& values, double value) {
 void CommunicationMonitor::add(const v1::StepSample& sample) {
   commWaitNs_ += double(sample.comm_wait_ns());
   stepNs_ += double(sample.total_ns());
+  ++stepSamples_;
 }
 
 void CommunicationMonitor::add(const v1::AllreduceOp& op) {
   ++ops_;
+  opBytes_ += double(op.bytes());
   double latencyUs = op.latency_us() > 0 ? op.latency_us() : double(op.end_ns() - op.start_ns()) / 1e3;
   opLatencyNs_ += latencyUs * 1e3;
   keep(latencies_, latencyUs);
@@ -63,6 +66,8 @@ CommunicationSummary CommunicationMonitor::summary() const {
   for (const auto& [rank, values] : busbwByRank_) s.rankBusbwGbps[rank] = stats::median(values);
   s.exposedCommShare = stepNs_ > 0 ? commWaitNs_ / stepNs_ : 0;
   s.overlapPct = opLatencyNs_ > 0 ? std::clamp(100 * (1 - commWaitNs_ / opLatencyNs_), 0.0, 100.0) : 0;
+  s.opsPerStep = stepSamples_ > 0 ? double(ops_) / double(stepSamples_) : 0;
+  s.meanOpBytes = ops_ > 0 ? opBytes_ / double(ops_) : 0;
   return s;
 }
 
@@ -81,14 +86,19 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
         continue;
       }
       auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
-      v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, rank, host,
-                                  0, "communication");
+      // A slow link costs the job at most the step time it waits on all-reduce: below the material share
+      // the finding is information. Without step samples (ops alone) the cost is unknown.
+      const bool material = stepNs_ <= 0 || 100 * s.exposedCommShare >= kMaterialLossPct;
+      v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION,
+                                  material ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO, rank,
+                                  host, 0, "communication");
       std::string where = host.empty() ? "" : " (" + host + ")";
       f.set_summary(
           format("rank %d%s: all-reduce bus bandwidth %.2f GB/s, %.0f%% below the other ranks' %.2f GB/s",
                  rank, where.c_str(), median, 100 * (1 - median / typical), typical));
       (*f.mutable_evidence())["busbw_gbps"] = median;
       (*f.mutable_evidence())["ranks_median_busbw_gbps"] = typical;
+      if (stepNs_ > 0) (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
       out.push_back(std::move(f));
     }
   }
@@ -104,6 +114,9 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
     (*f.mutable_evidence())["overlap_pct"] = s.overlapPct;
     (*f.mutable_evidence())["median_busbw_gbps"] = s.medianBusbwGbps;
+    (*f.mutable_evidence())["median_latency_ms"] = s.medianLatencyUs / 1e3;
+    if (s.opsPerStep > 0) (*f.mutable_evidence())["allreduce_per_step"] = s.opsPerStep;
+    (*f.mutable_evidence())["mean_allreduce_mib"] = s.meanOpBytes / (1024.0 * 1024.0);
     out.push_back(std::move(f));
   }
   if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
@@ -116,6 +129,7 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     (*f.mutable_evidence())["ops"] = double(s.ops);
     out.push_back(std::move(f));
   }
+  for (auto& f : out) addAdvice(f);
   return out;
 }
 

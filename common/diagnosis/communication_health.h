@@ -23,6 +23,8 @@ struct CommunicationSummary {
   std::map<int, double> rankBusbwGbps;  // median per rank
   double exposedCommShare = 0;          // sum of comm wait / sum of step time (fraction)
   double overlapPct = 0;                // share of all-reduce time hidden behind compute (%)
+  double opsPerStep = 0;                // all-reduce ops per rank and step; 0 without step samples
+  double meanOpBytes = 0;
 };
 
 struct CommunicationConfig {
@@ -51,8 +53,8 @@ class CommunicationMonitor {
   std::map<int, std::vector<double>> busbwByRank_;
   std::map<int, std::vector<double>> busbwBySize_;  // by log2 of the payload size
   std::vector<double> latencies_;
-  uint64_t ops_ = 0;
-  double commWaitNs_ = 0, stepNs_ = 0, opLatencyNs_ = 0;
+  uint64_t ops_ = 0, stepSamples_ = 0;
+  double commWaitNs_ = 0, stepNs_ = 0, opLatencyNs_ = 0, opBytes_ = 0;
 };
 
 }  // namespace ringmaster::diagnosis

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/diagnosis/crash_detector.h"
 
-#include <csignal>
-#include <cstring>
+#include "common/diagnosis/advice.h"
+#include "common/evidence_text.h"
 
 namespace ringmaster::diagnosis {
 namespace {
 
 constexpr size_t kQuotedChars = 160;
-
-std::string signalName(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
-}
 
 bool failed(const v1::RankState& s) {
   switch (s.state()) {
@@ -61,23 +56,18 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   std::string when = last != lastStep_.end()
                          ? format(" after step %llu", static_cast<unsigned long long>(last->second))
                          : std::string(" before its first step");
-  std::string how, cause, next;
+  // What happened goes in the summary; what to do about it in the advice.
+  std::string how, cause;
   if (s.state() == v1::RankState::STATE_FAILED_TO_START) {
     how = "could not start" + (s.message().empty() ? std::string() : " (" + s.message() + ")");
     cause = "failed to start";
-    next = "Check the program's path and permissions on that host.";
     when.clear();
   } else if (s.state() == v1::RankState::STATE_SIGNALED) {
     how = "was killed by " + signalName(s.signal());
     cause = "killed";
-    next = s.signal() == SIGKILL ? "Ringmaster did not send it: that is most often the kernel's "
-                                   "out-of-memory killer (see the rank's "
-                                   "memory chart and `dmesg` on the host)."
-                                 : "A crash in native code: the rank's last lines and a core dump say where.";
   } else {
     how = "exited with code " + std::to_string(s.exit_code());
     cause = "exit code";
-    next = "The rank's log (Logs page, rank " + std::to_string(rank) + ") holds its error.";
   }
   v1::Finding f =
       makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);
@@ -90,11 +80,12 @@ std::vector<v1::Finding> CrashDetector::findings() const {
     for (size_t i = 0; i < then_.size(); ++i) others += (i ? ", " : "") + std::to_string(then_[i]);
     others += " then failed as well.";
   }
-  f.set_summary(format("rank %d%s %s%s, which ended the run.%s%s %s", rank, where.c_str(), how.c_str(),
-                       when.c_str(), said.c_str(), others.c_str(), next.c_str()));
+  f.set_summary(format("rank %d%s %s%s, which ended the run.%s%s", rank, where.c_str(), how.c_str(),
+                       when.c_str(), said.c_str(), others.c_str()));
   if (s.state() == v1::RankState::STATE_SIGNALED) (*f.mutable_evidence())["signal"] = s.signal();
   if (s.state() == v1::RankState::STATE_EXITED) (*f.mutable_evidence())["exit_code"] = s.exit_code();
   if (last != lastStep_.end()) (*f.mutable_evidence())["last_step"] = static_cast<double>(last->second);
+  addAdvice(f);
   return {f};
 }
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "common/diagnosis/advice.h"
+
 namespace ringmaster::diagnosis {
 
 void DivergenceDetector::add(const v1::StepSample& step) {
@@ -45,14 +47,12 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
                                 host != hosts_.end() ? host->second : "", step, "diverged");
     std::string before = first.sawFinite ? format(" (the step before: %.4g)", first.lastFinite)
                                          : std::string(" (from the first step)");
-    f.set_summary(
-        format("The loss became %s at step %llu %s%s: training goes on without learning. Lower the "
-               "learning rate (or warm it up), clip gradients, and check the data for NaN or infinite "
-               "values.",
-               what, static_cast<unsigned long long>(step), where.c_str(), before.c_str()));
+    f.set_summary(format("The loss became %s at step %llu %s%s: training goes on without learning.", what,
+                         static_cast<unsigned long long>(step), where.c_str(), before.c_str()));
     (*f.mutable_evidence())["first_step"] = static_cast<double>(step);
     (*f.mutable_evidence())["ranks"] = static_cast<double>(ranks.size());
     if (first.sawFinite) (*f.mutable_evidence())["last_finite_loss"] = first.lastFinite;
+    addAdvice(f);
     out.push_back(std::move(f));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/duration_text.h"
 #include "common/statistics.h"
@@ -106,6 +107,7 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
                static_cast<unsigned long long>(config_.minNegotiations)));
     (*f.mutable_evidence())["complete_negotiations"] = static_cast<double>(complete);
     (*f.mutable_evidence())["negotiations"] = static_cast<double>(negotiations_.size());
+    addAdvice(f);
     out.push_back(f);
     return out;
   }
@@ -119,13 +121,13 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
         makeFinding(v1::Finding::KIND_STRAGGLER, v1::Finding::SEVERITY_WARNING, r.rank, "", 0, "readiness");
     f.set_summary(
         format("Rank %d was the last to be ready for %.0f %% of %llu negotiated tensors (a fair share is "
-               "%.0f %%), by %s median: every collective it was late for waited on it. Look at what rank "
-               "%d does before it submits its gradients (data loading, a slower device or host).",
+               "%.0f %%), by %s median: every collective it was late for waited on it.",
                r.rank, share * 100, static_cast<unsigned long long>(complete), fair * 100,
-               formatDuration(r.medianLateNs).c_str(), r.rank));
+               formatDuration(r.medianLateNs).c_str()));
     (*f.mutable_evidence())["last_share_pct"] = share * 100;
     (*f.mutable_evidence())["median_late_ms"] = r.medianLateNs / 1e6;
     (*f.mutable_evidence())["negotiations"] = static_cast<double>(complete);
+    addAdvice(f);
     out.push_back(f);
   }
   return out;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/statistics.h"
 
@@ -114,6 +115,7 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
     ev["to_step"] = double(t.toStep);
     if (t.limitBytes > 0) ev["limit_mib"] = t.limitBytes / kMiB;
     if (minutesLeft >= 0) ev["minutes_to_limit"] = minutesLeft;
+    addAdvice(f);
     out.push_back(std::move(f));
   }
   return out;

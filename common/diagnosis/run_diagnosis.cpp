@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "common/diagnosis/advice.h"
+
 namespace ringmaster::diagnosis {
 
 RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
@@ -92,6 +94,7 @@ std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
     if (f.cause() == "exposed communication" && !stragglers.empty()) continue;
     out.push_back(std::move(f));
   }
+  for (auto& f : out) addAdvice(f);  // those received without advice of their own
   std::stable_sort(out.begin(), out.end(),
                    [](const v1::Finding& a, const v1::Finding& b) { return a.severity() > b.severity(); });
   return out;
@@ -144,6 +147,8 @@ std::vector<v1::Finding> storedFindings(const RunStore& store, int64_t runId) {
   const auto info = store.run(runId);
   // An import stores only what the import alone can tell (a trace's own flaws, Horovod's readiness ticks).
   const bool imported = info && info->source.rfind("import:", 0) == 0;
+  // The store keeps no advice: it is made again from the stored figures.
+  for (auto& f : findings) addAdvice(f);
   if (!findings.empty() && !imported) return findings;
   const auto series = store.rankSeries(runId);
   if (!info || series.empty()) return findings;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 
 namespace ringmaster::diagnosis {
@@ -116,6 +117,8 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
                                         [&](const v1::Finding& g) { return g.rank() == f.rank(); });
     if (!stillNamed) out.push_back(f);
   }
+  // Advice last: a stall that ended became a warning that "went on" after it was first described.
+  for (auto& f : out) addAdvice(f);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/statistics.h"
 
@@ -218,7 +219,12 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   double lostPct = e.stepNs > 0 ? std::clamp(100 * waitNs / e.stepNs, 0.0, 100.0) : 0;
   auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
 
-  auto severity = slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL : v1::Finding::SEVERITY_WARNING;
+  // A slowness must matter to be more than information: enough of the job's throughput lost, for at least a
+  // window of steps (one slow step at the end of a run costs nothing worth acting on).
+  const bool material = lostPct >= kMaterialLossPct && e.steps >= config_.window;
+  auto severity = !material           ? v1::Finding::SEVERITY_INFO
+                  : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
+                                      : v1::Finding::SEVERITY_WARNING;
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
   std::string where = host.empty() ? "" : " (" + host + ")";
   std::string what = e.communication ? "all-reduce latency is" : "compute and data time are";
@@ -239,6 +245,7 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   ev["steps_slow"] = double(e.steps);
   ev["last_slow_step"] = double(e.lastStep);
   if (e.recoveredAt) ev["recovered_at_step"] = double(*e.recoveredAt);
+  addAdvice(f);
   return f;
 }
 

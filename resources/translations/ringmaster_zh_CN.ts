@@ -2,6 +2,372 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ringmaster::Advice</name>
+    <message>
+        <source>Rank %1 was slow only from step %2 to step %3 (%4 of throughput lost meanwhile): nothing to do unless it lasts.</source>
+        <translation>Rank %1 仅在第 %2 步到第 %3 步变慢（期间损失 %4 的吞吐量）：除非持续，否则无需处理。</translation>
+    </message>
+    <message>
+        <source>Only %1 of throughput was lost, between steps %2 and %3: nothing to do unless it lasts or grows.</source>
+        <translation>第 %2 步到第 %3 步之间仅损失了 %1 的吞吐量：除非持续或加剧，否则无需处理。</translation>
+    </message>
+    <message>
+        <source>Record the timeline again with HOROVOD_CACHE_CAPACITY=0, so that every tensor is negotiated and carries a ready tick from each rank.</source>
+        <translation>请设置 HOROVOD_CACHE_CAPACITY=0 重新记录时间线，使每个张量都经过协商并带有每个 rank 的就绪标记。</translation>
+    </message>
+    <message>
+        <source>Rank %1 was the last to be ready for %2 of the tensors, %3 late at the median: look at what it does before it submits its gradients (data loading, a slower device or host).</source>
+        <translation>Rank %1 在 %2 的张量上最后就绪，延迟中位数为 %3：请检查它在提交梯度之前做了什么（数据加载、较慢的设备或主机）。</translation>
+    </message>
+    <message>
+        <source>Rank %1 spends %2 more per step than the others in its data path: check its input pipeline (loader workers, prefetching), its disk and CPU contention on %3.</source>
+        <translation>Rank %1 每步在数据路径上比其他 rank 多花 %2：请检查它的输入流水线（加载进程数、预取）、磁盘以及 %3 上的 CPU 争用。</translation>
+    </message>
+    <message>
+        <source>Rank %1 spends %2 more per step than the others in its data path: check its input pipeline (loader workers, prefetching), its disk and CPU contention on its host.</source>
+        <translation>Rank %1 每步在数据路径上比其他 rank 多花 %2：请检查它的输入流水线（加载进程数、预取）、磁盘以及其主机上的 CPU 争用。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s all-reduce takes %2 longer per step than the others&apos;: check the network of %3 (link speed, errors, other traffic) and that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface.</source>
+        <translation>Rank %1 的 all-reduce 每步比其他 rank 多用 %2：请检查 %3 的网络（链路速率、错误、其他流量），并确认 NCCL_SOCKET_IFNAME 或 GLOO_SOCKET_IFNAME 指向其高速网卡。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s all-reduce takes %2 longer per step than the others&apos;: check its host&apos;s network (link speed, errors, other traffic) and that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface.</source>
+        <translation>Rank %1 的 all-reduce 每步比其他 rank 多用 %2：请检查其主机的网络（链路速率、错误、其他流量），并确认 NCCL_SOCKET_IFNAME 或 GLOO_SOCKET_IFNAME 指向其高速网卡。</translation>
+    </message>
+    <message>
+        <source>Rank %1 computes %2 longer per step than the others: look for other processes on the CPUs or GPU of %3 (top, nvidia-smi), a slower or throttled device, or more work given to this rank.</source>
+        <translation>Rank %1 每步的计算比其他 rank 多用 %2：请查看 %3 的 CPU 或 GPU 上是否有其他进程（top、nvidia-smi）、设备是否较慢或降频，或者该 rank 是否分到了更多工作。</translation>
+    </message>
+    <message>
+        <source>Rank %1 computes %2 longer per step than the others: look for other processes on its host&apos;s CPUs or GPU (top, nvidia-smi), a slower or throttled device, or more work given to this rank.</source>
+        <translation>Rank %1 每步的计算比其他 rank 多用 %2：请查看其主机的 CPU 或 GPU 上是否有其他进程（top、nvidia-smi）、设备是否较慢或降频，或者该 rank 是否分到了更多工作。</translation>
+    </message>
+    <message>
+        <source>Device memory grows %1 per step and reaches the device&apos;s %2 in about %3: look for tensors kept across steps (e.g. appending `loss` instead of `loss.item()`) or outputs kept with their autograd graph.</source>
+        <translation>设备内存每步增长 %1，约 %3 后将达到设备的 %2：请查找跨步保留的张量（例如追加 `loss` 而不是 `loss.item()`），或连同自动求导图一起保留的输出。</translation>
+    </message>
+    <message>
+        <source>RSS grows %1 per step and reaches the host&apos;s %2 in about %3: look for tensors kept across steps (e.g. appending `loss` instead of `loss.item()`) and lists or caches that only grow.</source>
+        <translation>RSS 每步增长 %1，约 %3 后将达到主机的 %2：请查找跨步保留的张量（例如追加 `loss` 而不是 `loss.item()`），以及只增不减的列表或缓存。</translation>
+    </message>
+    <message>
+        <source>Device memory grows %1 per step (%2 per minute): look for tensors kept across steps (e.g. appending `loss` instead of `loss.item()`) or outputs kept with their autograd graph.</source>
+        <translation>设备内存每步增长 %1（每分钟 %2）：请查找跨步保留的张量（例如追加 `loss` 而不是 `loss.item()`），或连同自动求导图一起保留的输出。</translation>
+    </message>
+    <message>
+        <source>RSS grows %1 per step (%2 per minute): look for tensors kept across steps (e.g. appending `loss` instead of `loss.item()`) and lists or caches that only grow.</source>
+        <translation>RSS 每步增长 %1（每分钟 %2）：请查找跨步保留的张量（例如追加 `loss` 而不是 `loss.item()`），以及只增不减的列表或缓存。</translation>
+    </message>
+    <message>
+        <source>Rank %1 held the job up for %2 and then went on: if it happens again, look for work that rank does alone (checkpoints, logging, garbage collection) or for a host that pauses (swapping, another job).</source>
+        <translation>Rank %1 使作业停顿了 %2 后又继续运行：如果再次发生，请查找只有该 rank 做的工作（检查点、日志、垃圾回收），或会暂停的主机（换页、其他作业）。</translation>
+    </message>
+    <message>
+        <source>No rank has finished a step for %1: get every rank&apos;s stack (py-spy dump, gdb -p) to see where they wait; usually a collective that not every rank reached, or a hung file system or data loader.</source>
+        <translation>已有 %1 没有任何 rank 完成一步：请获取每个 rank 的调用栈（py-spy dump、gdb -p）查看它们在哪里等待；通常是并非所有 rank 都到达的集合通信，或卡住的文件系统或数据加载器。</translation>
+    </message>
+    <message>
+        <source>Rank %1 sends nothing, not even heartbeats: see whether its process on %2 is frozen, stopped or swapping (top, dmesg); if it does not come back, stop the job and resume from the last checkpoint.</source>
+        <translation>Rank %1 没有发送任何数据，连心跳也没有：请查看它在 %2 上的进程是否冻结、停止或在换页（top、dmesg）；如果无法恢复，请停止作业并从最近的检查点继续。</translation>
+    </message>
+    <message>
+        <source>Rank %1 sends nothing, not even heartbeats: see whether its process is frozen, stopped or swapping (top, dmesg); if it does not come back, stop the job and resume from the last checkpoint.</source>
+        <translation>Rank %1 没有发送任何数据，连心跳也没有：请查看它的进程是否冻结、停止或在换页（top、dmesg）；如果无法恢复，请停止作业并从最近的检查点继续。</translation>
+    </message>
+    <message>
+        <source>Rank %1 has not submitted %2 tensors that the others have: every rank must run the same model and compute gradients for every parameter; look for branches that depend on rank-local data, or get its stack (py-spy dump, gdb -p) to see where it is stuck.</source>
+        <translation>Rank %1 有 %2 个其他 rank 已提交的张量尚未提交：每个 rank 必须运行相同的模型并为每个参数计算梯度；请查找依赖本 rank 数据的分支，或获取其调用栈（py-spy dump、gdb -p）查看卡在哪里。</translation>
+    </message>
+    <message>
+        <source>Rank %1 stopped calling collectives while %2 ranks wait for it: get its stack (py-spy dump, gdb -p); work that only some ranks do (evaluation, checkpoints, logging) must be done by all of them or kept short.</source>
+        <translation>Rank %1 停止调用集合通信，%2 个 rank 正在等待它：请获取其调用栈（py-spy dump、gdb -p）；只有部分 rank 做的工作（评估、检查点、日志）必须由所有 rank 一起做，或保持简短。</translation>
+    </message>
+    <message>
+        <source>Rank %1 is %2 steps behind the others and the job has not progressed for %3: get its stack (py-spy dump, gdb -p) to see where it is stuck.</source>
+        <translation>Rank %1 落后其他 rank %2 步，作业已有 %3 没有进展：请获取其调用栈（py-spy dump、gdb -p）查看卡在哪里。</translation>
+    </message>
+    <message>
+        <source>%1 of step time waits on %2 all-reduce ops per step of %3 each: fuse them into fewer, larger ones (ddp: raise --bucket-cap-mb; horovod: raise --fusion-threshold-mb).</source>
+        <translation>%1 的步时间在等待每步 %2 次、每次 %3 的 all-reduce：请把它们合并为更少、更大的操作（ddp：调大 --bucket-cap-mb；horovod：调大 --fusion-threshold-mb）。</translation>
+    </message>
+    <message>
+        <source>%1 of step time waits on all-reduce and only %2 of it overlaps with the backward pass: start it earlier with smaller buckets (ddp: lower --bucket-cap-mb; horovod: lower --cycle-time-ms), so that the first gradients travel while later layers still compute.</source>
+        <translation>%1 的步时间在等待 all-reduce，其中只有 %2 与反向传播重叠：请用更小的桶让它更早开始（ddp：调小 --bucket-cap-mb；horovod：调小 --cycle-time-ms），使前面的梯度在后面的层仍在计算时就开始传输。</translation>
+    </message>
+    <message>
+        <source>%1 of step time waits on all-reduce at %2 of bus bandwidth, though %3 of it overlaps with compute: the network is the limit; send fewer bytes per sample (a larger batch per rank, gradient accumulation, half-precision gradients) or use a faster interconnect.</source>
+        <translation>%1 的步时间在以 %2 的总线带宽等待 all-reduce，尽管其中 %3 已与计算重叠：瓶颈在网络；请减少每个样本发送的字节数（更大的每 rank 批大小、梯度累积、半精度梯度），或使用更快的互连。</translation>
+    </message>
+    <message>
+        <source>Only %1 of step time waits on all-reduce, so rank %2&apos;s slower link costs little: nothing to do unless the job&apos;s communication grows.</source>
+        <translation>只有 %1 的步时间在等待 all-reduce，因此 rank %2 较慢的链路代价很小：除非作业的通信量增加，否则无需处理。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s all-reduce runs at %2 against the other ranks&apos; %3: check the network of %4 (link speed, errors, other traffic) and that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface.</source>
+        <translation>Rank %1 的 all-reduce 速率为 %2，其他 rank 为 %3：请检查 %4 的网络（链路速率、错误、其他流量），并确认 NCCL_SOCKET_IFNAME 或 GLOO_SOCKET_IFNAME 指向其高速网卡。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s all-reduce runs at %2 against the other ranks&apos; %3: check its host&apos;s network (link speed, errors, other traffic) and that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface.</source>
+        <translation>Rank %1 的 all-reduce 速率为 %2，其他 rank 为 %3：请检查其主机的网络（链路速率、错误、其他流量），并确认 NCCL_SOCKET_IFNAME 或 GLOO_SOCKET_IFNAME 指向其高速网卡。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 all-reduce ops ran at under half the usual bandwidth: occasional congestion on a shared network; if it grows, look at other traffic on the hosts&apos; links.</source>
+        <translation>%2 次 all-reduce 中有 %1 次的带宽不到通常的一半：共享网络偶有拥塞；如果加剧，请查看主机链路上的其他流量。</translation>
+    </message>
+    <message>
+        <source>%1 ranks keep %2 of linear scaling from %3: nothing to do.</source>
+        <translation>%1 个 rank 保持了相对 %3 个 rank 线性扩展的 %2：无需处理。</translation>
+    </message>
+    <message>
+        <source>%1 ranks reach only %2 of linear scaling from %3: look for what grows with the rank count (exposed all-reduce, a straggler); a larger batch per rank or fewer, larger all-reduce ops hide more of the communication.</source>
+        <translation>%1 个 rank 只达到相对 %3 个 rank 线性扩展的 %2：请查找随 rank 数增长的开销（未被隐藏的 all-reduce、掉队者）；更大的每 rank 批大小或更少、更大的 all-reduce 能隐藏更多通信。</translation>
+    </message>
+    <message>
+        <source>Only rank %1 went non-finite: check its share of the data for NaN or infinite values first, then lower the learning rate or clip gradients; resume from a checkpoint taken before step %2.</source>
+        <translation>只有 rank %1 出现了非有限值：请先检查它那部分数据中是否有 NaN 或无穷值，再降低学习率或裁剪梯度；从第 %2 步之前的检查点继续。</translation>
+    </message>
+    <message>
+        <source>Lower the learning rate (or warm it up), clip gradients, and check the data for NaN or infinite values; resume from a checkpoint taken before step %1.</source>
+        <translation>请降低学习率（或使用预热）、裁剪梯度，并检查数据中是否有 NaN 或无穷值；从第 %1 步之前的检查点继续。</translation>
+    </message>
+    <message>
+        <source>Check the program&apos;s path and permissions on %1, and that the agent there allows the program.</source>
+        <translation>请检查 %1 上程序的路径和权限，以及那里的 agent 是否允许运行该程序。</translation>
+    </message>
+    <message>
+        <source>Check the program&apos;s path and permissions on the rank&apos;s host, and that the agent there allows the program.</source>
+        <translation>请检查该 rank 所在主机上程序的路径和权限，以及那里的 agent 是否允许运行该程序。</translation>
+    </message>
+    <message>
+        <source>Ringmaster did not send this SIGKILL: most often it is the kernel&apos;s out-of-memory killer. Check `dmesg` on %1 and the rank&apos;s memory chart, then lower the batch size or fix the leak.</source>
+        <translation>这个 SIGKILL 不是 Ringmaster 发送的：最常见的是内核的内存不足（OOM）终止程序。请查看 %1 上的 `dmesg` 和该 rank 的内存图，然后减小批大小或修复泄漏。</translation>
+    </message>
+    <message>
+        <source>Ringmaster did not send this SIGKILL: most often it is the kernel&apos;s out-of-memory killer. Check `dmesg` on the rank&apos;s host and its memory chart, then lower the batch size or fix the leak.</source>
+        <translation>这个 SIGKILL 不是 Ringmaster 发送的：最常见的是内核的内存不足（OOM）终止程序。请查看该 rank 所在主机上的 `dmesg` 和它的内存图，然后减小批大小或修复泄漏。</translation>
+    </message>
+    <message>
+        <source>%1 is a crash in native code: rank %2&apos;s last log lines and its core dump (coredumpctl gdb) say where; run again with the same seed to see whether it repeats.</source>
+        <translation>%1 表示本机代码崩溃：rank %2 的最后几行日志和核心转储（coredumpctl gdb）会指出位置；用相同的随机种子再运行一次，看是否重现。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s log (Logs page, rank %1) holds the error that made it exit with code %2: fix it and run again.</source>
+        <translation>Rank %1 的日志（日志页，rank %1）中有导致其以退出码 %2 退出的错误：修复后再运行。</translation>
+    </message>
+    <message>
+        <source>Nothing to fix in training: the profiler recorded events longer than the trace itself, most often because it stopped before they ended. Record the trace again if you need their true length.</source>
+        <translation>训练本身无需修复：性能分析器记录的事件比整个追踪还长，通常是因为它在事件结束前就停止了。如果需要这些事件的真实时长，请重新记录追踪。</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::Evidence</name>
+    <message>
+        <source>throughput lost</source>
+        <translation>吞吐量损失</translation>
+    </message>
+    <message>
+        <source>others&apos; wait per step</source>
+        <translation>其他 rank 每步等待</translation>
+    </message>
+    <message>
+        <source>slower than the median rank by</source>
+        <translation>比中位 rank 慢</translation>
+    </message>
+    <message>
+        <source>extra compute per step</source>
+        <translation>每步多出的计算时间</translation>
+    </message>
+    <message>
+        <source>extra data loading per step</source>
+        <translation>每步多出的数据加载时间</translation>
+    </message>
+    <message>
+        <source>extra all-reduce time per step</source>
+        <translation>每步多出的 all-reduce 时间</translation>
+    </message>
+    <message>
+        <source>slow steps</source>
+        <translation>慢步数</translation>
+    </message>
+    <message>
+        <source>last slow step</source>
+        <translation>最后一个慢步</translation>
+    </message>
+    <message>
+        <source>recovered at step</source>
+        <translation>恢复于第几步</translation>
+    </message>
+    <message>
+        <source>robust score</source>
+        <translation>稳健评分</translation>
+    </message>
+    <message>
+        <source>last to be ready</source>
+        <translation>最后就绪占比</translation>
+    </message>
+    <message>
+        <source>median lateness</source>
+        <translation>延迟中位数</translation>
+    </message>
+    <message>
+        <source>complete negotiations</source>
+        <translation>完整协商次数</translation>
+    </message>
+    <message>
+        <source>negotiations</source>
+        <translation>协商次数</translation>
+    </message>
+    <message>
+        <source>growth per step</source>
+        <translation>每步增长</translation>
+    </message>
+    <message>
+        <source>growth per minute</source>
+        <translation>每分钟增长</translation>
+    </message>
+    <message>
+        <source>time to full</source>
+        <translation>距占满</translation>
+    </message>
+    <message>
+        <source>limit</source>
+        <translation>上限</translation>
+    </message>
+    <message>
+        <source>memory at the last step</source>
+        <translation>最后一步的内存</translation>
+    </message>
+    <message>
+        <source>growth per step, 95 % interval from</source>
+        <translation>每步增长 95% 区间下限</translation>
+    </message>
+    <message>
+        <source>growth per step, 95 % interval to</source>
+        <translation>每步增长 95% 区间上限</translation>
+    </message>
+    <message>
+        <source>fitted memory at step 0</source>
+        <translation>拟合的第 0 步内存</translation>
+    </message>
+    <message>
+        <source>fitted up to step</source>
+        <translation>拟合至第几步</translation>
+    </message>
+    <message>
+        <source>no progress for</source>
+        <translation>无进展时长</translation>
+    </message>
+    <message>
+        <source>waited</source>
+        <translation>已等待</translation>
+    </message>
+    <message>
+        <source>tensors not submitted</source>
+        <translation>未提交的张量数</translation>
+    </message>
+    <message>
+        <source>ranks waiting</source>
+        <translation>等待中的 rank 数</translation>
+    </message>
+    <message>
+        <source>steps behind</source>
+        <translation>落后步数</translation>
+    </message>
+    <message>
+        <source>went on afterwards</source>
+        <translation>之后继续运行</translation>
+    </message>
+    <message>
+        <source>step time waiting on all-reduce</source>
+        <translation>等待 all-reduce 的步时间占比</translation>
+    </message>
+    <message>
+        <source>all-reduce overlapped with compute</source>
+        <translation>与计算重叠的 all-reduce 占比</translation>
+    </message>
+    <message>
+        <source>bus bandwidth</source>
+        <translation>总线带宽</translation>
+    </message>
+    <message>
+        <source>other ranks&apos; bus bandwidth</source>
+        <translation>其他 rank 的总线带宽</translation>
+    </message>
+    <message>
+        <source>median bus bandwidth</source>
+        <translation>总线带宽中位数</translation>
+    </message>
+    <message>
+        <source>all-reduce ops per step</source>
+        <translation>每步 all-reduce 次数</translation>
+    </message>
+    <message>
+        <source>mean all-reduce size</source>
+        <translation>all-reduce 平均大小</translation>
+    </message>
+    <message>
+        <source>median all-reduce latency</source>
+        <translation>all-reduce 延迟中位数</translation>
+    </message>
+    <message>
+        <source>slow all-reduce ops</source>
+        <translation>慢 all-reduce 次数</translation>
+    </message>
+    <message>
+        <source>all-reduce ops</source>
+        <translation>all-reduce 次数</translation>
+    </message>
+    <message>
+        <source>signal</source>
+        <translation>信号</translation>
+    </message>
+    <message>
+        <source>exit code</source>
+        <translation>退出码</translation>
+    </message>
+    <message>
+        <source>last step finished</source>
+        <translation>最后完成的步</translation>
+    </message>
+    <message>
+        <source>first step</source>
+        <translation>首步</translation>
+    </message>
+    <message>
+        <source>last finite loss</source>
+        <translation>最后一个有限损失值</translation>
+    </message>
+    <message>
+        <source>scaling efficiency</source>
+        <translation>扩展效率</translation>
+    </message>
+    <message>
+        <source>throughput, samples/s</source>
+        <translation>吞吐量（样本/秒）</translation>
+    </message>
+    <message>
+        <source>baseline throughput, samples/s</source>
+        <translation>基准吞吐量（样本/秒）</translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation>rank 数</translation>
+    </message>
+    <message>
+        <source>baseline ranks</source>
+        <translation>基准 rank 数</translation>
+    </message>
+    <message>
+        <source>clipped events</source>
+        <translation>被截断的事件数</translation>
+    </message>
+    <message>
+        <source>longest recorded duration</source>
+        <translation>记录的最长时长</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::console::ComparisonModel</name>
     <message>
         <source>Metric</source>
@@ -533,6 +899,10 @@
     <message>
         <source>Cause: %1</source>
         <translation>原因：%1</translation>
+    </message>
+    <message>
+        <source>What to do:</source>
+        <translation>建议：</translation>
     </message>
 </context>
 <context>

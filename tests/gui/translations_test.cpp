@@ -18,13 +18,16 @@
 
 #include "common/chrome_trace.h"
 #include "common/comparison.h"
+#include "common/diagnosis/run_diagnosis.h"
 #include "console/comparison_model.h"
+#include "console/findings_model.h"
 #include "console/hosts_model.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/live_run.h"
 #include "gui/main_window.h"
 #include "gui/report_dialog.h"
+#include "gui/simple_pages.h"
 #include "gui/timeline_page.h"
 #include "tests/support/console_test.h"
 #include "tests/support/files.h"
@@ -241,6 +244,20 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   for (int column = 0; column < comparison.columnCount(); ++column) {
     EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
   }
+  // A finding with advice and evidence on the Findings page: diagnosis' patterns and evidence labels are
+  // looked up under their own contexts.
+  diagnosis::RunDiagnosis crashed(2);
+  v1::Record killed;
+  killed.mutable_rank_state()->set_rank(1);
+  killed.mutable_rank_state()->set_state(v1::RankState::STATE_SIGNALED);
+  killed.mutable_rank_state()->set_signal(9);
+  crashed.observe(killed);
+  console::FindingsModel findingsModel;
+  FindingsPage findingsPage(&findingsModel);
+  findingsModel.setFindings(crashed.findings());
+  ASSERT_EQ(findingsModel.rowCount(), 1);
+  EXPECT_NE(console::FindingsModel::adviceText(*findingsModel.finding(0)).toStdString(),
+            findingsModel.finding(0)->advice());
 
   for (const QString& missing : translator.unanswered()) {
     ADD_FAILURE() << "the console looked up " << missing.toStdString()

@@ -5,6 +5,7 @@
 
 #include <QGuiApplication>
 #include <QXmlStreamReader>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,17 @@ TEST_F(ReportTest, HtmlIsOneWellFormedFileWithItsCharts) {
     EXPECT_NE(html.find(text), std::string::npos) << text;
   }
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  // What to do, after what was found; the evidence in words, never as raw keys.
+  const size_t recommendations = html.find("<h2>Recommendations</h2>");
+  ASSERT_NE(recommendations, std::string::npos);
+  EXPECT_GT(recommendations, html.find("<h2>Findings</h2>"));
+  for (const char* text : {"Rank 2 computes ", "CPUs or GPU of node-a", "RSS grows ", "loss.item()",
+                           "throughput lost ", "growth per step "}) {
+    EXPECT_NE(html.find(text), std::string::npos) << text;
+  }
+  for (const char* key : {"slowdown_pct", "mib_per_step", "limit_mib", "others_wait_ms_per_step"}) {
+    EXPECT_EQ(html.find(key), std::string::npos) << key << " shown as a raw key";
+  }
 }
 
 TEST_F(ReportTest, ManyRanksShowTheSpreadAndTheNamedRanks) {
@@ -254,6 +266,17 @@ TEST_F(ReportTest, PdfHasPages) {
   size_t at = info.find("Pages:");
   ASSERT_NE(at, std::string::npos) << info;
   EXPECT_GE(std::stoi(info.substr(at + 6)), 3) << info;
+
+  // The PDF's text holds the recommendations the HTML has.
+  pipe = ::popen(("pdftotext -q '" + path + "' - 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  while (std::fgets(buffer, sizeof buffer, pipe)) text += buffer;
+  ASSERT_EQ(::pclose(pipe), 0) << text;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  EXPECT_NE(text.find("Recommendations"), std::string::npos) << text;
+  EXPECT_NE(text.find("Rank 2 computes"), std::string::npos) << text;
+  EXPECT_NE(text.find("loss.item()"), std::string::npos) << text;
 }
 
 TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
