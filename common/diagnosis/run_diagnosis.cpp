@@ -89,9 +89,12 @@ std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
   out.insert(out.end(), leaks.begin(), leaks.end());
   auto stalls = stalls_.findings(nowNs);
   out.insert(out.end(), stalls.begin(), stalls.end());
+  // With a straggler that matters, the others' exposed wait is the straggler's doing, not the network's.
+  const bool straggling = std::any_of(stragglers.begin(), stragglers.end(), [](const v1::Finding& f) {
+    return f.severity() > v1::Finding::SEVERITY_INFO;
+  });
   for (auto& f : communication_.findings()) {
-    // With a straggler, the others' exposed wait is the straggler's doing, not the network's.
-    if (f.cause() == "exposed communication" && !stragglers.empty()) continue;
+    if (f.cause() == "exposed communication" && straggling) continue;
     out.push_back(std::move(f));
   }
   for (auto& f : out) addAdvice(f);  // those received without advice of their own

@@ -196,7 +196,7 @@
     </message>
     <message>
         <source>recovered at step</source>
-        <translation>恢复于第几步</translation>
+        <translation>恢复于步</translation>
     </message>
     <message>
         <source>robust score</source>
@@ -252,7 +252,7 @@
     </message>
     <message>
         <source>fitted up to step</source>
-        <translation>拟合至第几步</translation>
+        <translation>拟合截止步</translation>
     </message>
     <message>
         <source>no progress for</source>
@@ -332,7 +332,7 @@
     </message>
     <message>
         <source>first step</source>
-        <translation>首步</translation>
+        <translation>起始步</translation>
     </message>
     <message>
         <source>last finite loss</source>
