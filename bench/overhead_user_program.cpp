@@ -4,9 +4,10 @@
 // under `ringmaster run -np N -- /usr/bin/python3 ...` (embedded agent, the ringmaster Python package
 // instrumenting every step and all-reduce, the console diagnosing and storing). Rounds alternate bare and
 // instrumented; each rank measures its own steady samples/s (after warm-up steps), summed over ranks. Prints
-// every round, the median of each side, the ratio instrumented/bare and the spread of the per-round ratios.
-// The agent's and console's CPU time runs on the same cores as the ranks and counts against the instrumented
-// side.
+// every round, the median of each side, the ratio instrumented/bare with a bootstrap interval and the spread of
+// the per-round ratios. The agent's and console's CPU time runs on the same cores as the ranks and counts
+// against the instrumented side; it is measured (the launching process's own threads, from /proc) and printed
+// as a share of the machine's CPU time.
 //
 //   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R]
 #include <poll.h>
@@ -15,7 +16,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -23,6 +26,7 @@
 
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
+#include "common/statistics.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -49,24 +53,36 @@ std::vector<std::string> scriptArguments(const std::string& script, int steps, i
   return {kPython, script, "--steps", std::to_string(steps), "--batch", std::to_string(batch)};
 }
 
-double runBare(const std::string& script, int ranks, int steps, int batch) {
-  const int port = test::freePort();
-  std::vector<std::unique_ptr<agent::ChildProcess>> children;
-  for (int r = 0; r < ranks; ++r) {
-    std::vector<std::string> env = {"RANK=" + std::to_string(r),
-                                    "LOCAL_RANK=" + std::to_string(r),
-                                    "WORLD_SIZE=" + std::to_string(ranks),
-                                    "LOCAL_WORLD_SIZE=" + std::to_string(ranks),
-                                    "MASTER_ADDR=127.0.0.1",
-                                    "MASTER_PORT=" + std::to_string(port)};
-    if (ranks > 1) env.push_back("OMP_NUM_THREADS=1");  // as torchrun and Ringmaster's agent do
-    children.push_back(std::make_unique<agent::ChildProcess>(
-        agent::SpawnOptions{scriptArguments(script, steps, batch), agent::environmentWith(env), true, ""}));
-  }
-  // Every rank's output until all have closed it, then their exits.
+// What one side of a round measured.
+struct Side {
+  double samplesPerS = 0;  // summed over ranks; 0 when a rank did not report
+  double wallS = 0;        // from the first start to the last exit
+  double ownCpuS = 0;  // CPU time of the launching process itself (console, embedded agent), not its ranks
+};
+
+// User and system CPU seconds of `pid`'s own threads (not its children), from /proc/PID/stat; -1 once gone.
+double ownCpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos || close + 2 > text.size()) return -1;
+  std::istringstream fields(text.substr(close + 2));
+  std::string skip;
+  for (int field = 3; field < 14; ++field) fields >> skip;
+  unsigned long long user = 0, system = 0;
+  if (!(fields >> user >> system)) return -1;
+  return static_cast<double>(user + system) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Runs `children` to their ends and measures them: the ranks' summed samples/s from what they printed, and,
+// with `sampleFirst`, the first child's own CPU time as last seen before it exited.
+Side runToEnd(std::vector<std::unique_ptr<agent::ChildProcess>>& children, int ranks, bool sampleFirst) {
+  const auto start = std::chrono::steady_clock::now();
+  Side side;
   std::string out;
   char buffer[4096];
   while (true) {
+    if (sampleFirst) side.ownCpuS = std::max(side.ownCpuS, ownCpuSeconds(children.front()->pid()));
     std::vector<pollfd> fds;
     for (auto& child : children) {
       for (int fd : {child->stdoutFd(), child->stderrFd()}) {
@@ -87,12 +103,31 @@ double runBare(const std::string& script, int ranks, int steps, int batch) {
   }
   for (auto& child : children) {
     while (!child->poll()) ::usleep(1000);
-    if (child->exitCode() != 0) std::cerr << "a bare rank failed:\n" << out << "\n";
+    if (child->exitCode() != 0) std::cerr << "a run failed:\n" << out << "\n";
   }
-  return summedRate(out, ranks);
+  side.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  side.samplesPerS = summedRate(out, ranks);
+  return side;
 }
 
-double runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state) {
+Side runBare(const std::string& script, int ranks, int steps, int batch) {
+  const int port = test::freePort();
+  std::vector<std::unique_ptr<agent::ChildProcess>> children;
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<std::string> env = {"RANK=" + std::to_string(r),
+                                    "LOCAL_RANK=" + std::to_string(r),
+                                    "WORLD_SIZE=" + std::to_string(ranks),
+                                    "LOCAL_WORLD_SIZE=" + std::to_string(ranks),
+                                    "MASTER_ADDR=127.0.0.1",
+                                    "MASTER_PORT=" + std::to_string(port)};
+    if (ranks > 1) env.push_back("OMP_NUM_THREADS=1");  // as torchrun and Ringmaster's agent do
+    children.push_back(std::make_unique<agent::ChildProcess>(
+        agent::SpawnOptions{scriptArguments(script, steps, batch), agent::environmentWith(env), true, ""}));
+  }
+  return runToEnd(children, ranks, false);
+}
+
+Side runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state) {
   std::vector<std::string> argv = {test::binPath("ringmaster"),
                                    "run",
                                    "-np",
@@ -102,14 +137,10 @@ double runInstrumented(const std::string& script, int ranks, int steps, int batc
                                    state,
                                    "--"};
   for (auto& word : scriptArguments(script, steps, batch)) argv.push_back(word);
-  auto result = test::runProcess(argv, {}, std::chrono::minutes(10));
-  if (result.exitCode != 0) std::cerr << "the instrumented run failed:\n" << result.err << "\n";
-  return summedRate(result.out + result.err, ranks);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  std::vector<std::unique_ptr<agent::ChildProcess>> children;
+  children.push_back(
+      std::make_unique<agent::ChildProcess>(agent::SpawnOptions{argv, agent::environmentWith({}), true, ""}));
+  return runToEnd(children, ranks, true);
 }
 
 }  // namespace
@@ -127,10 +158,11 @@ int main(int argc, char** argv) {
   test::TempDir dir("user-program-bench");
   std::printf("user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds\n",
               ranks, steps, batch, rounds);
-  std::vector<double> bare, instrumented, ratios;
+  std::vector<double> bare, instrumented, ratios, ownShares;
+  const double cores = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
   for (int round = 0; round < rounds; ++round) {
     // Alternate which side goes first, so that a drift in the machine's load hits both alike.
-    double b = 0, i = 0;
+    Side b, i;
     if (round % 2 == 0) {
       b = runBare(script, ranks, steps, batch);
       i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
@@ -138,21 +170,31 @@ int main(int argc, char** argv) {
       i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
       b = runBare(script, ranks, steps, batch);
     }
-    if (b <= 0 || i <= 0) {
+    if (b.samplesPerS <= 0 || i.samplesPerS <= 0) {
       std::fprintf(stderr, "round %d: a side did not report its samples/s\n", round + 1);
       return 1;
     }
-    bare.push_back(b);
-    instrumented.push_back(i);
-    ratios.push_back(i / b);
-    std::printf("  round %d: bare %8.1f samples/s  instrumented %8.1f samples/s  ratio %.3f\n", round + 1, b,
-                i, i / b);
+    bare.push_back(b.samplesPerS);
+    instrumented.push_back(i.samplesPerS);
+    ratios.push_back(i.samplesPerS / b.samplesPerS);
+    // The console's and embedded agent's own CPU time, as a share of the machine's CPU time during the run.
+    ownShares.push_back(i.ownCpuS / (i.wallS * cores));
+    std::printf(
+        "  round %d: bare %8.1f samples/s  instrumented %8.1f samples/s  ratio %.3f  (ringmaster's own CPU "
+        "%.1f s, %.1f %% of %.0f cores over %.0f s)\n",
+        round + 1, b.samplesPerS, i.samplesPerS, i.samplesPerS / b.samplesPerS, i.ownCpuS,
+        100 * ownShares.back(), cores, i.wallS);
   }
   const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
-  std::printf("median: bare %.1f samples/s, instrumented %.1f samples/s\n", median(bare),
-              median(instrumented));
+  const stats::Interval change =
+      stats::bootstrapRelativeDifference(bare, instrumented, stats::Statistic::Median, 0.95, 4000, 7);
+  std::printf("median: bare %.1f samples/s, instrumented %.1f samples/s\n", stats::median(bare),
+              stats::median(instrumented));
   std::printf(
-      "ratio instrumented/bare: %.3f (median of rounds %.3f, rounds from %.3f to %.3f; goal >= 0.98)\n",
-      median(instrumented) / median(bare), median(ratios), *low, *high);
+      "ratio instrumented/bare: %.3f, 95 %% bootstrap interval [%.3f, %.3f] (median of rounds %.3f, rounds "
+      "from %.3f to %.3f; goal >= 0.98)\n",
+      1 + change.estimate, 1 + change.lower, 1 + change.upper, stats::median(ratios), *low, *high);
+  std::printf("ringmaster's own CPU (console and embedded agent): median %.1f %% of the machine's CPU time\n",
+              100 * stats::median(ownShares));
   return 0;
 }

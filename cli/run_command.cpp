@@ -9,10 +9,12 @@
 #include <deque>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
+#include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "console/run_flags.h"
@@ -64,6 +66,24 @@ class LinePrinter : public console::RecordSink {
   const bool withStdout_;
   std::mutex mutex_;
   std::deque<std::string> lines_;
+};
+
+// Each finding when it is found, and again when it becomes more severe, so that a person at the terminal
+// hears of a stall while it lasts; the run's final diagnosis is printed at its end.
+class FindingAnnouncer {
+ public:
+  void add(const std::vector<v1::Finding>& findings, std::deque<std::string>& lines) {
+    for (const auto& f : findings) {
+      auto [told, added] = told_.try_emplace({f.kind(), f.rank()}, f.severity());
+      if (!added && f.severity() <= told->second) continue;
+      told->second = f.severity();
+      lines.push_back("found (" + std::string(diagnosis::severityLabel(f.severity())) +
+                      "): " + printable(f.summary()));
+    }
+  }
+
+ private:
+  std::map<std::pair<int, int>, int> told_;  // (kind, rank) -> the severity last printed
 };
 
 // The live display: a redrawn block on a terminal, a plain line every few seconds otherwise.
@@ -173,6 +193,8 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   std::cerr << std::endl;
 
   ProgressDisplay display(::isatty(STDOUT_FILENO));
+  FindingAnnouncer announcer;
+  auto nextFindings = std::chrono::steady_clock::now();
   int handledInterrupts = 0;
   std::optional<console::JobOutcome> outcome;
   while (!(outcome = session.waitFor(250ms))) {
@@ -184,7 +206,12 @@ int runJob(console::RunFlags o, const CLI::App& app) {
                               : "\nringmaster run: killing the job\n");
       session.stop(seen == 1 ? 5 : 0.1);
     }
-    display.show(session.progress(), printer.take());
+    std::deque<std::string> lines = printer.take();
+    if (const auto now = std::chrono::steady_clock::now(); now >= nextFindings) {
+      announcer.add(session.findings(), lines);
+      nextFindings = now + 1s;
+    }
+    display.show(session.progress(), std::move(lines));
   }
   display.finish(session.progress(), printer.take());
 

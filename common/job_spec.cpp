@@ -228,6 +228,10 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
       spec.rendezvous_timeout_s() > kLongestWaitS) {
     fail("rendezvous_timeout_s", "must be above 0 and at most a week (604800 s)");
   }
+  if (!std::isfinite(spec.stall_timeout_s()) || spec.stall_timeout_s() < 0 ||
+      spec.stall_timeout_s() > kLongestWaitS) {
+    fail("stall_timeout_s", "must be from 0 (never) to a week (604800 s)");
+  }
 
   const auto& h = spec.hyper();
   if (h.batch_size() < 1 || h.batch_size() > 65536) fail("hyper.batch_size", "must be from 1 to 65536");

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "agent/agent_server.h"
 #include "common/error.h"
@@ -68,6 +70,13 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
          "--name", [&flags](const std::string& name) { flags.spec.set_name(name); },
          "Name of the run in the history (default: the job id, else '<model> <engine> xN')")
       ->type_name("TEXT")
+      ->group(launch);
+  app.add_option_function<double>(
+         "--stall-timeout-s", [&flags](double s) { flags.spec.set_stall_timeout_s(s); },
+         "Stop the job, as failed, once it has made no progress for this many seconds while a stall finding "
+         "names why (default: 0, wait for ever)")
+      ->type_name("SECONDS")
+      ->check(finiteWithin(0, kLongestWaitS))
       ->group(launch);
   app.add_option("--worker", flags.worker, "ringmaster-worker for local runs (default: beside this program)")
       ->group(launch);
@@ -286,6 +295,11 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   addChanged("--tls-ca", flags.tlsCa, defaults.tlsCa);
   addChanged("--job-id", flags.jobId, defaults.jobId);
   addChanged("--name", flags.spec.name(), defaults.spec.name());
+  if (flags.spec.stall_timeout_s() > 0) {
+    std::ostringstream seconds;
+    seconds << std::setprecision(15) << flags.spec.stall_timeout_s();
+    add("--stall-timeout-s", seconds.str());
+  }
   addChanged("--worker", flags.worker, defaults.worker);
   addChanged("--state-dir", flags.stateDir, defaults.stateDir);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/run_session.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -104,8 +106,47 @@ void RunSession::recordEnvironment() {
 
 std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout) {
   auto outcome = launcher_->waitFor(timeout);
-  if (!outcome) ingest_->tick();
+  if (!outcome) {
+    ingest_->tick();
+    stopWhenStalledTooLong();
+    return outcome;
+  }
+  std::lock_guard lock(mutex_);
+  if (!stalledStop_.empty() && outcome->status == JobStatus::Stopped) {
+    outcome->status = JobStatus::Failed;
+    outcome->message = stalledStop_;
+  }
   return outcome;
+}
+
+void RunSession::stopWhenStalledTooLong() {
+  const double limitS = plan_.spec.stall_timeout_s();
+  if (!(limitS > 0)) return;
+  // How long the job has stalled: the critical stall findings measured from progress and heartbeats
+  // (quiet_s, while not resumed) and the Horovod engine's stall reports (waited_s: how long the ready ranks
+  // have waited for the missing ones; the session looks every fraction of a second, so a report's wait is
+  // seen while it grows). Why: the finding that names a rank (which rank holds the others up, which tensors
+  // it lacks), else the job-wide one.
+  double stalledS = 0;
+  const v1::Finding* why = nullptr;
+  const std::vector<v1::Finding> findings = ingest_->findings();
+  for (const auto& f : findings) {
+    if (f.kind() != v1::Finding::KIND_STALL || f.severity() != v1::Finding::SEVERITY_CRITICAL) continue;
+    if (auto quiet = f.evidence().find("quiet_s");
+        quiet != f.evidence().end() && !f.evidence().count("resumed"))
+      stalledS = std::max(stalledS, quiet->second);
+    if (auto waited = f.evidence().find("waited_s"); waited != f.evidence().end())
+      stalledS = std::max(stalledS, waited->second);
+    if (!why || (f.rank() >= 0 && why->rank() < 0)) why = &f;
+  }
+  if (!why || stalledS < limitS) return;
+  std::lock_guard lock(mutex_);
+  if (!stalledStop_.empty() || finished_ || detached_) return;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", limitS);
+  stalledStop_ = "stopped after a stall of " + std::string(seconds) + " s (--stall-timeout-s " + seconds +
+                 "): " + why->summary();
+  launcher_->stop(5);
 }
 
 RunResult RunSession::finish(const JobOutcome& outcome) {

@@ -61,7 +61,8 @@ class RunSession {
   // the job); a run already created is then stored as failed.
   void start();
   // The outcome once the job has ended, or nullopt after `timeout`; meanwhile the diagnosis looks again, so a
-  // job that goes quiet is still seen (stalls).
+  // job that goes quiet is still seen (stalls), and a job stalled for the spec's stall_timeout_s is stopped:
+  // its outcome is then Failed, with the stall as the reason.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
   // Records how the job ended: its status word and findings in the history, the summary file. Call once.
   RunResult finish(const JobOutcome& outcome);
@@ -93,6 +94,8 @@ class RunSession {
 
  private:
   void recordEnvironment();
+  // Stops the job once a stall that is still going on has lasted stall_timeout_s.
+  void stopWhenStalledTooLong();
 
   LaunchPlan plan_;
   const RunSessionOptions options_;
@@ -102,8 +105,9 @@ class RunSession {
   std::unique_ptr<TimelineSink> timeline_;
   std::unique_ptr<Launcher> launcher_;
   std::vector<RecordSink*> extraSinks_;
-  mutable std::mutex mutex_;  // guards launched_ and finished_
+  mutable std::mutex mutex_;  // guards launched_, finished_ and stalledStop_
   bool launched_ = false;
+  std::string stalledStop_;  // why the session stopped a stalled job; empty: it did not
   bool finished_ = false;
   bool detached_ = false;
   int64_t runId_ = 0;

@@ -26,6 +26,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "common/error.h"
@@ -186,6 +187,11 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
       add(QStringLiteral("checkpoint_every"), integer(this, 0, 100000000, tr("only at the end"))));
   timeline_ = static_cast<QCheckBox*>(
       add(QStringLiteral("timeline"), new QCheckBox(tr("Record from the start"), this)));
+  stallTimeout_ = static_cast<QSpinBox*>(
+      add(QStringLiteral("stall_timeout_s"), integer(this, 0, static_cast<int>(kLongestWaitS), tr("never"))));
+  stallTimeout_->setSuffix(tr(" s"));
+  stallTimeout_->setProperty("hint", tr("Stop the job, as failed, once it has made no progress for this long "
+                                        "while a stall finding names why (--stall-timeout-s)"));
   straggler_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.stragglers"), new QLineEdit(this)));
   straggler_->setPlaceholderText(tr("RANK:MS[@STEP], e.g. 2:50"));
   leak_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.leaks"), new QLineEdit(this)));
@@ -206,6 +212,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   jobForm_->addRow(tr("Ranks"), ranks_);
   jobForm_->addRow(tr("Hosts"), withButton(hosts_, useConnected_));
   jobForm_->addRow(tr("Timeline"), timeline_);
+  jobForm_->addRow(tr("Stop when stalled for"), stallTimeout_);
   trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
 
   programGroup_ = new QGroupBox(tr("Your program"), this);
@@ -394,6 +401,7 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
     hosts << QStringLiteral("%1:%2").arg(QString::fromStdString(host.host())).arg(host.slots());
   hosts_->setText(hosts.join(QLatin1Char(',')));
   timeline_->setChecked(spec.timeline());
+  stallTimeout_->setValue(static_cast<int>(std::lround(spec.stall_timeout_s())));
   // A program's spec leaves the training fields as they are, and a training spec the program's.
   if (isUserProgram(spec)) {
     const auto& program = spec.program();
@@ -459,6 +467,7 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   spec.set_name(name_->text().trimmed().toStdString());
   spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
   spec.set_timeline(timeline_->isChecked());
+  spec.set_stall_timeout_s(stallTimeout_->value());
   const QString hostText = hosts_->text().trimmed();
   if (!hostText.isEmpty()) {
     try {

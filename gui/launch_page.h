@@ -117,6 +117,7 @@ class LaunchPage : public QWidget {
   QLineEdit* checkpointDir_;
   QSpinBox* checkpointEvery_;
   QCheckBox* timeline_;
+  QSpinBox* stallTimeout_;
   QLineEdit* straggler_;
   QLineEdit* leak_;
   QLineEdit* crash_;

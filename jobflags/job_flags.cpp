@@ -24,22 +24,6 @@ Number parseNumber(std::string_view text, const std::string& flag, const std::st
   return value;
 }
 
-// CLI::Range and CLI::PositiveNumber let NaN through (every comparison with NaN is false) and take "inf" and
-// "1e400": this one asks for a finite number within [min, max].
-CLI::Validator finiteWithin(double min, double max) {
-  const std::string range =
-      "a number from " + CLI::detail::to_string(min) + " to " + CLI::detail::to_string(max);
-  return CLI::Validator(
-      [min, max, range](std::string& input) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(input, value) || !std::isfinite(value) || value < min || value > max) {
-          return "'" + input + "' is not " + range;
-        }
-        return {};
-      },
-      "FLOAT in [" + CLI::detail::to_string(min) + " - " + CLI::detail::to_string(max) + "]");
-}
-
 // Adds an option that takes one of `names` and stores the parsed enum through `set`.
 template <typename Parse, typename Set>
 CLI::Option* addChoice(CLI::App& app, const std::string& flag, const std::string& help,
@@ -89,6 +73,20 @@ void addFaultList(CLI::App& app, const std::string& flag, const std::string& hel
 }
 
 }  // namespace
+
+CLI::Validator finiteWithin(double min, double max) {
+  const std::string range =
+      "a number from " + CLI::detail::to_string(min) + " to " + CLI::detail::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& input) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(input, value) || !std::isfinite(value) || value < min || value > max) {
+          return "'" + input + "' is not " + range;
+        }
+        return {};
+      },
+      "FLOAT in [" + CLI::detail::to_string(min) + " - " + CLI::detail::to_string(max) + "]");
+}
 
 v1::FaultInjection::Straggler parseStragglerFault(const std::string& text) {
   const std::string flag = "--inject-straggler";

@@ -1285,6 +1285,22 @@
         <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (&lt;nobr&gt;--allow-program&lt;/nobr&gt;).</source>
         <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（&lt;nobr&gt;--allow-program&lt;/nobr&gt;）。</translation>
     </message>
+    <message>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Stop the job, as failed, once it has made no progress for this long while a stall finding names why (--stall-timeout-s)</source>
+        <translation>作业停滞（有停滞发现说明原因）且在这段时间内没有进展时，停止作业并记为失败（--stall-timeout-s）</translation>
+    </message>
+    <message>
+        <source>Stop when stalled for</source>
+        <translation>停滞多久后停止</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>

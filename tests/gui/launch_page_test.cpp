@@ -134,6 +134,7 @@ TEST_F(LaunchPageTest, TheCommandLineParsesBackToTheFormsSpec) {
   fieldOf<QSpinBox>(page, "hyper.epochs")->setValue(0);
   fieldOf<QSpinBox>(page, "hyper.steps")->setValue(40);
   fieldOf<QCheckBox>(page, "timeline")->setChecked(true);
+  fieldOf<QSpinBox>(page, "stall_timeout_s")->setValue(120);
   fieldOf<QLineEdit>(page, "faults.stragglers")->setText("1:50@5 3:12.5");
   fieldOf<QLineEdit>(page, "faults.leaks")->setText("2:1.5");
   ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
@@ -148,6 +149,7 @@ TEST_F(LaunchPageTest, TheCommandLineParsesBackToTheFormsSpec) {
   v1::JobSpec expected = page.spec();
   EXPECT_EQ(flags.spec.name(), "resnet18 'horovod' baseline $HOME") << line.toStdString();
   EXPECT_TRUE(flags.spec.timeline()) << "record from the start: " << line.toStdString();
+  EXPECT_EQ(flags.spec.stall_timeout_s(), 120) << line.toStdString();
   EXPECT_EQ(flags.ranks, 4);
   EXPECT_EQ(flags.hostList, "node-a:2,node-b:2");
   const std::vector<HostSlots> hosts = parseHostList(flags.hostList);

@@ -325,3 +325,52 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
   EXPECT_NE(show.out.find("throughput"), std::string::npos)
       << "the steps received before are kept: " << show.out;
 }
+
+// A rank that stops calling collectives: the terminal hears of it while the job hangs, and with
+// --stall-timeout-s the console stops the job and stores it as failed, the stall being the reason.
+TEST(Faults, AHangIsPrintedWhenFoundAndTheStallTimeoutStopsTheJobAsFailed) {
+  TempDir dir("stall-timeout");
+  const std::string jobId = "stall-timeout-" + std::to_string(::getpid());
+  auto r = runProcess({binPath("ringmaster"),
+                       "run",
+                       "-np",
+                       "2",
+                       "--engine",
+                       "horovod",
+                       "--model",
+                       "mlp",
+                       "--data",
+                       "synthetic",
+                       "--steps",
+                       "1000000",
+                       "--inject-hang",
+                       "1:20",
+                       "--stall-check-s",
+                       "2",
+                       "--stall-timeout-s",
+                       "8",
+                       "--store",
+                       dir.file("runs.sqlite"),
+                       "--state-dir",
+                       dir.file("state"),
+                       "--job-id",
+                       jobId,
+                       "--name",
+                       "hung"},
+                      {}, std::chrono::minutes(3));
+  const bool ranksEnded = waitFor([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
+                                  std::chrono::seconds(30));
+  for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
+
+  ASSERT_FALSE(r.timedOut) << "the hung job was not stopped\n" << r.out << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  // Printed on the live display (stdout) while the job ran; the run's final findings follow on stderr.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(found \(critical\): rank 1\b)"))) << r.out;
+  EXPECT_NE(r.err.find("failed: stopped after a stall of 8 s (--stall-timeout-s 8): rank 1"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(ranksEnded) << "ranks were left behind";
+  auto show = runProcess({binPath("ringmaster"), "show", "hung", "--store", dir.file("runs.sqlite")});
+  EXPECT_NE(show.out.find("status failed"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("stall: rank 1"), std::string::npos) << show.out;
+}

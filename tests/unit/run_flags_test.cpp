@@ -160,6 +160,7 @@ std::vector<RoundTripCase> roundTripCases() {
          f.stateDir = "/var/tmp/journals";
        }},
       {"NoStore", [](RunFlags& f) { f.noStore = true; }},
+      {"StallTimeout", [](RunFlags& f) { f.spec.set_stall_timeout_s(90.5); }},
   };
   for (auto model : {v1::MODEL_MLP, v1::MODEL_CNN, v1::MODEL_RESNET18, v1::MODEL_RESNET50}) {
     cases.push_back({"Model_" + v1::Model_Name(model), [model](RunFlags& f) { f.spec.set_model(model); }});
@@ -216,6 +217,7 @@ std::vector<RoundTripCase> roundTripCases() {
                      program->add_environment("DATA=/srv/data");
                      program->add_environment("EMPTY=");
                      program->set_uninstrumented(true);
+                     f.spec.set_stall_timeout_s(30);
                    }});
   return cases;
 }
@@ -292,6 +294,25 @@ TEST(RunArguments, ATimelineFileNeedsNoSecondFlag) {
   flags.timeline = "t.json";
   finishRunFlags(flags);
   EXPECT_EQ(runArguments(flags), (std::vector<std::string>{"-np", "1", "--timeline", "t.json"}));
+}
+
+TEST(RunFlagsStallTimeout, IsSecondsFromZeroToAWeekAndNothingElse) {
+  EXPECT_EQ(parseRunFlags({"-np", "2", "--stall-timeout-s", "45"}).spec.stall_timeout_s(), 45);
+  EXPECT_EQ(parseRunFlags({"-np", "2"}).spec.stall_timeout_s(), 0) << "by default a stalled job waits";
+  for (const char* bad : {"-1", "nan", "inf", "1e400", "ten", "604801"}) {
+    try {
+      parseRunFlags({"-np", "2", "--stall-timeout-s", bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--stall-timeout-s"), std::string::npos) << e.what();
+    }
+  }
+  v1::JobSpec spec = defaultJobSpec();
+  spec.set_world_size(1);
+  spec.set_stall_timeout_s(-5);
+  const auto errors = validateJobSpec(spec);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "stall_timeout_s");
 }
 
 TEST(RunName, NameThenJobIdThenModelEngineAndRanks) {
