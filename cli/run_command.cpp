@@ -216,8 +216,10 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   display.finish(session.progress(), printer.take());
 
   const console::RunResult result = session.finish(*outcome);
-  for (const auto& f : result.findings)
+  for (const auto& f : result.findings) {
     std::cerr << "ringmaster run: finding: " << printable(f.summary()) << "\n";
+    if (!f.advice().empty()) std::cerr << "  what to do: " << printable(f.advice()) << "\n";
+  }
   if (session.runId() > 0) {
     std::cerr << "ringmaster run: stored as run " << session.runId() << " in " << session.storePath() << "\n";
   }
