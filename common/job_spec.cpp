@@ -443,6 +443,7 @@ std::vector<std::string> workerArguments(const v1::JobSpec& spec) {
   };
   if (h.steps() > 0) add("--steps", std::to_string(h.steps()));
   if (h.scale_lr()) args.push_back("--scale-lr");
+  if (h.no_response_cache()) args.push_back("--no-response-cache");
   if (!spec.data_dir().empty() && spec.dataset() != v1::DATASET_NPY) add("--data-dir", spec.data_dir());
   if (!spec.checkpoint_dir().empty()) {
     add("--checkpoint-dir", spec.checkpoint_dir());

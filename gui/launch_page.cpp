@@ -175,6 +175,8 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
       add(QStringLiteral("hyper.fusion_threshold_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
   cycle_ = static_cast<QDoubleSpinBox*>(
       add(QStringLiteral("hyper.cycle_time_ms"), number(this, 0, 10000, 2, tr(" ms"))));
+  responseCache_ = static_cast<QCheckBox*>(
+      add(QStringLiteral("hyper.no_response_cache"), new QCheckBox(tr("Reuse agreed responses"), this)));
   compression_ = static_cast<QComboBox*>(
       add(QStringLiteral("hyper.compression"), choices(this, {"none", "fp16", "bf16"})));
   reduceOp_ =
@@ -249,6 +251,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   commForm->addRow(tr("DDP bucket cap"), bucketCap_);
   commForm->addRow(tr("Horovod fusion threshold"), fusion_);
   commForm->addRow(tr("Horovod cycle time"), cycle_);
+  commForm->addRow(tr("Horovod response cache"), responseCache_);
   commForm->addRow(tr("Gradient compression"), compression_);
   commForm->addRow(tr("Horovod reduction"), reduceOp_);
 
@@ -434,6 +437,7 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
   bucketCap_->setValue(h.bucket_cap_mb());
   fusion_->setValue(h.fusion_threshold_mb());
   cycle_->setValue(h.cycle_time_ms());
+  responseCache_->setChecked(!h.no_response_cache());
   compression_->setCurrentText(q(compressionName(h.compression())));
   reduceOp_->setCurrentText(q(reduceOpName(h.reduce_op())));
   accumulation_->setValue(static_cast<int>(h.accumulation_steps()));
@@ -515,6 +519,7 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   h->set_bucket_cap_mb(bucketCap_->value());
   h->set_fusion_threshold_mb(fusion_->value());
   h->set_cycle_time_ms(cycle_->value());
+  h->set_no_response_cache(!responseCache_->isChecked());
   h->set_compression(
       parseCompression(compression_->currentText().toStdString()).value_or(v1::COMPRESSION_NONE));
   h->set_reduce_op(parseReduceOp(reduceOp_->currentText().toStdString()).value_or(v1::REDUCE_OP_UNSPECIFIED));

@@ -111,6 +111,7 @@ class LaunchPage : public QWidget {
   QDoubleSpinBox* bucketCap_;
   QDoubleSpinBox* fusion_;
   QDoubleSpinBox* cycle_;
+  QCheckBox* responseCache_;
   QComboBox* compression_;
   QComboBox* reduceOp_;
   QSpinBox* accumulation_;

@@ -231,6 +231,10 @@ void addJobFlags(CLI::App& app, v1::JobSpec& spec) {
       ->default_str(std::to_string(h->backward_passes_per_step()))
       ->check(CLI::Range(1, 1024))
       ->group(hyper);
+  app.add_flag_callback(
+         "--no-response-cache", [h] { h->set_no_response_cache(true); },
+         "Horovod: negotiate every cycle through rank 0 instead of reusing agreed responses (to compare)")
+      ->group(hyper);
   addChoice(app, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
             std::string(reduceOpName(h->reduce_op())), parseReduceOp,
             [h](v1::ReduceOp r) { h->set_reduce_op(r); })

@@ -22,6 +22,7 @@
 #include "worker/engine_support.h"
 #include "worker/fusion_buffer.h"
 #include "worker/negotiation.h"
+#include "worker/response_cache.h"
 
 namespace ringmaster::worker {
 namespace {
@@ -50,6 +51,13 @@ c10::intrusive_ptr<c10d::ProcessGroup> makeNegotiationGroup(const EngineContext&
 
 int64_t positiveNs(int64_t ns) {
   return ns > 0 ? ns : 1;
+}
+
+// Horovod's default cache capacity (HOROVOD_CACHE_CAPACITY).
+constexpr size_t kResponseCacheCapacity = 1024;
+
+TensorSignature signatureOf(const torch::Tensor& tensor) {
+  return {static_cast<int32_t>(tensor.scalar_type()), tensor.sizes().vec()};
 }
 
 }  // namespace
@@ -111,6 +119,7 @@ class HorovodEngine::Controller {
       entries_.push_back(std::move(entry));
     }
     negotiation_ = makeNegotiationGroup(ctx_);
+    if (!ctx_.hyper.no_response_cache()) cache_.emplace(kResponseCacheCapacity);
     const size_t n = entries_.size();
     reportTensor_ = torch::zeros({static_cast<int64_t>(CycleReport::encodedSize(n))}, torch::kInt64);
     responseTensor_ = torch::zeros({static_cast<int64_t>(CycleResponse::encodedSize(n))}, torch::kInt64);
@@ -207,6 +216,7 @@ class HorovodEngine::Controller {
     std::vector<std::map<std::string, std::string>> readiness;  // rank 0: each rank's submission time
     torch::Tensor wire;
     bool packed = false;  // `wire` is a fusion buffer, not the gradient itself
+    bool cached = false;  // answered from the response cache, without negotiation through rank 0
     c10::intrusive_ptr<c10d::Work> work;
     std::shared_ptr<CompletionTime> done;
     uint64_t step = 0;
@@ -285,10 +295,11 @@ class HorovodEngine::Controller {
           wakeEarly_ = false;
         }
         lastStart = std::chrono::steady_clock::now();
-        CycleResponse response = negotiate(snapshot());
+        bool cached = false;
+        CycleResponse response = cache_ ? cachedCycle(cached) : negotiate(snapshot());
         if (response.shutdown) break;
         idle = response.idle;
-        execute(response);
+        execute(response, cached);
         // As Horovod's background thread does on Gloo: the cycle's all-reduces finish before the next
         // negotiation, so negotiation rounds do not compete with the gradients for the cores and the wire.
         awaitLaunched();
@@ -302,16 +313,92 @@ class HorovodEngine::Controller {
     doneCv_.notify_all();
   }
 
-  CycleReport snapshot() {
+  // This rank's report; with `signatures`, also what each submitted gradient looks like (by tensor).
+  CycleReport snapshot(std::vector<TensorSignature>* signatures = nullptr) {
     std::lock_guard lock(mutex_);
     CycleReport report;
     report.shutdown = shutdownRequested_;
     report.active = active_;
     report.readyNs.resize(entries_.size(), 0);
+    if (signatures) signatures->assign(entries_.size(), {});
     for (size_t i = 0; i < entries_.size(); ++i) {
-      if (entries_[i].state == State::kSubmitted) report.readyNs[i] = entries_[i].submittedNs;
+      if (entries_[i].state != State::kSubmitted) continue;
+      report.readyNs[i] = entries_[i].submittedNs;
+      if (signatures) (*signatures)[i] = signatureOf(entries_[i].param.grad());
     }
     return report;
+  }
+
+  // A cycle with the response cache: every rank's cache view travels in one bitwise-AND all-reduce, and
+  // the tensors cached and ready everywhere are reduced in bit order without asking rank 0. A full
+  // negotiation follows only when some rank has a ready tensor without a valid cached answer (new, or its
+  // shape or dtype changed: that answer is dropped everywhere), or rank 0's stall inspector needs every
+  // rank's ready times to name the ranks that keep a cached tensor back. `cached` tells which it was.
+  CycleResponse cachedCycle(bool& cached) {
+    std::vector<TensorSignature> signatures;
+    const CycleReport report = snapshot(&signatures);
+    const size_t bits = cache_->bits();
+    CacheCycle mine(bits);
+    mine.shutdown = report.shutdown;
+    mine.active = report.active;
+    mine.wantsDetail = detailWanted_;
+    for (size_t t = 0; t < report.readyNs.size(); ++t) {
+      if (report.readyNs[t] <= 0) continue;
+      const auto lookup = cache_->lookup(names_[t], signatures[t]);
+      if (lookup == ResponseCache::Lookup::kMiss) {
+        mine.uncached = true;
+        continue;
+      }
+      const uint32_t bit = *cache_->bitOf(names_[t]);
+      if (lookup == ResponseCache::Lookup::kHit) {
+        mine.hit[bit] = true;
+        mine.pending[bit] = true;
+      } else {
+        mine.invalid[bit] = true;
+        mine.uncached = true;
+      }
+    }
+    const CacheCycle all = combine(mine);
+    for (uint32_t bit = 0; bit < bits; ++bit) {
+      if (all.invalid[bit]) cache_->erase(bit);
+    }
+    CycleResponse response;
+    response.shutdown = all.shutdown;
+    if (response.shutdown) return response;
+    if (all.uncached || all.wantsDetail) {
+      detailWanted_ = false;
+      response = negotiate(report);
+      for (size_t t : response.order) cache_->put(names_[t], signatures[t], t);
+      return response;
+    }
+    cached = true;
+    std::vector<bool> partlyReady(entries_.size(), false);
+    for (uint32_t bit = 0; bit < bits; ++bit) {
+      if (all.hit[bit]) {
+        response.order.push_back(cache_->tensorAt(bit));
+        cache_->touch(bit);
+      } else if (all.pending[bit]) {
+        partlyReady[cache_->tensorAt(bit)] = true;
+      }
+    }
+    response.idle = !all.active && response.order.empty();
+    if (stallInspector_) detailWanted_ = stallInspector_->wantsDetail(partlyReady, ctx_.probe->now());
+    std::lock_guard lock(mutex_);
+    ++stats_.cachedCycles;
+    return response;
+  }
+
+  CacheCycle combine(const CacheCycle& mine) {
+    const auto words = mine.encode();
+    if (bitsTensor_.numel() != static_cast<int64_t>(words.size())) {
+      bitsTensor_ = torch::empty({static_cast<int64_t>(words.size())}, torch::kInt64);
+    }
+    std::memcpy(bitsTensor_.data_ptr<int64_t>(), words.data(), words.size() * sizeof(int64_t));
+    std::vector<at::Tensor> tensors{bitsTensor_};
+    c10d::AllreduceOptions options;
+    options.reduceOp = c10d::ReduceOp::BAND;
+    negotiation_->allreduce(tensors, options)->wait();
+    return CacheCycle::decode(bitsTensor_.data_ptr<int64_t>(), mine.hit.size());
   }
 
   // One round trip through the coordinator: gather every rank's report on rank 0, broadcast its answer.
@@ -336,6 +423,10 @@ class HorovodEngine::Controller {
     }
     std::vector<at::Tensor> message{responseTensor_};
     negotiation_->broadcast(message, c10d::BroadcastOptions{0})->wait();
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.negotiations;
+    }
     return CycleResponse::decode(responseTensor_.data_ptr<int64_t>(), n);
   }
 
@@ -358,8 +449,9 @@ class HorovodEngine::Controller {
     ctx_.probe->stall(std::move(report));
   }
 
-  // Packs the answered tensors into fusion buffers and starts one all-reduce per buffer.
-  void execute(const CycleResponse& response) {
+  // Packs the answered tensors into fusion buffers and starts one all-reduce per buffer. `cached`: the
+  // answer came from the response cache (rank 0 holds no fresh report of the other ranks' ready times).
+  void execute(const CycleResponse& response, bool cached) {
     if (response.order.empty()) return;
     const int64_t negotiatedNs = ctx_.probe->now();
     std::vector<torch::Tensor> grads;
@@ -384,6 +476,7 @@ class HorovodEngine::Controller {
       f.step = step;
       f.index = static_cast<uint32_t>(b);
       f.negotiatedNs = negotiatedNs;
+      f.cached = cached;
       f.copyInNs = ctx_.probe->now();
       std::vector<torch::Tensor> sources;
       int64_t elements = 0;
@@ -391,7 +484,7 @@ class HorovodEngine::Controller {
         const size_t tensor = response.order[k];
         f.tensors.push_back(tensor);
         f.submittedNs.push_back(submitted[k]);
-        if (ctx_.rank == 0 && ctx_.probe->timelineOn()) f.readiness.push_back(readinessOf(tensor));
+        if (ctx_.rank == 0 && !cached && ctx_.probe->timelineOn()) f.readiness.push_back(readinessOf(tensor));
         sources.push_back(grads[k]);
         elements += grads[k].numel();
       }
@@ -499,10 +592,15 @@ class HorovodEngine::Controller {
     if (!ctx_.probe->timelineOn()) return;
     const std::map<std::string, std::string> reduceArgs{{"bytes", std::to_string(bytes)},
                                                         {"tensors", std::to_string(f.tensors.size())}};
+    // As in Horovod's timeline, a cached tensor's wait for the other ranks shows as NEGOTIATE too: every
+    // rank's span starts at its own ready time, so the rank the others waited for shows either way.
+    static const std::map<std::string, std::string> kCacheHit{{"response_cache", "hit"}};
     for (size_t k = 0; k < f.tensors.size(); ++k) {
       const std::string& lane = names_[f.tensors[k]];
-      ctx_.probe->timeline(lane, "NEGOTIATE_ALLREDUCE", f.submittedNs[k], f.negotiatedNs, f.step,
-                           k < f.readiness.size() ? f.readiness[k] : std::map<std::string, std::string>{});
+      ctx_.probe->timeline(
+          lane, "NEGOTIATE_ALLREDUCE", f.submittedNs[k], f.negotiatedNs, f.step,
+          f.cached ? kCacheHit
+                   : (k < f.readiness.size() ? f.readiness[k] : std::map<std::string, std::string>{}));
       ctx_.probe->timeline(lane, "QUEUE", f.negotiatedNs, f.copyInNs, f.step);
       if (f.packed) ctx_.probe->timeline(lane, "MEMCPY_IN_FUSION_BUFFER", f.copyInNs, f.launchNs, f.step);
       ctx_.probe->timeline(lane, reduceName_, f.launchNs, end, f.step, reduceArgs);
@@ -526,6 +624,9 @@ class HorovodEngine::Controller {
   std::vector<std::vector<at::Tensor>> gathered_;  // rank 0
   std::vector<CycleReport> lastReports_;           // rank 0
   std::optional<StallInspector> stallInspector_;   // rank 0
+  std::optional<ResponseCache> cache_;             // unless --no-response-cache
+  torch::Tensor bitsTensor_;                       // the cache's bit vector on the wire
+  bool detailWanted_ = false;                      // rank 0: the next cycle must be a full negotiation
   FusionBufferPool pool_;
 
   mutable std::mutex mutex_;

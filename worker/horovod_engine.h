@@ -6,6 +6,10 @@
 //  - A background thread runs a cycle every cycle_time_ms: the ranks tell rank 0 (the coordinator) which
 //    tensors they have ready, over a Gloo group of their own; rank 0 answers with the tensors every rank has,
 //    in one order for all (worker/negotiation.h).
+//  - With the response cache (on unless --no-response-cache), a tensor every rank agreed on once is answered
+//    from each rank's cache afterwards: a cycle is one small bitwise-AND all-reduce of which cached tensors
+//    each rank has ready, and goes through rank 0 only for new or changed tensors, or when rank 0's stall
+//    inspector needs every rank's ready times (worker/response_cache.h).
 //  - Answered tensors of one dtype are packed into fusion buffers up to fusion_threshold_mb and each buffer
 //  is
 //    reduced with one all-reduce on the job's group; a completion thread unpacks (average or sum).

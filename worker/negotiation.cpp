@@ -108,11 +108,25 @@ std::optional<Stall> StallInspector::check(const std::vector<CycleReport>& repor
     }
   }
   if (stall.missing.empty()) return std::nullopt;
-  if (lastWarningNs_ != 0 && nowNs - lastWarningNs_ < thresholdNs_) return std::nullopt;
+  if (!warningDue(nowNs)) return std::nullopt;
   lastWarningNs_ = nowNs;
   stall.readyRanks.assign(readyRanks.begin(), readyRanks.end());
   stall.waitedS = static_cast<double>(nowNs - oldest) * 1e-9;
   return stall;
+}
+
+bool StallInspector::wantsDetail(const std::vector<bool>& partlyReady, int64_t nowNs) {
+  assert(partlyReady.size() == firstSeenNs_.size());
+  bool overdue = false;
+  for (size_t t = 0; t < firstSeenNs_.size(); ++t) {
+    if (!partlyReady[t]) {
+      firstSeenNs_[t] = 0;
+      continue;
+    }
+    if (firstSeenNs_[t] == 0) firstSeenNs_[t] = nowNs;
+    overdue = overdue || nowNs - firstSeenNs_[t] >= thresholdNs_;
+  }
+  return overdue && warningDue(nowNs);
 }
 
 std::string Stall::describe(const std::vector<std::string>& names, double thresholdS) const {

@@ -54,11 +54,19 @@ class StallInspector {
   // Feeds one cycle's reports (rank by rank). Returns a stall when a partly submitted tensor has waited past
   // the threshold; the same stall is reported again only after another threshold has passed.
   std::optional<Stall> check(const std::vector<CycleReport>& reports, int64_t nowNs);
+  // Feeds one cycle answered from the response cache, which tells only which tensors some ranks have ready
+  // and others not (`partlyReady`, by tensor). Returns true when check() would warn about one of them: the
+  // next cycle should be a full negotiation, whose reports name the missing ranks.
+  bool wantsDetail(const std::vector<bool>& partlyReady, int64_t nowNs);
 
  private:
   std::vector<int64_t> firstSeenNs_;  // 0 when the tensor is not partly submitted
   int64_t thresholdNs_;
   int64_t lastWarningNs_ = 0;
+
+  bool warningDue(int64_t nowNs) const {
+    return lastWarningNs_ == 0 || nowNs - lastWarningNs_ >= thresholdNs_;
+  }
 };
 
 // Rank 0's decision: a tensor is ready when every rank reported it; ready tensors go in the order in which

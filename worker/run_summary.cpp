@@ -48,6 +48,8 @@ std::string summaryJson(const RunSummary& s) {
   writeMember(json, "collectives", s.collectives);
   writeMember(json, "bytes_reduced", s.bytesReduced);
   writeMember(json, "bucket_rebuilds", s.bucketRebuilds);
+  writeMember(json, "negotiations", s.negotiations);
+  writeMember(json, "cached_cycles", s.cachedCycles);
   json.EndObject();
   json.EndObject();
   return std::string(jsonText(buffer)) + "\n";

@@ -364,6 +364,8 @@ RunSummary Trainer::run() {
   summary.collectives = engineStats.collectives;
   summary.bytesReduced = engineStats.bytesReduced;
   summary.bucketRebuilds = engineStats.bucketRebuilds;
+  summary.negotiations = engineStats.negotiations;
+  summary.cachedCycles = engineStats.cachedCycles;
   summary.peakRssBytes = totals.peakRss;
   return summary;
 }

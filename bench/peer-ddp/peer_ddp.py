@@ -21,6 +21,7 @@ import gzip
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -229,7 +230,7 @@ def pytorch_throughput(cfg, args, workdir):
     return sum(json.load(open(o))["steady_samples_per_s"] for o in outs)
 
 
-def ringmaster_throughput(engine, cfg, args, workdir):
+def ringmaster_throughput(engine, cfg, args, workdir, extra=()):
     port = free_port()
     jobs, outs = [], []
     for rank in range(args.ranks):
@@ -238,7 +239,7 @@ def ringmaster_throughput(engine, cfg, args, workdir):
         model, data = cfg.get("user_files", (cfg["model"], cfg["data"]))
         cmd = [args.worker, "--engine", engine, "--model", model, "--data", data,
                "--batch-size", str(cfg["batch"]), "--steps", str(cfg["steps"]), "--lr", str(args.lr),
-               "--momentum", str(args.momentum), "--seed", str(args.seed), "--summary-json", out]
+               "--momentum", str(args.momentum), "--seed", str(args.seed), "--summary-json", out, *extra]
         env = base_env(args.threads)
         env.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(args.ranks),
                    LOCAL_WORLD_SIZE=str(args.ranks), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -260,6 +261,10 @@ def main():
     parser.add_argument("--cnn-steps", type=int, default=300)
     parser.add_argument("--resnet-steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2, help="runs of each contender; the best one counts")
+    parser.add_argument("--median", action="store_true",
+                        help="the median of the rounds counts instead of the best; each round is printed")
+    parser.add_argument("--no-cache-column", action="store_true",
+                        help="also run horovod with --no-response-cache in each round (column hvd-nc)")
     parser.add_argument("--rows", default="cnn,resnet18,resnet18-torchscript",
                         help="which rows to run, comma-separated (default: all)")
     parser.add_argument("--timeout", type=int, default=900)
@@ -302,29 +307,39 @@ def main():
     print(f"peer-ddp: {args.ranks} ranks on 127.0.0.1, gloo, {args.threads} intra-op thread(s) per rank for every "
           f"contender (torch.set_num_threads({args.threads}) in PyTorch, OMP_NUM_THREADS={args.threads} -> "
           f"at::set_num_threads in ringmaster-worker); {os.cpu_count()} cores; PyTorch {torch.__version__}")
+    statistic = "median" if args.median else "best"
     print(f"SGD lr {args.lr} momentum {args.momentum}; samples/s summed over ranks, steps after the first tenth; "
-          f"best of {args.rounds} round(s)")
+          f"{statistic} of {args.rounds} alternating round(s)")
     print("malloc: ringmaster-worker keeps activation memory (mallopt: mmap threshold 32 MiB, no trim below "
           "1 GiB); PyTorch ranks " + ("get the same (GLIBC_TUNABLES)" if args.same_malloc
                                        else "run with glibc's defaults (--same-malloc gives them the same)"))
     print()
     header = f"{'model/data':<34}{'batch':>6}{'steps':>7}{'PyTorch DDP':>14}{'RM ddp':>10}{'RM horovod':>12}" \
-             f"{'ddp/PT':>9}{'hvd/PT':>9}"
+             f"{'ddp/PT':>9}{'hvd/PT':>9}" + (f"{'hvd-nc/PT':>11}" if args.no_cache_column else "")
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory(prefix="peer-ddp-") as workdir:
         for cfg in configs:
             if cfg.get("torchscript"):
                 cfg["user_files"] = export_torchscript(cfg, args, workdir)
-            best = {"pytorch": 0.0, "ddp": 0.0, "horovod": 0.0}
-            for _ in range(args.rounds):
-                best["pytorch"] = max(best["pytorch"], pytorch_throughput(cfg, args, workdir))
-                best["ddp"] = max(best["ddp"], ringmaster_throughput("ddp", cfg, args, workdir))
-                best["horovod"] = max(best["horovod"], ringmaster_throughput("horovod", cfg, args, workdir))
+            runs = {"pytorch": [], "ddp": [], "horovod": [], "hvd-nc": []}
+            for round_ in range(args.rounds):
+                runs["pytorch"].append(pytorch_throughput(cfg, args, workdir))
+                runs["ddp"].append(ringmaster_throughput("ddp", cfg, args, workdir))
+                runs["horovod"].append(ringmaster_throughput("horovod", cfg, args, workdir))
+                if args.no_cache_column:
+                    runs["hvd-nc"].append(
+                        ringmaster_throughput("horovod", cfg, args, workdir, ["--no-response-cache"]))
+                if args.median:
+                    print(f"  round {round_ + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in runs.items() if v),
+                          flush=True)
+            pick = statistics.median if args.median else max
+            best = {k: pick(v) for k, v in runs.items() if v}
             name = f"{cfg['model']}{' (TorchScript)' if cfg.get('torchscript') else ''}/{cfg['data']}"
             print(f"{name:<34}{cfg['batch']:>6}{cfg['steps']:>7}{best['pytorch']:>14.1f}{best['ddp']:>10.1f}"
                   f"{best['horovod']:>12.1f}{best['ddp'] / best['pytorch']:>8.3f}x"
-                  f"{best['horovod'] / best['pytorch']:>8.3f}x", flush=True)
+                  f"{best['horovod'] / best['pytorch']:>8.3f}x"
+                  + (f"{best['hvd-nc'] / best['pytorch']:>10.3f}x" if args.no_cache_column else ""), flush=True)
     print()
     print("goal: ddp/PT >= 1.0x, hvd/PT >= 0.95x")
 

@@ -1301,6 +1301,14 @@
         <source>Stop when stalled for</source>
         <translation>停滞多久后停止</translation>
     </message>
+    <message>
+        <source>Reuse agreed responses</source>
+        <translation>复用已商定的响应</translation>
+    </message>
+    <message>
+        <source>Horovod response cache</source>
+        <translation>Horovod 响应缓存</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>

@@ -90,6 +90,26 @@ TEST(Engines, DdpAndHorovodAgree) {
   EXPECT_LE(relativeDifference(horovod.parameters(0), ddp.parameters(0)), kTolerance);
 }
 
+// (3b) Horovod's response cache changes how the ranks agree, never what they reduce: the same seed and steps
+// give the same parameters bit for bit with the cache (the default) and with --no-response-cache (on two
+// ranks a sum does not depend on how tensors were fused). With the cache, the steps after the first are
+// answered by cached cycles; without it, every cycle is a negotiation.
+TEST(Engines, HorovodResponseCacheKeepsTheParameters) {
+  const Flags job = quickJob("horovod", "cnn", 16, 8) + Flags{"--momentum", "0.9"};
+  TrainingJob cached(2, job);
+  TrainingJob negotiated(2, job + Flags{"--no-response-cache"});
+  ASSERT_TRUE(cached.succeeded()) << cached.describe();
+  ASSERT_TRUE(negotiated.succeeded()) << negotiated.describe();
+  expectRanksIdentical(cached);
+  EXPECT_EQ(cached.parameters(0), negotiated.parameters(0));
+  EXPECT_EQ(cached.text(0, "param_checksum"), negotiated.text(0, "param_checksum"));
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_GT(cached.engineStat(r, "cached_cycles"), 0);
+    EXPECT_EQ(negotiated.engineStat(r, "cached_cycles"), 0);
+    EXPECT_LT(cached.engineStat(r, "negotiations"), negotiated.engineStat(r, "negotiations"));
+  }
+}
+
 // (4) Fashion-MNIST, cnn, 2 ranks, 1 epoch: at least 85% test accuracy.
 TEST(FashionMnist, OneEpochOnTwoRanksReaches85Percent) {
   Flags flags = {"--model", "cnn",  "--data", "fashion-mnist", "--epochs", "1",      "--batch-size",

@@ -13,6 +13,7 @@
 #include "worker/fusion_buffer.h"
 #include "worker/horovod_engine.h"
 #include "worker/negotiation.h"
+#include "worker/response_cache.h"
 
 namespace ringmaster::worker {
 namespace {
@@ -89,6 +90,98 @@ TEST(StallInspector, NamesTheMissingRankAndTensorAfterTheThreshold) {
   EXPECT_FALSE(inspector.check(reports, 20 * s));
 }
 
+TEST(StallInspector, CachedCyclesAskForAFullNegotiationThatNamesTheRank) {
+  StallInspector inspector(3, 2.0);
+  const int64_t s = 1'000'000'000;
+  // Cached cycles show only that tensor 1 is ready on some ranks and not others.
+  const std::vector<bool> partly{false, true, false};
+  EXPECT_FALSE(inspector.wantsDetail(partly, 10 * s));
+  EXPECT_FALSE(inspector.wantsDetail({false, false, false}, 11 * s)) << "it became ready everywhere";
+  EXPECT_FALSE(inspector.wantsDetail(partly, 12 * s));
+  EXPECT_FALSE(inspector.wantsDetail(partly, 13 * s));
+  EXPECT_TRUE(inspector.wantsDetail(partly, 14 * s)) << "waited a threshold since 12 s";
+  // The full negotiation that follows names rank 1 at once, from the time the cached cycles first saw it.
+  std::vector<CycleReport> reports{reportOf({0, 5, 0}), reportOf({0, 0, 0}), reportOf({0, 5, 0})};
+  auto stall = inspector.check(reports, 14 * s + 1000);
+  ASSERT_TRUE(stall);
+  EXPECT_EQ(stall->missing, (std::map<int, std::vector<size_t>>{{1, {1}}}));
+  EXPECT_NEAR(stall->waitedS, 2.0, 1e-5);
+  // Not again until another threshold has passed.
+  EXPECT_FALSE(inspector.wantsDetail(partly, 15 * s));
+  EXPECT_TRUE(inspector.wantsDetail(partly, 16 * s + 1000));
+}
+
+TensorSignature floats(std::vector<int64_t> shape) {
+  return {static_cast<int32_t>(torch::kFloat), std::move(shape)};
+}
+
+TEST(ResponseCache, HitsUntilTheShapeOrDtypeChanges) {
+  ResponseCache cache(8);
+  EXPECT_EQ(cache.lookup("fc.weight", floats({10, 4})), ResponseCache::Lookup::kMiss);
+  const uint32_t bit = cache.put("fc.weight", floats({10, 4}), 3);
+  EXPECT_EQ(cache.put("fc.bias", floats({10}), 4), bit + 1);
+  EXPECT_EQ(cache.lookup("fc.weight", floats({10, 4})), ResponseCache::Lookup::kHit);
+  EXPECT_EQ(cache.tensorAt(bit), 3u);
+  EXPECT_EQ(cache.lookup("fc.weight", floats({10, 5})), ResponseCache::Lookup::kInvalid);
+  EXPECT_EQ(cache.lookup("fc.weight", TensorSignature{static_cast<int32_t>(torch::kHalf), {10, 4}}),
+            ResponseCache::Lookup::kInvalid);
+  // Dropping the stale answer frees its bit for the next newcomer; the vector keeps its length.
+  cache.erase(bit);
+  EXPECT_EQ(cache.lookup("fc.weight", floats({10, 5})), ResponseCache::Lookup::kMiss);
+  EXPECT_EQ(cache.put("fc.weight", floats({10, 5}), 3), bit);
+  EXPECT_EQ(cache.lookup("fc.weight", floats({10, 5})), ResponseCache::Lookup::kHit);
+  EXPECT_EQ(cache.bits(), 2u);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(ResponseCache, EvictsTheLeastRecentlyUsedTheSameWayOnEveryRank) {
+  // Two ranks' caches fed the same agreed answers and uses end up with the same bits.
+  std::vector<ResponseCache> ranks(2, ResponseCache(2));
+  for (auto& cache : ranks) {
+    cache.put("a", floats({1}), 0);
+    cache.put("b", floats({2}), 1);
+    cache.touch(*cache.bitOf("a"));  // b is now the least recently used
+    EXPECT_EQ(cache.put("c", floats({3}), 2), 1u) << "c takes the bit of the evicted b";
+  }
+  for (auto& cache : ranks) {
+    EXPECT_FALSE(cache.bitOf("b"));
+    EXPECT_EQ(cache.bitOf("a"), 0u);
+    EXPECT_EQ(cache.bitOf("c"), 1u);
+    EXPECT_EQ(cache.evictions(), 1u);
+    EXPECT_EQ(cache.size(), cache.capacity());
+  }
+}
+
+TEST(ResponseCache, TheBitVectorAndOverRanksGivesCommonHitsAndAnyRankFlags) {
+  CacheCycle first(70), second(70);  // more than one word per section
+  first.hit[3] = first.pending[3] = true;
+  first.hit[68] = first.pending[68] = true;
+  second.hit[68] = second.pending[68] = true;
+  second.invalid[5] = true;
+  second.uncached = true;
+  first.active = true;
+  auto a = first.encode();
+  const auto b = second.encode();
+  ASSERT_EQ(a.size(), CacheCycle::encodedSize(70));
+  for (size_t i = 0; i < a.size(); ++i) a[i] &= b[i];  // what the bitwise-AND all-reduce does
+  const CacheCycle all = CacheCycle::decode(a.data(), 70);
+  EXPECT_FALSE(all.hit[3]) << "ready on one rank only";
+  EXPECT_TRUE(all.hit[68]);
+  EXPECT_TRUE(all.pending[3]);
+  EXPECT_TRUE(all.pending[68]);
+  EXPECT_FALSE(all.pending[5]);
+  EXPECT_TRUE(all.invalid[5]);
+  EXPECT_FALSE(all.invalid[3]);
+  EXPECT_TRUE(all.uncached);
+  EXPECT_TRUE(all.active);
+  EXPECT_FALSE(all.shutdown);
+  EXPECT_FALSE(all.wantsDetail);
+  const CacheCycle alone = CacheCycle::decode(first.encode().data(), 70);
+  EXPECT_EQ(alone.hit, first.hit);
+  EXPECT_EQ(alone.pending, first.pending);
+  EXPECT_FALSE(alone.uncached);
+}
+
 TEST(Fusion, PacksOneDtypeUpToTheThresholdWithLookAhead) {
   std::vector<torch::Tensor> tensors{torch::zeros({100}), torch::zeros({200}), torch::zeros({50}),
                                      torch::zeros({10}, torch::kFloat64), torch::zeros({40})};
@@ -145,6 +238,7 @@ struct HorovodRun {
   double fusionMb = 64;
   v1::ReduceOp op = v1::REDUCE_OP_AVERAGE;
   v1::Compression compression = v1::COMPRESSION_NONE;
+  bool responseCache = true;
 };
 
 // Runs 3 steps with integer-valued per-rank gradients and checks the reduced gradients exactly; returns each
@@ -165,6 +259,7 @@ std::vector<std::vector<std::vector<size_t>>> expectReducedGradients(const Horov
     hyper.set_cycle_time_ms(1);
     hyper.set_reduce_op(run.op);
     hyper.set_compression(run.compression);
+    hyper.set_no_response_cache(!run.responseCache);
     HorovodEngine engine(r.context(hyper), params);
     for (uint64_t step = 0; step < 3; ++step) {
       zeroGradients(params);
@@ -190,6 +285,53 @@ TEST(HorovodEngine, AverageIsTheExactMeanAndEveryRankReducesInOneOrder) {
   size_t tensors = 0;
   for (const auto& buffer : fusion[0]) tensors += buffer.size();
   EXPECT_EQ(tensors, 5u);
+}
+
+TEST(HorovodEngine, WithoutTheResponseCacheTheAverageIsExactToo) {
+  HorovodRun run;
+  run.responseCache = false;
+  auto fusion = expectReducedGradients(run);
+  EXPECT_EQ(fusion[0], fusion[1]);
+}
+
+// After the first step every tensor has an agreed answer: later steps need no negotiation through rank 0,
+// only cached cycles; without the cache every cycle is a negotiation.
+TEST(HorovodEngine, AfterTheFirstStepCyclesUseTheResponseCache) {
+  for (const bool cache : {true, false}) {
+    std::vector<EngineStats> afterFirst(2), atEnd(2);
+    runRanks(2, [&](TestRank& r) {
+      auto params = namedParameters({100, 3000, 7});
+      std::vector<torch::Tensor> c{torch::ones({100}), torch::ones({3000}), torch::ones({7})};
+      v1::HyperParameters hyper;
+      hyper.set_cycle_time_ms(1);
+      hyper.set_no_response_cache(!cache);
+      HorovodEngine engine(r.context(hyper), params);
+      for (uint64_t step = 0; step < 6; ++step) {
+        zeroGradients(params);
+        engine.beforeBackward(step, true);
+        linearLoss(params, c).backward();
+        engine.finishBackward();
+        if (step == 0) afterFirst[r.rank] = engine.stats();
+        EXPECT_TRUE(torch::equal(params[1].second.grad(), torch::ones({3000})));
+      }
+      atEnd[r.rank] = engine.stats();
+    });
+    for (int rank = 0; rank < 2; ++rank) {
+      SCOPED_TRACE("rank " + std::to_string(rank) + (cache ? " with" : " without") + " the cache");
+      EXPECT_GT(afterFirst[rank].negotiations, 0u);
+      EXPECT_GT(atEnd[rank].collectives, afterFirst[rank].collectives);
+      if (cache) {
+        EXPECT_EQ(atEnd[rank].negotiations, afterFirst[rank].negotiations);
+        EXPECT_GT(atEnd[rank].cachedCycles, afterFirst[rank].cachedCycles);
+      } else {
+        EXPECT_GT(atEnd[rank].negotiations, afterFirst[rank].negotiations);
+        EXPECT_EQ(atEnd[rank].cachedCycles, 0u);
+      }
+    }
+    // Every rank took part in every cycle.
+    EXPECT_EQ(atEnd[0].negotiations, atEnd[1].negotiations);
+    EXPECT_EQ(atEnd[0].cachedCycles, atEnd[1].cachedCycles);
+  }
 }
 
 TEST(HorovodEngine, FourRanksWithoutFusionSumExactly) {
@@ -295,7 +437,14 @@ TEST(HorovodEngine, BroadcastsParametersAndOptimizerState) {
   });
 }
 
-TEST(HorovodEngine, StallInspectorNamesTheRankThatWithholdsATensor) {
+// With the response cache the withheld tensor is a cached one: cached cycles see only that some ranks have it
+// ready, so rank 0 asks for a full negotiation once it has waited the threshold, which names the rank; the
+// warning comes well within twice the threshold (Horovod's own cache takes about two).
+class StallWithCache : public ::testing::TestWithParam<bool> {};
+
+TEST_P(StallWithCache, StallInspectorNamesTheRankThatWithholdsATensor) {
+  const bool cache = GetParam();
+  const double threshold = cache ? 1.0 : 0.5;
   ::testing::internal::CaptureStderr();
   std::atomic<bool> stallSeen{false};
   std::vector<v1::StallReport> reports;
@@ -303,7 +452,8 @@ TEST(HorovodEngine, StallInspectorNamesTheRankThatWithholdsATensor) {
     auto params = namedParameters({10, 20});
     std::vector<torch::Tensor> c{torch::ones({10}), torch::ones({20})};
     v1::HyperParameters hyper;
-    hyper.set_stall_check_s(0.3);
+    hyper.set_stall_check_s(threshold);
+    hyper.set_no_response_cache(!cache);
     v1::FaultInjection faults;
     auto* hang = faults.add_hangs();
     hang->set_rank(2);
@@ -338,10 +488,14 @@ TEST(HorovodEngine, StallInspectorNamesTheRankThatWithholdsATensor) {
   EXPECT_EQ(stall.missing_ranks(0), 2);
   ASSERT_EQ(stall.tensors_size(), 1);
   EXPECT_EQ(stall.tensors(0), "layer0.weight");
-  EXPECT_GE(stall.waited_s(), 0.3);
+  EXPECT_GE(stall.waited_s(), threshold);
+  EXPECT_LT(stall.waited_s(), 2 * threshold);
   EXPECT_NE(err.find("rank 2: [layer0.weight]"), std::string::npos) << err;
   EXPECT_NE(err.find("--inject-hang"), std::string::npos) << err;
 }
+
+INSTANTIATE_TEST_SUITE_P(HorovodEngine, StallWithCache, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Cached" : "Negotiated"; });
 
 }  // namespace
 }  // namespace ringmaster::worker

@@ -95,6 +95,7 @@ std::vector<RoundTripCase> roundTripCases() {
          auto* h = f.spec.mutable_hyper();
          h->set_fusion_threshold_mb(0);
          h->set_cycle_time_ms(3.5);
+         h->set_no_response_cache(true);
          h->set_backward_passes_per_step(4);
          h->set_reduce_op(v1::REDUCE_OP_SUM);
          h->set_stall_check_s(30.25);
