@@ -4,8 +4,8 @@
 // under `ringmaster run -np N -- /usr/bin/python3 ...` (embedded agent, the ringmaster Python package
 // instrumenting every step and all-reduce, the console diagnosing and storing). Rounds alternate bare and
 // instrumented; each rank measures its own steady samples/s (after warm-up steps), summed over ranks. Prints
-// every round, the median of each side, the ratio instrumented/bare with a bootstrap interval and the spread of
-// the per-round ratios. The agent's and console's CPU time runs on the same cores as the ranks and counts
+// every round, the median of each side, the ratio instrumented/bare with a bootstrap interval and the spread
+// of the per-round ratios. The agent's and console's CPU time runs on the same cores as the ranks and counts
 // against the instrumented side; it is measured (the launching process's own threads, from /proc) and printed
 // as a share of the machine's CPU time.
 //

@@ -48,13 +48,12 @@ std::optional<Enum> parseName(const NameTable<Enum, N>& table, std::string_view 
   return std::nullopt;
 }
 
-// The shortest text that reads back as exactly `v`: "0.1", not "0.10000000000000001".
+}  // namespace
+
 std::string formatNumber(double v) {
   char text[32];
   return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
 }
-
-}  // namespace
 
 std::string_view engineName(v1::Engine e) {
   return nameOf(kEngines, e);

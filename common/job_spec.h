@@ -23,6 +23,9 @@ struct FieldError {
   std::string message;
 };
 
+// The shortest text that reads back as exactly `v`: "0.1", not "0.10000000000000001".
+std::string formatNumber(double v);
+
 // No timeout or threshold a job needs is longer than a week; longer values are mistakes (and overflow
 // clocks).
 constexpr double kLongestWaitS = 7 * 24 * 3600.0;

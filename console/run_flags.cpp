@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iomanip>
 #include <optional>
-#include <sstream>
 
 #include "agent/agent_server.h"
 #include "common/error.h"
@@ -295,11 +293,7 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   addChanged("--tls-ca", flags.tlsCa, defaults.tlsCa);
   addChanged("--job-id", flags.jobId, defaults.jobId);
   addChanged("--name", flags.spec.name(), defaults.spec.name());
-  if (flags.spec.stall_timeout_s() > 0) {
-    std::ostringstream seconds;
-    seconds << std::setprecision(15) << flags.spec.stall_timeout_s();
-    add("--stall-timeout-s", seconds.str());
-  }
+  if (flags.spec.stall_timeout_s() > 0) add("--stall-timeout-s", formatNumber(flags.spec.stall_timeout_s()));
   addChanged("--worker", flags.worker, defaults.worker);
   addChanged("--state-dir", flags.stateDir, defaults.stateDir);
 

@@ -2,7 +2,6 @@
 #include "console/run_session.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -142,10 +141,9 @@ void RunSession::stopWhenStalledTooLong() {
   if (!why || stalledS < limitS) return;
   std::lock_guard lock(mutex_);
   if (!stalledStop_.empty() || finished_ || detached_) return;
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", limitS);
-  stalledStop_ = "stopped after a stall of " + std::string(seconds) + " s (--stall-timeout-s " + seconds +
-                 "): " + why->summary();
+  const std::string seconds = formatNumber(limitS);
+  stalledStop_ =
+      "stopped after a stall of " + seconds + " s (--stall-timeout-s " + seconds + "): " + why->summary();
   launcher_->stop(5);
 }
 

@@ -13,8 +13,8 @@ namespace ringmaster {
 // writing into `spec` as CLI11 parses. Call applyDefaults(spec) before parsing so defaults show in --help.
 void addJobFlags(CLI::App& app, v1::JobSpec& spec);
 
-// A finite number within [min, max]. CLI::Range and CLI::PositiveNumber let NaN through (every comparison with
-// NaN is false) and take "inf" and "1e400".
+// A finite number within [min, max]. CLI::Range and CLI::PositiveNumber let NaN through (every comparison
+// with NaN is false) and take "inf" and "1e400".
 CLI::Validator finiteWithin(double min, double max);
 
 // Parses "RANK:MS[@STEP]" for --inject-straggler. Throws InputError.
