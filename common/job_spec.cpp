@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/job_spec.h"
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <utility>
+
+#include "common/printable.h"
 
 namespace ringmaster {
 namespace {
@@ -46,6 +51,45 @@ std::optional<Enum> parseName(const NameTable<Enum, N>& table, std::string_view 
     if (name == text) return e;
   }
   return std::nullopt;
+}
+
+// Protobuf carries only UTF-8 in string fields: a path or argument in another encoding would be logged and
+// refused by whoever parses the spec next, so it is named here instead. Fields read as in the other
+// messages: "model_path", "program.argv[2]".
+void checkUtf8(const google::protobuf::Message& message, const std::string& prefix,
+               std::vector<FieldError>& errors) {
+  using google::protobuf::FieldDescriptor;
+  const auto* descriptor = message.GetDescriptor();
+  const auto* reflection = message.GetReflection();
+  auto refuse = [&](std::string field) {
+    errors.push_back({std::move(field),
+                      "is not UTF-8 text; give paths, names and arguments in UTF-8 (rename a "
+                      "file or folder whose name is in another encoding)"});
+  };
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    const std::string name = prefix + field->name();
+    if (field->type() == FieldDescriptor::TYPE_STRING) {
+      if (!field->is_repeated()) {
+        if (!isUtf8(reflection->GetString(message, field))) refuse(name);
+        continue;
+      }
+      for (int k = 0; k < reflection->FieldSize(message, field); ++k) {
+        if (!isUtf8(reflection->GetRepeatedString(message, field, k)))
+          refuse(name + "[" + std::to_string(k) + "]");
+      }
+    } else if (field->type() == FieldDescriptor::TYPE_MESSAGE) {
+      if (!field->is_repeated()) {
+        if (reflection->HasField(message, field))
+          checkUtf8(reflection->GetMessage(message, field), name + ".", errors);
+        continue;
+      }
+      for (int k = 0; k < reflection->FieldSize(message, field); ++k) {
+        checkUtf8(reflection->GetRepeatedMessage(message, field, k), name + "[" + std::to_string(k) + "].",
+                  errors);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -312,6 +356,7 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
       fail("faults", "fault injection is for Ringmaster's own training, not a program");
     }
   }
+  checkUtf8(spec, "", errors);
   return errors;
 }
 

@@ -13,4 +13,8 @@ namespace ringmaster {
 // "^[", BEL as "^G", U+009B as "\u009b". Line breaks are kept only with `keepNewlines`.
 std::string printable(std::string_view text, bool keepNewlines = false);
 
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), as
+// protobuf requires of every string field.
+bool isUtf8(std::string_view text);
+
 }  // namespace ringmaster

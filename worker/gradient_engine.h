@@ -38,8 +38,8 @@ struct EngineStats {
   uint64_t collectives = 0;     // all-reduce calls issued for gradients
   uint64_t bytesReduced = 0;    // payload bytes of those calls
   uint64_t bucketRebuilds = 0;  // DDP: times the buckets were rebuilt from the observed ready order
-  uint64_t negotiations = 0;    // Horovod: cycles that went through the coordinator (rank 0)
-  uint64_t cachedCycles = 0;    // Horovod: cycles answered by the response cache alone
+  uint64_t negotiations = 0;    // Horovod: cycles that answered tensors through the coordinator (rank 0)
+  uint64_t cachedCycles = 0;    // Horovod: cycles that answered tensors from the response cache alone
 };
 
 class GradientEngine {

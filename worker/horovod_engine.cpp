@@ -299,6 +299,7 @@ class HorovodEngine::Controller {
         CycleResponse response = cache_ ? cachedCycle(cached) : negotiate(snapshot());
         if (response.shutdown) break;
         idle = response.idle;
+        countCycle(response, cached);
         execute(response, cached);
         // As Horovod's background thread does on Gloo: the cycle's all-reduces finish before the next
         // negotiation, so negotiation rounds do not compete with the gradients for the cores and the wire.
@@ -383,9 +384,15 @@ class HorovodEngine::Controller {
     }
     response.idle = !all.active && response.order.empty();
     if (stallInspector_) detailWanted_ = stallInspector_->wantsDetail(partlyReady, ctx_.probe->now());
-    std::lock_guard lock(mutex_);
-    ++stats_.cachedCycles;
     return response;
+  }
+
+  // Only cycles that answered tensors count. Every rank takes part in those and has counted them all once
+  // its step is synchronised, whereas idle cycles go on between steps at each rank's own pace.
+  void countCycle(const CycleResponse& response, bool cached) {
+    if (response.order.empty()) return;
+    std::lock_guard lock(mutex_);
+    ++(cached ? stats_.cachedCycles : stats_.negotiations);
   }
 
   CacheCycle combine(const CacheCycle& mine) {
@@ -423,10 +430,6 @@ class HorovodEngine::Controller {
     }
     std::vector<at::Tensor> message{responseTensor_};
     negotiation_->broadcast(message, c10d::BroadcastOptions{0})->wait();
-    {
-      std::lock_guard lock(mutex_);
-      ++stats_.negotiations;
-    }
     return CycleResponse::decode(responseTensor_.data_ptr<int64_t>(), n);
   }
 

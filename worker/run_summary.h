@@ -41,8 +41,8 @@ struct RunSummary {
   uint64_t collectives = 0;   // gradient all-reduce calls the engine issued
   uint64_t bytesReduced = 0;
   uint64_t bucketRebuilds = 0;
-  uint64_t negotiations = 0;  // Horovod cycles through the coordinator
-  uint64_t cachedCycles = 0;  // Horovod cycles answered by the response cache
+  uint64_t negotiations = 0;  // Horovod cycles that answered tensors through the coordinator
+  uint64_t cachedCycles = 0;  // Horovod cycles that answered tensors from the response cache
   int64_t clockOffsetNs = 0;  // to rank 0, measured at rendezvous
   int64_t clockRttNs = 0;
   uint64_t peakRssBytes = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/printable.h"
 #include "common/shell_words.h"
 #include "jobflags/job_flags.h"
 
@@ -51,6 +52,46 @@ TEST(JobSpec, ValidationNamesEachBadField) {
   EXPECT_TRUE(hasField(errors, "faults.stragglers[0].rank"));
   EXPECT_TRUE(hasField(errors, "faults.stragglers[0].extra_ms"));
   EXPECT_FALSE(hasField(errors, "hyper.momentum"));
+}
+
+// Protobuf strings are UTF-8: a file name in another encoding is named, not passed on to be logged and
+// refused by the agent's parser.
+TEST(JobSpec, TextThatIsNotUtf8IsNamedByField) {
+  auto spec = ringmaster::defaultJobSpec();
+  spec.set_name("训练 ✓");  // UTF-8 beyond ASCII is fine
+  spec.set_model(v1::MODEL_TORCHSCRIPT);
+  spec.set_model_path("/data/mod\xe8le.pt");  // Latin-1 "è"
+  spec.set_data_dir("/data/\xc0\xaf");        // an overlong '/'
+  auto* program = spec.mutable_program();
+  program->add_argv("/usr/bin/python3");
+  program->add_argv("train.py");
+  program->add_argv("--tag=\xed\xa0\x80");  // a UTF-16 surrogate written as UTF-8
+  spec.mutable_hosts()->Add()->set_host("h\xff");
+  const auto errors = ringmaster::validateJobSpec(spec);
+  EXPECT_TRUE(hasField(errors, "model_path"));
+  EXPECT_TRUE(hasField(errors, "data_dir"));
+  EXPECT_TRUE(hasField(errors, "program.argv[2]"));
+  EXPECT_TRUE(hasField(errors, "hosts[0].host"));
+  EXPECT_FALSE(hasField(errors, "name"));
+  EXPECT_FALSE(hasField(errors, "program.argv[1]"));
+  for (const auto& e : errors) {
+    if (e.field == "model_path") EXPECT_NE(e.message.find("UTF-8"), std::string::npos) << e.message;
+  }
+}
+
+TEST(JobSpec, Utf8CheckFollowsUnicodesTable) {
+  using ringmaster::isUtf8;
+  EXPECT_TRUE(isUtf8(""));
+  EXPECT_TRUE(isUtf8("plain ascii"));
+  EXPECT_TRUE(isUtf8("\xc2\x80 \xdf\xbf \xe0\xa0\x80 \xef\xbf\xbf \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf"));
+  EXPECT_FALSE(isUtf8("\x80"));              // a continuation byte alone
+  EXPECT_FALSE(isUtf8("\xc1\xbf"));          // overlong two-byte form
+  EXPECT_FALSE(isUtf8("\xe0\x9f\xbf"));      // overlong three-byte form
+  EXPECT_FALSE(isUtf8("\xed\xbf\xbf"));      // a surrogate
+  EXPECT_FALSE(isUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(isUtf8("\xf5\x80\x80\x80"));
+  EXPECT_FALSE(isUtf8("ok\xe2\x82"));  // cut short at the end
+  EXPECT_FALSE(isUtf8(std::string_view("\xe2\x82\xac", 2)));
 }
 
 TEST(JobSpec, HostsMustOfferEnoughSlots) {
