@@ -4,14 +4,16 @@
 #include "cli/agent_command.h"
 #include "cli/history_commands.h"
 #include "cli/run_command.h"
+#include "cli/tune_command.h"
 
 namespace ringmaster::cli {
 
 void addCommands(CLI::App& app, CommandResult& result) {
-  // Subcommand groups register here, one line each (run, agent, runs/show/compare/report/import).
+  // Subcommand groups register here, one line each (run, agent, runs/show/compare/report/import, tune).
   addRunCommand(app, result);
   addAgentCommand(app, result);
   addHistoryCommands(app, result);
+  addTuneCommand(app, result);
 }
 
 }  // namespace ringmaster::cli
