@@ -33,7 +33,7 @@ struct TuneFlags {
 std::string roundsText(const console::TuneSession& tuning) {
   const auto& rounds = tuning.rounds();
   if (rounds.size() == 1) {
-    return format("one round of %zu settings, %llu steps each", rounds[0],
+    return format("one round of %zu settings of %llu steps", rounds[0],
                   (unsigned long long)tuning.stepsOfRound(0));
   }
   std::string sizes, steps;
@@ -41,15 +41,15 @@ std::string roundsText(const console::TuneSession& tuning) {
     sizes += (r ? ", " : "") + std::to_string(rounds[r]);
     steps += (r ? ", " : "") + std::to_string(tuning.stepsOfRound(r));
   }
-  return "successive halving: rounds of " + sizes + " settings, " + steps + " steps";
+  return "successive halving, rounds of " + sizes + " settings of " + steps + " steps";
 }
 
 void printTrial(size_t number, const console::TrialResult& t) {
-  const std::string setting = t.setting.flags() + (t.isDefault ? " (default)" : "");
-  std::string throughput = "-", change = t.isDefault ? "baseline" : "-";
+  const std::string setting = t.setting.flags();
+  std::string throughput = "-", change = t.isDefault ? "(the default)" : "-";
   if (t.measured()) throughput = format("%.1f", t.metrics.throughput);
   if (t.againstDefault) change = console::ComparisonModel::formatDelta(*t.againstDefault).toStdString();
-  std::cout << format("%5zu  %5zu  %-44s %6llu  %10s  %-24s %6lld  %s", number, t.round + 1, setting.c_str(),
+  std::cout << format("%5zu  %5zu  %-45s %6llu  %10s  %-24s %6lld  %s", number, t.round + 1, setting.c_str(),
                       (unsigned long long)t.steps, throughput.c_str(), change.c_str(), (long long)t.runId,
                       t.status.c_str());
   if (!t.failure.empty()) std::cout << ": " << printable(t.failure);
@@ -73,11 +73,11 @@ int tune(TuneFlags o, const CLI::App& app) {
 
   size_t planned = 0;
   for (size_t n : tuning.rounds()) planned += n;
-  std::cerr << "ringmaster tune: session " << printable(tuning.name()) << ": "
-            << console::tuneTargetName(tuning.target()) << ", " << roundsText(tuning) << " (" << planned
+  std::cerr << "ringmaster tune: session " << printable(tuning.name()) << " searches "
+            << console::tuneTargetFlags(tuning.target()) << ": " << roundsText(tuning) << " (" << planned
             << " of " << o.trials << " trials); each trial is a run in " << tuning.storePath() << " tagged "
             << printable(tuning.tag()) << "; throughput leaves out its warm-up steps" << std::endl;
-  std::cout << format("%5s  %5s  %-44s %6s  %10s  %-24s %6s  %s\n", "TRIAL", "ROUND", "SETTING", "STEPS",
+  std::cout << format("%5s  %5s  %-45s %6s  %10s  %-24s %6s  %s\n", "TRIAL", "ROUND", "SETTING", "STEPS",
                       "SAMPLES/S", "VS DEFAULT [95% CI]", "RUN", "STATUS")
             << std::flush;
   size_t number = 0;

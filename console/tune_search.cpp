@@ -59,6 +59,12 @@ std::optional<TuneTarget> tuneTargetFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string tuneTargetFlags(TuneTarget target) {
+  std::string text;
+  for (auto flag : tunedFlags(target)) text += (text.empty() ? "" : " x ") + std::string(flag);
+  return text;
+}
+
 TuneTarget defaultTuneTarget(const v1::JobSpec& spec) {
   return spec.engine() == v1::ENGINE_HOROVOD ? TuneTarget::Fusion : TuneTarget::BucketCap;
 }

@@ -33,6 +33,8 @@ enum class TuneTarget { BucketCap, Fusion };
 // "bucket-cap" or "fusion", as `ringmaster tune --tune` takes them.
 std::string_view tuneTargetName(TuneTarget target);
 std::optional<TuneTarget> tuneTargetFromName(std::string_view name);
+// The flags a target searches: "--bucket-cap-mb", "--fusion-threshold-mb x --cycle-time-ms".
+std::string tuneTargetFlags(TuneTarget target);
 // What a job's engine has to tune: bucket cap for ddp, fusion for horovod.
 TuneTarget defaultTuneTarget(const v1::JobSpec& spec);
 // Why `target` cannot be tuned on `spec` (a user's program, the other engine's setting), naming the flag to
