@@ -54,6 +54,13 @@ TuneSession::TuneSession(TuneOptions options) : options_(std::move(options)) {
   name_ = !options_.name.empty()       ? options_.name
           : !flags.spec.name().empty() ? flags.spec.name()
                                        : timestampName();
+  for (unsigned char c : name_) {
+    if (c < 0x20 || c == 0x7f) {
+      throw InputError(
+          "--name: a tuning session's name becomes the tag of its trials (tune:NAME) and cannot hold "
+          "control characters; choose a plain one");
+    }
+  }
   baseline_ = currentSetting(options_.target, flags.spec);
   const size_t available = spreadCandidates(baseline_, tuneGrid(options_.target).size() + 1).size();
   rounds_ = halvingRounds(options_.trials, available);

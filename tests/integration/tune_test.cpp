@@ -122,6 +122,10 @@ TEST(Tune, BadTuningFlagsAreRefusedNamingTheFlagBeforeAnyTrialRuns) {
       {{"--no-store"}, "--no-store"},
       {{"--summary-json", dir.file("s.json")}, "--summary-json"},
       {{"--steps", "3"}, "--steps"},
+      {{"--name",
+        "a\x1f"
+        "b"},
+       "--name"},
   };
   for (const auto& [flags, mention] : cases) {
     std::vector<std::string> argv = {binPath("ringmaster"), "tune"};
