@@ -82,30 +82,37 @@ void RunIngest::add(const v1::RecordBatch& batch, const std::string& host) {
 
 std::vector<v1::Finding> RunIngest::findings() const {
   std::lock_guard lock(mutex_);
-  return diagnosis_.findings(monotonicNs());
+  return final_ ? *final_ : diagnosis_.findings(monotonicNs());
 }
 
 void RunIngest::storeFindingsIfDue(bool now) {
+  if (final_) return;
   int64_t t = monotonicNs();
   if (!now && t - lastFindingsNs_ < kFindingsEveryNs) return;
   lastFindingsNs_ = t;
-  auto current = diagnosis_.findings(t);
+  storeFindings(diagnosis_.findings(t));
+}
+
+void RunIngest::storeFindings(const std::vector<v1::Finding>& findings) {
   // Nothing found before and nothing now: no need to touch the table.
-  if (current.empty() && lastFindingsCount_ == 0) return;
+  if (findings.empty() && lastFindingsCount_ == 0) return;
   if (store_) {
     try {
-      store_->replaceFindings(runId_, current);
+      store_->replaceFindings(runId_, findings);
     } catch (const std::exception& e) {
       if (storeProblem_.empty()) storeProblem_ = e.what();
       return;
     }
   }
-  lastFindingsCount_ = current.size();
+  lastFindingsCount_ = findings.size();
 }
 
 void RunIngest::finish(const std::string& status) {
   std::lock_guard lock(mutex_);
-  storeFindingsIfDue(true);
+  if (!final_) {
+    final_ = diagnosis_.findings(monotonicNs());
+    storeFindings(*final_);
+  }
   if (!store_) return;
   try {
     store_->setRunStatus(runId_, status, unixNs());

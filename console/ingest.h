@@ -34,11 +34,13 @@ class RunIngest : public RecordSink {
   void add(const std::vector<v1::Record>& records, const std::string& host = "");
   void add(const v1::RecordBatch& batch, const std::string& host = "");
 
-  // The findings so far (also as of now for stalls).
+  // The findings so far (also as of now for stalls); once finished, the findings that were stored, so that
+  // what a live view shows at the end and what the history keeps are one result.
   std::vector<v1::Finding> findings() const;
   // Call about once a second while a job runs: a job that stops sending anything is still diagnosed (stalls).
   void tick();
-  // Writes the findings and the run's final status ("finished", "failed", "stopped").
+  // Writes the findings and the run's final status ("finished", "failed", "stopped"); the findings stay as
+  // they were then.
   void finish(const std::string& status);
   // Records the run's environment and what each host told about itself (facts by host).
   void recordEnvironment(const std::map<std::string, std::string>& environment,
@@ -50,6 +52,7 @@ class RunIngest : public RecordSink {
  private:
   void store(const std::vector<v1::Record>& records);
   void storeFindingsIfDue(bool now);
+  void storeFindings(const std::vector<v1::Finding>& findings);
 
   mutable std::mutex mutex_;
   std::optional<RunStore> store_;
@@ -57,6 +60,7 @@ class RunIngest : public RecordSink {
   diagnosis::RunDiagnosis diagnosis_;
   int64_t lastFindingsNs_ = 0;
   size_t lastFindingsCount_ = 0;
+  std::optional<std::vector<v1::Finding>> final_;  // set by finish()
   uint64_t recordsStored_ = 0;
   uint64_t recordsLost_ = 0;
   std::string storeProblem_;

@@ -12,6 +12,9 @@ namespace ringmaster::diagnosis {
 
 namespace {
 
+// The recent windows whose scatter makes the CUSUM's noise unit: long enough to be steady.
+constexpr size_t kScatterWindows = 64;
+
 // The standard error of the median of n normal values is about sqrt(pi / 2) sigma / sqrt(n).
 constexpr double kMedianStandardError = 1.2533141373155;
 
@@ -111,25 +114,33 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   // Every rank's window holds the same steps: a step is evaluated once all ranks have reported it.
   if (ranks_[0].window.size() < config_.window) return;
   const std::vector<WindowScore> scores = scoreWindows(step);
+  accumulate();
   for (size_t r = 0; r < n; ++r) {
     updateEpisode(int(r), scores[r], pending, medianOwn, medianCompute, medianData, commStats.median,
                   medianTotal);
   }
 }
 
-std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint64_t step) const {
+double StragglerDetector::typicalOwn() const {
+  std::vector<double> medians;
+  for (const auto& s : ranks_[0].window) medians.push_back(s.medianOwn);
+  return stats::median(medians);
+}
+
+std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint64_t step) {
   const size_t n = ranks_.size();
-  std::vector<double> windowExcess(n), residuals, medians;
+  std::vector<double> windowExcess(n), residuals;
   for (size_t r = 0; r < n; ++r) {
     std::vector<double> values;
     for (const auto& s : ranks_[r].window) values.push_back(s.own);
     windowExcess[r] = majorityLevel(values);
     for (double v : values) residuals.push_back(std::fabs(v - windowExcess[r]));
   }
-  for (const auto& s : ranks_[0].window) medians.push_back(s.medianOwn);
-  const double typical = stats::median(medians);
+  const double typical = typicalOwn();
   // How far a window median wanders by chance, from every rank's step-to-step scatter.
   const double stepScatter = stats::kMadToSigma * stats::median(residuals);
+  scatter_.push_back(stepScatter);
+  if (scatter_.size() > kScatterWindows) scatter_.pop_front();
   const double standardError = kMedianStandardError * stepScatter / std::sqrt(double(config_.window));
   // How far ranks' windows differ anyway; with two ranks this would only restate their difference.
   const double acrossRanks =
@@ -155,11 +166,44 @@ std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint
   return scores;
 }
 
+void StragglerDetector::accumulate() {
+  const double typical = typicalOwn();
+  if (!(typical > 0) || scatter_.empty()) return;
+  const double noise = std::max(
+      stats::median(std::vector<double>(scatter_.begin(), scatter_.end())) / typical, config_.noiseFloor);
+  auto clip = [&](double units) { return std::clamp(units, -config_.cusumClip, config_.cusumClip); };
+  for (RankState& state : ranks_) {
+    const StepExcess& now = state.window.back();
+    const double excess = now.own / typical;
+    Cusum& c = state.cusum;
+    if (c.slow) {
+      // Evidence that the excess fell below half the level it was found at.
+      c.recovery = std::max(0.0, c.recovery + clip((c.slowLevel / 2 - excess) / noise));
+      if (c.recovery >= config_.cusumThreshold / 2) c = Cusum{};
+      continue;
+    }
+    if (c.sum <= 0) {
+      c = Cusum{};
+      c.sinceStep = now.step;
+    }
+    c.sum = std::max(0.0, c.sum + clip((excess - config_.cusumAllowance) / noise));
+    c.excesses.push_back(excess);
+    if (c.sum >= config_.cusumThreshold) {
+      c.slow = true;
+      c.slowLevel = stats::median(c.excesses);  // spikes on the way do not set the bar for recovery
+      c.excesses.clear();
+    }
+  }
+}
+
 void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const PendingStep& pending,
                                       double medianOwn, double medianCompute, double medianData,
                                       double medianComm, double medianTotal) {
   RankState& state = ranks_[size_t(rank)];
-  bool slowOwn = score.ownScore >= config_.minScore && score.ownSlowdown >= config_.minSlowdown;
+  const bool windowSlow = score.ownScore >= config_.minScore && score.ownSlowdown >= config_.minSlowdown;
+  // Evidence accumulated over the run is confirmation enough.
+  const bool sustained = state.cusum.slow && state.cusum.slowLevel >= config_.minSlowdown;
+  const bool slowOwn = windowSlow || sustained;
   // Slow communication at equal own time: a slow link or NIC on this rank.
   bool slowComm = !slowOwn && score.commScore >= config_.minScore &&
                   score.commSlowdown >= 2 * config_.minSlowdown && std::fabs(score.ownScore) < 1.5;
@@ -174,7 +218,8 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
     closed_.emplace_back(rank, *state.current);
     state.current.reset();
   }
-  if (!slowNow || (!state.current && state.slowRun < config_.confirmSteps)) return;
+  if (!slowNow || (!state.current && state.slowRun < config_.confirmSteps && !(sustained && !slowComm)))
+    return;
 
   const auto& sample = *pending.samples[size_t(rank)];
   double compute = double(sample.forward_ns() + sample.backward_ns());
@@ -182,11 +227,14 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
     Episode episode;
     episode.communication = slowComm;
     // The episode began at the first step of the window that already looked slow: for own time, more than
-    // half as slow as the window; for communication, a step that scored high on its own.
+    // half as slow as the window; for communication, a step that scored high on its own. Found by the
+    // CUSUM alone, it began where the evidence started to add up.
     episode.sinceStep = score.step;
+    if (!windowSlow && !slowComm) episode.sinceStep = state.cusum.sinceStep;
     for (const auto& s : state.window) {
-      const bool slow = slowComm ? s.commScore >= config_.minScore
-                                 : s.medianOwn > 0 && s.own / s.medianOwn >= score.ownSlowdown / 2;
+      const bool slow = slowComm     ? s.commScore >= config_.minScore
+                        : windowSlow ? s.medianOwn > 0 && s.own / s.medianOwn >= score.ownSlowdown / 2
+                                     : false;
       if (slow) {
         episode.sinceStep = s.step;
         break;
@@ -219,9 +267,11 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   double lostPct = e.stepNs > 0 ? std::clamp(100 * waitNs / e.stepNs, 0.0, 100.0) : 0;
   auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
 
-  // A slowness must matter to be more than information: enough of the job's throughput lost, for at least a
-  // window of steps (one slow step at the end of a run costs nothing worth acting on).
-  const bool material = lostPct >= kMaterialLossPct && e.steps >= config_.window;
+  // A slowness must matter to be more than information: a rank clearly slower than the others, costing enough
+  // of the job's throughput, for at least a window of steps (one slow step at the end of a run costs nothing
+  // worth acting on).
+  const bool material = slowdownPct >= 100 * config_.minSlowdown && lostPct >= kMaterialLossPct &&
+                        e.steps >= config_.window;
   auto severity = !material           ? v1::Finding::SEVERITY_INFO
                   : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
                                       : v1::Finding::SEVERITY_WARNING;

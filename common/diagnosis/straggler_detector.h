@@ -13,6 +13,13 @@
 // with few ranks on a noisy machine: four ranks' spread in one step says little, while a rank that is slow
 // step after step stands out. A rank whose score and slowdown stay high is a straggler.
 //
+// Windows alone miss a moderate straggler among many noisy ranks: no eight steps say enough. So each rank
+// also accumulates evidence over the run, a one-sided CUSUM of its per-step excess (as a fraction of the
+// median own time) less an allowance, each step's part measured in units of the per-step noise and clipped,
+// so that one hiccup adds little and a burst must last many steps. A sustained excess above the allowance
+// keeps adding until it crosses the threshold; a clean rank's sum keeps falling back to zero. Once crossed,
+// the rank is slow until a second CUSUM, against half the level it was found at, says its excess has gone.
+//
 // A rank whose all-reduce latency is high at equal own time is a communication straggler. Latency is mostly
 // the wait for the slowest rank, which differs for good between ranks whose own times differ, so it keeps a
 // per-step score against the step's spread across ranks (median absolute deviation, with its own floor), the
@@ -41,6 +48,11 @@ struct StragglerConfig {
   size_t confirmSteps = 3;   // consecutive steps the window must say "slow" (or "not slow") to change state
   uint64_t warmupSteps = 3;  // first steps ignored (allocator warm-up, first batches) (steps)
   size_t maxPendingSteps = 512;  // steps waiting for a missing rank before they are given up (steps)
+  // The CUSUM: per-step excess that adds no evidence (fraction of the median own time), the evidence that
+  // makes a straggler and the most one step can add (both in units of the per-step noise).
+  double cusumAllowance = 0.05;
+  double cusumThreshold = 14;
+  double cusumClip = 1;
 };
 
 class StragglerDetector {
@@ -84,8 +96,18 @@ class StragglerDetector {
     double stepNs = 0;
     double scoreSum = 0;
   };
+  // The accumulated evidence of one rank's sustained excess.
+  struct Cusum {
+    double sum = 0;                // noise units
+    uint64_t sinceStep = 0;        // the step after the sum last stood at zero: where the excess began
+    std::vector<double> excesses;  // the relative excesses since then, for the level
+    bool slow = false;             // crossed, and not yet recovered
+    double slowLevel = 0;          // the median relative excess when it crossed
+    double recovery = 0;           // noise units of evidence that the excess is gone
+  };
   struct RankState {
     std::deque<StepExcess> window;
+    Cusum cusum;
     std::optional<Episode> current;
     size_t slowRun = 0;  // consecutive evaluations that looked slow
     size_t fastRun = 0;  // and that did not
@@ -98,7 +120,11 @@ class StragglerDetector {
 
   void evaluate(uint64_t step, PendingStep& pending);
   // Scores every rank's window of own time; the windows are full.
-  std::vector<WindowScore> scoreWindows(uint64_t step) const;
+  std::vector<WindowScore> scoreWindows(uint64_t step);
+  // Adds the newest step's excess to each rank's CUSUM.
+  void accumulate();
+  // The median rank's own time over the window (ns).
+  double typicalOwn() const;
   void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,
                      double medianCompute, double medianData, double medianComm, double medianTotal);
   v1::Finding describe(int rank, const Episode& episode) const;
@@ -109,6 +135,7 @@ class StragglerDetector {
   std::map<uint64_t, PendingStep> pending_;
   std::vector<RankState> ranks_;
   std::vector<std::pair<int, Episode>> closed_;
+  std::deque<double> scatter_;  // per-step scatter of the recent windows (ns), for the CUSUM's noise unit
   uint64_t stepsEvaluated_ = 0;
 };
 

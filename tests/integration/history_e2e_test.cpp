@@ -44,7 +44,8 @@ std::vector<std::string> summaries(const std::vector<v1::Finding>& findings) {
 // Runs the job to its end through a run session, as `ringmaster run` and the console do; returns the run's
 // stored findings, after checking they are the ones the session showed at the end and that the hosts were
 // recorded.
-std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const std::string& name) {
+std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const std::string& name,
+                                  console::JobStatus expected = console::JobStatus::Succeeded) {
   spec.set_name(name);
   console::RunSessionOptions options;
   options.storePath = dir.file("runs.sqlite");
@@ -60,7 +61,7 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
     outcome = session.waitFor(60s);
     if (!outcome) return {};
   }
-  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  EXPECT_EQ(outcome->status, expected) << outcome->message;
   const console::RunResult result = session.finish(*outcome);
   EXPECT_TRUE(result.problems.empty()) << result.problems.front();
 
@@ -68,7 +69,7 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
   const int64_t runId = session.runId();
   EXPECT_GT(store.counts(runId).steps, 0);
   const auto info = store.run(runId);
-  EXPECT_EQ(info->status, "finished");
+  EXPECT_EQ(info->status, console::statusName(expected));
   EXPECT_EQ(info->name, name);
   EXPECT_EQ(info->environment.count("libtorch"), 1u)
       << "the hosts' LibTorch is part of the run's environment";
@@ -79,9 +80,11 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
     EXPECT_GT(std::stoi(facts.at("cores")), 0);
     EXPECT_EQ(facts.count("memory"), 1u);
   }
-  // One diagnosis: the findings the session showed at the end are the ones the history keeps.
+  // One diagnosis: the findings the session showed at the end are the ones the history keeps, and stay so.
   const std::vector<v1::Finding> stored = store.findings(runId);
   EXPECT_EQ(summaries(stored), summaries(result.findings));
+  std::this_thread::sleep_for(1100ms);  // past the next refresh of time-dependent findings
+  EXPECT_EQ(summaries(session.findings()), summaries(stored));
   return stored;
 }
 
@@ -128,6 +131,18 @@ TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {
   EXPECT_EQ(find(findings, v1::Finding::KIND_MEMORY_LEAK, 0), nullptr) << describe(findings);
 }
 
+TEST(DiagnosisEndToEnd, InjectedCrashIsTheFirstFindingLiveAndStored) {
+  TempDir dir("e2e-crash");
+  v1::JobSpec spec = smallJob(2, 60);
+  auto* crash = spec.mutable_faults()->add_crashes();  // --inject-crash 1:20
+  crash->set_rank(1);
+  crash->set_step(20);
+  auto findings = runToEnd(dir, spec, "crash", console::JobStatus::Failed);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.front().kind(), v1::Finding::KIND_CRASH) << describe(findings);
+  EXPECT_EQ(findings.front().rank(), 1) << describe(findings);
+}
+
 TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
   TempDir dir("e2e-hang");
   v1::JobSpec spec = smallJob(4, 100000);
@@ -163,6 +178,10 @@ TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
   launcher.stop(1);
   launcher.waitFor(60s);
   ingest.finish("stopped");
+  // The stall's wait grows while the job runs; once finished, what is shown is what was stored.
+  const auto stored = summaries(reader.findings(ingest.runId()));
+  std::this_thread::sleep_for(1100ms);
+  EXPECT_EQ(summaries(ingest.findings()), stored);
   ASSERT_NE(stall, nullptr) << "no stall finding for rank 1; findings:" << describe(findings);
   EXPECT_LT(secondsAfterLastStep, 10) << stall->summary();
   EXPECT_NE(stall->summary().find("rank 1"), std::string::npos) << stall->summary();

@@ -149,6 +149,93 @@ TEST(Stragglers, FalsePositiveRateOnCleanRunsIsUnderOnePercent) {
   EXPECT_LT(rate, 0.01);
 }
 
+// Four ranks sharing two cores: every step scatters by a quarter, one rank in twenty has a spike, and the
+// ranks differ a little for good. Each window of steps says little; evidence over the run says enough.
+SyntheticRun crowdedRun(uint64_t seed) {
+  SyntheticRun run;
+  run.ranks = 4;
+  run.steps = 150;
+  run.seed = seed;
+  run.jitter = 0.25;
+  run.jobJitter = 0.1;
+  run.spikeChance = 0.05;
+  run.rankBias = 0.02;
+  return run;
+}
+
+bool accused(const std::vector<v1::Finding>& findings, int rank) {
+  for (const auto& f : ofKind(findings, v1::Finding::KIND_STRAGGLER)) {
+    if (f.rank() == rank && f.severity() >= v1::Finding::SEVERITY_WARNING) return true;
+  }
+  return false;
+}
+
+TEST(Stragglers, ASustainedModerateStragglerAmongFourNoisyRanksIsFoundWithinAHundredSteps) {
+  int found = 0, othersAccused = 0, latest = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SyntheticRun run = crowdedRun(seed);
+    run.slowRank = 1;
+    run.slowFrom = 5;
+    run.slowCompute = 0.22;  // 44.9 ms of compute against 36.8
+    RunDiagnosis diagnosis(run.ranks);
+    int foundAt = -1;
+    for (const auto& record : generate(run).records) {
+      diagnosis.observe(record);
+      if (foundAt < 0 && record.has_step() && record.step().rank() == run.ranks - 1 &&
+          accused(diagnosis.findings(), 1)) {
+        foundAt = int(record.step().step());
+      }
+    }
+    if (foundAt >= 0 && foundAt < 100) ++found;
+    for (int rank : {0, 2, 3}) othersAccused += accused(diagnosis.findings(), rank);
+    // The longest accusation describes the straggler; the first says since when.
+    const v1::Finding* longest = nullptr;
+    uint64_t since = UINT64_MAX;
+    const auto findings = ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER);
+    for (const auto& f : findings) {
+      if (f.rank() != 1 || f.severity() < v1::Finding::SEVERITY_WARNING) continue;
+      since = std::min<uint64_t>(since, f.since_step());
+      if (!longest || f.evidence().at("steps_slow") > longest->evidence().at("steps_slow")) longest = &f;
+    }
+    if (foundAt < 0) continue;
+    latest = std::max(latest, foundAt);
+    EXPECT_EQ(longest->cause(), "compute") << "seed " << seed;
+    // Where the evidence began to add up is an estimate of where the slowness began (step 5).
+    EXPECT_LE(since, 60u) << "seed " << seed << ": " << longest->summary();
+    EXPECT_GE(longest->evidence().at("slowdown_pct"), 8) << "seed " << seed << ": " << longest->summary();
+    EXPECT_LE(longest->evidence().at("slowdown_pct"), 30) << "seed " << seed << ": " << longest->summary();
+  }
+  std::printf("moderate straggler among 4 noisy ranks: found within 100 steps in %d of 20 runs, by step %d\n",
+              found, latest);
+  EXPECT_GE(found, 18);
+  EXPECT_EQ(othersAccused, 0);
+}
+
+TEST(Stragglers, CleanNoisyRanksAndShortBurstsAccuseNoRank) {
+  int accusations = 0;
+  for (uint64_t seed = 100; seed < 300; ++seed) {
+    SyntheticRun run = crowdedRun(seed);
+    // Every other run has a rank that is 60% slower for two bursts of six steps.
+    std::vector<v1::Record> records = generate(run).records;
+    if (seed % 2) {
+      for (auto& record : records) {
+        auto* s = record.mutable_step();
+        if (!record.has_step() || s->rank() != 2 || s->step() % 60 < 40 || s->step() % 60 >= 46) continue;
+        s->set_backward_ns(
+            int64_t(double(s->backward_ns()) + 0.6 * double(s->forward_ns() + s->backward_ns())));
+      }
+    }
+    RunDiagnosis diagnosis(run.ranks);
+    for (const auto& record : records) diagnosis.observe(record);
+    for (const auto& f : ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER)) {
+      if (f.severity() < v1::Finding::SEVERITY_WARNING) continue;
+      ++accusations;
+      ADD_FAILURE() << "seed " << seed << ": " << f.summary();
+    }
+  }
+  EXPECT_EQ(accusations, 0);
+}
+
 TEST(MemoryLeaks, TwoMiBPerStepIsEstimatedWithinTwentyFivePercent) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     SyntheticRun run;
