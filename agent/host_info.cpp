@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -32,6 +33,52 @@ std::optional<WorkerBuild> parseWorkerVersion(const std::string& text) {
     start = comma + 1;
   }
   return build;
+}
+
+std::vector<v1::GpuInfo> nvidiaGpus(const std::string& driverDir) {
+  namespace fs = std::filesystem;
+  std::vector<v1::GpuInfo> gpus;
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  for (fs::directory_iterator it(driverDir, ec), end; !ec && it != end; it.increment(ec)) {
+    folders.push_back(it->path());
+  }
+  std::sort(folders.begin(), folders.end());  // by PCI bus id, as CUDA numbers them by default
+  for (const auto& folder : folders) {
+    v1::GpuInfo gpu;
+    std::ifstream information(folder / "information");
+    for (std::string line; std::getline(information, line);) {
+      if (line.rfind("Model:", 0) != 0) continue;
+      const size_t start = line.find_first_not_of(" \t", 6);
+      if (start != std::string::npos) gpu.set_name(line.substr(start));
+      break;
+    }
+    if (gpu.name().empty()) gpu.set_name("NVIDIA GPU " + folder.filename().string());
+    gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
+std::string stateDirProblem(const std::string& stateDir) {
+  namespace fs = std::filesystem;
+  // The agent makes the folder at its first job: a folder that is not there yet is fine where it can be made.
+  fs::path folder = fs::absolute(stateDir).lexically_normal();
+  std::error_code ec;
+  while (!fs::exists(folder, ec) && folder.has_parent_path() && folder.parent_path() != folder) {
+    folder = folder.parent_path();
+  }
+  if (!fs::is_directory(folder, ec)) {
+    return "the agent cannot make its state directory " + stateDir + ": " + folder.string() +
+           " is not a folder; give --state-dir a writable folder";
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    return "the agent cannot write its state directory " + stateDir +
+           (folder == fs::absolute(stateDir).lexically_normal()
+                ? std::string()
+                : " (nor make it in " + folder.string() + ")") +
+           ": give --state-dir a writable folder";
+  }
+  return {};
 }
 
 v1::HostInfo collectHostInfo(const std::string& workerPath, const std::string& stateDir) {
@@ -74,10 +121,8 @@ v1::HostInfo collectHostInfo(const std::string& workerPath, const std::string& s
   if (fs::exists(fs::path(kPackagedFashionMnistDir) / "train-images-idx3-ubyte.gz", ec)) {
     info.add_datasets(v1::DATASET_FASHION_MNIST);
   }
-  if (::access(stateDir.c_str(), W_OK) != 0) {
-    info.add_problems("the agent cannot write its state directory " + stateDir +
-                      ": give --state-dir a writable folder");
-  }
+  if (const std::string problem = stateDirProblem(stateDir); !problem.empty()) info.add_problems(problem);
+  for (auto& gpu : nvidiaGpus()) *info.add_gpus() = std::move(gpu);
   return info;
 }
 
@@ -98,6 +143,10 @@ std::string checkHostCanRun(const v1::HostInfo& host, const v1::JobSpec& spec) {
     for (int b : backends) built += (built.empty() ? "" : ", ") + std::string(backendName(v1::Backend(b)));
     return "this host's ringmaster-worker was built without the " + std::string(backendName(spec.backend())) +
            " backend (it has: " + built + ")";
+  }
+  if (spec.backend() == v1::BACKEND_NCCL && host.gpus_size() == 0) {
+    return "the nccl backend needs an NVIDIA GPU and this host has none (no driver lists one in " +
+           std::string(kNvidiaGpusDir) + "): use --backend gloo";
   }
   if (spec.dataset() == v1::DATASET_FASHION_MNIST && spec.data_dir().empty()) {
     const auto& sets = host.datasets();

@@ -147,6 +147,13 @@ TEST(HostsModel, KeepsThisMachineFirst) {
   EXPECT_EQ(model.index(0, HostsModel::Host).data().toString(), "This machine (box)");
   EXPECT_EQ(model.index(0, HostsModel::Memory).data().toString(), "32.0 GiB");
   EXPECT_EQ(model.index(0, HostsModel::Backends).data().toString(), "gloo");
+  info.add_backends(v1::BACKEND_NCCL);
+  model.setInfo(0, info);
+  EXPECT_EQ(model.index(0, HostsModel::Backends).data().toString(), "gloo")
+      << "nccl without a GPU is no choice";
+  info.add_gpus()->set_name("NVIDIA H200");
+  model.setInfo(0, info);
+  EXPECT_EQ(model.index(0, HostsModel::Backends).data().toString(), "gloo, nccl");
   EXPECT_EQ(model.index(0, HostsModel::Preflight).data().toString(), "dataset cifar10 is missing");
   model.removeHost(0);
   EXPECT_EQ(model.rowCount(), 2) << "this machine cannot be removed";

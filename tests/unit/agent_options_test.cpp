@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "agent/agent_program.h"
@@ -14,6 +15,7 @@
 #include "common/error.h"
 #include "common/job_spec.h"
 #include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 
 using namespace ringmaster::agent;
 using ringmaster::test::binPath;
@@ -157,6 +159,50 @@ TEST(ProgramPath, AHostWhoseAgentCannotStartProgramsSaysSo) {
   current.set_runs_programs(true);
   EXPECT_EQ(checkHostCanRun(current, spec), "") << "the worker's problems do not concern a program";
   EXPECT_EQ(checkHostCanRun(current, ringmaster::defaultJobSpec()), "the worker is missing");
+}
+
+// The preflight tells the truth: a state directory the agent will make is no problem, and nccl is offered
+// only where there is a GPU as well as the backend.
+TEST(HostPreflight, AStateDirectoryNotMadeYetIsFineWhereItCanBeMade) {
+  ringmaster::test::TempDir dir("preflight-state");
+  EXPECT_EQ(stateDirProblem(dir.path()), "");
+  EXPECT_EQ(stateDirProblem(dir.file("state/jobs")), "") << "made at the first job";
+  std::ofstream(dir.file("a-file")) << "x";
+  const std::string underAFile = stateDirProblem(dir.file("a-file/state"));
+  EXPECT_NE(underAFile.find("is not a folder"), std::string::npos) << underAFile;
+  EXPECT_NE(underAFile.find("--state-dir"), std::string::npos) << underAFile;
+}
+
+TEST(HostPreflight, GpusAreReadFromTheNvidiaDriversList) {
+  ringmaster::test::TempDir dir("preflight-gpus");
+  EXPECT_TRUE(nvidiaGpus(dir.file("no-driver")).empty());
+  EXPECT_TRUE(nvidiaGpus(dir.path()).empty());
+  std::filesystem::create_directories(dir.file("0000:0a:00.0"));
+  std::filesystem::create_directories(dir.file("0000:01:00.0"));
+  std::ofstream(dir.file("0000:01:00.0/information")) << "Model: \t\t NVIDIA H200\nIRQ:   147\n";
+  const auto gpus = nvidiaGpus(dir.path());
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].name(), "NVIDIA H200") << "in bus order";
+  EXPECT_EQ(gpus[1].name(), "NVIDIA GPU 0000:0a:00.0") << "no information file: named by its bus id";
+}
+
+TEST(HostPreflight, NcclNeedsAGpuAsWellAsTheBackend) {
+  ringmaster::v1::JobSpec spec = ringmaster::defaultJobSpec();
+  spec.set_backend(ringmaster::v1::BACKEND_NCCL);
+  ringmaster::v1::HostInfo host;
+  host.add_backends(ringmaster::v1::BACKEND_GLOO);
+  host.add_datasets(ringmaster::v1::DATASET_SYNTHETIC);
+  host.add_datasets(ringmaster::v1::DATASET_FASHION_MNIST);
+  EXPECT_NE(checkHostCanRun(host, spec).find("built without the nccl backend"), std::string::npos);
+  host.add_backends(ringmaster::v1::BACKEND_NCCL);
+  const std::string noGpu = checkHostCanRun(host, spec);
+  EXPECT_NE(noGpu.find("needs an NVIDIA GPU"), std::string::npos) << noGpu;
+  EXPECT_NE(noGpu.find("--backend gloo"), std::string::npos) << noGpu;
+  host.add_gpus()->set_name("NVIDIA H200");
+  EXPECT_EQ(checkHostCanRun(host, spec), "");
+  spec.set_backend(ringmaster::v1::BACKEND_GLOO);
+  host.clear_gpus();
+  EXPECT_EQ(checkHostCanRun(host, spec), "") << "gloo needs no GPU";
 }
 
 TEST(AgentFlags, BadWordsAreUsageErrors) {
