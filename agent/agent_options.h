@@ -26,6 +26,9 @@ struct AgentOptions {
       allowedFolders;  // folders jobs may name for data and checkpoints (--allow-folder), besides stateDir
   bool anyFolder = false;  // jobs may name any folder: the agent a user's own console embeds
   std::string pythonRoot;  // folder holding the ringmaster Python package; default: beside the agent
+  // Where to write "port N" once listening (readable by the owner only), for a console that started this
+  // agent with port 0 (a Slurm job step); empty: nowhere.
+  std::string endpointFile;
 };
 
 bool isLoopbackAddress(const std::string& address);

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/agent_program.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -11,6 +16,25 @@
 #include "common/error.h"
 
 namespace ringmaster::agent {
+namespace {
+
+// Written to a temporary name and renamed, so that a console polling for the file never reads half of it.
+std::string writeEndpointFile(const std::string& path, int port) {
+  const std::string partial = path + ".partial";
+  const std::string text = "port " + std::to_string(port) + "\n";
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return std::string("cannot create ") + partial + ": " + std::strerror(errno);
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int savedErrno = errno;
+  ::close(fd);
+  if (!written || std::rename(partial.c_str(), path.c_str()) != 0) {
+    ::unlink(partial.c_str());
+    return "cannot write " + path + ": " + std::strerror(written ? errno : savedErrno);
+  }
+  return {};
+}
+
+}  // namespace
 
 void addAgentFlags(CLI::App& app, AgentOptions& options) {
   app.add_option("--listen", options.listen, "Address to listen on (other than loopback: give --token-file)")
@@ -38,6 +62,9 @@ void addAgentFlags(CLI::App& app, AgentOptions& options) {
                  "(repeatable; the agent's state folder is always allowed)")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  app.add_option("--endpoint-file", options.endpointFile,
+                 "Write 'port N' to FILE once listening (for --port 0; only the owner may read it)")
+      ->type_name("FILE");
   app.add_option("--worker", options.workerPath, "ringmaster-worker to start (default: beside this program)")
       ->type_name("FILE");
 }
@@ -65,6 +92,14 @@ int runAgentInForeground(const AgentOptions& options, const std::string& program
   } catch (const InputError& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return 2;
+  }
+  if (!options.endpointFile.empty()) {
+    if (auto problem = writeEndpointFile(options.endpointFile, server->port()); !problem.empty()) {
+      std::cerr << program << ": --endpoint-file " << problem << "; give a folder this user can write\n";
+      server->shutdown();
+      server->wait();
+      return 2;
+    }
   }
   std::cerr << program << ": listening on " << server->localAddress()
             << (options.tlsCert.empty() ? "" : " (TLS)")

@@ -161,10 +161,9 @@ std::string signalName(int sig) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-std::string runForOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+CommandOutput runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   ChildProcess child(SpawnOptions{argv, environmentWith({}), false, ""});
-  std::string out;
-  std::string err;
+  CommandOutput result;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[4096];
   while (child.stdoutFd() >= 0 || child.stderrFd() >= 0) {
@@ -177,7 +176,7 @@ std::string runForOutput(const std::vector<std::string>& argv, std::chrono::mill
       int fd = fds[i].fd;
       if (fd < 0) continue;
       ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n > 0) (i == 0 ? out : err).append(buffer, static_cast<size_t>(n));
+      if (n > 0) (i == 0 ? result.out : result.err).append(buffer, static_cast<size_t>(n));
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) child.closeOutput(fd);
     }
   }
@@ -185,10 +184,18 @@ std::string runForOutput(const std::vector<std::string>& argv, std::chrono::mill
     if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error(argv[0] + " did not exit");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (child.exitCode() != 0 || child.signal() != 0) {
-    throw std::runtime_error(argv[0] + " failed (exit " + std::to_string(child.exitCode()) + "): " + err);
+  result.exitCode = child.exitCode();
+  result.signal = child.signal();
+  return result;
+}
+
+std::string runForOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  CommandOutput result = runCommand(argv, timeout);
+  if (result.exitCode != 0 || result.signal != 0) {
+    throw std::runtime_error(argv[0] + " failed (exit " + std::to_string(result.exitCode) +
+                             "): " + result.err);
   }
-  return out;
+  return result.out;
 }
 
 }  // namespace ringmaster::agent

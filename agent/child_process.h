@@ -59,6 +59,17 @@ std::vector<std::string> environmentWith(const std::vector<std::string>& overrid
 // "SIGKILL" for 9; "signal N" for numbers without a name.
 std::string signalName(int sig);
 
+struct CommandOutput {
+  int exitCode = 0;
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs a program to completion with this process's environment and returns what it printed and how it ended.
+// Throws std::runtime_error when it cannot run or outlives `timeout` (it is then killed).
+CommandOutput runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+
 // Runs a program to completion and returns its stdout (for `ringmaster-worker --version`).
 // Throws std::runtime_error when it cannot run, fails, or outlives `timeout`.
 std::string runForOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);

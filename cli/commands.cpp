@@ -9,8 +9,10 @@
 namespace ringmaster::cli {
 
 void addCommands(CLI::App& app, CommandResult& result) {
-  // Subcommand groups register here, one line each (run, agent, runs/show/compare/report/import, tune).
+  // Subcommand groups register here, one line each (run, attach, agent, runs/show/compare/report/import,
+  // tune).
   addRunCommand(app, result);
+  addAttachCommand(app, result);
   addAgentCommand(app, result);
   addHistoryCommands(app, result);
   addTuneCommand(app, result);

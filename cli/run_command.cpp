@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
@@ -20,6 +21,7 @@
 #include "console/run_flags.h"
 #include "console/run_progress.h"
 #include "console/run_session.h"
+#include "console/slurm_job.h"
 #include "console/store_location.h"
 
 namespace ringmaster::cli {
@@ -165,30 +167,66 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point nextPlain_{};
 };
 
-int runJob(console::RunFlags o, const CLI::App& app) {
-  console::finishRunFlags(o, &app);
-  console::RunSessionOptions options;
-  if (!o.noStore) options.storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
-  options.summaryJson = o.summaryJson;
-  options.timeline = o.timeline;
-  console::RunSession session(console::launchPlan(o), options);
-  LinePrinter printer(isUserProgram(o.spec));
-  session.addSink(&printer);
-
+void catchInterrupts() {
   struct sigaction action {};
   action.sa_handler = onInterrupt;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+}
+
+// ringmaster-agent beside this program: the nodes of a Slurm job run it from the same (shared) install.
+std::string agentBesideThisProgram() {
+  char self[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string path = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("ringmaster");
+  return path.substr(0, path.rfind('/') + 1) + "ringmaster-agent";
+}
+
+// How often the state of the Slurm job is asked for while its ranks run, and how long its ranks' own word
+// is waited for once Slurm has ended it.
+constexpr auto kSlurmPollEvery = 2s;
+constexpr auto kSlurmEndGrace = 5s;
+
+// Waits for a Slurm job's agents, saying its queue state; Ctrl-C gives up and cancels the job.
+std::optional<console::LaunchPlan> agentsOf(console::SlurmJob& slurm, const std::string& command) {
+  try {
+    return slurm.waitForAgents(
+        [&command](const std::string& line) { std::cerr << command << ": " << line << std::endl; },
+        [] { return interrupts.load() == 0; });
+  } catch (const console::SlurmError& e) {
+    if (interrupts.load() > 0) {
+      std::cerr << "\n" << command << ": cancelling Slurm job " << slurm.slurmJobId() << "\n";
+    } else {
+      std::cerr << command << ": " << e.what() << "\n";
+    }
+    try {
+      slurm.cancel();
+    } catch (const console::SlurmError& cancelError) {
+      std::cerr << command << ": " << cancelError.what() << "\n";
+    }
+    return std::nullopt;
+  }
+}
+
+// Runs `plan` to its end with the live display; `slurm` (may be null) is the Slurm job its agents run in.
+int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options, const std::string& timeline,
+             console::SlurmJob* slurm, const std::string& command) {
+  const bool userProgram = isUserProgram(plan.spec);
+  const int ranks = static_cast<int>(plan.spec.world_size());
+  console::RunSession session(std::move(plan), options);
+  LinePrinter printer(userProgram);
+  session.addSink(&printer);
 
   try {
     session.start();
   } catch (const console::LaunchError& e) {
-    std::cerr << "ringmaster run: " << e.what() << "\n";
+    std::cerr << command << ": " << e.what() << "\n";
+    if (slurm) slurm->cancel();
     return 1;
   }
-  std::cerr << "ringmaster run: job " << session.jobId() << ": " << o.ranks << " rank"
-            << (o.ranks == 1 ? "" : "s") << " on";
+  std::cerr << command << ": job " << session.jobId() << ": " << ranks << " rank" << (ranks == 1 ? "" : "s")
+            << " on";
   for (const auto& line : session.placementLines()) std::cerr << " " << line;
   std::cerr << std::endl;
 
@@ -197,13 +235,35 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   auto nextFindings = std::chrono::steady_clock::now();
   int handledInterrupts = 0;
   std::optional<console::JobOutcome> outcome;
+  auto nextSlurmPoll = std::chrono::steady_clock::now() + kSlurmPollEvery;
+  std::optional<std::chrono::steady_clock::time_point> slurmEndedAt;
+  console::SlurmJobState slurmEnd;
+  // Asks Slurm how the job stands; once Slurm has ended it, a finding says why (time limit, node failure,
+  // ...).
+  auto slurmEnded = [&]() {
+    const console::SlurmJobState state = slurm->state();
+    if (state.state.empty() || !console::slurmJobEnded(state.state)) return state.state;
+    slurmEnd = state;
+    slurmEndedAt = std::chrono::steady_clock::now();
+    const std::string cause = console::slurmEndCause(state.state);
+    if (!cause.empty()) {
+      v1::Finding finding;
+      finding.set_kind(v1::Finding::KIND_CRASH);
+      finding.set_severity(v1::Finding::SEVERITY_CRITICAL);
+      finding.set_rank(-1);
+      finding.set_cause("slurm");
+      finding.set_summary(cause + " (Slurm job " + slurm->slurmJobId() + ": " + state.state + ")");
+      session.addFinding(finding);
+    }
+    return state.state;
+  };
   while (!(outcome = session.waitFor(250ms))) {
     int seen = interrupts.load();
     if (seen > handledInterrupts) {
       handledInterrupts = seen;
       // First Ctrl-C: SIGTERM with a grace period; another one: no more grace.
-      std::cerr << (seen == 1 ? "\nringmaster run: stopping the job (Ctrl-C again to kill it now)\n"
-                              : "\nringmaster run: killing the job\n");
+      std::cerr << (seen == 1 ? "\n" + command + ": stopping the job (Ctrl-C again to kill it now)\n"
+                              : "\n" + command + ": killing the job\n");
       session.stop(seen == 1 ? 5 : 0.1);
     }
     std::deque<std::string> lines = printer.take();
@@ -212,20 +272,56 @@ int runJob(console::RunFlags o, const CLI::App& app) {
       nextFindings = now + 1s;
     }
     display.show(session.progress(), std::move(lines));
+    if (!slurm || std::chrono::steady_clock::now() < nextSlurmPoll) continue;
+    nextSlurmPoll = std::chrono::steady_clock::now() + kSlurmPollEvery;
+    if (!slurmEndedAt) {
+      slurmEnded();
+    } else if (std::chrono::steady_clock::now() - *slurmEndedAt > kSlurmEndGrace) {
+      // Slurm ended the job and its agents with it: what they had to say has arrived.
+      session.detach();
+      outcome = console::JobOutcome{
+          console::JobStatus::Failed,
+          "Slurm ended job " + slurm->slurmJobId() + ": " + slurmEnd.state +
+              (slurmEnd.reason.empty() || slurmEnd.reason == "None" ? "" : " (" + slurmEnd.reason + ")"),
+          std::nullopt};
+      break;
+    }
   }
   display.finish(session.progress(), printer.take());
+  // Ranks that failed may have been ended by Slurm (a time limit signals every process of the job): a job
+  // Slurm is ending is waited for, so that the finding says so.
+  if (slurm && !slurmEndedAt && outcome->status == console::JobStatus::Failed && handledInterrupts == 0) {
+    const auto until = std::chrono::steady_clock::now() + 3 * kSlurmEndGrace;
+    for (std::string state = slurmEnded();
+         !slurmEndedAt && state != "RUNNING" && !state.empty() && std::chrono::steady_clock::now() < until;
+         state = slurmEnded()) {
+      std::this_thread::sleep_for(500ms);
+    }
+  }
 
   const console::RunResult result = session.finish(*outcome);
+  if (slurm && outcome->status != console::JobStatus::Detached && !slurmEndedAt) {
+    try {
+      if (handledInterrupts > 0) {
+        slurm->cancel();
+        std::cerr << command << ": cancelled Slurm job " << slurm->slurmJobId() << "\n";
+      } else {
+        slurm->release();
+      }
+    } catch (const console::SlurmError& e) {
+      std::cerr << command << ": " << e.what() << "\n";
+    }
+  }
   for (const auto& f : result.findings) {
-    std::cerr << "ringmaster run: finding: " << printable(f.summary()) << "\n";
+    std::cerr << command << ": finding: " << printable(f.summary()) << "\n";
     if (!f.advice().empty()) std::cerr << "  what to do: " << printable(f.advice()) << "\n";
   }
   if (session.runId() > 0) {
-    std::cerr << "ringmaster run: stored as run " << session.runId() << " in " << session.storePath() << "\n";
+    std::cerr << command << ": stored as run " << session.runId() << " in " << session.storePath() << "\n";
   }
-  for (const auto& problem : result.problems) std::cerr << "ringmaster run: " << printable(problem) << "\n";
-  if (!o.timeline.empty()) std::cerr << "ringmaster run: timeline written to " << o.timeline << "\n";
-  std::cerr << "ringmaster run: job " << session.jobId() << " " << result.status;
+  for (const auto& problem : result.problems) std::cerr << command << ": " << printable(problem) << "\n";
+  if (!timeline.empty()) std::cerr << command << ": timeline written to " << timeline << "\n";
+  std::cerr << command << ": job " << session.jobId() << " " << result.status;
   switch (outcome->status) {
     case console::JobStatus::Succeeded:
       std::cerr << "\n";
@@ -244,7 +340,87 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   return 1;
 }
 
+console::RunSessionOptions sessionOptions(const console::RunFlags& o) {
+  console::RunSessionOptions options;
+  if (!o.noStore) options.storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
+  options.summaryJson = o.summaryJson;
+  options.timeline = o.timeline;
+  return options;
+}
+
+int runJob(console::RunFlags o, const CLI::App& app) {
+  console::finishRunFlags(o, &app);
+  const std::string command = "ringmaster run";
+  catchInterrupts();
+  if (!o.slurm.submit && !console::insideSlurmAllocation(o)) {
+    return watchRun(console::launchPlan(o), sessionOptions(o), o.timeline, nullptr, command);
+  }
+  std::unique_ptr<console::SlurmJob> slurm;
+  if (o.slurm.submit) {
+    slurm = console::SlurmJob::submit(o, agentBesideThisProgram());
+    std::cerr << command << ": submitted Slurm job " << slurm->slurmJobId() << ": " << slurm->command()
+              << std::endl;
+  } else {
+    slurm = console::SlurmJob::inAllocation(o, agentBesideThisProgram());
+    std::cerr << command << ": in Slurm job " << slurm->slurmJobId()
+              << ", agents started: " << slurm->command() << std::endl;
+  }
+  auto plan = agentsOf(*slurm, command);
+  if (!plan) return interrupts.load() > 0 ? 130 : 1;
+  return watchRun(std::move(*plan), sessionOptions(slurm->flags()), o.timeline, slurm.get(), command);
+}
+
+struct AttachFlags {
+  std::string slurmJobId;
+  std::string folder;
+  std::string store;
+  bool noStore = false;
+};
+
+int attachJob(const AttachFlags& a) {
+  const std::string command = "ringmaster attach";
+  catchInterrupts();
+  auto slurm = console::SlurmJob::attach(a.slurmJobId, a.folder);
+  std::cerr << command << ": Slurm job " << slurm->slurmJobId() << " is Ringmaster job "
+            << slurm->flags().jobId << std::endl;
+  auto plan = agentsOf(*slurm, command);
+  if (!plan) return interrupts.load() > 0 ? 130 : 1;
+  plan->attach = true;
+  console::RunFlags flags = slurm->flags();
+  flags.store = a.store;
+  flags.noStore = a.noStore;
+  flags.summaryJson.clear();
+  flags.timeline.clear();
+  return watchRun(std::move(*plan), sessionOptions(flags), "", slurm.get(), command);
+}
+
 }  // namespace
+
+void addAttachCommand(CLI::App& app, CommandResult& result) {
+  auto* attach = app.add_subcommand(
+      "attach", "Watch a Slurm job that `ringmaster run --slurm` submitted (from this or another console)");
+  auto flags = std::make_shared<AttachFlags>();
+  attach->add_option("JOBID", flags->slurmJobId, "Slurm's job id, as sbatch printed it")->required();
+  attach->add_option("--slurm-dir", flags->folder, "The --slurm-dir the job was submitted with")
+      ->type_name("DIR");
+  attach->add_option("--store", flags->store, "Run history file (default: the user's, in the XDG data dir)")
+      ->type_name("FILE");
+  attach->add_flag("--no-store", flags->noStore, "Do not keep this run in the history");
+  attach->callback([flags, &result] {
+    try {
+      result.exitCode = attachJob(*flags);
+    } catch (const InputError& e) {
+      std::cerr << "ringmaster attach: " << e.what() << "\n";
+      result.exitCode = 2;
+    } catch (const console::SlurmError& e) {
+      std::cerr << "ringmaster attach: " << e.what() << "\n";
+      result.exitCode = 1;
+    } catch (const console::LaunchError& e) {
+      std::cerr << "ringmaster attach: " << e.what() << "\n";
+      result.exitCode = 1;
+    }
+  });
+}
 
 void addRunCommand(CLI::App& app, CommandResult& result) {
   auto* run = app.add_subcommand("run", "Launch a training job on this machine or across hosts and watch it");
@@ -257,6 +433,9 @@ void addRunCommand(CLI::App& app, CommandResult& result) {
       std::cerr << "ringmaster run: " << e.what() << "\n";
       result.exitCode = 2;
     } catch (const console::LaunchError& e) {
+      std::cerr << "ringmaster run: " << e.what() << "\n";
+      result.exitCode = 1;
+    } catch (const console::SlurmError& e) {
       std::cerr << "ringmaster run: " << e.what() << "\n";
       result.exitCode = 1;
     }

@@ -165,7 +165,11 @@ void Launcher::start() {
     placements_.push_back({range.host, range.firstRank, range.localRanks, {}});
   }
   checkHosts();
-  launchAll();
+  if (plan_.attach) {
+    for (auto& host : hosts_) host->launched = true;
+  } else {
+    launchAll();
+  }
   {
     std::lock_guard lock(mutex_);
     started_ = true;
@@ -185,7 +189,7 @@ AgentEndpoint Launcher::endpointFor(const std::string& host) const {
   auto it = plan_.agents.find(host);
   if (it == plan_.agents.end()) return AgentEndpoint{host, plan_.agentPort, plan_.token, plan_.tlsCaPem};
   AgentEndpoint endpoint = it->second;
-  endpoint.host = host;
+  if (endpoint.host.empty()) endpoint.host = host;
   return endpoint;
 }
 
@@ -207,7 +211,9 @@ void Launcher::checkHosts() {
 }
 
 void Launcher::launchAll() {
-  const std::string masterAddr = embedded_ ? "127.0.0.1" : placements_[0].host;
+  const std::string masterAddr = embedded_                   ? "127.0.0.1"
+                                 : !plan_.masterAddr.empty() ? plan_.masterAddr
+                                                             : placements_[0].host;
   int masterPort = 0;
   if (embedded_ || isLoopbackHost(masterAddr)) {
     masterPort = freeLocalPort();

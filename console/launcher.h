@@ -32,10 +32,17 @@ struct LaunchPlan {
   int agentPort = agent::kDefaultAgentPort;
   std::string token;     // the agents' bearer token
   std::string tlsCaPem;  // CA that signed the agents' certificates
-  // Agents reached otherwise than agentPort/token/tlsCaPem (the console's Hosts page), by host name as in
-  // `hosts`.
+  // Agents reached otherwise than agentPort/token/tlsCaPem (the console's Hosts page, a Slurm job's agents),
+  // by host name as in `hosts`; an endpoint's own host, when it has one, is the address to reach it at.
   std::map<std::string, AgentEndpoint> agents;
   std::string jobId;  // empty: a new unique id
+  // Rank 0's address for the others (MASTER_ADDR); empty: rank 0's host as named in `hosts`. Under Slurm, the
+  // first node's NodeAddr: node names need not resolve.
+  std::string masterAddr;
+  // The ranks run already, started by another console: follow their journals from the start, launch nothing.
+  bool attach = false;
+  // Facts about the run stored with its environment (the Slurm job id).
+  std::map<std::string, std::string> facts;
   // For the embedded agent only; empty: the defaults (worker beside this program, XDG state dir).
   std::string workerPath;
   std::string stateDir;

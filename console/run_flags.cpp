@@ -80,6 +80,34 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->group(launch);
   app.add_option("--state-dir", flags.stateDir, "Journal folder for local runs (default: XDG state dir)")
       ->group(launch);
+  const std::string slurm = "Slurm";
+  app.add_flag(
+         "--slurm", flags.slurm.submit,
+         "Submit the job to Slurm with sbatch: one agent per allocated node, the ranks placed by the "
+         "allocation (inside salloc or sbatch, `ringmaster run` uses that allocation without this flag)")
+      ->group(slurm);
+  app.add_option("-N,--nodes", flags.slurm.nodes,
+                 "Nodes to ask Slurm for (sbatch -N; default: as Slurm places -np)")
+      ->check(CLI::PositiveNumber)
+      ->group(slurm);
+  const std::pair<const char*, std::string*> passed[] = {
+      {"--partition", &flags.slurm.partition},   {"--time", &flags.slurm.time},
+      {"--account", &flags.slurm.account},       {"--qos", &flags.slurm.qos},
+      {"--constraint", &flags.slurm.constraint}, {"--gres", &flags.slurm.gres}};
+  for (const auto& [name, value] : passed) {
+    app.add_option(name, *value, std::string("sbatch ") + name + " for the job (with --slurm)")->group(slurm);
+  }
+  app.add_option("--slurm-arg", flags.slurm.extra,
+                 "One more word for sbatch, as it is, e.g. --slurm-arg=--mem=8G (repeatable)")
+      ->type_name("ARG")
+      ->allow_extra_args(false)
+      ->group(slurm);
+  app.add_option("--slurm-dir", flags.slurm.folder,
+                 "Folder for the jobs' token, agents and script, shared with the nodes (default: "
+                 "~/.ringmaster/slurm)")
+      ->type_name("DIR")
+      ->group(slurm);
+
   const std::string outputs = "Outputs";
   app.add_option("--summary-json", flags.summaryJson, "Write the run summary as JSON to FILE")
       ->type_name("FILE")
@@ -225,6 +253,21 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
         "-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
   }
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
+  if (flags.slurm.submit && (!flags.hostList.empty() || !flags.hostfile.empty())) {
+    throw InputError("--slurm places the ranks on the nodes Slurm allocates: leave out -H and --hostfile");
+  }
+  if (!flags.slurm.submit && parsed) {
+    for (const char* name : {"--nodes", "--partition", "--time", "--account", "--qos", "--constraint",
+                             "--gres", "--slurm-arg"}) {
+      if (parsed->count(name) > 0) {
+        throw InputError(std::string(name) + " is for sbatch: add --slurm to submit the job to Slurm");
+      }
+    }
+  }
+  if (flags.slurm.nodes > flags.ranks) {
+    throw InputError("-N " + std::to_string(flags.slurm.nodes) + " asks for more nodes than -np " +
+                     std::to_string(flags.ranks) + " has ranks; give -np at least -N");
+  }
   checkOutputFile(flags.summaryJson, "--summary-json");
   checkOutputFile(flags.timeline, "--timeline");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));
@@ -296,6 +339,16 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   if (flags.spec.stall_timeout_s() > 0) add("--stall-timeout-s", formatNumber(flags.spec.stall_timeout_s()));
   addChanged("--worker", flags.worker, defaults.worker);
   addChanged("--state-dir", flags.stateDir, defaults.stateDir);
+  if (flags.slurm.submit) args.push_back("--slurm");
+  if (flags.slurm.nodes > 0) add("--nodes", std::to_string(flags.slurm.nodes));
+  addChanged("--partition", flags.slurm.partition, "");
+  addChanged("--time", flags.slurm.time, "");
+  addChanged("--account", flags.slurm.account, "");
+  addChanged("--qos", flags.slurm.qos, "");
+  addChanged("--constraint", flags.slurm.constraint, "");
+  addChanged("--gres", flags.slurm.gres, "");
+  for (const auto& word : flags.slurm.extra) args.push_back("--slurm-arg=" + word);
+  addChanged("--slurm-dir", flags.slurm.folder, "");
 
   if (isUserProgram(flags.spec)) {
     const auto& program = flags.spec.program();

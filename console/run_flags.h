@@ -10,6 +10,7 @@
 
 #include "common/job_spec.h"
 #include "console/launcher.h"
+#include "console/slurm_options.h"
 
 namespace ringmaster::console {
 
@@ -27,6 +28,7 @@ struct RunFlags {
   std::string stateDir;
   std::string store;  // run history file; empty: the user's
   bool noStore = false;
+  SlurmOptions slurm;  // --slurm and what goes to sbatch
   v1::JobSpec spec = defaultJobSpec();
 };
 

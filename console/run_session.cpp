@@ -100,6 +100,7 @@ void RunSession::recordEnvironment() {
   if (!torch.empty()) environment["libtorch"] = joined(torch);
   if (!versions.empty()) environment["ringmaster (hosts)"] = joined(versions);
   environment["hosts"] = std::to_string(hosts.size());
+  for (const auto& [key, value] : plan_.facts) environment[key] = value;
   ingest_->recordEnvironment(environment, hosts);
 }
 
@@ -195,6 +196,12 @@ void RunSession::dropConnections() {
   if (!started()) return;
   for (size_t host = 0; host < launcher_->placements().size(); ++host)
     launcher_->follower(host).dropConnection();
+}
+
+void RunSession::addFinding(const v1::Finding& finding) {
+  v1::Record record;
+  *record.mutable_finding() = finding;
+  ingest_->add({record}, finding.host());
 }
 
 std::vector<v1::Finding> RunSession::findings() const {

@@ -74,6 +74,9 @@ class RunSession {
   // Sends a control action to every rank (blocks on the network); returns what failed, empty when all took
   // it.
   std::string control(v1::ControlRequest::Action action);
+  // A finding the console made from outside the ranks' records (Slurm ended the job), stored and diagnosed as
+  // one that arrived with them. After start().
+  void addFinding(const v1::Finding& finding);
   // Breaks every host's watch stream as a network fault would; the launcher reconnects and backfills.
   void dropConnections();
 

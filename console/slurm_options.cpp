@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/slurm_options.h"
+
+#include <QDir>
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+namespace ringmaster::console {
+
+std::string defaultSlurmFolder() {
+  return (QDir::homePath() + "/.ringmaster/slurm").toStdString();
+}
+
+std::vector<std::string> sbatchArguments(const SlurmOptions& o, int ranks, const std::string& jobName,
+                                         const std::string& outputFile, const std::string& script) {
+  std::vector<std::string> args = {"--parsable", "--ntasks=" + std::to_string(ranks)};
+  if (o.nodes > 0) args.push_back("--nodes=" + std::to_string(o.nodes));
+  const std::pair<const char*, const std::string*> named[] = {
+      {"--partition", &o.partition},   {"--time", &o.time}, {"--account", &o.account}, {"--qos", &o.qos},
+      {"--constraint", &o.constraint}, {"--gres", &o.gres}};
+  for (const auto& [flag, value] : named) {
+    if (!value->empty()) args.push_back(std::string(flag) + "=" + *value);
+  }
+  args.insert(args.end(), o.extra.begin(), o.extra.end());
+  args.insert(args.end(), {"--job-name=" + jobName, "--output=" + outputFile, script});
+  return args;
+}
+
+std::vector<int> parseTasksPerNode(const std::string& text) {
+  std::vector<int> tasks;
+  auto bad = [&text](const std::string& why) {
+    return SlurmError("SLURM_TASKS_PER_NODE \"" + text + "\" is not Slurm's tasks-per-node list (" + why +
+                      "): check the allocation with `scontrol show job $SLURM_JOB_ID`");
+  };
+  auto number = [&bad](const std::string& word) {
+    if (word.empty() || word.size() > 6 ||
+        !std::all_of(word.begin(), word.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      throw bad("\"" + word + "\" is not a count");
+    }
+    return std::stoi(word);
+  };
+  std::istringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) {
+    int repeat = 1;
+    const size_t open = part.find("(x");
+    if (open != std::string::npos) {
+      if (part.back() != ')') throw bad("\"" + part + "\" lacks its closing parenthesis");
+      repeat = number(part.substr(open + 2, part.size() - open - 3));
+      part = part.substr(0, open);
+    }
+    const int count = number(part);
+    if (count < 1 || repeat < 1) throw bad("a count of zero");
+    if (tasks.size() + static_cast<size_t>(repeat) > 100000) throw bad("more than 100000 nodes");
+    tasks.insert(tasks.end(), static_cast<size_t>(repeat), count);
+  }
+  if (tasks.empty()) throw bad("it is empty");
+  return tasks;
+}
+
+std::map<std::string, std::string> parseSlurmRecord(const std::string& line) {
+  std::map<std::string, std::string> fields;
+  std::istringstream words(line);
+  for (std::string word; words >> word;) {
+    const size_t equals = word.find('=');
+    if (equals == std::string::npos || equals == 0) continue;
+    fields.emplace(word.substr(0, equals), word.substr(equals + 1));
+  }
+  return fields;
+}
+
+bool slurmJobEnded(const std::string& state) {
+  static const std::set<std::string> live = {
+      "PENDING",      "CONFIGURING",  "RUNNING",   "COMPLETING",   "SUSPENDED",     "REQUEUED",
+      "RESIZING",     "SIGNALING",    "STAGE_OUT", "STOPPED",      "RESV_DEL_HOLD", "REQUEUE_FED",
+      "REQUEUE_HOLD", "SPECIAL_EXIT", "UPDATE_DB", "POWER_UP_NODE"};
+  return live.count(state) == 0;
+}
+
+std::string slurmEndCause(const std::string& state) {
+  if (state == "TIMEOUT") return "Slurm ended the job at its time limit";
+  if (state == "NODE_FAIL") return "Slurm ended the job because one of its nodes failed";
+  if (state == "PREEMPTED") return "Slurm preempted the job for another one";
+  if (state == "OUT_OF_MEMORY") return "Slurm killed the job for using more memory than it asked for";
+  if (state == "BOOT_FAIL") return "Slurm could not boot the job's nodes";
+  if (state == "DEADLINE") return "Slurm ended the job at its deadline";
+  return {};
+}
+
+}  // namespace ringmaster::console

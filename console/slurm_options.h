@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What `ringmaster run --slurm` asks of Slurm, and the small Slurm formats the console reads: sbatch's words,
+// SLURM_TASKS_PER_NODE ("2(x3),1"), one `scontrol show ... -o` record ("Key=Value Key=Value"), job states.
+// Plain functions of text, so that every answer Slurm gives can be tested without a cluster.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ringmaster::console {
+
+// A Slurm command failed or answered something the console cannot use; says which command and what it said.
+class SlurmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SlurmOptions {
+  bool submit = false;  // --slurm: submit the job with sbatch
+  int nodes = 0;        // -N; 0: as many as Slurm needs for the ranks
+  std::string partition;
+  std::string time;
+  std::string account;
+  std::string qos;
+  std::string constraint;
+  std::string gres;
+  std::vector<std::string> extra;  // --slurm-arg, each one word for sbatch as it is
+  std::string folder;              // --slurm-dir: where each job's folder goes; empty: defaultSlurmFolder()
+};
+
+// ~/.ringmaster/slurm: in the home folder, which the nodes of a cluster share with the login node.
+std::string defaultSlurmFolder();
+
+// sbatch's words (without "sbatch") for `ranks` ranks: --parsable, -n, -N when given, the user's options,
+// every --slurm-arg, the job name, the output file and the script, in that order.
+std::vector<std::string> sbatchArguments(const SlurmOptions& options, int ranks, const std::string& jobName,
+                                         const std::string& outputFile, const std::string& script);
+
+// SLURM_TASKS_PER_NODE ("2(x3),1") as tasks node by node: {2, 2, 2, 1}. Throws SlurmError naming the text.
+std::vector<int> parseTasksPerNode(const std::string& text);
+
+// One record of `scontrol show job|node -o`: its Key=Value words (a value runs to the next space).
+std::map<std::string, std::string> parseSlurmRecord(const std::string& line);
+
+// A job's state as squeue's %T or scontrol's JobState tell it, and Slurm's reason ("Priority",
+// "PartitionDown", "None"). An empty state: Slurm does not know the job (any more).
+struct SlurmJobState {
+  std::string state;
+  std::string reason;
+};
+
+// Whether a job in `state` has ended (COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, PREEMPTED,
+// OUT_OF_MEMORY, BOOT_FAIL, DEADLINE) or is unknown.
+bool slurmJobEnded(const std::string& state);
+
+// For a job Slurm ended (time limit, node failure, preemption, out of memory): one line for a person, else
+// empty (a job that completed, or one cancelled by its owner).
+std::string slurmEndCause(const std::string& state);
+
+}  // namespace ringmaster::console

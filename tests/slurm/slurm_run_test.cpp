@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ringmaster run --slurm`, `ringmaster attach` and `ringmaster run` inside salloc against a real Slurm on
+// this machine (two fake nodes): the real binaries, real agents as job steps, real ranks training.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <regex>
+
+#include "tests/slurm/slurm_cluster.h"
+#include "tests/support/files.h"
+
+namespace ringmaster::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
+class SlurmRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(SlurmCluster::installed()) << "Slurm and munge are missing: run scripts/install-deps";
+    cluster_ = std::make_unique<SlurmCluster>();
+  }
+  void TearDown() override { cluster_.reset(); }
+
+  std::string jobs() const { return cluster_->folder() + "/jobs"; }
+  std::string store() const { return cluster_->folder() + "/runs.sqlite"; }
+
+  // `ringmaster run --slurm` with a built-in job of `steps` steps and `extra` flags.
+  std::vector<std::string> slurmRun(int steps, const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> argv = {binPath("ringmaster"),
+                                     "run",
+                                     "--slurm",
+                                     "-N",
+                                     "2",
+                                     "-np",
+                                     "4",
+                                     "--model",
+                                     "mlp",
+                                     "--data",
+                                     "synthetic",
+                                     "--steps",
+                                     std::to_string(steps),
+                                     "--slurm-dir",
+                                     jobs(),
+                                     "--store",
+                                     store()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+
+  // The Slurm job id the console printed ("submitted Slurm job 12: sbatch ...").
+  static std::string submittedJob(const std::string& err) {
+    std::smatch match;
+    static const std::regex submitted("submitted Slurm job (\\d+)");
+    return std::regex_search(err, match, submitted) ? match[1].str() : "";
+  }
+
+  ProcessResult show(const std::string& run) const {
+    return runProcess({binPath("ringmaster"), "show", run, "--store", store()}, {}, 60s);
+  }
+
+  // Every process this test started is gone within 20 s (the cluster's daemons aside).
+  void expectNoStrayProcess() const {
+    EXPECT_TRUE(waitUntil([this] { return cluster_->strayProcesses().empty(); }, 20s))
+        << joined(cluster_->strayProcesses());
+  }
+
+  std::unique_ptr<SlurmCluster> cluster_;
+};
+
+TEST_F(SlurmRun, ABuiltInJobTrainsOnTwoNodesAndIsStoredWithItsJobIdAndNodes) {
+  auto run = runProcess(slurmRun(30), cluster_->env(), 180s);
+  ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
+  const std::string id = submittedJob(run.err);
+  ASSERT_FALSE(id.empty()) << run.err;
+  // The sbatch line it ran, with the options it passed through.
+  EXPECT_NE(run.err.find("sbatch --parsable --ntasks=4 --nodes=2"), std::string::npos) << run.err;
+  // Two ranks on each node, placed by the allocation.
+  EXPECT_NE(run.err.find("n1 (ranks 0-1)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("n2 (ranks 2-3)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("finished"), std::string::npos) << run.err;
+  // The console ended the agents' step once the ranks were done: the job completed.
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+      << cluster_->jobState(id);
+
+  auto shown = show("1");
+  ASSERT_EQ(shown.exitCode, 0) << shown.err;
+  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("host n1"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("host n2"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("over 30 steps"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, APendingJobShowsSlurmsReasonAndCtrlCCancelsIt) {
+  auto argv = slurmRun(30, {"--partition", "closed"});
+  BackgroundProcess console(argv, cluster_->env(), cluster_->folder() + "/console");
+  ASSERT_TRUE(
+      waitUntil([&] { return console.err().find("PENDING (PartitionDown)") != std::string::npos; }, 30s))
+      << console.err();
+  const std::string id = submittedJob(console.err());
+  ASSERT_FALSE(id.empty()) << console.err();
+  EXPECT_NE(console.err().find("--partition=closed"), std::string::npos) << console.err();
+  console.signal(SIGINT);
+  auto ended = console.wait(30s);
+  ASSERT_FALSE(ended.timedOut) << ended.err;
+  EXPECT_EQ(ended.exitCode, 130) << ended.err;
+  EXPECT_NE(ended.err.find("cancelling Slurm job " + id), std::string::npos) << ended.err;
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s))
+      << cluster_->jobState(id);
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, StopCancelsARunningJobAndLeavesNoProcessBehind) {
+  BackgroundProcess console(slurmRun(100000), cluster_->env(), cluster_->folder() + "/console");
+  // Training: the progress line shows steps.
+  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+      << console.err() << console.out() << cluster_->logs();
+  const std::string id = submittedJob(console.err());
+  ASSERT_FALSE(id.empty()) << console.err();
+  EXPECT_FALSE(cluster_->strayProcesses({console.pid()}).empty());  // the agents and ranks run
+  console.signal(SIGINT);
+  auto ended = console.wait(60s);
+  ASSERT_FALSE(ended.timedOut) << ended.err;
+  EXPECT_EQ(ended.exitCode, 130) << ended.err;
+  EXPECT_NE(ended.err.find("cancelled Slurm job " + id), std::string::npos) << ended.err;
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s))
+      << cluster_->jobState(id);
+  expectNoStrayProcess();
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status stopped"), std::string::npos) << shown.out;
+}
+
+TEST_F(SlurmRun, AttachWatchesAJobAnotherConsoleSubmitted) {
+  auto first =
+      std::make_unique<BackgroundProcess>(slurmRun(400), cluster_->env(), cluster_->folder() + "/first");
+  ASSERT_TRUE(waitUntil([&] { return first->out().find("step ") != std::string::npos; }, 90s))
+      << first->err() << cluster_->logs();
+  const std::string id = submittedJob(first->err());
+  ASSERT_FALSE(id.empty()) << first->err();
+  // The first console dies; the job trains on under Slurm.
+  first->signal(SIGKILL);
+  first->wait(10s);
+  EXPECT_EQ(cluster_->jobState(id), "RUNNING");
+  const std::string attachStore = cluster_->folder() + "/attached.sqlite";
+  auto attached =
+      runProcess({binPath("ringmaster"), "attach", id, "--slurm-dir", jobs(), "--store", attachStore},
+                 cluster_->env(), 180s);
+  EXPECT_EQ(attached.exitCode, 0) << attached.err;
+  EXPECT_NE(attached.err.find("finished"), std::string::npos) << attached.err;
+  auto shown = runProcess({binPath("ringmaster"), "show", "1", "--store", attachStore}, {}, 60s);
+  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("over 400 steps"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+      << cluster_->jobState(id);
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, RunInsideSallocUsesTheAllocation) {
+  auto run = cluster_->command(
+      {"salloc", "-N", "2", "-n", "4", binPath("ringmaster"), "run", "-np", "4", "--model", "mlp", "--data",
+       "synthetic", "--steps", "20", "--slurm-dir", jobs(), "--store", store()},
+      180s);
+  ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
+  EXPECT_NE(run.err.find("agents started: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("n1 (ranks 0-1)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("n2 (ranks 2-3)"), std::string::npos) << run.err;
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("host n2"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, AUsersProgramRunsThroughSlurm) {
+  const std::string script = std::string(RM_TEST_PROGRAMS) + "/fashion_ddp.py";
+  auto run = runProcess({binPath("ringmaster"), "run", "--slurm", "-N", "2", "-np", "2", "--slurm-dir",
+                         jobs(), "--store", store(), "--", "/usr/bin/python3", script, "--steps", "10"},
+                        cluster_->env(), 300s);
+  ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
+  EXPECT_NE(run.err.find("n1 (ranks 0-0)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("n2 (ranks 1-1)"), std::string::npos) << run.err;
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status finished, 2 ranks"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("program /usr/bin/python3 " + script + " --steps 10"), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("over 10 steps"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("slurm job " + submittedJob(run.err)), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, ARankKilledBySlurmAtItsTimeLimitIsAFinding) {
+  // Slurm's time limits are whole minutes: this test takes over one.
+  auto run = runProcess(slurmRun(1000000, {"--time", "1"}), cluster_->env(), 240s);
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  const std::string id = submittedJob(run.err);
+  EXPECT_NE(run.err.find("finding: Slurm ended the job at its time limit (Slurm job " + id + ": TIMEOUT)"),
+            std::string::npos)
+      << run.err;
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status failed"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("Slurm ended the job at its time limit"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+}  // namespace
+}  // namespace ringmaster::test
