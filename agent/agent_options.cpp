@@ -8,7 +8,10 @@ bool isLoopbackAddress(const std::string& address) {
 }
 
 std::string checkAgentOptions(const AgentOptions& o) {
-  if (o.port < 1 || o.port > 65535) return "--port must be from 1 to 65535, got " + std::to_string(o.port);
+  // Port 0 lets the system pick a free port; only an agent that says which (--endpoint-file) may ask for it.
+  if (o.port < (o.endpointFile.empty() ? 1 : 0) || o.port > 65535) {
+    return "--port must be from 1 to 65535 (0 with --endpoint-file), got " + std::to_string(o.port);
+  }
   if (!isLoopbackAddress(o.listen) && o.tokenFile.empty()) {
     return "--listen " + o.listen +
            " is reachable from other machines: give --token-file FILE so that only "

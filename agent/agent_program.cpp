@@ -81,7 +81,8 @@ int runAgentInForeground(const AgentOptions& options, const std::string& program
   signal(SIGXFSZ,
          SIG_IGN);  // a file-size limit on the journal is a write error to report, not the agent's death
 
-  // Port 0 picks a free port for programs embedding the agent; a person starting one names the port.
+  // Port 0 picks a free port for programs embedding the agent and for a Slurm job step, which writes it to
+  // --endpoint-file; a person starting one names the port.
   if (auto problem = checkAgentOptions(options); !problem.empty()) {
     std::cerr << program << ": " << problem << "\n";
     return 2;

@@ -84,6 +84,12 @@ TEST(AgentOptions, PortAndJournalDaysMustBeInRange) {
     EXPECT_NE(checkAgentOptions(o).find("--port must be from 1 to 65535"), std::string::npos) << port;
   }
   AgentOptions o;
+  o.port = 0;
+  o.endpointFile = "/run/user/1000/agent-endpoint";
+  EXPECT_EQ(checkAgentOptions(o), "");  // the system picks the port; the endpoint file says which
+  o.port = -1;
+  EXPECT_NE(checkAgentOptions(o).find("--port must be from 1 to 65535"), std::string::npos);
+  o.endpointFile.clear();
   o.port = 65535;
   o.keepJournalsDays = 0;
   EXPECT_EQ(checkAgentOptions(o), "");
@@ -111,7 +117,9 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
                                           "--allow-program",
                                           "/usr/bin/python3",
                                           "--allow-program",
-                                          "/opt/bin/trainer"});
+                                          "/opt/bin/trainer",
+                                          "--endpoint-file",
+                                          "/home/u/.ringmaster/slurm/job/agents/n1"});
   EXPECT_EQ(o.listen, "0.0.0.0");
   EXPECT_EQ(o.port, 6000);
   EXPECT_EQ(o.tokenFile, "/etc/rm/token");
@@ -121,6 +129,7 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_DOUBLE_EQ(o.keepJournalsDays, 2.5);
   EXPECT_EQ(o.workerPath, "/opt/rm/ringmaster-worker");
   EXPECT_EQ(o.allowedPrograms, (std::vector<std::string>{"/usr/bin/python3", "/opt/bin/trainer"}));
+  EXPECT_EQ(o.endpointFile, "/home/u/.ringmaster/slurm/job/agents/n1");
 
   const AgentOptions untouched = parseAgentFlags({});
   const AgentOptions defaults;
@@ -128,6 +137,7 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_EQ(untouched.port, kDefaultAgentPort);
   EXPECT_DOUBLE_EQ(untouched.keepJournalsDays, defaults.keepJournalsDays);
   EXPECT_TRUE(untouched.tokenFile.empty());
+  EXPECT_TRUE(untouched.endpointFile.empty());
   EXPECT_TRUE(untouched.allowedPrograms.empty()) << "an agent runs no program of a user's unless told";
 }
 
