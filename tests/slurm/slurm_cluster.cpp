@@ -100,6 +100,12 @@ std::vector<std::string> descendantProcesses() {
   return lines;
 }
 
+std::string joinedLines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (true) {
@@ -291,9 +297,11 @@ std::vector<std::string> SlurmCluster::jobs() const {
 std::vector<std::string> SlurmCluster::strayProcesses(const std::vector<pid_t>& besides) const {
   std::set<pid_t> known(besides.begin(), besides.end());
   for (const auto& d : daemons_) known.insert(d->pid());
+  // slurmctld's own helper (slurmscriptd) lives as long as slurmctld; job steps come from slurmd instead.
+  const pid_t controller = daemons_.size() > 1 ? daemons_[1]->pid() : -1;
   std::vector<std::string> stray;
   for (const auto& e : descendantsOf(::getpid())) {
-    if (known.count(e.pid) || e.state == 'Z') continue;
+    if (known.count(e.pid) || e.parent == controller || e.state == 'Z') continue;
     stray.push_back(std::to_string(e.pid) + " " + e.command);
   }
   return stray;

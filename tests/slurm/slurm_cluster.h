@@ -85,6 +85,9 @@ class SlurmCluster {
 // Live processes descended from this one, as "pid command" lines.
 std::vector<std::string> descendantProcesses();
 
+// `lines` one to a line, for a failure message.
+std::string joinedLines(const std::vector<std::string>& lines);
+
 // Polls `condition` every 100 ms until it holds or `limit` passes; returns whether it held.
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 

@@ -12,12 +12,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& l : lines) text += l + "\n";
-  return text;
-}
-
 TEST(SlurmCluster, RunsAStepOnBothNodesAndLeavesNoProcessBehind) {
   ASSERT_TRUE(SlurmCluster::installed()) << "Slurm and munge are missing: run scripts/install-deps";
   {
@@ -44,9 +38,9 @@ TEST(SlurmCluster, RunsAStepOnBothNodesAndLeavesNoProcessBehind) {
           return sleeping == 2;
         },
         20s))
-        << joined(cluster.strayProcesses());
+        << joinedLines(cluster.strayProcesses());
   }
-  EXPECT_TRUE(descendantProcesses().empty()) << joined(descendantProcesses());
+  EXPECT_TRUE(descendantProcesses().empty()) << joinedLines(descendantProcesses());
 }
 
 }  // namespace

@@ -14,12 +14,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& l : lines) text += l + "\n";
-  return text;
-}
-
 class SlurmRun : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,7 +62,7 @@ class SlurmRun : public ::testing::Test {
   // Every process this test started is gone within 20 s (the cluster's daemons aside).
   void expectNoStrayProcess() const {
     EXPECT_TRUE(waitUntil([this] { return cluster_->strayProcesses().empty(); }, 20s))
-        << joined(cluster_->strayProcesses());
+        << joinedLines(cluster_->strayProcesses());
   }
 
   std::unique_ptr<SlurmCluster> cluster_;
@@ -140,7 +134,7 @@ TEST_F(SlurmRun, StopCancelsARunningJobAndLeavesNoProcessBehind) {
 
 TEST_F(SlurmRun, AttachWatchesAJobAnotherConsoleSubmitted) {
   auto first =
-      std::make_unique<BackgroundProcess>(slurmRun(400), cluster_->env(), cluster_->folder() + "/first");
+      std::make_unique<BackgroundProcess>(slurmRun(250), cluster_->env(), cluster_->folder() + "/first");
   ASSERT_TRUE(waitUntil([&] { return first->out().find("step ") != std::string::npos; }, 90s))
       << first->err() << cluster_->logs();
   const std::string id = submittedJob(first->err());
@@ -157,7 +151,7 @@ TEST_F(SlurmRun, AttachWatchesAJobAnotherConsoleSubmitted) {
   EXPECT_NE(attached.err.find("finished"), std::string::npos) << attached.err;
   auto shown = runProcess({binPath("ringmaster"), "show", "1", "--store", attachStore}, {}, 60s);
   EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("over 400 steps"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("over 250 steps"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
   EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
       << cluster_->jobState(id);
