@@ -68,7 +68,10 @@ void run(int ranks, uint64_t steps) {
 
   DashboardPage page;
   page.resize(1440, 900);
-  page.setRun(data.get(), QStringLiteral("benchmark"), true);
+  ringmaster::gui::RunHeading heading;
+  heading.name = QStringLiteral("benchmark");
+  heading.live = true;
+  page.setRun(data.get(), heading);
   page.show();
   QApplication::processEvents();
   page.redraw();

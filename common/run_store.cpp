@@ -779,6 +779,11 @@ void RunStore::replaceFindings(int64_t runId, const std::vector<v1::Finding>& fi
   });
 }
 
+int64_t RunStore::dataVersion() const {
+  auto q = impl_->prepare("PRAGMA data_version");
+  return q->step() ? q->int64(0) : 0;
+}
+
 std::vector<RunInfo> RunStore::runs() const {
   auto q = impl_->prepare(std::string(kRunColumns) + " ORDER BY id DESC");
   std::vector<RunInfo> out;

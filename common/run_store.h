@@ -150,6 +150,9 @@ class RunStore {
   void replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings);
 
   // ---- reading
+  // A number that changes whenever another connection (another console, `ringmaster run`) has committed to
+  // the file since this one last looked (SQLite's PRAGMA data_version): cheap enough to poll.
+  int64_t dataVersion() const;
   std::vector<RunInfo> runs() const;  // newest first
   std::optional<RunInfo> run(int64_t runId) const;
   // "12" (an id), "last", or a run's name (the newest of that name). Throws InputError naming `text`.

@@ -67,6 +67,7 @@ void LiveSeries::ingest(const v1::StepSample& s) {
   set(RankMetric::ComputeMs, ms(s.forward_ns() + s.backward_ns()));
   set(RankMetric::CommWaitMs, ms(s.comm_wait_ns()));
   set(RankMetric::OptimizerMs, ms(s.optimizer_ns()));
+  if (s.total_ns() > 0) set(RankMetric::StepMs, ms(s.total_ns()));
   if (s.total_ns() > 0) {
     const float throughput = static_cast<float>(s.samples() * 1e9 / static_cast<double>(s.total_ns()));
     StepSeries& own = r.metrics[static_cast<int>(RankMetric::Throughput)];

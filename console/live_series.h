@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The numbers a dashboard charts for one run, per rank and per step, built from the records as they stream
 // in: throughput, step phases, all-reduce latency and bus bandwidth (per rank and per bucket), memory and
-// loss. Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 10 metrics stay near 260
+// loss. Each metric is a StepSeries (4 bytes a step), so 64 ranks x 100 000 steps x 11 metrics stay near 290
 // MB.
 #pragma once
 
@@ -27,8 +27,9 @@ enum class RankMetric {
   AllreduceLatencyMs,  // mean all-reduce latency of the step
   AllreduceBusbwGbps,  // mean all-reduce bus bandwidth of the step (GB/s)
   ComputeMs,           // forward + backward: what a straggler shows in
+  StepMs,              // the step's wall time, phases and what they do not cover
 };
-constexpr int kRankMetricCount = 10;
+constexpr int kRankMetricCount = 11;
 
 // The step phases in the order they stack.
 constexpr RankMetric kPhaseMetrics[] = {RankMetric::DataMs, RankMetric::ForwardMs, RankMetric::BackwardMs,

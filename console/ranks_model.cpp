@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/ranks_model.h"
 
+#include "console/axis_scale.h"
+
 namespace ringmaster::console {
 
 RanksModel::RanksModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -36,6 +38,18 @@ QString RanksModel::stateText(const RankRow& row) {
   }
 }
 
+bool RanksModel::failed(const RankRow& row) {
+  switch (row.state) {
+    case v1::RankState::STATE_EXITED:
+      return row.exitCode != 0;
+    case v1::RankState::STATE_SIGNALED:
+    case v1::RankState::STATE_FAILED_TO_START:
+      return true;
+    default:
+      return false;
+  }
+}
+
 int RanksModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
@@ -48,6 +62,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const RankRow& r = rows_[static_cast<size_t>(index.row())];
   if (role == RankRole) return r.rank;
+  if (role == FailedRole) return failed(r);
   if (role == Qt::TextAlignmentRole && index.column() >= Steps) {
     return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
   }
@@ -62,9 +77,14 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
     case Steps:
       return QVariant::fromValue<qulonglong>(r.steps);
     case Throughput:
-      return QString::number(r.samplesPerS, 'f', 1);
+      // "512.5" up to a thousand, then with a prefix: "12.3 k".
+      return QString::fromStdString(siNumber(r.samplesPerS, r.samplesPerS < 1000 ? 0.1 : 0));
     case StepTime:
       return QString::number(r.stepMs, 'f', 2);
+    case Compute:
+      return QString::number(r.computeMs, 'f', 2);
+    case Wait:
+      return QString::number(r.waitMs, 'f', 2);
     case Memory:
       return QString::number(r.rssMb, 'f', 0);
     default:
@@ -87,6 +107,10 @@ QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int ro
       return tr("Samples/s");
     case StepTime:
       return tr("Step (ms)");
+    case Compute:
+      return tr("Compute (ms)");
+    case Wait:
+      return tr("Wait (ms)");
     case Memory:
       return tr("Memory (MiB)");
     default:

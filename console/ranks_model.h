@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The ranks of a run as a table: host, state, steps, throughput, step time, memory.
+// The ranks of a run as a table: host, state, steps, throughput, step time, compute and wait time (a
+// straggler computes longer, the others wait for it), memory.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -13,8 +14,11 @@ class RanksModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Rank, Host, State, Steps, Throughput, StepTime, Memory, ColumnCount };
+  enum Column { Rank, Host, State, Steps, Throughput, StepTime, Compute, Wait, Memory, ColumnCount };
   static constexpr int RankRole = Qt::UserRole;
+  // True for a rank that ended badly (non-zero exit, a signal, failed to start).
+  static constexpr int FailedRole = Qt::UserRole + 1;
+  static bool failed(const RankRow& row);
 
   explicit RanksModel(QObject* parent = nullptr);
 

@@ -61,12 +61,18 @@ std::vector<RankRow> RunData::rankRows() const {
     const uint64_t from = end > kRecentSteps ? end - kRecentSteps : 0;
     const double samples = throughput.mean(from, end);
     row.samplesPerS = std::isnan(samples) ? 0 : samples;
+    // The step's wall time where the rank reports it; the phases' sum otherwise.
     double stepMs = 0;
     for (RankMetric m : kPhaseMetrics) {
       const double v = series.rank(rank, m).mean(from, end);
       if (!std::isnan(v)) stepMs += v;
     }
-    row.stepMs = stepMs;
+    const double wall = series.rank(rank, RankMetric::StepMs).mean(from, end);
+    row.stepMs = std::isnan(wall) ? stepMs : wall;
+    const double compute = series.rank(rank, RankMetric::ComputeMs).mean(from, end);
+    row.computeMs = std::isnan(compute) ? 0 : compute;
+    const double wait = series.rank(rank, RankMetric::CommWaitMs).mean(from, end);
+    row.waitMs = std::isnan(wait) ? 0 : wait;
     const StepSeries& rss = series.rank(rank, RankMetric::RssMb);
     const float latest = rss.endStep() > 0 ? rss.at(rss.endStep() - 1) : NAN;
     row.rssMb = std::isnan(latest) ? 0 : latest;

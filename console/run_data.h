@@ -26,6 +26,8 @@ struct RankRow {
   double samplesPerS = 0;  // mean throughput over the last steps
   double stepMs = 0;       // mean step time over the last steps
   double rssMb = 0;        // latest resident memory
+  double computeMs = 0;    // mean forward + backward over the last steps: where a straggler shows
+  double waitMs = 0;       // mean exposed communication wait over the last steps: waiting for the others
 };
 
 struct RunData {

@@ -3,21 +3,24 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChartView>
 #include <QComboBox>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIdentityProxyModel>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QValueAxis>
 #include <cmath>
 
+#include "common/duration_text.h"
 #include "gui/chart_export.h"
 #include "gui/heatmap_view.h"
 #include "gui/palette.h"
@@ -28,7 +31,25 @@ namespace {
 
 constexpr int kRedrawMs = 40;  // ~25 Hz
 constexpr int kPhaseRefreshMs = 400;
-const char* const kPhaseNames[] = {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER"};
+// The measured phases, then what the step took beyond them.
+const char* const kPhaseNames[] = {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER", "OTHER"};
+constexpr int kPhaseCount = 6;
+constexpr int kPhaseIntervals = 5;
+
+// The ranks table with a failed rank's row in the failure colour.
+class RankStateColours : public QIdentityProxyModel {
+ public:
+  using QIdentityProxyModel::QIdentityProxyModel;
+  QVariant data(const QModelIndex& index, int role) const override {
+    if (role == Qt::BackgroundRole || role == Qt::ForegroundRole) {
+      if (QIdentityProxyModel::data(index, console::RanksModel::FailedRole).toBool()) {
+        const bool dark = isDark(QPalette());
+        return role == Qt::BackgroundRole ? failureColor(dark) : failureTextColor(dark);
+      }
+    }
+    return QIdentityProxyModel::data(index, role);
+  }
+};
 
 }  // namespace
 
@@ -54,6 +75,14 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   stop_->setObjectName(QStringLiteral("stopRun"));
   hosts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   hosts_->hide();
+  progress_ = new QProgressBar(this);
+  progress_->setObjectName(QStringLiteral("runProgress"));
+  progress_->setTextVisible(false);
+  progress_->setMaximumWidth(240);
+  progressText_ = new QLabel(this);
+  progressText_->setObjectName(QStringLiteral("runProgressText"));
+  progress_->hide();
+  progressText_->hide();
 
   auto* bar = new QHBoxLayout;
   auto* titles = new QVBoxLayout;
@@ -61,14 +90,19 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   titles->addWidget(title_);
   titles->addWidget(hosts_);
   bar->addLayout(titles, 1);
+  bar->addWidget(progress_);
+  bar->addWidget(progressText_);
   bar->addWidget(rankPicker_);
   bar->addWidget(allreduceBy_);
   bar->addWidget(timeline_);
   bar->addWidget(stop_);
 
   ranksModel_ = new console::RanksModel(this);
+  auto* coloured = new RankStateColours(this);
+  coloured->setSourceModel(ranksModel_);
   ranksView_ = new QTableView(this);
-  ranksView_->setModel(ranksModel_);
+  ranksView_->setObjectName(QStringLiteral("ranksTable"));
+  ranksView_->setModel(coloured);
   ranksView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   ranksView_->setSelectionMode(QAbstractItemView::SingleSelection);
   ranksView_->verticalHeader()->hide();
@@ -79,6 +113,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   latency_ = new SeriesChart(tr("All-reduce latency"), tr("ms"), this);
   busbw_ = new SeriesChart(tr("All-reduce bus bandwidth"), tr("GB/s"), this);
   memory_ = new SeriesChart(tr("Memory per rank (RSS)"), tr("MiB"), this);
+  loss_ = new SeriesChart(tr("Loss"), tr("loss"), this);
   heatmap_ = new HeatmapView(this);
 
   auto* phaseChart = new QChart();
@@ -86,9 +121,9 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phaseChart->setMargins(QMargins(4, 4, 4, 4));
   phaseChart->setBackgroundRoundness(0);
   phaseSeries_ = new QStackedBarSeries(phaseChart);
-  const QString phaseLabels[] = {tr("data"), tr("forward"), tr("backward"), tr("exposed comm"),
-                                 tr("optimizer")};
-  for (int i = 0; i < 5; ++i) {
+  const QString phaseLabels[] = {tr("data"),         tr("forward"),   tr("backward"),
+                                 tr("exposed comm"), tr("optimizer"), tr("other")};
+  for (int i = 0; i < kPhaseCount; ++i) {
     auto* set = new QBarSet(phaseLabels[i], phaseSeries_);
     set->setColor(phaseColor(QString::fromLatin1(kPhaseNames[i])));
     set->setBorderColor(Qt::transparent);
@@ -97,14 +132,16 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phaseSeries_->setBarWidth(0.8);
   phaseChart->addSeries(phaseSeries_);
   phaseRanks_ = new QBarCategoryAxis(phaseChart);
-  phaseMs_ = new QValueAxis(phaseChart);
+  phaseMs_ = new QCategoryAxis(phaseChart);
   phaseMs_->setTitleText(tr("ms"));
-  phaseMs_->setLabelFormat(QStringLiteral("%.4g"));
+  phaseMs_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  setRoundTicks(phaseMs_, 0, 1, kPhaseIntervals);
   phaseChart->addAxis(phaseRanks_, Qt::AlignBottom);
   phaseChart->addAxis(phaseMs_, Qt::AlignLeft);
   phaseSeries_->attachAxis(phaseRanks_);
   phaseSeries_->attachAxis(phaseMs_);
-  phaseChart->legend()->setAlignment(Qt::AlignBottom);
+  // Six phase names do not fit under a chart a third of the window wide: they stand beside it.
+  phaseChart->legend()->setAlignment(Qt::AlignRight);
   phases_ = new QChartView(phaseChart, this);
   phases_->setRenderHint(QPainter::Antialiasing, true);
   phases_->setMinimumSize(320, 200);
@@ -114,18 +151,20 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   auto* grid = new QGridLayout(charts);
   grid->setContentsMargins(0, 0, 0, 0);
   grid->addWidget(throughput_, 0, 0);
-  grid->addWidget(phases_, 0, 1);
+  grid->addWidget(loss_, 0, 1);
+  grid->addWidget(phases_, 0, 2);
   grid->addWidget(latency_, 1, 0);
   grid->addWidget(busbw_, 1, 1);
-  grid->addWidget(memory_, 2, 0);
-  grid->addWidget(heatmap_, 2, 1);
+  grid->addWidget(memory_, 1, 2);
+  grid->addWidget(heatmap_, 2, 0, 1, 3);
 
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->setObjectName(QStringLiteral("dashboardSplit"));
+  // The ranks table spans the window above the charts, so every column shows.
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName(QStringLiteral("dashboardRanksSplit"));
   split->addWidget(ranksView_);
   split->addWidget(charts);
   split->setStretchFactor(1, 4);
-  split->setSizes({330, 1100});
+  split->setSizes({140, 700});
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
@@ -158,7 +197,7 @@ void DashboardPage::changeEvent(QEvent* event) {
 
 void DashboardPage::applyTheme() {
   const bool dark = isDark(palette());
-  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->setDarkTheme(dark);
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->setDarkTheme(dark);
   phases_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   const auto sets = phaseSeries_->barSets();
   for (int i = 0; i < sets.size(); ++i) {
@@ -169,14 +208,76 @@ void DashboardPage::applyTheme() {
   dirty_ = true;
 }
 
-void DashboardPage::runEnded(const QString& title) {
-  title_->setText(title);
-  stop_->setEnabled(false);
+QString DashboardPage::statusText(const QString& status) {
+  if (status == QLatin1String("running")) return tr("running");
+  if (status == QLatin1String("finished")) return tr("finished");
+  if (status == QLatin1String("failed")) return tr("failed");
+  if (status == QLatin1String("stopped")) return tr("stopped");
+  if (status == QLatin1String("detached")) return tr("detached");
+  if (status == QLatin1String("interrupted")) return tr("interrupted");
+  return status;
 }
 
-void DashboardPage::setRun(console::RunData* run, const QString& title, bool live) {
+void DashboardPage::showTitle() {
+  if (!run_) {
+    title_->setText(tr("No run selected. Launch one or open a past run from Runs."));
+    return;
+  }
+  const QString name = heading_.name.isEmpty() ? tr("unnamed run") : heading_.name;
+  title_->setText(heading_.live
+                      ? tr("Run %1 · %2 · live").arg(heading_.runId).arg(name)
+                      : tr("Run %1 · %2 · %3").arg(heading_.runId).arg(name, statusText(heading_.status)));
+}
+
+QString DashboardPage::titleText() const {
+  return title_->text();
+}
+
+QString DashboardPage::progressText() const {
+  return progressText_->isVisibleTo(this) ? progressText_->text() : QString();
+}
+
+void DashboardPage::runEnded(const QString& status) {
+  heading_.live = false;
+  heading_.status = status;
+  showTitle();
+  stop_->setEnabled(false);
+  timeline_->setEnabled(false);
+  progressFromRecords();
+  dirty_ = true;
+}
+
+void DashboardPage::setProgress(const console::ProgressSnapshot& progress) {
+  if (!run_) return;
+  const uint64_t total = heading_.totalSteps > 0 ? heading_.totalSteps : progress.totalSteps;
+  const uint64_t done = total > 0 ? std::min(progress.step, total) : progress.step;
+  progress_->setVisible(total > 0);
+  if (total > 0) {
+    // QProgressBar counts in int: steps beyond that are shown in thousandths.
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(1000 * done / total));
+  }
+  QString text = total > 0 ? tr("Step %1 of %2").arg(done).arg(total) : tr("Step %1").arg(done);
+  if (heading_.live && total > 0 && progress.etaS >= 0)
+    text += tr(" · ETA %1").arg(QString::fromStdString(formatDuration(progress.etaS * 1e9)));
+  progressText_->setText(text);
+  progressText_->setVisible(true);
+}
+
+void DashboardPage::progressFromRecords() {
+  if (!run_) return;
+  console::ProgressSnapshot snap;
+  const auto rows = run_->rankRows();
+  for (size_t i = 0; i < rows.size(); ++i)
+    snap.step = i == 0 ? rows[i].steps : std::min(snap.step, rows[i].steps);
+  snap.totalSteps = heading_.totalSteps;
+  setProgress(snap);
+}
+
+void DashboardPage::setRun(console::RunData* run, const RunHeading& heading) {
   run_ = run;
-  title_->setText(run ? title : tr("No run selected. Launch one or open a past run from Runs."));
+  heading_ = heading;
+  showTitle();
   QStringList hosts;
   if (run) {
     for (const auto& [host, facts] : run->hosts)
@@ -190,16 +291,21 @@ void DashboardPage::setRun(console::RunData* run, const QString& title, bool liv
   hosts_->setText(line);
   hosts_->setToolTip(hosts.join(QLatin1Char('\n')));
   hosts_->setVisible(!hosts.isEmpty());
+  const bool live = run && heading.live;
   stop_->setEnabled(live);
   timeline_->setEnabled(live);
   rankCount_ = -1;
   windowFrom_ = windowTo_ = 0;
   phaseMax_ = 0;
-  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->resetAxes();
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->resetAxes();
   if (!run) {
-    for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->setLines({});
+    for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->setLines({});
     ranksModel_->setRows({});
     heatmap_->clear();
+    progress_->hide();
+    progressText_->hide();
+  } else {
+    progressFromRecords();
   }
   dirty_ = true;
   redraw();
@@ -207,7 +313,7 @@ void DashboardPage::setRun(console::RunData* run, const QString& title, bool liv
 
 void DashboardPage::highlightRank(int rank) {
   highlighted_ = rank;
-  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->highlightRank(rank);
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->highlightRank(rank);
   heatmap_->highlightRank(rank);
   const int pick = rankPicker_->findData(rank);
   if (pick >= 0) rankPicker_->setCurrentIndex(pick);
@@ -288,6 +394,12 @@ void DashboardPage::rebuildLines() {
       busbw.push_back({name, &s.rank(r, console::RankMetric::AllreduceBusbwGbps), color, r});
     }
   }
+  // Built-in models report their loss every step; a user's program when it logs one.
+  std::vector<SeriesChart::Line> loss;
+  if (!s.loss().empty())
+    loss.push_back({tr("mean over ranks"), &s.loss(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
+  lossLines_ = loss.size();
+  loss_->setLines(std::move(loss));
   throughput_->setLines(std::move(throughput));
   latency_->setLines(std::move(latency));
   busbw_->setLines(std::move(busbw));
@@ -316,35 +428,48 @@ void DashboardPage::refreshPhases(uint64_t from, uint64_t to) {
   const auto sets = phaseSeries_->barSets();
   double tallest = 0;
   for (int r = 0; r < rankCount_; ++r) {
-    const std::vector<double> means = run_->series.phaseMeans(r, from, to);
+    std::vector<double> means = run_->series.phaseMeans(r, from, to);
+    double measured = 0;
+    for (double& v : means) {
+      if (std::isnan(v)) v = 0;
+      measured += v;
+    }
+    // "Other": the step's wall time the phases do not cover (a leaking rank's allocator, the probe, Python).
+    const double step = run_->series.rank(r, console::RankMetric::StepMs).mean(from, to);
+    means.push_back(std::isnan(step) ? 0 : std::max(0.0, step - measured));
     double total = 0;
     for (size_t i = 0; i < means.size() && i < static_cast<size_t>(sets.size()); ++i) {
-      const double v = std::isnan(means[i]) ? 0 : means[i];
-      if (sets[static_cast<int>(i)]->at(r) != v) sets[static_cast<int>(i)]->replace(r, v);
-      total += v;
+      if (sets[static_cast<int>(i)]->at(r) != means[i]) sets[static_cast<int>(i)]->replace(r, means[i]);
+      total += means[i];
     }
     tallest = std::max(tallest, total);
   }
   if (tallest > phaseMax_) {
     phaseMax_ = niceCeil(tallest * 1.05);
-    phaseMs_->setRange(0, phaseMax_);
+    setRoundTicks(phaseMs_, 0, phaseMax_, kPhaseIntervals);
   }
+}
+
+std::pair<double, double> DashboardPage::stepRange() const {
+  if (windowTo_ > windowFrom_) return {static_cast<double>(windowFrom_), static_cast<double>(windowTo_)};
+  const double end = run_ ? static_cast<double>(run_->series.endStep()) : 0;
+  // The job's step count when it is known; a run that ended, its own; otherwise the axis grows in round
+  // steps ahead of the data, so it does not move with every step.
+  if (heading_.totalSteps > 0) return {0, std::max(static_cast<double>(heading_.totalSteps), end)};
+  if (!heading_.live && end > 0) return {0, end};
+  return {0, niceCeil(std::max(10.0, end * 1.05))};
 }
 
 qsizetype DashboardPage::redraw() {
   dirty_ = false;
   if (!run_) return 0;
   auto& s = run_->series;
-  if (s.rankCount() != rankCount_ || s.buckets().size() != bucketCount_) rebuildLines();
-  // The x axis grows in round steps ahead of the data, so it does not move with every step.
-  double x0 = 0;
-  double x1 = niceCeil(std::max<double>(10, static_cast<double>(s.endStep()) * 1.05));
-  if (windowTo_ > windowFrom_) {
-    x0 = static_cast<double>(windowFrom_);
-    x1 = static_cast<double>(windowTo_);
-  }
+  if (s.rankCount() != rankCount_ || s.buckets().size() != bucketCount_ ||
+      lossLines_ != (s.loss().empty() ? 0u : 1u))
+    rebuildLines();
+  const auto [x0, x1] = stepRange();
   qsizetype pushed = 0;
-  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) pushed += c->refresh(x0, x1);
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) pushed += c->refresh(x0, x1);
   const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
   if (window != phasesWindow_ || !phasesRefreshed_.isValid() ||
       phasesRefreshed_.elapsed() >= kPhaseRefreshMs) {

@@ -30,8 +30,31 @@ QRect HeatmapView::plotRect() const {
   for (float ms : {low_, high_}) {
     if (std::isfinite(ms)) labels = std::max(labels, fontMetrics().horizontalAdvance(scaleLabel(ms)));
   }
-  const int right = 12 + 12 + 4 + labels + 4;
+  const int right = 12 + 12 + 4 + labels + 1 + 6;
   return QRect(left, top, std::max(10, width() - left - right), std::max(10, height() - top - bottom));
+}
+
+QRect HeatmapView::scaleRect() const {
+  const QRect plot = plotRect();
+  return QRect(plot.right() + 12, plot.top(), 12, plot.height());
+}
+
+QRect HeatmapView::highLabelRect() const {
+  const QRect scale = scaleRect();
+  const QString text = scaleLabel(high_);
+  return QRect(scale.right() + 4, scale.top(), fontMetrics().horizontalAdvance(text) + 1,
+               fontMetrics().height());
+}
+
+QRect HeatmapView::lowLabelRect() const {
+  const QRect scale = scaleRect();
+  const QString text = scaleLabel(low_);
+  return QRect(scale.right() + 4, scale.bottom() - fontMetrics().height() + 1,
+               fontMetrics().horizontalAdvance(text) + 1, fontMetrics().height());
+}
+
+QRect HeatmapView::scaleLabelsRect() const {
+  return highLabelRect().united(lowLabelRect());
 }
 
 void HeatmapView::clear() {
@@ -105,14 +128,14 @@ void HeatmapView::paintEvent(QPaintEvent*) {
   p.drawText(QRect(plot.left(), plot.bottom() + 2, plot.width(), fontMetrics().height() * 2 + 4),
              Qt::AlignHCenter | Qt::AlignBottom, tr("step"));
   // Colour scale.
-  const QRect scale(plot.right() + 12, plot.top(), 12, plot.height());
+  const QRect scale = scaleRect();
   for (int y = 0; y < scale.height(); ++y) {
     p.setPen(heatColor(1.0 - static_cast<double>(y) / scale.height()));
     p.drawLine(scale.left(), scale.top() + y, scale.right(), scale.top() + y);
   }
   p.setPen(palette().color(QPalette::WindowText));
-  p.drawText(scale.right() + 4, scale.top() + fontMetrics().ascent(), scaleLabel(high_));
-  p.drawText(scale.right() + 4, scale.bottom(), scaleLabel(low_));
+  p.drawText(highLabelRect(), Qt::AlignLeft | Qt::AlignTop | Qt::TextDontClip, scaleLabel(high_));
+  p.drawText(lowLabelRect(), Qt::AlignLeft | Qt::AlignBottom | Qt::TextDontClip, scaleLabel(low_));
 }
 
 void HeatmapView::mousePressEvent(QMouseEvent* event) {

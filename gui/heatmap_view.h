@@ -20,6 +20,8 @@ class HeatmapView : public QWidget {
   void highlightRank(int rank);
   void clear();
   QSize sizeHint() const override { return {480, 240}; }
+  // Where the colour scale's two labels (highest and lowest value) are drawn, together.
+  QRect scaleLabelsRect() const;
 
  Q_SIGNALS:
   void rankClicked(int rank);
@@ -30,6 +32,10 @@ class HeatmapView : public QWidget {
 
  private:
   QRect plotRect() const;
+  // The colour bar, and its top (highest) and bottom (lowest) labels beside it.
+  QRect scaleRect() const;
+  QRect highLabelRect() const;
+  QRect lowLabelRect() const;
   // A colour-scale label: "117.7 ms".
   QString scaleLabel(float ms) const;
 

@@ -60,6 +60,10 @@ class LiveRun : public QObject, public console::RecordSink {
   bool onThisMachine() const { return session_.onThisMachine(); }
   // What each host told about itself, once started.
   std::map<std::string, console::HostFacts> hostFacts() const;
+  // Steps done of the total, samples/s and ETA, as `ringmaster run` prints them.
+  console::ProgressSnapshot progress() const { return session_.progress(); }
+  // The steps the job will run; 0 when its program decides (console::expectedSteps).
+  uint64_t totalSteps() const { return console::expectedSteps(session_.plan().spec); }
   // Records that arrived out of sequence: a gap or a repeat in a host's journal (should stay 0).
   uint64_t sequenceFaults() const { return sequenceFaults_.load(); }
 

@@ -36,6 +36,20 @@ namespace {
 const char* const kPageKeys[] = {"hosts",    "launch",  "dashboard", "timeline",
                                  "findings", "compare", "logs",      "runs"};
 
+// Resetting the runs model loses the user's selection: do it only when a run came, went or changed.
+bool sameRuns(const std::vector<RunInfo>& runs, const console::RunsModel& model) {
+  if (static_cast<int>(runs.size()) != model.rowCount()) return false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunInfo* shown = model.run(static_cast<int>(i));
+    const RunInfo& r = runs[i];
+    if (shown->id != r.id || shown->name != r.name || shown->status != r.status ||
+        shown->worldSize != r.worldSize || shown->endedUnixNs != r.endedUnixNs || shown->tags != r.tags ||
+        shown->notes != r.notes)
+      return false;
+  }
+  return true;
+}
+
 // Resetting the findings model loses the user's selection: do it only when something changed.
 bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Finding>& b) {
   if (a.size() != b.size()) return false;
@@ -46,6 +60,7 @@ bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Findi
 }
 
 constexpr int kReconnectedBannerMs = 5000;
+constexpr std::chrono::milliseconds kStoreWatchInterval{1000};
 
 QString workerBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
@@ -165,10 +180,33 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     launch_->setConnectedHosts(connected);
   });
 
+  // Runs started elsewhere (the CLI, another console) appear without a manual refresh.
+  storeWatch_ = new QTimer(this);
+  storeWatch_->setInterval(kStoreWatchInterval);
+  connect(storeWatch_, &QTimer::timeout, this, &MainWindow::checkStoreChanged);
+  storeWatch_->start();
+
   updateLiveControls();
   restoreSettings();
   registry_->restore();
   refreshRuns();
+}
+
+void MainWindow::setStoreWatchInterval(std::chrono::milliseconds interval) {
+  storeWatch_->setInterval(interval);
+}
+
+void MainWindow::checkStoreChanged() {
+  if (storeCheckPending_) return;
+  storeCheckPending_ = true;
+  store_->post<int64_t>(
+      this, [](RunStore& s) { return s.dataVersion(); },
+      [this](int64_t version) {
+        storeCheckPending_ = false;
+        const bool changed = storeVersion_ >= 0 && version != storeVersion_;
+        storeVersion_ = version;
+        if (changed) refreshRuns();
+      });
 }
 
 MainWindow::~MainWindow() {
@@ -272,6 +310,7 @@ void MainWindow::updateLiveControls() {
   const bool running =
       live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
   timelineButton()->setEnabled(running);
+  dashboard_->stopButton()->setEnabled(running);
   if (!running) {
     QSignalBlocker block(timelineButton());
     timelineButton()->setChecked(false);
@@ -282,7 +321,8 @@ void MainWindow::refreshRuns() {
   store_->post<std::vector<RunInfo>>(
       this, [](RunStore& s) { return s.runs(); },
       [this](std::vector<RunInfo> runs) {
-        runsModel_->setRuns(std::move(runs));
+        // The same list again keeps the user's selection and the Compare page's ticks as they are.
+        if (!sameRuns(runs, *runsModel_)) runsModel_->setRuns(std::move(runs));
         runs_->setStatus(tr("%n run(s) in %1", nullptr, runsModel_->rowCount())
                              .arg(QDir::toNativeSeparators(store_->path())));
         Q_EMIT runsRefreshed();
@@ -294,25 +334,26 @@ void MainWindow::openRun(int64_t runId) {
   store_->post<std::shared_ptr<console::RunData>>(
       this, [runId](RunStore& s) { return std::make_shared<console::RunData>(console::loadRun(s, runId)); },
       [this, runId](std::shared_ptr<console::RunData> data) {
-        const QString title =
-            tr("Run %1 · %2 · %3")
-                .arg(runId)
-                .arg(QString::fromStdString(data->info->name), QString::fromStdString(data->info->status));
+        RunHeading heading;
+        heading.runId = runId;
+        heading.name = QString::fromStdString(data->info->name);
+        heading.status = QString::fromStdString(data->info->status);
+        heading.totalSteps = console::expectedSteps(data->info->spec);
         auto owned = std::make_unique<console::RunData>(std::move(*data));
         setBanner({});
-        showRunData(std::move(owned), title, false, runId);
+        showRunData(std::move(owned), heading);
         pages_->setCurrentWidget(dashboard_);
       });
 }
 
-void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const QString& title, bool live,
-                             int64_t runId) {
+void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const RunHeading& heading) {
+  const int64_t runId = heading.runId;
   // Views first let go of the old run, then it is replaced.
-  dashboard_->setRun(nullptr, {}, false);
+  dashboard_->setRun(nullptr, {});
   timeline_->setModel(nullptr);
   run_ = std::move(data);
   shownRunId_ = runId;
-  dashboard_->setRun(run_.get(), title, live);
+  dashboard_->setRun(run_.get(), heading);
   timeline_->setModel(&run_->timeline);
   timelineEventsShown_ = run_->timeline.eventCount();
   logModel_->clear();
@@ -358,7 +399,13 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
             }
             auto data = std::make_unique<console::RunData>();
             data->hosts = live_->hostFacts();
-            showRunData(std::move(data), tr("Run %1 · %2 · live").arg(runId).arg(name), true, runId);
+            RunHeading heading;
+            heading.runId = runId;
+            heading.name = name;
+            heading.status = QStringLiteral("running");
+            heading.live = true;
+            heading.totalSteps = live_->totalSteps();
+            showRunData(std::move(data), heading);
             updateLiveControls();
             QSignalBlocker block(timelineButton());
             timelineButton()->setChecked(recordFromStart);
@@ -370,12 +417,10 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     updateLiveControls();
     Q_EMIT liveRunEnded(QStringLiteral("failed"));
   });
-  connect(live_.get(), &LiveRun::ended, this, [this, name](const QString& status, const QString& message) {
+  connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
     setBanner(tr("The run ended: %1 (%2).").arg(status, message), !succeeded);
-    if (shownRunId_ == live_->runId()) {
-      dashboard_->runEnded(tr("Run %1 · %2 · %3").arg(live_->runId()).arg(name, status));
-    }
+    if (shownRunId_ == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();
@@ -431,6 +476,7 @@ void MainWindow::ingestLive(const std::vector<v1::Record>& records,
     findingsModel_->setFindings(findings);
     dashboard_->setFindings(findings);
   }
+  dashboard_->setProgress(live_->progress());
   dashboard_->markDirty();
   if (run_->timeline.eventCount() != timelineEventsShown_) {
     timelineEventsShown_ = run_->timeline.eventCount();

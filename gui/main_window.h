@@ -13,11 +13,13 @@
 #include "console/log_model.h"
 #include "console/run_data.h"
 #include "console/runs_model.h"
+#include "gui/dashboard_page.h"
 #include "gui/live_run.h"
 
 class QLabel;
 class QAbstractButton;
 class QTabWidget;
+class QTimer;
 
 namespace ringmaster::console {
 class HostRegistry;
@@ -27,7 +29,6 @@ class StoreAccess;
 namespace ringmaster::gui {
 
 class ComparePage;
-class DashboardPage;
 class FindingsPage;
 class HostsPage;
 class LaunchPage;
@@ -92,6 +93,8 @@ class MainWindow : public QMainWindow {
   QAbstractButton* timelineButton() const;
   QString bannerText() const;
   void refreshRuns();
+  // How often the Runs and Compare pages look whether the history changed (a run started from the CLI).
+  void setStoreWatchInterval(std::chrono::milliseconds interval);
 
  Q_SIGNALS:
   void runShown(int64_t runId);
@@ -106,7 +109,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  void showRunData(std::unique_ptr<console::RunData> data, const QString& title, bool live, int64_t runId);
+  void showRunData(std::unique_ptr<console::RunData> data, const RunHeading& heading);
+  // Refreshes the runs when another connection wrote to the store since the last look.
+  void checkStoreChanged();
   void ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings);
   void showEvidence(const v1::Finding& finding);
   void setBanner(const QString& text, bool warning = false);
@@ -136,6 +141,9 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<LiveRun> live_;
   int selectedRank_ = -1;
   size_t timelineEventsShown_ = 0;
+  QTimer* storeWatch_;
+  int64_t storeVersion_ = -1;
+  bool storeCheckPending_ = false;
 };
 
 }  // namespace ringmaster::gui

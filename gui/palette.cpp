@@ -22,6 +22,7 @@ QColor phaseColor(const QString& phase) {
       {QStringLiteral("BACKWARD"), QColor(0x26, 0x6d, 0xd3)},
       {QStringLiteral("COMM_WAIT"), QColor(0xe7, 0x6f, 0x51)},
       {QStringLiteral("OPTIMIZER"), QColor(0x9b, 0x5d, 0xe5)},
+      {QStringLiteral("OTHER"), QColor(0xc9, 0xc9, 0xc9)},
       {QStringLiteral("ALLREDUCE"), QColor(0xf4, 0xa2, 0x61)},
       {QStringLiteral("ALLREDUCE_WAIT"), QColor(0xe7, 0x6f, 0x51)},
       {QStringLiteral("NEGOTIATE_ALLREDUCE"), QColor(0xe9, 0xc4, 0x6a)},
@@ -36,6 +37,14 @@ QColor phaseColor(const QString& phase) {
   // Unknown phases (imported traces) get a stable colour from their name.
   const uint hash = qHash(phase);
   return QColor::fromHsv(static_cast<int>(hash % 360), 90, 200);
+}
+
+QColor failureColor(bool dark) {
+  return dark ? QColor(0x6b, 0x1d, 0x1d) : QColor(0xfb, 0xd5, 0xd5);
+}
+
+QColor failureTextColor(bool dark) {
+  return dark ? QColor(0xff, 0xe4, 0xe4) : QColor(0x7a, 0x1f, 0x0f);
 }
 
 bool isDark(const QPalette& palette) {

@@ -14,6 +14,9 @@ QColor rankColor(int rank, int rankCount, bool dark);
 QColor phaseColor(const QString& phase);
 // Whether the system palette is dark, so charts pick a matching theme.
 bool isDark(const QPalette& palette);
+// A failed rank's row or mark: a background tint and the text on it.
+QColor failureColor(bool dark);
+QColor failureTextColor(bool dark);
 // Viridis-like colour for t in [0, 1] (heatmaps).
 QColor heatColor(double t);
 

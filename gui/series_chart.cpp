@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/series_chart.h"
 
+#include <QCategoryAxis>
 #include <QLineSeries>
-#include <QValueAxis>
 #include <cmath>
 #include <limits>
 
+#include "console/axis_scale.h"
 #include "gui/chart_export.h"
 
 namespace ringmaster::gui {
 namespace {
 
 constexpr int kFallbackColumns = 600;
+constexpr int kXIntervals = 5;
+constexpr int kYIntervals = 5;
 
 }  // namespace
 
@@ -24,6 +27,17 @@ double niceCeil(double v) {
   return 10 * power;
 }
 
+void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals) {
+  if (axis->min() == lo && axis->max() == hi && !axis->categoriesLabels().isEmpty()) return;
+  for (const QString& label : axis->categoriesLabels()) axis->remove(label);
+  const std::vector<double> ticks = console::niceTicks(lo, hi, maxIntervals);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 0;
+  // Each label stands on its tick; the axis starts just below the first so that it can carry one too.
+  axis->setStartValue(lo - std::max(std::abs(hi - lo), 1.0) * 1e-9);
+  for (double t : ticks) axis->append(QString::fromStdString(console::siNumber(t, step)), t);
+  axis->setRange(lo, hi);
+}
+
 SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* parent)
     : QChartView(parent), unit_(unit), limitValue_(std::nan("")) {
   auto* chart = new QChart();
@@ -31,16 +45,16 @@ SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* par
   chart->legend()->setVisible(false);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->setBackgroundRoundness(0);
-  xAxis_ = new QValueAxis(chart);
-  xAxis_->setLabelFormat(QStringLiteral("%.0f"));
+  xAxis_ = new QCategoryAxis(chart);
   xAxis_->setTitleText(tr("step"));
-  yAxis_ = new QValueAxis(chart);
+  yAxis_ = new QCategoryAxis(chart);
   yAxis_->setTitleText(unit);
-  yAxis_->setLabelFormat(QStringLiteral("%.4g"));
+  for (QCategoryAxis* axis : {xAxis_, yAxis_})
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   chart->addAxis(xAxis_, Qt::AlignBottom);
   chart->addAxis(yAxis_, Qt::AlignLeft);
-  xAxis_->setRange(0, 10);
-  yAxis_->setRange(0, 1);
+  setRoundTicks(xAxis_, 0, 10, kXIntervals);
+  setRoundTicks(yAxis_, 0, 1, kYIntervals);
   setChart(chart);
   setRenderHint(QPainter::Antialiasing, true);
   setMinimumSize(320, 200);
@@ -68,6 +82,8 @@ void SeriesChart::setLines(std::vector<Line> lines) {
   lines_ = std::move(lines);
   for (size_t i = 0; i < lines_.size(); ++i) series_[i]->setName(lines_[i].name);
   chart()->legend()->setVisible(lines_.size() > 1 && lines_.size() <= 8);
+  // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it.
+  chart()->legend()->setAlignment(lines_.size() > 4 ? Qt::AlignRight : Qt::AlignBottom);
   applyPens();
 }
 
@@ -98,8 +114,8 @@ void SeriesChart::highlightRank(int rank) {
 void SeriesChart::resetAxes() {
   yMax_ = 0;
   yMin_ = 0;
-  xAxis_->setRange(0, 10);
-  yAxis_->setRange(0, 1);
+  setRoundTicks(xAxis_, 0, 10, kXIntervals);
+  setRoundTicks(yAxis_, 0, 1, kYIntervals);
 }
 
 void SeriesChart::setTrends(std::vector<Trend> trends) {
@@ -239,12 +255,12 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     limit_->replace(QList<QPointF>{{x0, limitValue_}, {x1, limitValue_}});
     hi = std::max(hi, limitValue_);
   }
-  if (xAxis_->min() != x0 || xAxis_->max() != x1) xAxis_->setRange(x0, x1);
+  setRoundTicks(xAxis_, x0, x1, kXIntervals);
   // Axes only widen, to round numbers, so the picture does not wobble as samples arrive.
   if (hi > yMax_ || lo < yMin_) {
     yMax_ = hi > 0 ? niceCeil(hi * 1.05) : 0;
     yMin_ = lo < 0 ? -niceCeil(-lo * 1.05) : 0;
-    yAxis_->setRange(yMin_, std::max(yMax_, yMin_ + 1e-9));
+    setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), kYIntervals);
   }
   return pushed;
 }

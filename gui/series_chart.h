@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A line chart over steps fed from StepSeries: each refresh decimates every line to the plot's pixel width
-// before its QLineSeries sees it, pushes with QXYSeries::replace, and only ever widens the axes (to round
-// numbers), so a live chart does not jump on every sample. Beyond kMaxRankLines ranks the chart draws the
+// before its QLineSeries sees it, pushes with QXYSeries::replace, and only ever widens the y axis (to round
+// numbers), so a live chart does not jump on every sample. Ticks fall on round steps and read with SI
+// prefixes ("12.3 k"). Beyond kMaxRankLines ranks the chart draws the
 // band between the lowest and highest rank per pixel column plus the highlighted rank's own line: 64
 // overlapping lines say less than a band, and Qt Charts' per-point cost would not keep a frame short.
 #pragma once
@@ -13,8 +14,8 @@
 
 #include "console/step_series.h"
 
+class QCategoryAxis;
 class QLineSeries;
-class QValueAxis;
 
 namespace ringmaster::gui {
 
@@ -57,6 +58,9 @@ class SeriesChart : public QChartView {
   // Draws a horizontal reference line (e.g. the host memory limit); NaN removes it.
   void setLimit(double value, const QString& label);
   void setDarkTheme(bool dark);
+  // The axes as drawn: their ranges and tick labels (tests look at what the user reads).
+  QCategoryAxis* xAxis() const { return xAxis_; }
+  QCategoryAxis* yAxis() const { return yAxis_; }
 
  private:
   void applyPens();
@@ -70,8 +74,8 @@ class SeriesChart : public QChartView {
   std::vector<Trend> trends_;
   std::vector<QLineSeries*> trendSeries_;
   double limitValue_;
-  QValueAxis* xAxis_;
-  QValueAxis* yAxis_;
+  QCategoryAxis* xAxis_;
+  QCategoryAxis* yAxis_;
   double yMax_ = 0;
   double yMin_ = 0;
   int highlighted_ = -1;
@@ -79,5 +83,8 @@ class SeriesChart : public QChartView {
 
 // The smallest 1, 2 or 5 times a power of ten that is at least v (v > 0).
 double niceCeil(double v);
+// Sets `axis` to [lo, hi] with labelled ticks on round steps (console::niceTicks), each read with an SI
+// prefix; the labels are redone only when the range changed.
+void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals);
 
 }  // namespace ringmaster::gui

@@ -597,6 +597,14 @@
         <source>Memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
+    <message>
+        <source>Compute (ms)</source>
+        <translation>计算（毫秒）</translation>
+    </message>
+    <message>
+        <source>Wait (ms)</source>
+        <translation>等待（毫秒）</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::RunsModel</name>
@@ -888,6 +896,70 @@
         <translation>
             <numerusform> · 以及另外 %n 台主机</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>detached</source>
+        <translation>已分离</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>unnamed run</source>
+        <translation>未命名运行</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · live</source>
+        <translation>运行 %1 · %2 · 实时</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3</source>
+        <translation>运行 %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>Step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source> · ETA %1</source>
+        <translation> · 预计剩余 %1</translation>
+    </message>
+    <message>
+        <source>mean over ranks</source>
+        <translation>各 rank 平均</translation>
     </message>
 </context>
 <context>
@@ -1413,10 +1485,6 @@
         <translation>正在打开运行 %1…</translation>
     </message>
     <message>
-        <source>Run %1 · %2 · %3</source>
-        <translation>运行 %1 · %2 · %3</translation>
-    </message>
-    <message>
         <source>A run is already in progress; stop it before launching another.</source>
         <translation>已有运行正在进行；请先停止它再启动新的运行。</translation>
     </message>
@@ -1427,10 +1495,6 @@
     <message>
         <source>Run %1 (%2) is running on %3.</source>
         <translation>运行 %1（%2）正在 %3 上运行。</translation>
-    </message>
-    <message>
-        <source>Run %1 · %2 · live</source>
-        <translation>运行 %1 · %2 · 实时</translation>
     </message>
     <message>
         <source>The run could not start: %1</source>

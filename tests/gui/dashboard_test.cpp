@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The dashboard and the Runs and Compare pages in daily use, offscreen, against real runs through the
+// embedded agent: step axes that span the job's known step count (live and reopened) with round ticks and SI
+// labels, the title and the stop button saying whether the run is live or how it ended, progress and ETA, the
+// loss chart, the ranks table with compute and wait (a failed rank coloured), the "other" share of a step,
+// legends that are not cut, and runs started from the CLI appearing on their own. Screenshots go to
+// build/screenshots/dashboard_*.png, in English and Chinese.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModel>
+#include <QBarSet>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStackedBarSeries>
+#include <QTableView>
+#include <QTranslator>
+#include <cmath>
+
+#include "common/run_store.h"
+#include "console/axis_scale.h"
+#include "gui/compare_page.h"
+#include "gui/dashboard_page.h"
+#include "gui/heatmap_view.h"
+#include "gui/main_window.h"
+#include "gui/palette.h"
+#include "gui/series_chart.h"
+#include "gui/simple_pages.h"
+#include "gui/translations.h"
+#include "tests/integration/agent_test_support.h"
+#include "tests/support/console_test.h"
+#include "tests/support/process.h"
+
+namespace ringmaster::gui {
+namespace {
+
+constexpr int kRunTimeoutMs = 240'000;
+
+QString screenshotDir() {
+  return QStringLiteral(RM_BUILD_DIR "/screenshots");
+}
+
+// The labels of an axis with where each stands.
+std::vector<std::pair<QString, double>> ticksOf(QCategoryAxis* axis) {
+  std::vector<std::pair<QString, double>> ticks;
+  for (const QString& label : axis->categoriesLabels()) ticks.emplace_back(label, axis->endValue(label));
+  return ticks;
+}
+
+// Ticks a reader can count in: evenly spaced by 1, 2 or 5 x 10^k, each label the tick's value with an SI
+// prefix and no exponent.
+void expectRoundTicks(QCategoryAxis* axis, const std::string& what) {
+  const auto ticks = ticksOf(axis);
+  ASSERT_GE(ticks.size(), 2u) << what;
+  const double step = ticks[1].second - ticks[0].second;
+  const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+  EXPECT_TRUE(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6)
+      << what << ": tick step " << step;
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    EXPECT_NEAR(ticks[i].second, ticks[0].second + step * static_cast<double>(i), step * 1e-6) << what;
+    EXPECT_EQ(ticks[i].first.toStdString(), console::siNumber(ticks[i].second, step)) << what;
+    EXPECT_FALSE(ticks[i].first.contains(QLatin1Char('e'))) << what << ": " << ticks[i].first.toStdString();
+    EXPECT_GE(ticks[i].second, axis->min() - step * 1e-6) << what;
+    EXPECT_LE(ticks[i].second, axis->max() + step * 1e-6) << what;
+  }
+}
+
+// Every piece of text a chart draws (titles, axis labels, legend entries) that was cut short.
+QStringList elidedTexts(QChartView* view) {
+  QStringList elided;
+  for (QGraphicsItem* item : view->scene()->items()) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    // Qt Charts cuts what does not fit with "..."; a text of our own would end in "…".
+    if (text && text->isVisible() &&
+        (text->toPlainText().endsWith(QStringLiteral("...")) || text->toPlainText().contains(QChar(0x2026))))
+      elided << text->toPlainText();
+  }
+  return elided;
+}
+
+QStringList legendNames(QChartView* view) {
+  QStringList names;
+  for (QLegendMarker* marker : view->chart()->legend()->markers()) {
+    if (marker->isVisible()) names << marker->label();
+  }
+  return names;
+}
+
+class DashboardTest : public test::ConsoleTest {
+ protected:
+  void SetUp() override {
+    ConsoleTest::SetUp();
+    ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
+  }
+
+  bool openAndWait(MainWindow& window, int64_t runId) {
+    bool shown = false;
+    auto c = QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id == runId; });
+    window.openRun(runId);
+    const bool ok = test::waitUntil([&] { return shown; }, 60000);
+    QObject::disconnect(c);
+    return ok;
+  }
+
+  static uint64_t stepsOfAll(MainWindow& window, int ranks) {
+    if (!window.shownRun() || window.shownRun()->series.rankCount() < ranks) return 0;
+    uint64_t fewest = UINT64_MAX;
+    for (int r = 0; r < ranks; ++r)
+      fewest = std::min<uint64_t>(fewest,
+                                  window.shownRun()->series.rank(r, console::RankMetric::Throughput).count());
+    return fewest;
+  }
+
+  static void screenshot(QWidget* widget, const QString& name) {
+    QDir().mkpath(screenshotDir());
+    EXPECT_TRUE(widget->grab().save(QDir(screenshotDir()).filePath(name))) << name.toStdString();
+  }
+
+  // The step axes of every step chart show [0, steps] with ticks 0, 50, ... for a 200-step run.
+  static void expectStepAxes(DashboardPage* page, double steps, const std::vector<QString>& labels) {
+    const auto [x0, x1] = page->stepRange();
+    EXPECT_EQ(x0, 0);
+    EXPECT_EQ(x1, steps);
+    for (SeriesChart* chart :
+         {page->throughputChart(), page->lossChart(), page->latencyChart(), page->memoryChart()}) {
+      const std::string what = chart->chart()->title().toStdString();
+      EXPECT_EQ(chart->xAxis()->min(), 0) << what;
+      EXPECT_EQ(chart->xAxis()->max(), steps) << what;
+      std::vector<QString> shown;
+      for (const auto& [label, value] : ticksOf(chart->xAxis())) shown.push_back(label);
+      EXPECT_EQ(shown, labels) << what;
+      expectRoundTicks(chart->xAxis(), what + " x");
+    }
+  }
+};
+
+TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  DashboardPage* page = window.dashboardPage();
+  QString status;
+  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
+
+  constexpr uint64_t kSteps = 200;
+  v1::JobSpec spec = test::smallJob(2, kSteps);
+  spec.set_name("two hundred steps");
+  window.launch(spec);
+
+  // Live: the title says so, the run can be stopped, progress counts towards 200 with an ETA, and the step
+  // axes already span the whole run.
+  ASSERT_TRUE(
+      test::waitUntil([&] { return stepsOfAll(window, 2) >= 20 || !status.isEmpty(); }, kRunTimeoutMs))
+      << window.bannerText().toStdString();
+  ASSERT_TRUE(status.isEmpty()) << "the run ended before it could be seen live";
+  const int64_t runId = window.liveRun()->runId();
+  EXPECT_EQ(page->titleText(), QStringLiteral("Run %1 · two hundred steps · live").arg(runId));
+  EXPECT_TRUE(page->stopButton()->isEnabled());
+  ASSERT_TRUE(
+      test::waitUntil([&] { return page->progressText().contains(QStringLiteral(" · ETA ")); }, 10'000))
+      << page->progressText().toStdString();
+  EXPECT_TRUE(page->progressText().startsWith(QStringLiteral("Step "))) << page->progressText().toStdString();
+  EXPECT_TRUE(page->progressText().contains(QStringLiteral(" of 200"))) << page->progressText().toStdString();
+  EXPECT_TRUE(page->progressBar()->isVisible());
+  EXPECT_GT(page->progressBar()->value(), 0);
+  EXPECT_LT(page->progressBar()->value(), page->progressBar()->maximum());
+  page->redraw();
+  const std::vector<QString> stepLabels = {QStringLiteral("0"), QStringLiteral("50"), QStringLiteral("100"),
+                                           QStringLiteral("150"), QStringLiteral("200")};
+  expectStepAxes(page, kSteps, stepLabels);
+  screenshot(page, QStringLiteral("dashboard_live.png"));
+
+  // Ended on its own while shown: the title says how, nothing is left to stop, progress is complete.
+  ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
+  ASSERT_EQ(status, QStringLiteral("finished")) << window.bannerText().toStdString();
+  EXPECT_EQ(page->titleText(), QStringLiteral("Run %1 · two hundred steps · finished").arg(runId));
+  EXPECT_FALSE(page->stopButton()->isEnabled());
+  EXPECT_FALSE(window.timelineButton()->isEnabled());
+  EXPECT_EQ(page->progressText(), QStringLiteral("Step 200 of 200"));
+  EXPECT_EQ(page->progressBar()->value(), page->progressBar()->maximum());
+  page->redraw();
+  expectStepAxes(page, kSteps, stepLabels);
+
+  // Values read with round ticks and SI prefixes ("5 k", not "5000" or "1e+04").
+  for (SeriesChart* chart : {page->throughputChart(), page->lossChart(), page->latencyChart(),
+                             page->busbwChart(), page->memoryChart()}) {
+    expectRoundTicks(chart->yAxis(), chart->chart()->title().toStdString() + " y");
+  }
+  const double peak = window.shownRun()->series.totalThroughput().extent(0, kSteps).max;
+  ASSERT_GT(peak, 0);
+  EXPECT_GE(page->throughputChart()->yAxis()->max(), peak);
+  if (page->throughputChart()->yAxis()->max() >= 2000) {
+    EXPECT_TRUE(page->throughputChart()->yAxis()->categoriesLabels().back().endsWith(QStringLiteral(" k")))
+        << page->throughputChart()->yAxis()->categoriesLabels().join(' ').toStdString();
+  }
+
+  // The loss chart: built-in models report their loss every step.
+  ASSERT_EQ(page->lossChart()->lineCount(), 1);
+  EXPECT_GT(page->lossChart()->pointCount(0), 0);
+
+  // The phase chart stacks the measured phases and "other", so each bar is the rank's whole step.
+  QStackedBarSeries* phases = page->phaseSeries();
+  ASSERT_EQ(phases->count(), 6);
+  EXPECT_EQ(phases->barSets().back()->label(), QStringLiteral("other"));
+  for (int r = 0; r < 2; ++r) {
+    double stacked = 0;
+    for (QBarSet* set : phases->barSets()) {
+      EXPECT_GE(set->at(r), 0) << set->label().toStdString();
+      stacked += set->at(r);
+    }
+    const double stepMs = window.shownRun()->series.rank(r, console::RankMetric::StepMs).mean(0, kSteps);
+    EXPECT_NEAR(stacked, stepMs, stepMs * 1e-3) << "rank " << r;
+  }
+
+  // The ranks table: compute and wait beside the state.
+  QAbstractItemModel* ranks = page->ranksView()->model();
+  ASSERT_EQ(ranks->rowCount(), 2);
+  EXPECT_EQ(ranks->headerData(console::RanksModel::Compute, Qt::Horizontal).toString(),
+            QStringLiteral("Compute (ms)"));
+  EXPECT_EQ(ranks->headerData(console::RanksModel::Wait, Qt::Horizontal).toString(),
+            QStringLiteral("Wait (ms)"));
+  for (int row = 0; row < 2; ++row) {
+    EXPECT_GT(ranks->index(row, console::RanksModel::Compute).data().toString().toDouble(), 0);
+    EXPECT_TRUE(ranks->index(row, console::RanksModel::Wait).data().toString().toDouble() >= 0);
+    EXPECT_EQ(ranks->index(row, console::RanksModel::State).data().toString(), QStringLiteral("finished"));
+    EXPECT_FALSE(ranks->index(row, console::RanksModel::Rank).data(Qt::BackgroundRole).isValid());
+  }
+
+  // Legends and labels whole at the default window size.
+  for (QChartView* chart : {static_cast<QChartView*>(page->throughputChart()), page->phaseChart(),
+                            static_cast<QChartView*>(page->memoryChart())}) {
+    EXPECT_TRUE(elidedTexts(chart).isEmpty()) << elidedTexts(chart).join(" | ").toStdString();
+  }
+  EXPECT_EQ(
+      legendNames(page->phaseChart()),
+      (QStringList{QStringLiteral("data"), QStringLiteral("forward"), QStringLiteral("backward"),
+                   QStringLiteral("exposed comm"), QStringLiteral("optimizer"), QStringLiteral("other")}));
+  HeatmapView* heatmap = page->findChild<HeatmapView*>();
+  ASSERT_NE(heatmap, nullptr);
+  EXPECT_TRUE(heatmap->rect().contains(heatmap->scaleLabelsRect()))
+      << "the colour scale's labels are cut: " << heatmap->scaleLabelsRect().right() << " > "
+      << heatmap->rect().right();
+  screenshot(page, QStringLiteral("dashboard_finished.png"));
+
+  // Reopened from the store: the same axes, title and progress; nothing to stop.
+  ASSERT_TRUE(openAndWait(window, runId));
+  page->redraw();
+  EXPECT_EQ(page->titleText(), QStringLiteral("Run %1 · two hundred steps · finished").arg(runId));
+  EXPECT_FALSE(page->stopButton()->isEnabled());
+  EXPECT_EQ(page->progressText(), QStringLiteral("Step 200 of 200"));
+  expectStepAxes(page, kSteps, stepLabels);
+  EXPECT_EQ(page->phaseSeries()->count(), 6);
+  EXPECT_GT(page->lossChart()->pointCount(0), 0);
+  screenshot(page, QStringLiteral("dashboard_reopened.png"));
+}
+
+TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  DashboardPage* page = window.dashboardPage();
+  QString status;
+  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
+  v1::JobSpec spec = test::smallJob(2, 200);
+  spec.set_name("crash");
+  auto* crash = spec.mutable_faults()->add_crashes();
+  crash->set_rank(1);
+  crash->set_step(30);
+  window.launch(spec);
+  ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
+  ASSERT_EQ(status, QStringLiteral("failed")) << window.bannerText().toStdString();
+  const int64_t runId = window.liveRun()->runId();
+  page->redraw();
+
+  const auto check = [&](const char* when) {
+    EXPECT_EQ(page->titleText(), QStringLiteral("Run %1 · crash · failed").arg(runId)) << when;
+    EXPECT_FALSE(page->stopButton()->isEnabled()) << when;
+    // The axis keeps the job's 200 steps: the run stopped short of them.
+    EXPECT_EQ(page->stepRange().second, 200) << when;
+    QAbstractItemModel* ranks = page->ranksView()->model();
+    ASSERT_EQ(ranks->rowCount(), 2) << when;
+    for (int column = 0; column < ranks->columnCount(); ++column) {
+      EXPECT_EQ(ranks->index(1, column).data(Qt::BackgroundRole).value<QColor>(), failureColor(false))
+          << when << " column " << column;
+      EXPECT_FALSE(ranks->index(0, column).data(Qt::BackgroundRole).isValid())
+          << when << " column " << column;
+    }
+    EXPECT_TRUE(
+        ranks->index(1, console::RanksModel::State).data().toString().startsWith(QStringLiteral("killed")))
+        << when << ": " << ranks->index(1, console::RanksModel::State).data().toString().toStdString();
+  };
+  check("live run that ended");
+  screenshot(page, QStringLiteral("dashboard_failed.png"));
+  ASSERT_TRUE(openAndWait(window, runId));
+  page->redraw();
+  check("reopened");
+}
+
+TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {
+  MainWindow window(options);
+  window.setStoreWatchInterval(std::chrono::milliseconds(200));
+  window.show();
+  window.showPage(MainWindow::Runs);
+  ASSERT_TRUE(test::waitUntil([&] { return window.runsModel()->rowCount() == 0; }, 10'000));
+  int refreshes = 0;
+  QObject::connect(&window, &MainWindow::runsRefreshed, [&] { ++refreshes; });
+  // Nothing changes: the list is not read again.
+  test::waitUntil([] { return false; }, 1000);
+  EXPECT_EQ(refreshes, 0);
+
+  // `ringmaster run` in another process writes the same history.
+  const auto result =
+      test::runProcess({test::binPath("ringmaster"), "run", "-np", "1", "--model", "mlp", "--data",
+                        "synthetic", "--steps", "5", "--store", options.storePath.toStdString(),
+                        "--state-dir", dir.filePath(QStringLiteral("cli")).toStdString(), "--worker",
+                        options.workerPath.toStdString(), "--name", "from the terminal"},
+                       {}, std::chrono::milliseconds(kRunTimeoutMs));
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  ASSERT_TRUE(test::waitUntil(
+      [&] { return window.runsModel()->rowCount() == 1 && window.runsModel()->run(0)->status == "finished"; },
+      20'000))
+      << "the Runs page did not pick up the CLI's run";
+  EXPECT_EQ(window.runsModel()->run(0)->name, "from the terminal");
+  // Compare lists it too, ready to tick.
+  auto* list = window.comparePage()->findChild<QListWidget*>();
+  ASSERT_NE(list, nullptr);
+  ASSERT_EQ(list->count(), 1);
+  EXPECT_TRUE(list->item(0)->text().contains(QStringLiteral("from the terminal")));
+  screenshot(window.runsPage(), QStringLiteral("dashboard_runs_refreshed.png"));
+}
+
+TEST_F(DashboardTest, ChineseDashboardKeepsItsLabelsWhole) {
+  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
+            QStringLiteral("zh_CN"));
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  DashboardPage* page = window.dashboardPage();
+  QString status;
+  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
+  window.launch(test::smallJob(2, 100));
+  ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
+  ASSERT_EQ(status, QStringLiteral("finished"));
+  page->redraw();
+  EXPECT_TRUE(page->titleText().endsWith(DashboardPage::statusText(QStringLiteral("finished"))));
+  EXPECT_NE(DashboardPage::statusText(QStringLiteral("finished")), QStringLiteral("finished"));
+  for (QChartView* chart : {static_cast<QChartView*>(page->throughputChart()), page->phaseChart(),
+                            static_cast<QChartView*>(page->lossChart())}) {
+    EXPECT_TRUE(elidedTexts(chart).isEmpty()) << elidedTexts(chart).join(" | ").toStdString();
+  }
+  HeatmapView* heatmap = page->findChild<HeatmapView*>();
+  EXPECT_TRUE(heatmap->rect().contains(heatmap->scaleLabelsRect()));
+  screenshot(page, QStringLiteral("dashboard_finished_zh_CN.png"));
+  // English again for whatever runs next in this process.
+  for (QTranslator* translator : QCoreApplication::instance()->findChildren<QTranslator*>()) {
+    QCoreApplication::removeTranslator(translator);
+    delete translator;
+  }
+}
+
+}  // namespace
+}  // namespace ringmaster::gui
