@@ -51,10 +51,6 @@ bool isFailure(const v1::RankState& s) {
          s.state() == v1::RankState::STATE_SIGNALED;
 }
 
-bool stoppedByAgent(const v1::RankState& s) {
-  return s.message().find("(stopped by the agent") != std::string::npos;
-}
-
 std::string describeExit(const RankExit& e) {
   std::string how = e.signal != 0     ? "was killed by " + agent::signalName(e.signal)
                     : e.exitCode != 0 ? "exited with code " + std::to_string(e.exitCode)
@@ -64,6 +60,10 @@ std::string describeExit(const RankExit& e) {
 }
 
 }  // namespace
+
+bool stoppedByAgent(const v1::RankState& s) {
+  return s.stopped_by_agent() || s.message().find("(stopped by the agent") != std::string::npos;
+}
 
 std::string_view statusName(JobStatus status) {
   switch (status) {

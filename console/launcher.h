@@ -66,6 +66,9 @@ enum class JobStatus { Running, Succeeded, Failed, Stopped, Detached };
 // The word for a job's state, as the history stores it and every front end prints it: "running", "finished",
 // "failed", "stopped" or "detached".
 std::string_view statusName(JobStatus status);
+// The agent ended this rank (a stop asked for, or another rank failed first): it did not fail by itself. Read
+// from the flag, or from the message for states kept in the history, which stores the message only.
+bool stoppedByAgent(const v1::RankState& s);
 
 struct RankExit {
   int rank = -1;

@@ -30,6 +30,7 @@ QString RanksModel::stateText(const RankRow& row) {
     case v1::RankState::STATE_EXITED:
       return row.exitCode == 0 ? tr("finished") : tr("exited with code %1").arg(row.exitCode);
     case v1::RankState::STATE_SIGNALED:
+      if (row.stoppedByAgent) return tr("stopped by the agent");
       return tr("killed by signal %1").arg(row.signal);
     case v1::RankState::STATE_FAILED_TO_START:
       return tr("failed to start");
@@ -39,6 +40,7 @@ QString RanksModel::stateText(const RankRow& row) {
 }
 
 bool RanksModel::failed(const RankRow& row) {
+  if (row.stoppedByAgent) return false;
   switch (row.state) {
     case v1::RankState::STATE_EXITED:
       return row.exitCode != 0;

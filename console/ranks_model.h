@@ -16,7 +16,8 @@ class RanksModel : public QAbstractTableModel {
  public:
   enum Column { Rank, Host, State, Steps, Throughput, StepTime, Compute, Wait, Memory, ColumnCount };
   static constexpr int RankRole = Qt::UserRole;
-  // True for a rank that ended badly (non-zero exit, a signal, failed to start).
+  // True for a rank that ended badly by itself (non-zero exit, a signal, failed to start); not for those the
+  // agent stopped after another failed.
   static constexpr int FailedRole = Qt::UserRole + 1;
   static bool failed(const RankRow& row);
 

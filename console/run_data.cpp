@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/diagnosis/run_diagnosis.h"
+#include "console/launcher.h"
 
 namespace ringmaster::console {
 namespace {
@@ -52,6 +53,7 @@ std::vector<RankRow> RunData::rankRows() const {
     row.state = state.state();
     row.exitCode = state.exit_code();
     row.signal = state.signal();
+    row.stoppedByAgent = stoppedByAgent(state);
   }
   for (auto& [rank, row] : rows) {
     if (rank < 0 || rank >= series.rankCount()) continue;

@@ -22,12 +22,13 @@ struct RankRow {
   v1::RankState::State state = v1::RankState::STATE_UNSPECIFIED;
   int exitCode = 0;
   int signal = 0;
-  uint64_t steps = 0;      // steps reported so far
-  double samplesPerS = 0;  // mean throughput over the last steps
-  double stepMs = 0;       // mean step time over the last steps
-  double rssMb = 0;        // latest resident memory
-  double computeMs = 0;    // mean forward + backward over the last steps: where a straggler shows
-  double waitMs = 0;       // mean exposed communication wait over the last steps: waiting for the others
+  uint64_t steps = 0;           // steps reported so far
+  double samplesPerS = 0;       // mean throughput over the last steps
+  double stepMs = 0;            // mean step time over the last steps
+  double rssMb = 0;             // latest resident memory
+  double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
+  double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
+  bool stoppedByAgent = false;  // ended by the agent (a stop, or another rank failed first)
 };
 
 struct RunData {

@@ -3,6 +3,7 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,7 +15,6 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QValueAxis>
 #include <cmath>
 
 #include "console/store_access.h"
@@ -120,12 +120,12 @@ void ComparePage::rebuildList() {
   list_->clear();
   for (int row = 0; row < runs_->rowCount(); ++row) {
     const RunInfo* run = runs_->run(row);
-    auto* item =
-        new QListWidgetItem(tr("%1 · %2 (%3, %4 ranks)")
-                                .arg(run->id)
-                                .arg(QString::fromStdString(run->name), QString::fromStdString(run->engine))
-                                .arg(run->worldSize),
-                            list_);
+    // "3 · baseline (ddp, 4 ranks)"; an imported run has no engine to name.
+    const QString ranks = run->worldSize == 1 ? tr("1 rank") : tr("%1 ranks").arg(run->worldSize);
+    const QString detail =
+        run->engine.empty() ? ranks : tr("%1, %2").arg(QString::fromStdString(run->engine), ranks);
+    auto* item = new QListWidgetItem(
+        tr("%1 · %2 (%3)").arg(run->id).arg(QString::fromStdString(run->name), detail), list_);
     item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(run->id));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     const bool wasChecked = std::find(checked.begin(), checked.end(), run->id) != checked.end();
@@ -210,8 +210,9 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
   chart->addSeries(bars);
   auto* x = new QBarCategoryAxis(chart);
   x->append(categories);
-  auto* y = new QValueAxis(chart);
-  y->setRange(0, niceCeil(std::max(tallest, 1e-3) * 1.05));
+  auto* y = new QCategoryAxis(chart);
+  y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  setRoundTicks(y, 0, niceCeil(std::max(tallest, 1e-3) * 1.05), 5);
   y->setTitleText(tr("ms"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);

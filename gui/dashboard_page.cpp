@@ -113,7 +113,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   latency_ = new SeriesChart(tr("All-reduce latency"), tr("ms"), this);
   busbw_ = new SeriesChart(tr("All-reduce bus bandwidth"), tr("GB/s"), this);
   memory_ = new SeriesChart(tr("Memory per rank (RSS)"), tr("MiB"), this);
-  loss_ = new SeriesChart(tr("Loss"), tr("loss"), this);
+  loss_ = new SeriesChart(tr("Loss"), {}, this);  // the title says what the axis holds
   heatmap_ = new HeatmapView(this);
 
   auto* phaseChart = new QChart();
@@ -157,18 +157,21 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   grid->addWidget(busbw_, 1, 1);
   grid->addWidget(memory_, 1, 2);
   grid->addWidget(heatmap_, 2, 0, 1, 3);
+  grid->setRowStretch(0, 3);
+  grid->setRowStretch(1, 3);
+  grid->setRowStretch(2, 2);
 
   // The ranks table spans the window above the charts, so every column shows.
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->setObjectName(QStringLiteral("dashboardRanksSplit"));
-  split->addWidget(ranksView_);
-  split->addWidget(charts);
-  split->setStretchFactor(1, 4);
-  split->setSizes({140, 700});
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->setObjectName(QStringLiteral("dashboardRanksSplit"));
+  split_->addWidget(ranksView_);
+  split_->addWidget(charts);
+  split_->setStretchFactor(1, 4);
+  split_->setSizes({100, 750});
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
-  layout->addWidget(split, 1);
+  layout->addWidget(split_, 1);
 
   connect(&timer_, &QTimer::timeout, this, [this] {
     if (dirty_ && isVisible()) redraw();
@@ -417,6 +420,17 @@ void DashboardPage::rebuildLines() {
   for (QBarSet* set : phaseSeries_->barSets()) {
     set->remove(0, set->count());
     for (int r = 0; r < ranks; ++r) set->append(0);
+  }
+  if (ranks != tableSizedFor_) {
+    tableSizedFor_ = ranks;
+    // The table as tall as a few ranks need; more scroll, and the charts keep the rest.
+    const int rows = std::clamp(ranks, 1, 4);
+    const int height = ranksView_->horizontalHeader()->sizeHint().height() +
+                       rows * ranksView_->verticalHeader()->defaultSectionSize() +
+                       2 * ranksView_->frameWidth() + 2;
+    const QList<int> sizes = split_->sizes();
+    const int total = sizes.size() == 2 && sizes[0] + sizes[1] > height ? sizes[0] + sizes[1] : 850;
+    split_->setSizes({height, total - height});
   }
   rankCount_ = ranks;
   bucketCount_ = s.buckets().size();

@@ -21,6 +21,7 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QStackedBarSeries;
 class QTableView;
 
@@ -107,6 +108,7 @@ class DashboardPage : public QWidget {
   bool dirty_ = false;
   int rankCount_ = -1;
   size_t lossLines_ = 0;
+  int tableSizedFor_ = -1;  // the rank count the table's height was last fitted to
   size_t bucketCount_ = 0;
   int highlighted_ = -1;
   uint64_t windowFrom_ = 0;
@@ -121,6 +123,7 @@ class DashboardPage : public QWidget {
   QComboBox* allreduceBy_;
   QPushButton* stop_;
   QPushButton* timeline_;
+  QSplitter* split_;  // the ranks table above the charts
   QTableView* ranksView_;
   console::RanksModel* ranksModel_;
   SeriesChart* throughput_;

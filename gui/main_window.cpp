@@ -385,7 +385,7 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
         ingestLive(records, findings);
       },
       nullptr, files);
-  const QString name = QString::fromStdString(spec.name().empty() ? std::string("unnamed run") : spec.name());
+  const QString name = QString::fromStdString(spec.name());  // the dashboard names an unnamed run
   const bool recordFromStart = spec.timeline();
   connect(live_.get(), &LiveRun::started, this,
           [this, name, recordFromStart](int64_t runId, const QString& jobId, const QStringList& hosts) {

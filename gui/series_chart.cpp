@@ -2,7 +2,9 @@
 #include "gui/series_chart.h"
 
 #include <QCategoryAxis>
+#include <QFontMetricsF>
 #include <QLineSeries>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -15,6 +17,13 @@ namespace {
 constexpr int kFallbackColumns = 600;
 constexpr int kXIntervals = 5;
 constexpr int kYIntervals = 5;
+// Qt Charts cuts a category label ("...") taller than the space to the next tick: keep two lines of text
+// between ticks.
+int yIntervalsFor(const QRectF& plot, const QFont& font) {
+  if (plot.height() < 10) return kYIntervals;
+  const int fit = static_cast<int>(plot.height() / (2.0 * QFontMetricsF(font).height()));
+  return std::clamp(fit, 2, kYIntervals);
+}
 
 }  // namespace
 
@@ -27,8 +36,8 @@ double niceCeil(double v) {
   return 10 * power;
 }
 
-void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals) {
-  if (axis->min() == lo && axis->max() == hi && !axis->categoriesLabels().isEmpty()) return;
+void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals, bool force) {
+  if (!force && axis->min() == lo && axis->max() == hi && !axis->categoriesLabels().isEmpty()) return;
   for (const QString& label : axis->categoriesLabels()) axis->remove(label);
   const std::vector<double> ticks = console::niceTicks(lo, hi, maxIntervals);
   const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 0;
@@ -260,7 +269,12 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
   if (hi > yMax_ || lo < yMin_) {
     yMax_ = hi > 0 ? niceCeil(hi * 1.05) : 0;
     yMin_ = lo < 0 ? -niceCeil(-lo * 1.05) : 0;
-    setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), kYIntervals);
+    yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
+    setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_);
+  } else if (yIntervalsFor(plot, yAxis_->labelsFont()) != yIntervals_) {
+    // The plot changed height (the window was resized, a legend came): as many ticks as fit now.
+    yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
+    setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_, true);
   }
   return pushed;
 }

@@ -78,13 +78,14 @@ class SeriesChart : public QChartView {
   QCategoryAxis* yAxis_;
   double yMax_ = 0;
   double yMin_ = 0;
+  int yIntervals_ = 5;
   int highlighted_ = -1;
 };
 
 // The smallest 1, 2 or 5 times a power of ten that is at least v (v > 0).
 double niceCeil(double v);
 // Sets `axis` to [lo, hi] with labelled ticks on round steps (console::niceTicks), each read with an SI
-// prefix; the labels are redone only when the range changed.
-void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals);
+// prefix; the labels are redone only when the range changed (or when `force`d).
+void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals, bool force = false);
 
 }  // namespace ringmaster::gui

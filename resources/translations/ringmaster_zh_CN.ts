@@ -605,6 +605,10 @@
         <source>Wait (ms)</source>
         <translation>等待（毫秒）</translation>
     </message>
+    <message>
+        <source>stopped by the agent</source>
+        <translation>已被 agent 停止</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::RunsModel</name>
@@ -746,10 +750,6 @@
         <source>Tick at least two runs.</source>
         <translation>请至少勾选两个运行。</translation>
     </message>
-    <message>
-        <source>%1 · %2 (%3, %4 ranks)</source>
-        <translation>%1 · %2（%3，%4 个 rank）</translation>
-    </message>
     <message numerus="yes">
         <source>Loading %n run(s)…</source>
         <translation>
@@ -779,6 +779,22 @@
     <message>
         <source>#%1 r%2</source>
         <translation>#%1 r%2</translation>
+    </message>
+    <message>
+        <source>1 rank</source>
+        <translation>1 个 rank</translation>
+    </message>
+    <message>
+        <source>%1 ranks</source>
+        <translation>%1 个 rank</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 (%3)</source>
+        <translation>%1 · %2（%3）</translation>
     </message>
 </context>
 <context>
@@ -899,10 +915,6 @@
     </message>
     <message>
         <source>Loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>loss</source>
         <translation>损失</translation>
     </message>
     <message>
