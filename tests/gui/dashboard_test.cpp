@@ -24,6 +24,7 @@
 #include <QTableView>
 #include <QTranslator>
 #include <cmath>
+#include <memory>
 
 #include "common/run_store.h"
 #include "console/axis_scale.h"
@@ -35,6 +36,7 @@
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
 #include "gui/translations.h"
+#include "tests/gui/open_run.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/support/console_test.h"
 #include "tests/support/process.h"
@@ -96,18 +98,20 @@ QStringList legendNames(QChartView* view) {
 
 class DashboardTest : public test::ConsoleTest {
  protected:
+  void TearDown() override { window_.reset(); }
+
   void SetUp() override {
     ConsoleTest::SetUp();
     ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
   }
 
-  bool openAndWait(MainWindow& window, int64_t runId) {
-    bool shown = false;
-    auto c = QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id == runId; });
-    window.openRun(runId);
-    const bool ok = test::waitUntil([&] { return shown; }, 60000);
-    QObject::disconnect(c);
-    return ok;
+  // The window at its default size, `status` set when its live run ends.
+  MainWindow& openWindow() {
+    window_ = std::make_unique<MainWindow>(options);
+    window_->resize(1440, 900);
+    window_->show();
+    QObject::connect(window_.get(), &MainWindow::liveRunEnded, [this](const QString& s) { status = s; });
+    return *window_;
   }
 
   static uint64_t stepsOfAll(MainWindow& window, int ranks) {
@@ -140,15 +144,16 @@ class DashboardTest : public test::ConsoleTest {
       expectRoundTicks(chart->xAxis(), what + " x");
     }
   }
+
+  QString status;
+
+ private:
+  std::unique_ptr<MainWindow> window_;
 };
 
 TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
-  MainWindow window(options);
-  window.resize(1440, 900);
-  window.show();
+  MainWindow& window = openWindow();
   DashboardPage* page = window.dashboardPage();
-  QString status;
-  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
 
   constexpr uint64_t kSteps = 200;
   v1::JobSpec spec = test::smallJob(2, kSteps);
@@ -251,7 +256,7 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
   screenshot(page, QStringLiteral("dashboard_finished.png"));
 
   // Reopened from the store: the same axes, title and progress; nothing to stop.
-  ASSERT_TRUE(openAndWait(window, runId));
+  ASSERT_TRUE(test::openAndWait(window, runId));
   page->redraw();
   EXPECT_EQ(page->titleText(), QStringLiteral("Run %1 · two hundred steps · finished").arg(runId));
   EXPECT_FALSE(page->stopButton()->isEnabled());
@@ -263,12 +268,8 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
 }
 
 TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
-  MainWindow window(options);
-  window.resize(1440, 900);
-  window.show();
+  MainWindow& window = openWindow();
   DashboardPage* page = window.dashboardPage();
-  QString status;
-  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
   v1::JobSpec spec = test::smallJob(2, 200);
   spec.set_name("crash");
   auto* crash = spec.mutable_faults()->add_crashes();
@@ -305,7 +306,7 @@ TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
   };
   check("live run that ended");
   screenshot(page, QStringLiteral("dashboard_failed.png"));
-  ASSERT_TRUE(openAndWait(window, runId));
+  ASSERT_TRUE(test::openAndWait(window, runId));
   page->redraw();
   check("reopened");
 }
@@ -315,12 +316,13 @@ TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {
   window.setStoreWatchInterval(std::chrono::milliseconds(200));
   window.show();
   window.showPage(MainWindow::Runs);
-  ASSERT_TRUE(test::waitUntil([&] { return window.runsModel()->rowCount() == 0; }, 10'000));
   int refreshes = 0;
   QObject::connect(&window, &MainWindow::runsRefreshed, [&] { ++refreshes; });
+  ASSERT_TRUE(test::waitUntil([&] { return refreshes == 1; }, 10'000)) << "the window's own first look";
+  EXPECT_EQ(window.runsModel()->rowCount(), 0);
   // Nothing changes: the list is not read again.
   test::waitUntil([] { return false; }, 1000);
-  EXPECT_EQ(refreshes, 0);
+  EXPECT_EQ(refreshes, 1);
 
   // `ringmaster run` in another process writes the same history.
   const auto result =
@@ -347,12 +349,8 @@ TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {
 TEST_F(DashboardTest, ChineseDashboardKeepsItsLabelsWhole) {
   ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
             QStringLiteral("zh_CN"));
-  MainWindow window(options);
-  window.resize(1440, 900);
-  window.show();
+  MainWindow& window = openWindow();
   DashboardPage* page = window.dashboardPage();
-  QString status;
-  QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
   window.launch(test::smallJob(2, 100));
   ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
   ASSERT_EQ(status, QStringLiteral("finished"));

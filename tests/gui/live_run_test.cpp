@@ -39,6 +39,7 @@
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
 #include "gui/translations.h"
+#include "tests/gui/open_run.h"
 #include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"
 
@@ -87,15 +88,6 @@ class LiveRunTest : public test::ConsoleTest {
     auto c = QObject::connect(&window, &MainWindow::runsRefreshed, [&] { refreshed = true; });
     window.refreshRuns();
     const bool ok = test::waitUntil([&] { return refreshed; }, 20000);
-    QObject::disconnect(c);
-    return ok;
-  }
-
-  bool openAndWait(MainWindow& window, int64_t runId) {
-    bool shown = false;
-    auto c = QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id == runId; });
-    window.openRun(runId);
-    const bool ok = test::waitUntil([&] { return shown; }, 60000);
     QObject::disconnect(c);
     return ok;
   }
@@ -258,7 +250,7 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
   const int64_t cleanRun = window.liveRun()->runId();
 
   // Reopened from the store (offline), the findings view lists rank 2 as the straggler.
-  ASSERT_TRUE(openAndWait(window, stragglerRun));
+  ASSERT_TRUE(test::openAndWait(window, stragglerRun));
   console::FindingsModel* findings = window.findingsModel();
   int stragglerRow = -1;
   std::string listed;
