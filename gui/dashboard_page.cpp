@@ -247,6 +247,9 @@ void DashboardPage::runEnded(const QString& status) {
   stop_->setEnabled(false);
   timeline_->setEnabled(false);
   progressFromRecords();
+  // The phase axis only grew while live (first steps are slow): fit it to the whole run now.
+  phaseMax_ = 0;
+  phasesRefreshed_.invalidate();
   dirty_ = true;
 }
 
