@@ -406,20 +406,8 @@ void addAttachCommand(CLI::App& app, CommandResult& result) {
   attach->add_option("--store", flags->store, "Run history file (default: the user's, in the XDG data dir)")
       ->type_name("FILE");
   attach->add_flag("--no-store", flags->noStore, "Do not keep this run in the history");
-  attach->callback([flags, &result] {
-    try {
-      result.exitCode = attachJob(*flags);
-    } catch (const InputError& e) {
-      std::cerr << "ringmaster attach: " << e.what() << "\n";
-      result.exitCode = 2;
-    } catch (const console::SlurmError& e) {
-      std::cerr << "ringmaster attach: " << e.what() << "\n";
-      result.exitCode = 1;
-    } catch (const console::LaunchError& e) {
-      std::cerr << "ringmaster attach: " << e.what() << "\n";
-      result.exitCode = 1;
-    }
-  });
+  attach->callback(
+      [flags, &result] { result.exitCode = launchingCommand("attach", [&] { return attachJob(*flags); }); });
 }
 
 void addRunCommand(CLI::App& app, CommandResult& result) {
@@ -427,19 +415,26 @@ void addRunCommand(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<console::RunFlags>();
   console::addRunFlags(*run, *flags);
   run->callback([run, flags, &result] {
-    try {
-      result.exitCode = runJob(*flags, *run);
-    } catch (const InputError& e) {
-      std::cerr << "ringmaster run: " << e.what() << "\n";
-      result.exitCode = 2;
-    } catch (const console::LaunchError& e) {
-      std::cerr << "ringmaster run: " << e.what() << "\n";
-      result.exitCode = 1;
-    } catch (const console::SlurmError& e) {
-      std::cerr << "ringmaster run: " << e.what() << "\n";
-      result.exitCode = 1;
-    }
+    result.exitCode = launchingCommand("run", [&] { return runJob(*flags, *run); });
   });
+}
+
+int launchingCommand(const char* name, const std::function<int()>& body) {
+  auto say = [name](const std::exception& e) {
+    std::cerr << "ringmaster " << name << ": " << printable(e.what(), true) << "\n";
+  };
+  try {
+    return body();
+  } catch (const InputError& e) {
+    say(e);
+    return 2;
+  } catch (const console::LaunchError& e) {
+    say(e);
+    return 1;
+  } catch (const console::SlurmError& e) {
+    say(e);
+    return 1;
+  }
 }
 
 }  // namespace ringmaster::cli

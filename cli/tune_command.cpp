@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/run_command.h"
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/printable.h"
@@ -120,15 +121,7 @@ void addTuneCommand(CLI::App& app, CommandResult& result) {
       "job as given is the default, measured in every round; the others are compared with it by throughput "
       "with a bootstrap 95% confidence interval. Trials are stored in the history, tagged tune:<session>.");
   command->callback([command, flags, &result] {
-    try {
-      result.exitCode = tune(*flags, *command);
-    } catch (const InputError& e) {
-      std::cerr << "ringmaster tune: " << printable(e.what(), true) << "\n";
-      result.exitCode = 2;
-    } catch (const console::LaunchError& e) {
-      std::cerr << "ringmaster tune: " << printable(e.what(), true) << "\n";
-      result.exitCode = 1;
-    }
+    result.exitCode = launchingCommand("tune", [&] { return tune(*flags, *command); });
   });
 }
 

@@ -237,9 +237,11 @@ void SlurmJob::writeFolder(const std::string& agentPath, bool batch) {
                          "\nprintf '%s\\n%s\\n' \"$SLURM_JOB_NODELIST\" \"$SLURM_TASKS_PER_NODE\" > "
                          "\"$folder/allocation.partial\"\nmv \"$folder/allocation.partial\" "
                          "\"$folder/allocation\"\n";
-    auto step = agentStep("__NODES__", agentPath, folder_, flags_.spec);
-    std::string line = "exec " + shellLine(step) + "\n";
+    // The node count is the allocation's, known only when the script runs; shellLine quotes every word, so
+    // the variable replaces a marker after quoting.
     const std::string placeholder = "__NODES__";
+    auto step = agentStep(placeholder, agentPath, folder_, flags_.spec);
+    std::string line = "exec " + shellLine(step) + "\n";
     for (size_t at; (at = line.find(placeholder)) != std::string::npos;)
       line.replace(at, placeholder.size(), "\"$SLURM_JOB_NUM_NODES\"");
     writePrivateFile(folder / "job.sh", script + line, fs::perms::owner_all);

@@ -113,8 +113,9 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   }
   // Every rank's window holds the same steps: a step is evaluated once all ranks have reported it.
   if (ranks_[0].window.size() < config_.window) return;
-  const std::vector<WindowScore> scores = scoreWindows(step);
-  accumulate();
+  const double typical = typicalOwn();
+  const std::vector<WindowScore> scores = scoreWindows(step, typical);
+  accumulate(typical);
   for (size_t r = 0; r < n; ++r) {
     updateEpisode(int(r), scores[r], pending, medianOwn, medianCompute, medianData, commStats.median,
                   medianTotal);
@@ -127,7 +128,7 @@ double StragglerDetector::typicalOwn() const {
   return stats::median(medians);
 }
 
-std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint64_t step) {
+std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint64_t step, double typical) {
   const size_t n = ranks_.size();
   std::vector<double> windowExcess(n), residuals;
   for (size_t r = 0; r < n; ++r) {
@@ -136,7 +137,6 @@ std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint
     windowExcess[r] = majorityLevel(values);
     for (double v : values) residuals.push_back(std::fabs(v - windowExcess[r]));
   }
-  const double typical = typicalOwn();
   // How far a window median wanders by chance, from every rank's step-to-step scatter.
   const double stepScatter = stats::kMadToSigma * stats::median(residuals);
   scatter_.push_back(stepScatter);
@@ -166,8 +166,7 @@ std::vector<StragglerDetector::WindowScore> StragglerDetector::scoreWindows(uint
   return scores;
 }
 
-void StragglerDetector::accumulate() {
-  const double typical = typicalOwn();
+void StragglerDetector::accumulate(double typical) {
   if (!(typical > 0) || scatter_.empty()) return;
   const double noise = std::max(
       stats::median(std::vector<double>(scatter_.begin(), scatter_.end())) / typical, config_.noiseFloor);
@@ -270,8 +269,8 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
   // A slowness must matter to be more than information: a rank clearly slower than the others, costing enough
   // of the job's throughput, for at least a window of steps (one slow step at the end of a run costs nothing
   // worth acting on).
-  const bool material = slowdownPct >= 100 * config_.minSlowdown && lostPct >= kMaterialLossPct &&
-                        e.steps >= config_.window;
+  const bool material =
+      slowdownPct >= 100 * config_.minSlowdown && lostPct >= kMaterialLossPct && e.steps >= config_.window;
   auto severity = !material           ? v1::Finding::SEVERITY_INFO
                   : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
                                       : v1::Finding::SEVERITY_WARNING;

@@ -120,9 +120,9 @@ class StragglerDetector {
 
   void evaluate(uint64_t step, PendingStep& pending);
   // Scores every rank's window of own time; the windows are full.
-  std::vector<WindowScore> scoreWindows(uint64_t step);
+  std::vector<WindowScore> scoreWindows(uint64_t step, double typical);
   // Adds the newest step's excess to each rank's CUSUM.
-  void accumulate();
+  void accumulate(double typical);
   // The median rank's own time over the window (ns).
   double typicalOwn() const;
   void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,

@@ -234,7 +234,7 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
             QStringLiteral("Wait (ms)"));
   for (int row = 0; row < 2; ++row) {
     EXPECT_GT(ranks->index(row, console::RanksModel::Compute).data().toString().toDouble(), 0);
-    EXPECT_TRUE(ranks->index(row, console::RanksModel::Wait).data().toString().toDouble() >= 0);
+    EXPECT_GE(ranks->index(row, console::RanksModel::Wait).data().toString().toDouble(), 0);
     EXPECT_EQ(ranks->index(row, console::RanksModel::State).data().toString(), QStringLiteral("finished"));
     EXPECT_FALSE(ranks->index(row, console::RanksModel::Rank).data(Qt::BackgroundRole).isValid());
   }
