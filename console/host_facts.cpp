@@ -16,6 +16,15 @@ std::string gib(uint64_t bytes) {
 
 }  // namespace
 
+std::vector<v1::Backend> usableBackends(const v1::HostInfo& info) {
+  std::vector<v1::Backend> usable;
+  for (int b : info.backends()) {
+    if (b == v1::BACKEND_NCCL && info.gpus().empty()) continue;
+    usable.push_back(static_cast<v1::Backend>(b));
+  }
+  return usable;
+}
+
 HostFacts hostFacts(const v1::HostInfo& info) {
   HostFacts facts;
   if (!info.hostname().empty()) facts["hostname"] = info.hostname();
@@ -28,9 +37,8 @@ HostFacts hostFacts(const v1::HostInfo& info) {
   }
   facts["gpus"] = gpus.empty() ? "none" : gpus;
   std::string backends;
-  for (int b : info.backends()) {
-    backends += (backends.empty() ? "" : ", ") + std::string(backendName(static_cast<v1::Backend>(b)));
-  }
+  for (v1::Backend b : usableBackends(info))
+    backends += (backends.empty() ? "" : ", ") + std::string(backendName(b));
   if (!backends.empty()) facts["backends"] = backends;
   if (!info.ringmaster_version().empty()) facts["ringmaster"] = info.ringmaster_version();
   if (!info.torch_version().empty()) facts["libtorch"] = info.torch_version();

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ringmaster/v1/agent.pb.h"
 
@@ -13,6 +14,10 @@ namespace ringmaster::console {
 using HostFacts = std::map<std::string, std::string>;
 
 HostFacts hostFacts(const v1::HostInfo& info);
+
+// The backends a job can use on the host: its worker's, less nccl where there is no GPU (the agent refuses
+// it).
+std::vector<v1::Backend> usableBackends(const v1::HostInfo& info);
 
 // "node1: 16 cores, 62.8 GiB, no GPU, libtorch 1.13.1, gloo" for one host.
 std::string describeHost(const std::string& host, const HostFacts& facts);

@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include "common/job_spec.h"
+#include "console/host_facts.h"
 
 namespace ringmaster::console {
 
@@ -91,12 +92,8 @@ QVariant HostsModel::data(const QModelIndex& index, int role) const {
                        : QVariant();
     case Backends: {
       if (!h.hasInfo) return {};
-      // The backends a job can use here: nccl only where there is a GPU as well (the agent refuses it else).
       QStringList names;
-      for (int b : h.info.backends()) {
-        if (b == v1::BACKEND_NCCL && h.info.gpus().empty()) continue;
-        names << QString::fromUtf8(backendName(static_cast<v1::Backend>(b)).data());
-      }
+      for (v1::Backend b : usableBackends(h.info)) names << QString::fromUtf8(backendName(b).data());
       return names.join(QStringLiteral(", "));
     }
     case Preflight: {

@@ -8,6 +8,7 @@
 
 #include "console/comparison_model.h"
 #include "console/findings_model.h"
+#include "console/host_facts.h"
 #include "console/hosts_model.h"
 #include "console/log_model.h"
 #include "console/ranks_model.h"
@@ -151,9 +152,11 @@ TEST(HostsModel, KeepsThisMachineFirst) {
   model.setInfo(0, info);
   EXPECT_EQ(model.index(0, HostsModel::Backends).data().toString(), "gloo")
       << "nccl without a GPU is no choice";
+  EXPECT_EQ(console::hostFacts(info).at("backends"), "gloo") << "nor in the facts a run keeps";
   info.add_gpus()->set_name("NVIDIA H200");
   model.setInfo(0, info);
   EXPECT_EQ(model.index(0, HostsModel::Backends).data().toString(), "gloo, nccl");
+  EXPECT_EQ(console::hostFacts(info).at("backends"), "gloo, nccl");
   EXPECT_EQ(model.index(0, HostsModel::Preflight).data().toString(), "dataset cifar10 is missing");
   model.removeHost(0);
   EXPECT_EQ(model.rowCount(), 2) << "this machine cannot be removed";
