@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +23,21 @@ inline uint64_t peakRssBytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return uint64_t(usage.ru_maxrss) * 1024;
+}
+
+// Starts a new peak-memory measurement: the process's peak resident size becomes its present one (Linux).
+inline void resetPeakRss() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+// Peak resident memory since the last resetPeakRss() (or the start), in bytes; 0 where /proc does not tell.
+inline uint64_t peakRssSinceResetBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
 }
 
 // CPU seconds (user + system) this process has used: on a shared machine, wall time alone says little.

@@ -408,26 +408,6 @@ std::string runNameFor(const std::vector<std::string>& inputs) {
   return fs::absolute(inputs.front()).parent_path().filename().string();
 }
 
-// Stores timeline events in batches.
-class TimelineBatcher {
- public:
-  TimelineBatcher(RunStore& store, int64_t runId) : store_(store), runId_(runId) { batch_.reserve(kBatch); }
-  void add(v1::TimelineEvent& e) {
-    batch_.push_back(std::move(e));
-    if (batch_.size() == kBatch) flush();
-  }
-  void flush() {
-    store_.appendTimeline(runId_, batch_);
-    batch_.clear();
-  }
-
- private:
-  static constexpr size_t kBatch = 20000;
-  RunStore& store_;
-  int64_t runId_;
-  std::vector<v1::TimelineEvent> batch_;
-};
-
 // Runs `body` on the file at `path`; its errors name the file.
 template <class Body>
 auto namingFile(const std::string& path, Body&& body) {
@@ -454,15 +434,15 @@ TimelineReadSummary storeTimeline(RunStore& store, int64_t runId, const std::str
                                   const std::function<void(const v1::TimelineEvent&)>& observe = {}) {
   return namingFile(path, [&] {
     TraceFile in(path);
-    TimelineBatcher batcher(store, runId);
+    RunStore::TimelineWriter writer(store, runId);
     TimelineReadSummary summary = readTimeline(
         in.stream(),
         [&](v1::TimelineEvent& e) {
           if (observe) observe(e);
-          batcher.add(e);
+          writer.add(e);
         },
         options);
-    batcher.flush();
+    writer.finish();
     return summary;
   });
 }

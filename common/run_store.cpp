@@ -16,12 +16,15 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "common/store_schema.h"
+#include "common/timeline_chunk.h"
 
 namespace ringmaster {
 
@@ -90,6 +93,12 @@ class Statement {
   std::string_view text(int column) const {
     const unsigned char* p = sqlite3_column_text(stmt_, column);
     return p ? std::string_view(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string_view();
+  }
+  // Valid until the statement steps or resets.
+  std::string_view blobView(int column) const {
+    const void* p = sqlite3_column_blob(stmt_, column);
+    return p ? std::string_view(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
              : std::string_view();
   }
   std::string blob(int column) const {
@@ -207,15 +216,34 @@ struct RunStore::Impl {
   sqlite3* db = nullptr;
   int openedVersion = 0;
   int version = 0;
-  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertTimeline, insertLog, insertStall,
-      insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
+      insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+
+  // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
+  // yet). The chunks changed by the batch being appended are stored before it commits.
+  struct LaneKey {
+    int64_t runId;
+    int rank;
+    std::string lane;
+    bool operator<(const LaneKey& other) const {
+      return std::tie(runId, rank, lane) < std::tie(other.runId, other.rank, other.lane);
+    }
+  };
+  struct OpenChunk {
+    TimelineChunkEncoder events;
+    int64_t row = 0;
+    bool changed = false;
+  };
+  std::map<LaneKey, OpenChunk> openChunks;
+  std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
 
   ~Impl() {
     // Statements must go before the connection.
     insertStep.reset();
     insertOp.reset();
     insertMemory.reset();
-    insertTimeline.reset();
+    insertChunk.reset();
+    updateChunk.reset();
     insertLog.reset();
     insertStall.reset();
     insertFinding.reset();
@@ -324,9 +352,11 @@ struct RunStore::Impl {
     insertMemory = prepare(
         "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
         "device_total_bytes, host_total_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
-    insertTimeline = prepare(
-        "INSERT INTO timeline_events (run_id, rank, lane, name, start_ns, end_ns, step, args) "
-        "VALUES (?,?,?,?,?,?,?,?)");
+    insertChunk = prepare(
+        "INSERT INTO timeline_chunks (run_id, rank, lane, first_start_ns, last_end_ns, events, data) "
+        "VALUES (?,?,?,?,?,?,?)");
+    updateChunk = prepare(
+        "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
     insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
     insertStall = prepare(
         "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
@@ -368,16 +398,67 @@ struct RunStore::Impl {
         .run();
   }
 
-  void insertTimelineRow(int64_t runId, const v1::TimelineEvent& e) {
-    insertTimeline->bind(1, runId).bind(2, e.rank()).bind(3, e.lane()).bind(4, e.name());
-    insertTimeline->bind(5, e.start_ns()).bind(6, e.end_ns()).bind(7, e.step());
-    if (e.args().empty()) {
-      insertTimeline->bindNull(8);
-    } else {
-      insertTimeline->bind(
-          8, encodeStringMap(std::map<std::string, std::string>(e.args().begin(), e.args().end())));
+  // Stores a chunk as a new row (row 0) or over row `row`; returns its row.
+  int64_t storeChunk(int64_t runId, int rank, const std::string& lane, const TimelineChunkEncoder& events,
+                     int64_t row) {
+    const std::string blob = events.encode();
+    if (row == 0) {
+      insertChunk->bind(1, runId).bind(2, rank).bind(3, lane).bind(4, events.firstStartNs());
+      insertChunk->bind(5, events.lastEndNs()).bind(6, uint64_t(events.size())).bindBlob(7, blob).run();
+      return sqlite3_last_insert_rowid(db);
     }
-    insertTimeline->run();
+    updateChunk->bind(1, events.firstStartNs()).bind(2, events.lastEndNs()).bind(3, uint64_t(events.size()));
+    updateChunk->bindBlob(4, blob).bind(5, row).run();
+    return row;
+  }
+
+  void insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e) {
+    auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
+    OpenChunk& open = it->second;
+    open.events.add(e);
+    if (open.events.size() == kTimelineChunkEvents) {
+      storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
+      open = OpenChunk();
+    } else if (!open.changed) {
+      open.changed = true;
+      changedChunks.push_back(it);
+    }
+  }
+
+  void forgetOpenChunks(int64_t runId) {
+    changedChunks.clear();
+    constexpr int kLowest = std::numeric_limits<int>::min();
+    openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
+                     openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
+  }
+
+  // Appends in one transaction, storing the open chunks it changed before it commits.
+  template <typename Body>
+  void appending(Body&& body) {
+    try {
+      transaction([&] {
+        body();
+        for (auto it : changedChunks) {
+          OpenChunk& open = it->second;
+          if (!open.changed) continue;  // filled and stored since
+          open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
+          open.changed = false;
+        }
+        changedChunks.clear();
+      });
+    } catch (...) {
+      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks.
+      changedChunks.clear();
+      openChunks.clear();
+      throw;
+    }
+  }
+
+  [[noreturn]] void damagedChunk(int64_t runId, int rank, std::string_view lane,
+                                 const TimelineChunkError& error) const {
+    throw StoreError("run store " + path + ": a timeline chunk of run " + std::to_string(runId) + " (rank " +
+                     std::to_string(rank) + ", lane '" + std::string(lane) +
+                     "') is damaged: " + error.what() + "; the run's other records can still be read");
   }
 
   void insert(int64_t runId, const v1::Record& record) {
@@ -415,7 +496,7 @@ struct RunStore::Impl {
         break;
       }
       case v1::Record::kTimeline:
-        insertTimelineRow(runId, record.timeline());
+        insertTimelineEvent(runId, record.timeline());
         break;
       case v1::Record::kLog: {
         const auto& l = record.log();
@@ -663,6 +744,7 @@ int64_t RunStore::createRun(const NewRun& run) {
 }
 
 void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
+  if (status != "running") impl_->forgetOpenChunks(runId);  // each is stored already
   auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
   q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
 }
@@ -694,9 +776,10 @@ void RunStore::removeTag(int64_t runId, const std::string& tag) {
 }
 
 void RunStore::deleteRun(int64_t runId) {
+  impl_->forgetOpenChunks(runId);
   impl_->transaction([&] {
     for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
-                              "logs", "stall_reports", "findings", "run_tags"}) {
+                              "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?")->bind(1, runId).run();
     }
     impl_->prepare("DELETE FROM runs WHERE id = ?")->bind(1, runId).run();
@@ -724,28 +807,97 @@ void RunStore::setEnvironment(int64_t runId, const std::map<std::string, std::st
 
 void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
   assert(impl_->insertStep && "read-only store");
-  impl_->transaction([&] {
+  impl_->appending([&] {
     for (const auto& record : batch.records()) impl_->insert(runId, record);
   });
 }
 
 void RunStore::append(int64_t runId, const std::vector<v1::Record>& records) {
   assert(impl_->insertStep && "read-only store");
-  impl_->transaction([&] {
+  impl_->appending([&] {
     for (const auto& record : records) impl_->insert(runId, record);
   });
 }
 
 void RunStore::appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events) {
   assert(impl_->insertStep && "read-only store");
-  impl_->transaction([&] {
-    for (const auto& event : events) impl_->insertTimelineRow(runId, event);
+  impl_->appending([&] {
+    for (const auto& event : events) impl_->insertTimelineEvent(runId, event);
   });
+}
+
+struct RunStore::TimelineWriter::Lanes {
+  struct Lane {
+    int rank;
+    std::string name;
+    TimelineChunkEncoder events;
+  };
+  struct Chunk {
+    size_t lane;
+    int64_t firstStartNs, lastEndNs;
+    uint64_t events;
+    std::string data;
+  };
+  std::vector<Lane> lanes;  // in order of their first event
+  std::unordered_map<std::string, std::unordered_map<int, size_t>> byName;
+  std::vector<Chunk> full;  // packed, waiting to be stored
+  size_t fullBytes = 0;
+
+  void pack(size_t index) {
+    Lane& lane = lanes[index];
+    full.push_back({index, lane.events.firstStartNs(), lane.events.lastEndNs(), lane.events.size(),
+                    lane.events.encode()});
+    fullBytes += full.back().data.size();
+    lane.events.clear();
+  }
+};
+
+// Full chunks are stored a few megabytes at a time: one transaction each, and little held in memory.
+constexpr size_t kChunkBytesPerTransaction = 4 << 20;
+
+RunStore::TimelineWriter::TimelineWriter(RunStore& store, int64_t runId)
+    : store_(store), runId_(runId), lanes_(std::make_unique<Lanes>()) {
+  assert(store_.impl_->insertChunk && "read-only store");
+}
+
+RunStore::TimelineWriter::~TimelineWriter() = default;
+
+void RunStore::TimelineWriter::add(const v1::TimelineEvent& event) {
+  auto& byRank = lanes_->byName[event.lane()];
+  auto [it, added] = byRank.try_emplace(event.rank(), lanes_->lanes.size());
+  if (added) lanes_->lanes.push_back({event.rank(), event.lane(), {}});
+  const size_t index = it->second;
+  lanes_->lanes[index].events.add(event);
+  if (lanes_->lanes[index].events.size() < kTimelineChunkEvents) return;
+  lanes_->pack(index);
+  if (lanes_->fullBytes >= kChunkBytesPerTransaction) storeFull();
+}
+
+void RunStore::TimelineWriter::finish() {
+  for (size_t i = 0; i < lanes_->lanes.size(); ++i) {
+    if (!lanes_->lanes[i].events.empty()) lanes_->pack(i);
+  }
+  storeFull();
+}
+
+void RunStore::TimelineWriter::storeFull() {
+  Impl& impl = *store_.impl_;
+  impl.transaction([&] {
+    for (const auto& chunk : lanes_->full) {
+      const auto& lane = lanes_->lanes[chunk.lane];
+      impl.insertChunk->bind(1, runId_).bind(2, lane.rank).bind(3, lane.name).bind(4, chunk.firstStartNs);
+      impl.insertChunk->bind(5, chunk.lastEndNs).bind(6, chunk.events).bindBlob(7, chunk.data).run();
+    }
+  });
+  lanes_->full.clear();
+  lanes_->fullBytes = 0;
 }
 
 RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs) {
   ClippedEnds clipped;
+  impl_->forgetOpenChunks(runId);  // its chunks are rewritten here
   impl_->transaction([&] {
+    // Rows of runs stored before chunks.
     auto late = impl_->prepare(
         "SELECT count(*), coalesce(max(end_ns - start_ns), 0) FROM timeline_events WHERE run_id = ? AND "
         "end_ns > ?");
@@ -753,12 +905,37 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
     late->step();
     clipped.events = late->int64(0);
     clipped.longestNs = late->int64(1);
-    if (clipped.events == 0) return;
     auto end = impl_->prepare(
-        "SELECT coalesce(max(end_ns), ?) FROM timeline_events WHERE run_id = ? AND end_ns <= ?");
-    end->bind(1, afterNs).bind(2, runId).bind(3, afterNs);
-    end->step();
-    clipped.clippedToNs = end->int64(0);
+        "SELECT max(end_ns) FROM timeline_events WHERE run_id = ? AND end_ns <= ? UNION ALL "
+        "SELECT max(last_end_ns) FROM timeline_chunks WHERE run_id = ? AND last_end_ns <= ?");
+    end->bind(1, runId).bind(2, afterNs).bind(3, runId).bind(4, afterNs);
+    std::optional<int64_t> lastPlausibleEnd;
+    while (end->step()) {
+      if (!end->isNull(0)) lastPlausibleEnd = std::max(lastPlausibleEnd.value_or(INT64_MIN), end->int64(0));
+    }
+    // Chunks holding late events: counted first, since where they are clipped depends on every chunk.
+    std::vector<int64_t> lateChunks;
+    auto chunks = impl_->prepare(
+        "SELECT id, rank, lane, data FROM timeline_chunks WHERE run_id = ? AND last_end_ns > ? ORDER BY id");
+    chunks->bind(1, runId).bind(2, afterNs);
+    while (chunks->step()) {
+      lateChunks.push_back(chunks->int64(0));
+      try {
+        decodeTimelineChunk(chunks->blobView(3), chunks->integer(1), "", [&](const v1::TimelineEvent& e) {
+          if (e.end_ns() > afterNs) {
+            ++clipped.events;
+            clipped.longestNs = std::max(clipped.longestNs, e.end_ns() - e.start_ns());
+          } else {
+            lastPlausibleEnd = std::max(lastPlausibleEnd.value_or(INT64_MIN), e.end_ns());
+          }
+        });
+      } catch (const TimelineChunkError& error) {
+        impl_->damagedChunk(runId, chunks->integer(1), chunks->text(2), error);
+      }
+    }
+    if (clipped.events == 0) return;
+    clipped.clippedToNs = lastPlausibleEnd.value_or(afterNs);
+
     impl_
         ->prepare(
             "UPDATE timeline_events SET end_ns = max(start_ns, ?1), "
@@ -768,6 +945,24 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
         .bind(2, runId)
         .bind(3, afterNs)
         .run();
+    auto read = impl_->prepare("SELECT rank, data FROM timeline_chunks WHERE id = ?");
+    for (int64_t id : lateChunks) {
+      read->bind(1, id);
+      read->step();
+      TimelineChunkEncoder events;
+      decodeTimelineChunk(read->blobView(1), 0, "", [&](const v1::TimelineEvent& e) {
+        if (e.end_ns() <= afterNs) {
+          events.add(e);
+          return;
+        }
+        v1::TimelineEvent shortened = e;
+        (*shortened.mutable_args())["recorded_dur_ns"] = std::to_string(e.end_ns() - e.start_ns());
+        shortened.set_end_ns(std::max(e.start_ns(), clipped.clippedToNs));
+        events.add(shortened);
+      });
+      read->reset();
+      impl_->storeChunk(runId, 0, "", events, id);
+    }
   });
   return clipped;
 }
@@ -828,6 +1023,12 @@ RunCounts RunStore::counts(int64_t runId) const {
   c.allreduceOps = count("allreduce_ops");
   c.memorySamples = count("memory_samples");
   c.timelineEvents = count("timeline_events");
+  {
+    auto q = impl_->prepare("SELECT coalesce(sum(events), 0) FROM timeline_chunks WHERE run_id = ?");
+    q->bind(1, runId);
+    q->step();
+    c.timelineEvents += q->int64(0);
+  }
   c.logLines = count("logs");
   c.stallReports = count("stall_reports");
   c.findings = count("findings");
@@ -1026,23 +1227,48 @@ std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
 
 void RunStore::forEachTimelineEvent(int64_t runId,
                                     const std::function<void(const v1::TimelineEvent&)>& visit) const {
-  auto q = impl_->prepare(
-      "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? ORDER BY "
-      "rowid");
-  q->bind(1, runId);
-  v1::TimelineEvent e;
-  while (q->step()) {
-    e.Clear();
-    e.set_rank(q->integer(0));
-    e.set_lane(std::string(q->text(1)));
-    e.set_name(std::string(q->text(2)));
-    e.set_start_ns(q->int64(3));
-    e.set_end_ns(q->int64(4));
-    e.set_step(uint64_t(q->int64(5)));
-    if (!q->isNull(6)) {
-      for (auto& [key, value] : decodeStringMap(q->text(6))) (*e.mutable_args())[key] = value;
+  forEachTimelineEvent(runId, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                       visit);
+}
+
+void RunStore::forEachTimelineEvent(int64_t runId, int64_t fromNs, int64_t toNs,
+                                    const std::function<void(const v1::TimelineEvent&)>& visit) const {
+  const bool everything =
+      fromNs == std::numeric_limits<int64_t>::min() && toNs == std::numeric_limits<int64_t>::max();
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? AND "
+        "(? OR (start_ns < ? AND end_ns >= ?)) ORDER BY rowid");
+    q->bind(1, runId).bind(2, int(everything)).bind(3, toNs).bind(4, fromNs);
+    v1::TimelineEvent e;
+    while (q->step()) {
+      e.Clear();
+      e.set_rank(q->integer(0));
+      e.set_lane(std::string(q->text(1)));
+      e.set_name(std::string(q->text(2)));
+      e.set_start_ns(q->int64(3));
+      e.set_end_ns(q->int64(4));
+      e.set_step(uint64_t(q->int64(5)));
+      if (!q->isNull(6)) {
+        for (auto& [key, value] : decodeStringMap(q->text(6))) (*e.mutable_args())[key] = value;
+      }
+      visit(e);
     }
-    visit(e);
+  }
+  auto q = impl_->prepare(
+      "SELECT rank, lane, data FROM timeline_chunks WHERE run_id = ? AND (? OR (first_start_ns < ? AND "
+      "last_end_ns >= ?)) ORDER BY id");
+  q->bind(1, runId).bind(2, int(everything)).bind(3, toNs).bind(4, fromNs);
+  while (q->step()) {
+    const int rank = q->integer(0);
+    const std::string lane(q->text(1));
+    try {
+      decodeTimelineChunk(q->blobView(2), rank, lane, [&](const v1::TimelineEvent& e) {
+        if (everything || (e.start_ns() < toNs && e.end_ns() >= fromNs)) visit(e);
+      });
+    } catch (const TimelineChunkError& error) {
+      impl_->damagedChunk(runId, rank, lane, error);
+    }
   }
 }
 

@@ -134,9 +134,33 @@ class RunStore {
 
   // Stores a batch of records in one transaction. Sequence numbers are not kept: the agent's journal owns
   // them.
+  //
+  // Timeline events are kept per lane (rank, lane name) in compressed chunks (see common/timeline_chunk.h).
+  // Appended here, each event is stored at once: a lane's last chunk stays open and is rewritten with each
+  // batch until it is full, so a reader, or the store after a crash, has every event committed.
   void append(int64_t runId, const v1::RecordBatch& batch);
   void append(int64_t runId, const std::vector<v1::Record>& records);
   void appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events);
+
+  // Writes a large timeline (an import): each lane's events are stored as its chunks fill, in batches of
+  // chunks, and the rest by finish(). Until then readers see the full chunks only; a writer destroyed
+  // without finish() stores no more (an import that fails deletes its run).
+  class TimelineWriter {
+   public:
+    TimelineWriter(RunStore& store, int64_t runId);
+    ~TimelineWriter();
+    TimelineWriter(const TimelineWriter&) = delete;
+    TimelineWriter& operator=(const TimelineWriter&) = delete;
+    void add(const v1::TimelineEvent& event);
+    void finish();
+
+   private:
+    struct Lanes;
+    void storeFull();
+    RunStore& store_;
+    int64_t runId_;
+    std::unique_ptr<Lanes> lanes_;
+  };
   // Timeline events ending after `afterNs` end at the latest end at or before it instead; each keeps its
   // recorded duration in the arg "recorded_dur_ns". For imported traces whose writer recorded absurd
   // durations.
@@ -165,8 +189,14 @@ class RunStore {
   std::vector<v1::LogLine> logs(int64_t runId, std::optional<int> rank = std::nullopt) const;
   std::vector<v1::StallReport> stallReports(int64_t runId) const;
   std::vector<v1::Finding> findings(int64_t runId) const;
-  // Streams the run's timeline in insertion order without holding it in memory.
+  // Streams the run's timeline without holding it in memory, chunk by chunk as they were stored: each lane's
+  // events in the order they were added (those of runs stored before chunks, row by row, come first). Throws
+  // StoreError naming the run and lane when a chunk is damaged.
   void forEachTimelineEvent(int64_t runId, const std::function<void(const v1::TimelineEvent&)>& visit) const;
+  // The same for the events that overlap [fromNs, toNs) (start before toNs, end at or after fromNs): only the
+  // chunks that may hold such events are read, so a view of a short range of a long run reads little of it.
+  void forEachTimelineEvent(int64_t runId, int64_t fromNs, int64_t toNs,
+                            const std::function<void(const v1::TimelineEvent&)>& visit) const;
 
  private:
   void openForReading(const Options& options);

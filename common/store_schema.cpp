@@ -121,10 +121,25 @@ CREATE INDEX steps_by_run ON steps (run_id);
 ALTER TABLE runs ADD COLUMN console TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 4: timeline events in compressed chunks, a lane's events together (see common/timeline_chunk.h):
+// with a row per event an imported trace took more room in the store than in its file. Runs stored before
+// keep their rows in timeline_events, which readers still read; nothing is written there any more.
+constexpr std::string_view kVersion4 = R"sql(
+CREATE TABLE timeline_chunks (
+  id INTEGER PRIMARY KEY,           -- explicit, so that VACUUM keeps it: a live run rewrites its open chunks
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, lane TEXT NOT NULL,
+  first_start_ns INTEGER NOT NULL,  -- the earliest start among its events
+  last_end_ns INTEGER NOT NULL,     -- the latest end
+  events INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX timeline_chunks_by_run ON timeline_chunks (run_id, first_start_ns);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4};
   return all;
 }
 
