@@ -9,8 +9,11 @@ Two figures, each from real `ringmaster run` jobs on this machine, each run stor
   rank 1, and no other rank, is accused by the end of those 100 steps (the console checks the same diagnosis
   live, so found by the end of the run is found within 100 steps). Goal: at least 9 of 10.
 Findings are read from each run's --summary-json. The figures depend on the machine's noise: quote the load.
+With --keep STORE the runs stay in that run store, and `straggler_replay STORE [settings]` shows which ranks the
+detector would accuse in each of them with other settings.
 
   bench/straggler-detection/straggler_detection.py --ringmaster build/dev/bin/ringmaster [--clean 20 --injected 10]
+      [--keep STORE]
 """
 
 import argparse
@@ -58,13 +61,15 @@ def main():
     parser.add_argument("--ringmaster", required=True, help="the ringmaster CLI to run")
     parser.add_argument("--clean", type=int, default=20, help="clean runs (default 20)")
     parser.add_argument("--injected", type=int, default=10, help="runs with a straggler injected (default 10)")
+    parser.add_argument("--keep", metavar="STORE",
+                        help="keep the runs in this run store (e.g. to replay them with straggler_replay)")
     args = parser.parse_args()
     if not os.access(args.ringmaster, os.X_OK):
         sys.exit(f"straggler_detection: --ringmaster {args.ringmaster}: not an executable; build it first")
 
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="rm-straggler-bench-") as folder:
-        store = os.path.join(folder, "runs.db")
+        store = args.keep or os.path.join(folder, "runs.db")
         false_alarms = 0
         found = 0
         print(f"clean runs ({args.clean}):")

@@ -15,6 +15,10 @@ namespace {
 // The recent windows whose scatter makes the CUSUM's noise unit: long enough to be steady.
 constexpr size_t kScatterWindows = 64;
 
+// A communication episode is an early rank's wait when its own time is below the median by more than this
+// share of its all-reduce excess (in a synchronous collective the two would be equal).
+constexpr double kEarlyArrivalShare = 0.5;
+
 // The standard error of the median of n normal values is about sqrt(pi / 2) sigma / sqrt(n).
 constexpr double kMedianStandardError = 1.2533141373155;
 
@@ -203,8 +207,10 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   // Evidence accumulated over the run is confirmation enough.
   const bool sustained = state.cusum.slow && state.cusum.slowLevel >= config_.minSlowdown;
   const bool slowOwn = windowSlow || sustained;
-  // Slow communication at equal own time: a slow link or NIC on this rank.
-  bool slowComm = !slowOwn && score.commScore >= config_.minScore &&
+  // Slow communication at equal own time: a slow link or NIC on this rank. Not with two ranks: there the
+  // median is their mean, and one rank's longer all-reduce is only the other's lateness seen from the rank
+  // that arrived first.
+  bool slowComm = worldSize_ > 2 && !slowOwn && score.commScore >= config_.minScore &&
                   score.commSlowdown >= 2 * config_.minSlowdown && std::fabs(score.ownScore) < 1.5;
 
   bool slowNow = state.current ? (state.current->communication ? slowComm : slowOwn) : (slowOwn || slowComm);
@@ -248,22 +254,36 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   const StepExcess& now = state.window.back();
   e.slowdownSum += e.communication ? now.commSlowdown : (now.medianOwn > 0 ? now.own / now.medianOwn : 0);
   e.scoreSum += e.communication ? score.commScore : score.ownScore;
-  e.excessOwnNs += compute + double(sample.data_ns()) - medianOwn;
+  const double ownExcess = compute + double(sample.data_ns()) - medianOwn;
+  e.excessOwnNs += ownExcess;
+  e.excessOwnSquares += ownExcess * ownExcess;
   e.excessComputeNs += compute - medianCompute;
   e.excessDataNs += double(sample.data_ns()) - medianData;
   e.excessCommNs += pending.commNs[size_t(rank)] - medianComm;
   e.stepNs += medianTotal;
 }
 
-v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
+std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& e) const {
   double steps = double(std::max<uint64_t>(e.steps, 1));
   double slowdownPct = 100 * e.slowdownSum / steps;
+  // In a collective the rank that arrives first waits longest: a longer all-reduce that comes with a shorter
+  // compute and data time is this rank waiting for the others, not a slow link of its own.
+  // A shortfall within the noise of the episode's mean own time says nothing either way.
+  if (e.communication) {
+    const double earlyBy = -e.excessOwnNs / steps;
+    const double ownVariance = std::max(0.0, e.excessOwnSquares / steps - earlyBy * earlyBy);
+    const double standardError = std::sqrt(ownVariance / steps);
+    if (earlyBy > kEarlyArrivalShare * e.excessCommNs / steps && earlyBy > 2 * standardError)
+      return std::nullopt;
+  }
   std::string cause =
       e.communication ? "communication" : (e.excessDataNs > e.excessComputeNs ? "data" : "compute");
   // Everyone else waits for the straggler at the next all-reduce: its excess is the job's loss. An excess
   // that averaged out below the median over the episode is no wait at all.
   double waitNs = std::max(0.0, e.communication ? e.excessCommNs : e.excessOwnNs);
   double lostPct = e.stepNs > 0 ? std::clamp(100 * waitNs / e.stepNs, 0.0, 100.0) : 0;
+  // A finding must matter to be shown: a rank no slower than the median, or one nobody waited for, is none.
+  if (!(slowdownPct > 0) || !(waitNs > 0)) return std::nullopt;
   auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
 
   // A slowness must matter to be more than information: a rank clearly slower than the others, costing enough
@@ -300,9 +320,12 @@ v1::Finding StragglerDetector::describe(int rank, const Episode& e) const {
 
 std::vector<v1::Finding> StragglerDetector::findings() const {
   std::vector<v1::Finding> out;
-  for (const auto& [rank, episode] : closed_) out.push_back(describe(rank, episode));
+  for (const auto& [rank, episode] : closed_) {
+    if (auto f = describe(rank, episode)) out.push_back(std::move(*f));
+  }
   for (size_t r = 0; r < ranks_.size(); ++r) {
-    if (ranks_[r].current) out.push_back(describe(int(r), *ranks_[r].current));
+    if (!ranks_[r].current) continue;
+    if (auto f = describe(int(r), *ranks_[r].current)) out.push_back(std::move(*f));
   }
   return out;
 }

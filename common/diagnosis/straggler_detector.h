@@ -93,6 +93,7 @@ class StragglerDetector {
     uint64_t steps = 0;
     double slowdownSum = 0;
     double excessOwnNs = 0, excessComputeNs = 0, excessDataNs = 0, excessCommNs = 0;
+    double excessOwnSquares = 0;  // sum of each step's own excess squared (ns^2), for its standard error
     double stepNs = 0;
     double scoreSum = 0;
   };
@@ -127,7 +128,9 @@ class StragglerDetector {
   double typicalOwn() const;
   void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,
                      double medianCompute, double medianData, double medianComm, double medianTotal);
-  v1::Finding describe(int rank, const Episode& episode) const;
+  // The finding an episode makes; none when it cost the others nothing, or when a rank's longer all-reduce is
+  // only the wait of a rank that arrived early (its own time below the median by much of the excess).
+  std::optional<v1::Finding> describe(int rank, const Episode& episode) const;
 
   int worldSize_;
   StragglerConfig config_;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Replays every run of a run store through the straggler detector with the settings given, and prints which
+// ranks each run accuses: a way to see how a change to the detector's settings moves its false positives and
+// its sensitivity on real runs recorded once (e.g. by bench/straggler-detection with --keep).
+//
+//   straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] [--window W] [--min-score Z]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "common/diagnosis/run_diagnosis.h"
+#include "common/run_store.h"
+
+using namespace ringmaster;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] "
+                 "[--window W] [--min-score Z]\n");
+    return 2;
+  }
+  diagnosis::DiagnosisConfig config;
+  auto& s = config.straggler;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const double v = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--allowance"))
+      s.cusumAllowance = v;
+    else if (!std::strcmp(argv[i], "--threshold"))
+      s.cusumThreshold = v;
+    else if (!std::strcmp(argv[i], "--min-slowdown"))
+      s.minSlowdown = v;
+    else if (!std::strcmp(argv[i], "--window"))
+      s.window = size_t(v);
+    else if (!std::strcmp(argv[i], "--min-score"))
+      s.minScore = v;
+    else {
+      std::fprintf(stderr, "straggler_replay: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  RunStore::Options options;
+  options.readOnly = true;
+  RunStore store(argv[1], options);
+  for (const auto& info : store.runs()) {
+    const auto series = store.rankSeries(info.id);
+    const int worldSize = info.worldSize > 0 ? info.worldSize : int(series.size());
+    const auto findings =
+        diagnosis::replay(series, store.stallReports(info.id), store.ranks(info.id), worldSize, config)
+            .findings();
+    std::set<int> accused;
+    int infos = 0;
+    std::string first;
+    for (const auto& f : findings) {
+      if (f.kind() != v1::Finding::KIND_STRAGGLER) continue;
+      if (f.severity() == v1::Finding::SEVERITY_INFO) {
+        ++infos;
+        continue;
+      }
+      accused.insert(f.rank());
+      if (first.empty()) first = f.summary();
+    }
+    std::string ranks;
+    for (int r : accused) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    std::printf("run %lld %-8s %d ranks: accused [%s] (+%d info)  %s\n", (long long)info.id,
+                info.name.c_str(), worldSize, ranks.c_str(), infos, first.c_str());
+  }
+  return 0;
+}
