@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Durations as people read them: "350 ns", "4.1 ms", "2.5 s", "3.2 min", "9.1 d", never "1e+05 s".
+// Durations as people read them: "350 ns", "4.1 ms", "2.5 s", "3.2 min", "9.1 d", never "1e+05 s"; and
+// points in time on a run's clock in one unit with as many decimals as their resolution asks ("65.012 s").
 #pragma once
 
 #include <string>
@@ -9,5 +10,23 @@ namespace ringmaster {
 // `ns` nanoseconds in the largest unit (ns, µs, ms, s, min, h, d) that keeps the figure at 1 or more, with
 // three significant digits (whole numbers from 100 on).
 std::string formatDuration(double ns);
+
+// A unit for time points: ns, µs, ms or s, with a number of decimals.
+struct TimeUnit {
+  double ns = 1;
+  const char* name = "ns";
+  int decimals = 0;
+};
+
+// The unit for points up to `largestNs` (in magnitude) told apart to `resolutionNs`: the largest of ns, µs,
+// ms and s that keeps the largest point at 1 or more, with the decimals the resolution needs. An axis formats
+// all its ticks in one such unit, so "0 s" and "5 s" stand side by side, never "0 ns" and "5 s".
+TimeUnit timeUnitFor(double largestNs, double resolutionNs);
+
+// `ns` in `unit`: "65.012 s", "0 s" (never "-0").
+std::string formatTimeIn(double ns, const TimeUnit& unit);
+
+// A point in time told apart to `resolutionNs`: formatTimeIn(ns, timeUnitFor(|ns|, resolutionNs)).
+std::string formatTimePoint(double ns, double resolutionNs);
 
 }  // namespace ringmaster

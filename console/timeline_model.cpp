@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace ringmaster::console {
 namespace {
@@ -134,10 +135,12 @@ void TimelineModel::summariseChunks(LaneData& lane) const {
     chunk.maxEnd = e[0].endNs;
     chunk.maxDuration = e[0].endNs - e[0].startNs;
     chunk.longestName = e[0].name;
+    chunk.sumDuration = chunk.maxDuration;
     for (size_t i = 1; i < kChunkEvents; ++i) {
       chunk.maxGap = std::max(chunk.maxGap, e[i].startNs - chunk.maxEnd);
       chunk.maxEnd = std::max(chunk.maxEnd, e[i].endNs);
       const int64_t duration = e[i].endNs - e[i].startNs;
+      chunk.sumDuration += duration;
       if (duration > chunk.maxDuration) chunk.maxDuration = duration, chunk.longestName = e[i].name;
     }
     lane.chunks.push_back(chunk);
@@ -232,25 +235,32 @@ std::vector<TimelineModel::Box> TimelineModel::boxes(int laneId, int64_t t0, int
   prepare(lane);
   summariseChunks(lane);
   const double narrowNs = minPixels * nsPerPixel;
+  // A narrow event joins the open merged box only across a gap of less than a pixel: a gap of a pixel or
+  // more is idle time the reader must see, however narrow the events around it.
+  auto joins = [&](int64_t start, int64_t mergedEnd) {
+    return static_cast<double>(start) - static_cast<double>(mergedEnd) < nsPerPixel;
+  };
   bool open = false;
   Box merged;
   int64_t longest = -1;
   for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
-    // A whole chunk of narrow events, each within reach of the ones before it, lies inside the range: the
-    // event-by-event walk below would merge all of it into one box, so take its summary instead.
+    // A whole chunk of narrow events, each less than a pixel after the ones before it, lies inside the range:
+    // the event-by-event walk below would merge all of it into one box, so take its summary instead.
     if (i % kChunkEvents == 0 && i / kChunkEvents < lane.chunks.size()) {
       const Chunk& chunk = lane.chunks[i / kChunkEvents];
       if (chunk.firstStart >= t0 && chunk.lastStart < t1 &&
           static_cast<double>(chunk.maxDuration) < narrowNs &&
-          static_cast<double>(chunk.maxGap) <= narrowNs) {
-        if (open && static_cast<double>(chunk.firstStart) <= static_cast<double>(merged.endNs) + narrowNs) {
+          static_cast<double>(chunk.maxGap) < nsPerPixel) {
+        if (open && joins(chunk.firstStart, merged.endNs)) {
           merged.endNs = std::max(merged.endNs, chunk.maxEnd);
           merged.count += static_cast<uint32_t>(kChunkEvents);
+          merged.sumNs += chunk.sumDuration;
         } else {
           if (open) out.push_back(merged);
           open = true;
-          merged = Box{chunk.firstStart, chunk.maxEnd, chunk.longestName, static_cast<uint32_t>(kChunkEvents),
-                       static_cast<uint32_t>(i)};
+          merged = Box{chunk.firstStart,         chunk.maxEnd,
+                       chunk.longestName,        static_cast<uint32_t>(kChunkEvents),
+                       static_cast<uint32_t>(i), chunk.sumDuration};
           longest = -1;
         }
         if (chunk.maxDuration > longest) longest = chunk.maxDuration, merged.name = chunk.longestName;
@@ -263,23 +273,25 @@ std::vector<TimelineModel::Box> TimelineModel::boxes(int laneId, int64_t t0, int
     if (!overlaps(e, t0)) continue;
     const int64_t duration = e.endNs - e.startNs;
     if (static_cast<double>(duration) >= narrowNs) {
-      // Nothing later can join a merged box this event starts beyond: close it first to keep start order.
-      if (open && static_cast<double>(e.startNs) > static_cast<double>(merged.endNs) + narrowNs) {
+      // Nothing later can join a merged box this event starts a pixel beyond: close it first to keep start
+      // order.
+      if (open && !joins(e.startNs, merged.endNs)) {
         out.push_back(merged);
         open = false;
       }
-      out.push_back(Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i)});
+      out.push_back(Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i), duration});
       continue;
     }
-    if (open && static_cast<double>(e.startNs) <= static_cast<double>(merged.endNs) + narrowNs) {
+    if (open && joins(e.startNs, merged.endNs)) {
       merged.endNs = std::max(merged.endNs, e.endNs);
       ++merged.count;
+      merged.sumNs += duration;
       if (duration > longest) longest = duration, merged.name = e.name;
       continue;
     }
     if (open) out.push_back(merged);
     open = true;
-    merged = Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i)};
+    merged = Box{e.startNs, e.endNs, e.name, 1, static_cast<uint32_t>(i), duration};
     longest = duration;
   }
   if (open) out.push_back(merged);
@@ -321,13 +333,62 @@ int TimelineModel::lateRank(int laneId, const Event& negotiate) const {
   return inside.empty() ? -1 : inside.back().rank;
 }
 
+namespace {
+
+// An event's part of a range, for counting each moment of a rank once.
+struct Piece {
+  int64_t from = 0;
+  int64_t to = 0;
+  int64_t startNs = 0;  // the event's own start: the latest started of overlapping events is the innermost
+  bool compute = false;
+  TimelineModel::NameId name = 0;
+};
+
+// Whether `a` takes a moment from `b` when both run: compute first (communication beside it is hidden, only
+// the rest is exposed), then the most recently started (a nested event, or the latest activity).
+bool outranks(const Piece& a, const Piece& b) {
+  if (a.compute != b.compute) return a.compute;
+  if (a.startNs != b.startNs) return a.startNs > b.startNs;
+  return a.to < b.to;
+}
+
+// Adds to selfNs[name] each moment of the pieces' union, given to the piece that outranks the others then.
+void countEachMomentOnce(std::vector<Piece>& pieces, std::map<TimelineModel::NameId, int64_t>& selfNs) {
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.from < b.from; });
+  auto lower = [](const Piece& a, const Piece& b) { return outranks(b, a); };
+  std::vector<Piece> running;  // a heap: the piece that outranks the others on top
+  size_t next = 0;
+  int64_t now = INT64_MIN;
+  while (next < pieces.size() || !running.empty()) {
+    if (running.empty()) now = std::max(now, pieces[next].from);
+    while (next < pieces.size() && pieces[next].from <= now) {
+      running.push_back(pieces[next++]);
+      std::push_heap(running.begin(), running.end(), lower);
+    }
+    // Pieces that ended leave when they come to the top.
+    while (!running.empty() && running.front().to <= now) {
+      std::pop_heap(running.begin(), running.end(), lower);
+      running.pop_back();
+    }
+    if (running.empty()) continue;
+    int64_t until = running.front().to;
+    if (next < pieces.size()) until = std::min(until, pieces[next].from);
+    selfNs[running.front().name] += until - now;
+    now = until;
+  }
+}
+
+}  // namespace
+
 TimelineModel::RangeStats TimelineModel::rangeStats(int64_t t0, int64_t t1) const {
   RangeStats stats;
   // The parts of the range each phase covers, per rank: a phase on many lanes at once (one per tensor in a
   // Horovod timeline) is busy once, not once per lane.
   std::map<std::pair<int, NameId>, std::vector<std::pair<int64_t, int64_t>>> covered;
+  std::map<int, std::vector<Piece>> pieces;  // per rank
   for (LaneData& lane : lanes_) {
     prepare(lane);
+    const bool compute = lane.info.name == "compute";
     for (size_t i = firstReaching(lane, t0); i < lane.events.size(); ++i) {
       const Event& e = lane.events[i];
       if (e.startNs >= t1) break;
@@ -336,7 +397,10 @@ TimelineModel::RangeStats TimelineModel::rangeStats(int64_t t0, int64_t t1) cons
       PhaseStats& s = stats[lane.info.rank][names_[e.name]];
       s.totalNs += std::max<int64_t>(0, to - from);
       ++s.count;
-      if (to > from) covered[{lane.info.rank, e.name}].emplace_back(from, to);
+      if (to > from) {
+        covered[{lane.info.rank, e.name}].emplace_back(from, to);
+        pieces[lane.info.rank].push_back({from, to, e.startNs, compute, e.name});
+      }
     }
   }
   for (auto& [key, spans] : covered) {
@@ -349,7 +413,117 @@ TimelineModel::RangeStats TimelineModel::rangeStats(int64_t t0, int64_t t1) cons
     }
     stats[key.first][names_[key.second]].busyNs = busy;
   }
+  for (auto& [rank, list] : pieces) {
+    std::map<NameId, int64_t> selfNs;
+    countEachMomentOnce(list, selfNs);
+    for (const auto& [name, ns] : selfNs) stats[rank][names_[name]].selfNs = ns;
+  }
   return stats;
+}
+
+std::vector<char> TimelineModel::matchingNames(const std::string& text) const {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string needle = lower(text);
+  std::vector<char> match(names_.size(), 0);
+  for (size_t i = 0; i < names_.size(); ++i) match[i] = lower(names_[i]).find(needle) != std::string::npos;
+  return match;
+}
+
+namespace {
+
+bool laneNameMatches(const std::string& lane, const std::string& text) {
+  return std::search(lane.begin(), lane.end(), text.begin(), text.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         }) != lane.end();
+}
+
+// Whether hit `a` comes before hit `b` in search order.
+bool before(const TimelineModel::Hit& a, const TimelineModel::Hit& b) {
+  return std::tie(a.startNs, a.row, a.event) < std::tie(b.startNs, b.row, b.event);
+}
+
+}  // namespace
+
+TimelineModel::Hit TimelineModel::findNext(const std::vector<int>& rows, const std::string& text,
+                                           const Hit& from, bool forward) const {
+  Hit best;
+  if (text.empty()) return best;
+  const std::vector<char> nameMatches = matchingNames(text);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    LaneData& lane = lanes_[static_cast<size_t>(rows[r])];
+    prepare(lane);
+    const auto& events = lane.events;
+    const bool wholeLane = laneNameMatches(lane.info.name, text);
+    const int row = static_cast<int>(r);
+    auto byStart = [](const Event& e, int64_t t) { return e.startNs < t; };
+    auto startAfter = [](int64_t t, const Event& e) { return t < e.startNs; };
+    if (forward) {
+      // The first event of this row ordered after `from`.
+      size_t i;
+      if (from.found() && row == from.row) {
+        i = static_cast<size_t>(from.event) + 1;
+      } else if (from.found() && row < from.row) {
+        i = static_cast<size_t>(std::upper_bound(events.begin(), events.end(), from.startNs, startAfter) -
+                                events.begin());
+      } else {
+        i = static_cast<size_t>(std::lower_bound(events.begin(), events.end(), from.startNs, byStart) -
+                                events.begin());
+      }
+      for (; i < events.size(); ++i) {
+        if (best.found() && events[i].startNs > best.startNs) break;
+        if (wholeLane || nameMatches[events[i].name]) {
+          const Hit hit{row, static_cast<int>(i), events[i].startNs};
+          if (!best.found() || before(hit, best)) best = hit;
+          break;
+        }
+      }
+    } else {
+      // The last event of this row ordered before `from`.
+      size_t end;  // one past it
+      if (from.found() && row == from.row) {
+        end = static_cast<size_t>(from.event);
+      } else if (from.found() && row < from.row) {
+        end = static_cast<size_t>(std::upper_bound(events.begin(), events.end(), from.startNs, startAfter) -
+                                  events.begin());
+      } else {
+        end = static_cast<size_t>(std::lower_bound(events.begin(), events.end(), from.startNs, byStart) -
+                                  events.begin());
+      }
+      for (size_t i = end; i-- > 0;) {
+        if (best.found() && events[i].startNs < best.startNs) break;
+        if (wholeLane || nameMatches[events[i].name]) {
+          const Hit hit{row, static_cast<int>(i), events[i].startNs};
+          if (!best.found() || before(best, hit)) best = hit;
+          break;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+size_t TimelineModel::countMatches(const std::vector<int>& rows, const std::string& text,
+                                   const Hit* beforeHit) const {
+  if (text.empty()) return 0;
+  const std::vector<char> nameMatches = matchingNames(text);
+  size_t count = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    LaneData& lane = lanes_[static_cast<size_t>(rows[r])];
+    prepare(lane);
+    const bool wholeLane = laneNameMatches(lane.info.name, text);
+    for (size_t i = 0; i < lane.events.size(); ++i) {
+      const Hit hit{static_cast<int>(r), static_cast<int>(i), lane.events[i].startNs};
+      if (beforeHit && !before(hit, *beforeHit)) {
+        if (hit.startNs > beforeHit->startNs) break;
+        continue;
+      }
+      if (wholeLane || nameMatches[lane.events[i].name]) ++count;
+    }
+  }
+  return count;
 }
 
 std::vector<v1::TimelineEvent> TimelineModel::eventsIn(int64_t t0, int64_t t1) const {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline of a run for a custom-painted view: per-lane event arrays sorted by start, level-of-detail
 // boxes for a visible range, hit testing, per-phase statistics of a range, and Horovod's "who arrived late"
-// ticks.
+// ticks, and search by name.
 //
 // Lanes are (rank, lane name). A rank's "compute" lane holds DATA FORWARD BACKWARD OPTIMIZER; "comm" lanes
 // hold ALLREDUCE and its wait; any other lane name is a tensor or fused buffer of the Horovod engine, holding
@@ -53,6 +53,7 @@ class TimelineModel {
     NameId name = 0;     // for a merged box, the name of its longest event
     uint32_t count = 1;  // events in the box
     uint32_t event = 0;  // index in the lane of the first event
+    int64_t sumNs = 0;   // the durations of its events summed: how much of the box is busy
   };
 
   // A rank became ready for a tensor (a tick inside NEGOTIATE_ALLREDUCE).
@@ -65,6 +66,10 @@ class TimelineModel {
   struct PhaseStats {
     int64_t totalNs = 0;  // summed over the phase's events, within the range (overlapping events count twice)
     int64_t busyNs = 0;  // time within the range in which at least one of them ran: never more than the range
+    // Time within the range the rank is counted as doing this phase, each moment once: a "compute" lane's
+    // event first, then the most recently started event on any lane. A rank's selfNs add up to the range
+    // less its idle time.
+    int64_t selfNs = 0;
     uint32_t count = 0;
   };
   // rank -> phase name -> stats
@@ -92,8 +97,9 @@ class TimelineModel {
   std::vector<int> rankRows() const;
   std::vector<int> tensorRows() const;  // one per tensor name: the lowest rank's lane
 
-  // Boxes of lane `lane` inside [t0, t1) at `nsPerPixel`: events narrower than `minPixels` that lie within
-  // `minPixels` of each other merge into one box, so the box count stays near the pixel width at any zoom.
+  // Boxes of lane `lane` inside [t0, t1) at `nsPerPixel`: events narrower than `minPixels` merge into one
+  // box with neighbours less than a pixel away, so the box count stays within the pixel width at any zoom
+  // while every idle gap of a pixel or more stays visible.
   std::vector<Box> boxes(int lane, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 1.0) const;
 
   // The innermost event of `lane` under time t, within `toleranceNs` of its edges; -1 when none.
@@ -107,6 +113,22 @@ class TimelineModel {
 
   // Time per phase per rank inside [t0, t1): each event's overlap with the range, over all lanes.
   RangeStats rangeStats(int64_t t0, int64_t t1) const;
+
+  // Search by name: an event matches when its name or its lane's name holds `text` (ASCII case ignored).
+  // Matches are ordered by start, then by row (an index into `rows`), then by index in the lane.
+  struct Hit {
+    int row = -1;  // -1: none
+    int event = -1;
+    int64_t startNs = 0;
+    bool found() const { return row >= 0; }
+  };
+  // The first match after `from` (before it when `forward` is false); a `from` without a row means "from
+  // time from.startNs on" (or "before it"). Does not wrap around.
+  Hit findNext(const std::vector<int>& rows, const std::string& text, const Hit& from,
+               bool forward = true) const;
+  // How many events of `rows` match; with `before`, only those ordered before it.
+  size_t countMatches(const std::vector<int>& rows, const std::string& text,
+                      const Hit* before = nullptr) const;
 
   // The events overlapping [t0, t1) as records (for export), lane by lane.
   std::vector<v1::TimelineEvent> eventsIn(int64_t t0, int64_t t1) const;
@@ -123,6 +145,7 @@ class TimelineModel {
     int64_t maxEnd = 0;
     int64_t maxDuration = 0;  // its widest event
     int64_t maxGap = 0;  // widest gap between an event's start and the end of all earlier events in the chunk
+    int64_t sumDuration = 0;
     NameId longestName = 0;  // the name of its first widest event
   };
   struct LaneData {
@@ -140,6 +163,8 @@ class TimelineModel {
   void summariseChunks(LaneData& lane) const;
   // Index of the first event of the lane that may reach t (every earlier one ends before t).
   size_t firstReaching(const LaneData& lane, int64_t t) const;
+  // Which names match a search text, by NameId.
+  std::vector<char> matchingNames(const std::string& text) const;
 
   mutable std::vector<LaneData> lanes_;
   std::map<std::pair<int, std::string>, int> laneByKey_;

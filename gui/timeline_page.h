@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline page: the TimelineView with its row mode, the details of the clicked event, per-phase
-// statistics per rank of the selected range, import of Horovod timelines / Chrome traces, and export of the
-// visible range.
+// The timeline page: the TimelineView with its row mode, zoom to selection and find by name, the details of
+// the clicked event, per-phase statistics per rank of the selected range (each moment counted once, so the
+// shares add up), import of Horovod timelines / Chrome traces, and export of the visible range.
 #pragma once
 
 #include <QWidget>
@@ -10,6 +10,7 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QTreeWidget;
 
@@ -35,6 +36,13 @@ class TimelinePage : public QWidget {
   TimelineView* view() const { return view_; }
   QTreeWidget* statsTable() const { return stats_; }
   QString detailsText() const;
+  QString rangeText() const;
+  QLineEdit* findField() const { return find_; }
+  QLabel* findStatus() const { return findStatus_; }
+  QPushButton* zoomToSelectionButton() const { return zoomToSelection_; }
+  // Selects and shows the next (or previous) event whose name, or whose row's name, holds the find field's
+  // text.
+  void findNext(bool forward = true);
 
  Q_SIGNALS:
   // Files to import as one run (one rank per file), or one folder of them.
@@ -44,6 +52,7 @@ class TimelinePage : public QWidget {
  private:
   void showStats(int64_t t0, int64_t t1);
   void showEvent(int lane, int event);
+  void resetFind();
 
   const console::TimelineModel* model_ = nullptr;
   TimelineView* view_;
@@ -52,6 +61,11 @@ class TimelinePage : public QWidget {
   QLabel* rangeLabel_;
   QTreeWidget* stats_;
   QLabel* status_;
+  QPushButton* zoomToSelection_;
+  QLineEdit* find_;
+  QLabel* findStatus_;
+  console::TimelineModel::Hit found_;  // the event the find field showed last
+  std::vector<int> foundRows_;         // the rows it was found among
 };
 
 }  // namespace ringmaster::gui

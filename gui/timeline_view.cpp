@@ -2,11 +2,14 @@
 #include "gui/timeline_view.h"
 
 #include <QHash>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "common/duration_text.h"
@@ -17,12 +20,38 @@ namespace {
 
 constexpr int kRowHeight = 18;
 constexpr int kAxisHeight = 26;
+constexpr int kLegendLine = 20;
 constexpr double kZoomStep = 1.25;
 constexpr double kMinNsPerPixel = 0.01;
 constexpr int kClickSlopPx = 4;
 // Events narrower than this many pixels merge with their neighbours: a frame then holds about one box per
 // few pixels of each row, whatever the zoom.
 constexpr double kMergeBelowPixels = 3.0;
+// A key press pans by this share of the view.
+constexpr double kKeyPanShare = 0.1;
+// Room around a range zoomed to, as a share of it on each side.
+constexpr double kZoomMargin = 0.05;
+
+// The timeline's own phases in the order a step runs them; a legend lists these first.
+int phaseOrder(const std::string& name) {
+  static const char* const kOrder[] = {"DATA",
+                                       "FORWARD",
+                                       "BACKWARD",
+                                       "OPTIMIZER",
+                                       "COMM_WAIT",
+                                       "ALLREDUCE",
+                                       "ALLREDUCE_WAIT",
+                                       "NEGOTIATE_ALLREDUCE",
+                                       "QUEUE",
+                                       "MEMCPY_IN_FUSION_BUFFER",
+                                       "GLOO_ALLREDUCE",
+                                       "NCCL_ALLREDUCE",
+                                       "MEMCPY_OUT_FUSION_BUFFER"};
+  for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i) {
+    if (name == kOrder[i]) return i;
+  }
+  return static_cast<int>(std::size(kOrder));
+}
 
 }  // namespace
 
@@ -61,7 +90,7 @@ QStringList distinctElided(const QStringList& texts, const QFontMetrics& fm, int
 }
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
-  setMouseTracking(false);
+  setMouseTracking(true);  // where the pointer rests is where W and S zoom
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(400, 200);
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -69,10 +98,13 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 
 void TimelineView::setModel(const console::TimelineModel* model) {
   model_ = model;
+  // A selection belongs to its run: another run starts with none, at the top, fitted.
   selectedLane_ = selectedEvent_ = -1;
   selBegin_ = selEnd_ = 0;
+  rowScroll_ = 0;
   rebuildRows();
   zoomToFit();
+  Q_EMIT selectionChanged();
 }
 
 void TimelineView::modelChanged() {
@@ -113,7 +145,13 @@ int TimelineView::labelWidth() const {
 QRect TimelineView::plotRect() const {
   const int label = labelWidth();
   return QRect(label, kAxisHeight, std::max(10, width() - label - 4),
-               std::max(10, height() - kAxisHeight - 4));
+               std::max(10, height() - kAxisHeight - legendRect().height() - 4));
+}
+
+QRect TimelineView::legendRect() const {
+  // The Horovod view names seven long phases and ticks: two lines.
+  const int height = (mode_ == RowMode::ByTensor ? 2 : 1) * kLegendLine + 4;
+  return QRect(0, this->height() - height, width(), height);
 }
 
 bool TimelineView::event(QEvent* event) {
@@ -200,9 +238,7 @@ void TimelineView::highlightRank(int rank) {
   // Bring the rank's first row into view.
   for (size_t i = 0; i < rows_.size(); ++i) {
     if (model_ && model_->lane(rows_[i]).rank == rank) {
-      const double y = static_cast<double>(i) * kRowHeight;
-      if (y < rowScroll_ || y > rowScroll_ + plotRect().height() - 2 * kRowHeight)
-        rowScroll_ = std::max(0.0, y - kRowHeight);
+      scrollToRow(static_cast<int>(i));
       break;
     }
   }
@@ -213,6 +249,59 @@ void TimelineView::setSelection(int64_t t0, int64_t t1) {
   selBegin_ = std::min(t0, t1);
   selEnd_ = std::max(t0, t1);
   update();
+  Q_EMIT selectionChanged();
+}
+
+void TimelineView::clearSelection() {
+  selectedLane_ = selectedEvent_ = -1;
+  setSelection(0, 0);
+}
+
+void TimelineView::scrollToRow(int row) {
+  const double y = static_cast<double>(row) * kRowHeight;
+  if (y < rowScroll_ || y > rowScroll_ + plotRect().height() - 2 * kRowHeight)
+    rowScroll_ = std::max(0.0, y - kRowHeight);
+}
+
+void TimelineView::selectEvent(int lane, int event) {
+  if (!model_ || lane < 0 || event < 0) {
+    selectedLane_ = selectedEvent_ = -1;
+    update();
+    Q_EMIT selectionChanged();
+    return;
+  }
+  selectedLane_ = lane;
+  selectedEvent_ = event;
+  const auto it = std::find(rows_.begin(), rows_.end(), lane);
+  if (it != rows_.end()) scrollToRow(static_cast<int>(it - rows_.begin()));
+  // Left where it is when it is in view and wide enough to see; else centred, an event too narrow to see
+  // widened to a tenth of the view, one too wide shown whole.
+  const auto& e = model_->events(lane)[static_cast<size_t>(event)];
+  const double width = static_cast<double>(e.endNs - e.startNs);
+  if (e.startNs >= t0_ && e.endNs <= visibleEnd() && width / nsPerPixel_ >= 4) {
+    update();
+    Q_EMIT selectionChanged();
+    return;
+  }
+  double span = static_cast<double>(visibleEnd() - t0_);
+  if (width / nsPerPixel_ < 4) span = std::max(width * 10, 1000.0);
+  if (width > span) span = width * (1 + 2 * kZoomMargin);
+  const double middle = static_cast<double>(e.startNs) + width / 2;
+  setVisibleRange(static_cast<int64_t>(std::llround(middle - span / 2)),
+                  static_cast<int64_t>(std::llround(middle + span / 2)));
+  Q_EMIT selectionChanged();
+}
+
+void TimelineView::zoomToSelection() {
+  int64_t t0 = selBegin_, t1 = selEnd_;
+  if (t1 <= t0 && model_ && selectedLane_ >= 0 && selectedEvent_ >= 0) {
+    const auto& e = model_->events(selectedLane_)[static_cast<size_t>(selectedEvent_)];
+    t0 = e.startNs;
+    t1 = std::max(e.endNs, e.startNs + 1);
+  }
+  if (t1 <= t0) return;
+  const auto margin = static_cast<int64_t>(std::ceil(static_cast<double>(t1 - t0) * kZoomMargin));
+  setVisibleRange(t0 - margin, t1 + margin);
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
@@ -229,28 +318,87 @@ QString TimelineView::rowLabel(int lane) const {
 }
 
 void TimelineView::paintAxis(QPainter& p, const QRect& plot) {
-  // Ticks at 1, 2 or 5 times a power of ten, about 100 px apart.
-  const double target = nsPerPixel_ * 100;
-  const double power = std::pow(10.0, std::floor(std::log10(std::max(target, 1e-3))));
-  double step = power;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * power >= target) {
-      step = m * power;
-      break;
-    }
-  }
+  // Ticks at 1, 2 or 5 times a power of ten, about 100 px apart and never closer than their labels are
+  // wide; every label in one unit, with the decimals the step needs.
+  const QFontMetrics fm = fontMetrics();
   const int64_t t1 = visibleEnd();
-  p.setPen(palette().color(QPalette::Mid));
+  double step = 1;
+  double target = nsPerPixel_ * 100;
+  ringmaster::TimeUnit unit;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const double power = std::pow(10.0, std::floor(std::log10(std::max(target, 1.0))));
+    step = power * 10;
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * power >= target) {
+        step = m * power;
+        break;
+      }
+    }
+    const double first = std::ceil(static_cast<double>(t0_) / step) * step;
+    const double last = std::floor(static_cast<double>(t1) / step) * step;
+    unit = ringmaster::timeUnitFor(std::max(std::abs(first), std::abs(last)), step);
+    const int widest =
+        std::max(fm.horizontalAdvance(QString::fromStdString(ringmaster::formatTimeIn(first, unit))),
+                 fm.horizontalAdvance(QString::fromStdString(ringmaster::formatTimeIn(last, unit))));
+    if ((widest + 12) * nsPerPixel_ <= step) break;
+    target = (widest + 12) * nsPerPixel_;
+  }
+  axisLabels_.clear();
   const double first = std::ceil(static_cast<double>(t0_) / step) * step;
   for (double t = first; t <= static_cast<double>(t1); t += step) {
-    const double x = xOf(static_cast<int64_t>(t));
+    const double x = xOf(static_cast<int64_t>(std::llround(t)));
     p.setPen(palette().color(QPalette::Mid));
-    p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, height()));
+    p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, plot.bottom()));
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QPointF(x + 3, kAxisHeight - 10), formatDuration(t));
+    const QString label = QString::fromStdString(ringmaster::formatTimeIn(t, unit));
+    if (x + 3 + fm.horizontalAdvance(label) > width()) break;  // a label cut at the edge reads as another
+    axisLabels_ << label;
+    p.drawText(QPointF(x + 3, kAxisHeight - 10), label);
   }
   p.setPen(palette().color(QPalette::WindowText));
   p.drawLine(plot.left(), kAxisHeight - 1, plot.right(), kAxisHeight - 1);
+}
+
+void TimelineView::paintLegend(QPainter& p, const std::vector<LegendEntry>& entries) {
+  const QRect strip = legendRect();
+  const QFontMetrics fm = fontMetrics();
+  p.fillRect(strip, palette().color(QPalette::Window));
+  legendEntries_.clear();
+  const int lines = strip.height() / kLegendLine;
+  int line = 0;
+  int x = strip.left() + 6;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LegendEntry& entry = entries[i];
+    const int need = 14 + fm.horizontalAdvance(entry.text) + 12;
+    const bool last = i + 1 == entries.size();
+    const QString more = tr("+%n more", "", static_cast<int>(entries.size() - i));
+    // On the last line, room for this one and for the count of the rest if this is not the last.
+    const int reserve = line + 1 == lines && !last ? fm.horizontalAdvance(more) + 8 : 0;
+    if (x + need + reserve > strip.right() && x > strip.left() + 6 && line + 1 < lines) {
+      ++line;
+      x = strip.left() + 6;
+    }
+    const int middle = strip.top() + 2 + line * kLegendLine + kLegendLine / 2;
+    const double baseline = middle + (fm.ascent() - fm.descent()) / 2.0;
+    if (x + need + (line + 1 == lines && !last ? fm.horizontalAdvance(more) + 8 : 0) > strip.right()) {
+      p.setPen(palette().color(QPalette::WindowText));
+      p.drawText(QPointF(x, baseline), more);
+      break;
+    }
+    if (entry.tick) {
+      p.setPen(QPen(entry.color, 2));
+      p.drawLine(QPointF(x + 5, middle - 6), QPointF(x + 5, middle + 6));
+    } else {
+      p.setPen(Qt::NoPen);
+      p.setBrush(entry.color);
+      p.drawRect(QRectF(x, middle - 5, 10, 10));
+      p.setBrush(Qt::NoBrush);
+    }
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QPointF(x + 14, baseline), entry.text);
+    legendEntries_ << entry.text;
+    x += need;
+  }
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -279,7 +427,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     QColor color;
     QVector<QRectF> rects;
   };
-  std::map<std::pair<console::TimelineModel::NameId, bool>, Batch> batches;
+  // Keyed by name and shade: a merged box is as opaque as its events fill it, so idle time shows even where
+  // the gaps are narrower than a pixel.
+  std::map<std::pair<console::TimelineModel::NameId, int>, Batch> batches;
   struct Label {
     QRectF rect;
     QString text;
@@ -322,10 +472,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
       const double x1 = std::min<double>(plot.right() + 1, xOf(box.endNs));
       const QRectF r(x0, top + 2, std::max(1.0, x1 - x0), kRowHeight - 4);
       const bool merged = box.count > 1;
-      Batch& batch = batches[{box.name, merged}];
+      constexpr int kShades = 4;
+      const double fill = std::clamp(
+          static_cast<double>(box.sumNs) / static_cast<double>(std::max<int64_t>(1, box.endNs - box.startNs)),
+          0.0, 1.0);
+      const int shade = merged ? static_cast<int>(std::lround(fill * kShades)) : kShades + 1;
+      Batch& batch = batches[{box.name, shade}];
       if (batch.rects.isEmpty()) {
         batch.color = phaseColor(QString::fromStdString(model_->name(box.name)));
-        if (merged) batch.color.setAlpha(170);  // many narrow events
+        if (merged) batch.color.setAlpha(60 + 45 * shade);  // many narrow events, partly idle
       }
       batch.rects.append(r);
       if (merged) continue;
@@ -375,6 +530,29 @@ void TimelineView::paintEvent(QPaintEvent*) {
     const double x1 = std::min<double>(plot.right(), xOf(selEnd_));
     if (x1 > x0) p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), shade);
   }
+
+  // Names drawn, with the width they took: the legend lists the timeline's phases, then the rest by width.
+  std::map<console::TimelineModel::NameId, double> drawnWidth;
+  for (const auto& [key, batch] : batches) {
+    double& width = drawnWidth[key.first];
+    for (const QRectF& r : batch.rects) width += r.width();
+  }
+  std::vector<std::pair<console::TimelineModel::NameId, double>> drawn(drawnWidth.begin(), drawnWidth.end());
+  std::stable_sort(drawn.begin(), drawn.end(), [&](const auto& a, const auto& b) {
+    const int x = phaseOrder(model_->name(a.first)), y = phaseOrder(model_->name(b.first));
+    if (x != y) return x < y;
+    return a.second > b.second;
+  });
+  std::vector<LegendEntry> legend;
+  for (const auto& [name, width] : drawn) {
+    const QString text = QString::fromStdString(model_->name(name));
+    legend.push_back({phaseColor(text), text, false});
+  }
+  if (mode_ == RowMode::ByTensor) {
+    legend.push_back({Qt::black, tr("rank ready"), true});
+    legend.push_back({QColor(0xd6, 0x28, 0x28), tr("last rank ready"), true});
+  }
+  paintLegend(p, legend);
 }
 
 void TimelineView::wheelEvent(QWheelEvent* event) {
@@ -390,6 +568,51 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+  const QRect plot = plotRect();
+  // W and S zoom around the pointer when it rests on the plot, else around the middle.
+  const double anchor = hoverX_ >= plot.left() && hoverX_ <= plot.right() ? hoverX_ : plot.center().x();
+  switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+      zoomAt(anchor, kZoomStep);
+      break;
+    case Qt::Key_S:
+    case Qt::Key_Minus:
+      zoomAt(anchor, 1 / kZoomStep);
+      break;
+    case Qt::Key_A:
+    case Qt::Key_Left:
+      panPixels(plot.width() * kKeyPanShare);
+      break;
+    case Qt::Key_D:
+    case Qt::Key_Right:
+      panPixels(-plot.width() * kKeyPanShare);
+      break;
+    case Qt::Key_F:
+      zoomToSelection();
+      break;
+    case Qt::Key_Escape:
+      if (!hasSelection()) {
+        QWidget::keyPressEvent(event);
+        return;
+      }
+      clearSelection();
+      Q_EMIT rangeSelected(0, 0);
+      break;
+    default:
+      QWidget::keyPressEvent(event);
+      return;
+  }
+  event->accept();
+}
+
+void TimelineView::leaveEvent(QEvent* event) {
+  hoverX_ = -1;
+  QWidget::leaveEvent(event);
+}
+
 void TimelineView::mousePressEvent(QMouseEvent* event) {
   pressAt_ = lastAt_ = event->position();
   const bool select = event->button() == Qt::RightButton || (event->modifiers() & Qt::ShiftModifier);
@@ -399,6 +622,7 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   const QPointF at = event->position();
+  hoverX_ = at.x();
   if (drag_ == Drag::Pan) {
     panPixels(at.x() - lastAt_.x());
     const double maxScroll =
@@ -416,7 +640,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
   if (drag_ == Drag::Select && !click) {
     Q_EMIT rangeSelected(selBegin_, selEnd_);
   } else if (click && model_) {
-    if (drag_ == Drag::Select) setSelection(0, 0);
+    if (drag_ == Drag::Select) {
+      setSelection(0, 0);
+      Q_EMIT rangeSelected(0, 0);
+    }
     const int row = rowAt(at.y());
     if (row >= 0) {
       const int lane = rows_[static_cast<size_t>(row)];
@@ -425,6 +652,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
       selectedEvent_ = hit;
       if (hit >= 0) Q_EMIT eventClicked(lane, hit);
       update();
+      Q_EMIT selectionChanged();
     }
   }
   drag_ = Drag::None;

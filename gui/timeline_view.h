@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A custom-painted timeline over TimelineModel: rows of lanes (by rank, or Horovod-style by tensor with every
 // rank's ready tick), wheel to zoom around the pointer, drag to pan, shift-drag (or right-drag) to select a
-// range, click for an event's details. Each frame asks the model for level-of-detail boxes, so the cost
-// follows the pixels shown rather than the events held.
+// range, click for an event's details; Perfetto's keys W/S (zoom) and A/D (pan), F to zoom to the selection,
+// Escape to clear it. A legend names the colours drawn. Each frame asks the model for level-of-detail boxes,
+// so the cost follows the pixels shown rather than the events held.
 #pragma once
 
 #include <QFontMetrics>
@@ -37,12 +38,29 @@ class TimelineView : public QWidget {
   void panPixels(double dx);
   // Emphasises one rank's rows; -1 for none.
   void highlightRank(int rank);
+  // The selected range ([0, 0) for none).
   void setSelection(int64_t t0, int64_t t1);
   std::pair<int64_t, int64_t> selection() const { return {selBegin_, selEnd_}; }
+  // Outlines an event (as a click does) and brings it into view; lane -1 selects none.
+  void selectEvent(int lane, int event);
+  std::pair<int, int> selectedEvent() const { return {selectedLane_, selectedEvent_}; }
+  // Clears the selected range and event.
+  void clearSelection();
+  // Whether there is a range or an event to zoom to.
+  bool hasSelection() const { return selEnd_ > selBegin_ || selectedEvent_ >= 0; }
+  // Shows the selected range (or else the selected event) with a little room on either side.
+  void zoomToSelection();
+  // Lane indexes of the rows, top to bottom.
+  const std::vector<int>& rows() const { return rows_; }
   // Where time t of display row `row` is painted (the middle of the row), in widget coordinates.
   QPointF pointOf(int row, int64_t t) const;
   // Boxes painted by the last frame (benchmarks).
   size_t lastBoxCount() const { return lastBoxes_; }
+  // What the last frame wrote under the axis ticks, left to right, and named in its legend.
+  QStringList axisLabels() const { return axisLabels_; }
+  QStringList legendEntries() const { return legendEntries_; }
+  // The legend's strip at the bottom of the view.
+  QRect legendRect() const;
 
   QSize sizeHint() const override { return {900, 500}; }
 
@@ -50,6 +68,8 @@ class TimelineView : public QWidget {
   void eventClicked(int lane, int event);
   void rangeSelected(int64_t t0, int64_t t1);
   void visibleRangeChanged(int64_t t0, int64_t t1);
+  // The selected range or event changed (see hasSelection()).
+  void selectionChanged();
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -57,6 +77,8 @@ class TimelineView : public QWidget {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void leaveEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void changeEvent(QEvent* event) override;
   bool event(QEvent* event) override;  // tooltips: a row label's full text
@@ -70,6 +92,14 @@ class TimelineView : public QWidget {
   int rowAt(double y) const;
   void rebuildRows();
   void paintAxis(QPainter& p, const QRect& plot);
+  // Legend entries: a colour swatch or a tick mark (a pen colour) and its text.
+  struct LegendEntry {
+    QColor color;
+    QString text;
+    bool tick = false;
+  };
+  void paintLegend(QPainter& p, const std::vector<LegendEntry>& entries);
+  void scrollToRow(int row);
   QString rowLabel(int lane) const;
 
   const console::TimelineModel* model_ = nullptr;
@@ -88,6 +118,9 @@ class TimelineView : public QWidget {
   QPointF lastAt_;
   double rowScroll_ = 0;
   size_t lastBoxes_ = 0;
+  QStringList axisLabels_;
+  QStringList legendEntries_;
+  double hoverX_ = -1;           // where the pointer rests over the view, for keyboard zoom; -1 when outside
   bool fitted_ = false;          // the range is Fit's: a new size fits again
   mutable int labelWidth_ = -1;  // width of the row labels' column; -1 until measured for the current font
 };

@@ -1781,10 +1781,6 @@
         <translation>时间线</translation>
     </message>
     <message>
-        <source>Wheel: zoom · drag: pan · shift-drag: select a range · click: details</source>
-        <translation>滚轮：缩放 · 拖动：平移 · Shift+拖动：选择范围 · 点击：详情</translation>
-    </message>
-    <message>
         <source>Click an event to see its details.</source>
         <translation>点击一个事件即可查看详情。</translation>
     </message>
@@ -1841,10 +1837,6 @@
         <translation>最后就绪的 rank：&lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
-        <source>Range %1 – %2 (%3)</source>
-        <translation>范围 %1 – %2（%3）</translation>
-    </message>
-    <message>
         <source>rank %1</source>
         <translation>rank %1</translation>
     </message>
@@ -1868,6 +1860,70 @@
         <source>Import a folder of per-rank traces</source>
         <translation>导入每个 rank 一个 trace 的文件夹</translation>
     </message>
+    <message>
+        <source>Zoom to selection</source>
+        <translation>缩放到选区</translation>
+    </message>
+    <message>
+        <source>Show the selected range, or the selected event, across the view (F)</source>
+        <translation>让选中的范围或事件铺满视图（F）</translation>
+    </message>
+    <message>
+        <source>Find by name…</source>
+        <translation>按名称查找…</translation>
+    </message>
+    <message>
+        <source>An event&apos;s name or a row&apos;s name (a tensor, a lane); Enter finds the next (Ctrl+F)</source>
+        <translation>事件名称或行名称（张量、通道）；按 Enter 查找下一个（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Previous match</source>
+        <translation>上一个匹配</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>W S: zoom · A D: pan · wheel: zoom · drag: pan · shift-drag: select a range · F: zoom to selection · Esc: clear it · click: details</source>
+        <translation>W S：缩放 · A D：平移 · 滚轮：缩放 · 拖动：平移 · Shift+拖动：选择范围 · F：缩放到选区 · Esc：清除选区 · 点击：详情</translation>
+    </message>
+    <message>
+        <source>No match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
+    </message>
+    <message>
+        <source>not reported</source>
+        <translation>未报告</translation>
+    </message>
+    <message>
+        <source>%1 (%2 before the start)</source>
+        <translation>%1（开始前 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (%2 after the start)</source>
+        <translation>%1（开始后 %2）</translation>
+    </message>
+    <message>
+        <source>%1 running in all within the range, %2 of it counted here</source>
+        <translation>范围内共运行 %1，其中 %2 计入此行</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Each moment of a rank counts once: for compute first, then for the most recently started activity; a rank&apos;s shares, idle included, add up to 100 %</source>
+        <translation>每个 rank 的每一时刻只计一次：先计入计算，其次计入最近开始的活动；一个 rank 的各项占比（含空闲）合计为 100 %</translation>
+    </message>
+    <message>
+        <source>Range %1 – %2 (%3)</source>
+        <translation>范围 %1 – %2（%3）</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::TimelineView</name>
@@ -1882,6 +1938,20 @@
     <message>
         <source>No timeline events. Turn on timeline recording, or import a timeline.</source>
         <translation>没有时间线事件。请开启时间线记录，或导入一个时间线。</translation>
+    </message>
+    <message numerus="yes">
+        <source>+%n more</source>
+        <translation>
+            <numerusform>另有 %n 项</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>rank ready</source>
+        <translation>rank 就绪</translation>
+    </message>
+    <message>
+        <source>last rank ready</source>
+        <translation>最后就绪的 rank</translation>
     </message>
 </context>
 </TS>

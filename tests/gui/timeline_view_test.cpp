@@ -1,21 +1,33 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline page driven as a user would: wheel, drag, shift-drag, click, export.
+// The timeline page driven as a user would: wheel, drag, shift-drag, click, export, W/A/S/D, zoom to
+// selection, find by name; what it draws (boxes and the gaps between them, axis labels, the legend) and what
+// it says (shares, times, arguments); a selection that stays with its run. Screenshots go to
+// build/screenshots/timeline_*.png, in English and Chinese.
 #include "gui/timeline_view.h"
 
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <QTranslator>
 #include <QTreeWidget>
 #include <QWheelEvent>
 
+#include "common/chrome_trace.h"
 #include "common/json.h"
+#include "gui/main_window.h"
 #include "gui/timeline_page.h"
+#include "gui/translations.h"
+#include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {
@@ -45,6 +57,44 @@ console::TimelineModel twoRanks() {
       model.add(event(rank, "compute", "BACKWARD", t + 400'000, t + 800'000, step));
       model.add(event(rank, "compute", "OPTIMIZER", t + 800'000, t + 1'000'000, step));
       model.add(event(rank, "comm", "ALLREDUCE", t + 500'000, t + 900'000, step));
+    }
+  }
+  return model;
+}
+
+void screenshot(QWidget* widget, const QString& name) {
+  const QString dir = QStringLiteral(RM_BUILD_DIR "/screenshots");
+  QDir().mkpath(dir);
+  QCoreApplication::processEvents();  // layouts follow the texts just set
+  EXPECT_TRUE(widget->grab().save(QDir(dir).filePath(name))) << name.toStdString();
+}
+
+// The number in a share cell ("37.5 %").
+double shareOf(const QString& text) {
+  return text.section(QLatin1Char(' '), 0, 0).toDouble();
+}
+
+// Two ranks of a Horovod run, one row per tensor: NEGOTIATE (each rank's ready tick, rank 1 last), QUEUE,
+// MEMCPY_IN_FUSION_BUFFER, GLOO_ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER, every 10 ms.
+console::TimelineModel horovodRun() {
+  console::TimelineModel model;
+  for (int step = 0; step < 10; ++step) {
+    const int64_t t = step * 10'000'000LL;
+    for (const char* tensor : {"grad.fc1.weight", "grad.fc2.weight"}) {
+      for (int rank = 0; rank < 2; ++rank) {
+        auto negotiate =
+            event(rank, tensor, "NEGOTIATE_ALLREDUCE", t + rank * 1'000'000, t + 2'000'000, step);
+        if (rank == 0) {
+          (*negotiate.mutable_args())["ready_ns rank 0"] = std::to_string(t);
+          (*negotiate.mutable_args())["ready_ns rank 1"] = std::to_string(t + 1'500'000);
+          (*negotiate.mutable_args())["bytes"] = "4194304";
+        }
+        model.add(negotiate);
+        model.add(event(rank, tensor, "QUEUE", t + 2'000'000, t + 2'500'000, step));
+        model.add(event(rank, tensor, "MEMCPY_IN_FUSION_BUFFER", t + 2'500'000, t + 3'000'000, step));
+        model.add(event(rank, tensor, "GLOO_ALLREDUCE", t + 3'000'000, t + 6'000'000, step));
+        model.add(event(rank, tensor, "MEMCPY_OUT_FUSION_BUFFER", t + 6'000'000, t + 6'500'000, step));
+      }
     }
   }
   return model;
@@ -94,7 +144,7 @@ TEST_F(TimelinePageTest, ShiftDragMeasuresARangePerPhasePerRank) {
   QTreeWidget* stats = pagePtr->statsTable();
   ASSERT_EQ(stats->topLevelItemCount(), 2);  // ranks 0 and 1
   EXPECT_EQ(stats->topLevelItem(0)->text(0), "rank 0");
-  EXPECT_EQ(stats->topLevelItem(0)->childCount(), 5);  // ALLREDUCE BACKWARD DATA FORWARD OPTIMIZER
+  EXPECT_EQ(stats->topLevelItem(0)->childCount(), 6);  // ALLREDUCE BACKWARD DATA FORWARD OPTIMIZER idle
 
   // The table agrees with the model for the same range.
   const auto [t0, t1] = view->selection();
@@ -197,6 +247,308 @@ TEST_F(TimelinePageTest, ARowLabelsTooltipIsItsWholeName) {
   const QString text = QToolTip::text();
   EXPECT_TRUE(text == QStringLiteral("rank 0 · compute") || text == QStringLiteral("rank 0 · comm"))
       << text.toStdString();
+}
+
+// Zoomed out so that each step's four events are narrower than the merge limit, the 4 ms idle between steps
+// (1.6 px) is still drawn as a gap: one box per step, and background between them.
+TEST(TimelineGaps, IdleGapsOfAPixelOrMoreStayVisibleZoomedOut) {
+  test::guiApp();
+  console::TimelineModel model;
+  for (int step = 0; step < 400; ++step) {
+    const int64_t t = step * 10'000'000LL;
+    for (int p = 0; p < 4; ++p) {
+      model.add(event(0, "compute", p % 2 ? "FORWARD" : "BACKWARD", t + p * 1'500'000,
+                      t + (p + 1) * 1'500'000, step));
+    }
+  }
+  TimelineView view;
+  view.resize(1200, 300);
+  view.setModel(&model);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  const double pixelsPerNs = (view.pointOf(0, 1'000'000'000).x() - view.pointOf(0, 0).x()) / 1e9;
+  const double plotWidth = static_cast<double>(view.visibleEnd() - view.visibleBegin()) * pixelsPerNs;
+  view.setVisibleRange(0, static_cast<int64_t>(plotWidth * 2.5e6));
+  const QImage image = view.grab().toImage();
+  // 2.5 ms a pixel: a step's 6 ms of work is 2.4 px, narrower than the merge limit.
+  const auto stepsShown = static_cast<size_t>(std::ceil(static_cast<double>(view.visibleEnd()) / 10e6));
+  EXPECT_EQ(view.lastBoxCount(), stepsShown) << "one box per step";
+  const QColor background = view.palette().color(QPalette::Base);
+  int gapsSeen = 0, gapsChecked = 0;
+  for (int step = 1; step < 100; step += 7) {
+    const int64_t t = step * 10'000'000LL;
+    const int y = static_cast<int>(view.pointOf(0, t).y());
+    bool drawn = false;
+    for (int x = static_cast<int>(view.pointOf(0, t).x());
+         x <= static_cast<int>(view.pointOf(0, t + 6'000'000).x()); ++x)
+      drawn = drawn || image.pixelColor(x, y) != background;
+    EXPECT_TRUE(drawn) << "step " << step;
+    // Some pixel column of the idle time between this step's end and the next start is background.
+    const int from = static_cast<int>(std::floor(view.pointOf(0, t + 6'000'000).x()));
+    const int to = static_cast<int>(std::ceil(view.pointOf(0, t + 10'000'000).x()));
+    bool gap = false;
+    for (int x = from; x <= to; ++x) gap = gap || image.pixelColor(x, y) == background;
+    gapsSeen += gap;
+    ++gapsChecked;
+  }
+  EXPECT_EQ(gapsSeen, gapsChecked);
+  screenshot(&view, QStringLiteral("timeline_gaps.png"));
+}
+
+TEST_F(TimelinePageTest, AxisLabelsSpeakOneUnit) {
+  struct Case {
+    int64_t t0, t1;
+    const char* unit;
+  };
+  // The whole run from a little before zero, a step, and 20 ms an hour into a run.
+  const Case cases[] = {{-200'000, 10'200'000, "ms"},
+                        {0, 800'000, "µs"},
+                        {-100'000'000, 5'000'000'000, "s"},
+                        {3'600'000'000'000, 3'600'020'000'000, "s"}};
+  for (const Case& c : cases) {
+    view->setVisibleRange(c.t0, c.t1);
+    (void)view->grab();
+    const QStringList labels = view->axisLabels();
+    ASSERT_GE(labels.size(), 3) << c.t0;
+    for (int i = 0; i < labels.size(); ++i) {
+      EXPECT_EQ(labels[i].section(QLatin1Char(' '), -1), QString::fromUtf8(c.unit))
+          << labels.join(" | ").toStdString();
+      EXPECT_FALSE(labels[i].startsWith(QStringLiteral("-0"))) << labels[i].toStdString();
+      if (i > 0) {
+        EXPECT_NE(labels[i], labels[i - 1]) << labels.join(" | ").toStdString();
+      }
+    }
+    // Labels never run into the next one.
+    const QFontMetrics fm = view->fontMetrics();
+    const double tickPx =
+        (static_cast<double>(view->visibleEnd() - view->visibleBegin()) /
+         (view->pointOf(0, view->visibleEnd()).x() - view->pointOf(0, view->visibleBegin()).x()));
+    const double first = labels[0].section(QLatin1Char(' '), 0, 0).toDouble();
+    const double second = labels[1].section(QLatin1Char(' '), 0, 0).toDouble();
+    const double unitNs = QString::fromUtf8(c.unit) == QStringLiteral("s")    ? 1e9
+                          : QString::fromUtf8(c.unit) == QStringLiteral("ms") ? 1e6
+                                                                              : 1e3;
+    const double stepPx = (second - first) * unitNs / tickPx;
+    for (const QString& label : labels) EXPECT_LT(fm.horizontalAdvance(label), stepPx) << label.toStdString();
+  }
+  view->setVisibleRange(3'600'000'000'000, 3'600'020'000'000);
+  screenshot(pagePtr.get(), QStringLiteral("timeline_axis_hour.png"));
+}
+
+// Each rank's shares of a range add up to 100 %: where communication runs beside compute, the moment counts
+// for compute; an idle row holds the rest.
+TEST_F(TimelinePageTest, SharesOfARangeAddUp) {
+  view->setVisibleRange(0, 10'000'000);
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 250'000).toPoint());
+  QTest::mouseMove(view, view->pointOf(0, 9'300'000).toPoint());
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 9'300'000).toPoint());
+  QTreeWidget* stats = pagePtr->statsTable();
+  ASSERT_EQ(stats->topLevelItemCount(), 2);
+  for (int r = 0; r < 2; ++r) {
+    QTreeWidgetItem* rank = stats->topLevelItem(r);
+    double sum = 0;
+    for (int c = 0; c < rank->childCount(); ++c) sum += shareOf(rank->child(c)->text(2));
+    EXPECT_NEAR(sum, 100.0, 1e-9) << "rank " << r;
+    EXPECT_EQ(rank->child(rank->childCount() - 1)->text(0), QStringLiteral("idle"));
+    // Compute fills every step here: ALLREDUCE beside BACKWARD and OPTIMIZER is never exposed.
+    EXPECT_EQ(rank->child(0)->text(0), QStringLiteral("ALLREDUCE"));
+    EXPECT_EQ(shareOf(rank->child(0)->text(2)), 0.0);
+    EXPECT_NEAR(shareOf(rank->text(2)), 100.0, 1e-9);
+  }
+  EXPECT_TRUE(pagePtr->rangeText().contains(QStringLiteral(" ms"))) << pagePtr->rangeText().toStdString();
+  screenshot(pagePtr.get(), QStringLiteral("timeline_shares.png"));
+}
+
+TEST_F(TimelinePageTest, KeysWSADZoomAndPanLikePerfetto) {
+  view->setVisibleRange(0, 10'000'000);
+  QEvent leave(QEvent::Leave);  // the pointer elsewhere: keys zoom around the middle
+  QApplication::sendEvent(view, &leave);
+  const auto span = [&] { return static_cast<double>(view->visibleEnd() - view->visibleBegin()); };
+  const auto middle = [&] { return static_cast<double>(view->visibleBegin() + view->visibleEnd()) / 2; };
+  const double span0 = span(), middle0 = middle();
+  QTest::keyClick(view, Qt::Key_W);
+  EXPECT_NEAR(span(), span0 / 1.25, span0 * 0.01);
+  EXPECT_NEAR(middle(), middle0, span0 * 0.01) << "W zooms in around the middle";
+  QTest::keyClick(view, Qt::Key_S);
+  EXPECT_NEAR(span(), span0, span0 * 0.01);
+  const int64_t begin = view->visibleBegin();
+  QTest::keyClick(view, Qt::Key_D);
+  EXPECT_NEAR(static_cast<double>(view->visibleBegin() - begin), span0 * 0.1, span0 * 0.01) << "D: later";
+  QTest::keyClick(view, Qt::Key_A);
+  QTest::keyClick(view, Qt::Key_A);
+  EXPECT_NEAR(static_cast<double>(view->visibleBegin() - begin), -span0 * 0.1, span0 * 0.01) << "A: earlier";
+  EXPECT_NEAR(span(), span0, span0 * 0.01) << "panning keeps the zoom";
+}
+
+TEST_F(TimelinePageTest, ZoomsToTheSelectedRangeOrEvent) {
+  QPushButton* zoom = pagePtr->zoomToSelectionButton();
+  EXPECT_FALSE(zoom->isEnabled()) << "nothing selected yet";
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 2'000'000).toPoint());
+  QTest::mouseMove(view, view->pointOf(0, 3'000'000).toPoint());
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 3'000'000).toPoint());
+  const auto [t0, t1] = view->selection();
+  ASSERT_LT(t0, t1);
+  EXPECT_TRUE(zoom->isEnabled());
+  QTest::mouseClick(zoom, Qt::LeftButton);
+  const double margin = static_cast<double>(t1 - t0) * 0.05;
+  EXPECT_NEAR(static_cast<double>(view->visibleBegin()), static_cast<double>(t0) - margin, margin * 0.2);
+  EXPECT_NEAR(static_cast<double>(view->visibleEnd()), static_cast<double>(t1) + margin, margin * 0.2);
+
+  // Escape clears the range; F zooms to a clicked event (step 2's FORWARD, 300 µs).
+  view->setFocus();
+  QTest::keyClick(view, Qt::Key_Escape);
+  EXPECT_EQ(view->selection(), (std::pair<int64_t, int64_t>{0, 0}));
+  EXPECT_EQ(pagePtr->statsTable()->topLevelItemCount(), 0);
+  QTest::mouseClick(view, Qt::LeftButton, {}, view->pointOf(0, 2'250'000).toPoint());
+  ASSERT_GE(view->selectedEvent().second, 0);
+  QTest::keyClick(view, Qt::Key_F);
+  EXPECT_NEAR(static_cast<double>(view->visibleBegin()), 2'100'000 - 15'000, 3'000);
+  EXPECT_NEAR(static_cast<double>(view->visibleEnd()), 2'400'000 + 15'000, 3'000);
+}
+
+TEST_F(TimelinePageTest, FindsEventsByName) {
+  view->setVisibleRange(3'000'000, 6'000'000);  // steps 3 to 5 shown: the search starts there
+  QLineEdit* find = pagePtr->findField();
+  QTest::keyClicks(find, QStringLiteral("optimizer"));
+  QTest::keyClick(find, Qt::Key_Return);
+  auto [lane, index] = view->selectedEvent();
+  ASSERT_GE(index, 0);
+  EXPECT_EQ(model.name(model.events(lane)[static_cast<size_t>(index)].name), "OPTIMIZER");
+  EXPECT_EQ(model.events(lane)[static_cast<size_t>(index)].startNs, 3'800'000);
+  EXPECT_EQ(model.lane(lane).rank, 0);
+  EXPECT_EQ(pagePtr->findStatus()->text(), QStringLiteral("7 of 20"));
+  EXPECT_TRUE(pagePtr->detailsText().contains(QStringLiteral("OPTIMIZER")));
+  EXPECT_LE(view->visibleBegin(), 3'800'000);
+  EXPECT_GE(view->visibleEnd(), 4'000'000);
+  // Enter again: the same moment on rank 1; the left arrow back.
+  QTest::keyClick(find, Qt::Key_Return);
+  std::tie(lane, index) = view->selectedEvent();
+  EXPECT_EQ(model.lane(lane).rank, 1);
+  EXPECT_EQ(model.events(lane)[static_cast<size_t>(index)].startNs, 3'800'000);
+  EXPECT_EQ(pagePtr->findStatus()->text(), QStringLiteral("8 of 20"));
+  pagePtr->findNext(false);
+  EXPECT_EQ(pagePtr->findStatus()->text(), QStringLiteral("7 of 20"));
+  screenshot(pagePtr.get(), QStringLiteral("timeline_find.png"));
+
+  find->clear();
+  QTest::keyClicks(find, QStringLiteral("no such phase"));
+  QTest::keyClick(find, Qt::Key_Return);
+  EXPECT_EQ(pagePtr->findStatus()->text(), QStringLiteral("No match"));
+}
+
+// The Horovod view's legend names each colour drawn and the ready ticks; an event's arguments read as times
+// and sizes.
+TEST(TimelineLegend, NamesTheColoursAndTicksAndArgumentsReadAsTimes) {
+  test::guiApp();
+  console::TimelineModel model = horovodRun();
+  auto check = [&](const QString& suffix) {
+    TimelinePage page;
+    page.resize(1400, 520);
+    page.setModel(&model);
+    page.show();
+    EXPECT_TRUE(QTest::qWaitForWindowExposed(&page));
+    TimelineView* view = page.view();
+    EXPECT_EQ(view->rowMode(), TimelineView::RowMode::ByTensor);
+    view->setVisibleRange(0, 20'000'000);
+    (void)view->grab();
+    const QStringList legend = view->legendEntries();
+    const QStringList phases{"NEGOTIATE_ALLREDUCE", "QUEUE", "MEMCPY_IN_FUSION_BUFFER", "GLOO_ALLREDUCE",
+                             "MEMCPY_OUT_FUSION_BUFFER"};
+    EXPECT_EQ(legend.mid(0, phases.size()), phases) << legend.join(" | ").toStdString();
+    EXPECT_EQ(legend.size(), phases.size() + 2) << legend.join(" | ").toStdString();
+    EXPECT_EQ(legend.value(phases.size()), TimelineView::tr("rank ready"));
+    EXPECT_EQ(legend.value(phases.size() + 1), TimelineView::tr("last rank ready"));
+    EXPECT_TRUE(view->rect().contains(view->legendRect()));
+
+    QLineEdit* find = page.findField();
+    QTest::keyClicks(find, QStringLiteral("NEGOTIATE"));
+    QTest::keyClick(find, Qt::Key_Return);
+    const QString details = page.detailsText();
+    EXPECT_FALSE(details.contains(QStringLiteral("ready_ns"))) << details.toStdString();
+    EXPECT_TRUE(details.contains(QStringLiteral("ready rank 1"))) << details.toStdString();
+    EXPECT_TRUE(details.contains(QStringLiteral("1.5 ms"))) << details.toStdString();
+    EXPECT_TRUE(details.contains(QStringLiteral("4.00 MiB"))) << details.toStdString();
+    EXPECT_FALSE(details.contains(QStringLiteral("4194304"))) << details.toStdString();
+    screenshot(&page, QStringLiteral("timeline_tensors%1.png").arg(suffix));
+
+    view->setRowMode(TimelineView::RowMode::ByRank);
+    (void)view->grab();
+    return legend;
+  };
+  const QStringList english = check({});
+  EXPECT_EQ(english.back(), QStringLiteral("last rank ready"));
+
+  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
+            QStringLiteral("zh_CN"));
+  const QStringList chinese = check(QStringLiteral("_zh_CN"));
+  EXPECT_NE(chinese.back(), english.back()) << "the tick entries are translated";
+  for (QTranslator* translator : QCoreApplication::instance()->findChildren<QTranslator*>()) {
+    QCoreApplication::removeTranslator(translator);
+    delete translator;
+  }
+}
+
+// A timeline page's selection belongs to the run it was made on: opening another run (here: importing a
+// second trace) leaves no range, statistics, event or match behind.
+class TimelineRunsTest : public test::ConsoleTest {};
+
+TEST_F(TimelineRunsTest, ASelectionStaysWithItsRun) {
+  auto writeTrace = [&](const QString& name, int steps, int64_t stepNs) {
+    const std::string path = dir.filePath(name).toStdString();
+    ChromeTraceWriter writer(path);
+    for (int step = 0; step < steps; ++step) {
+      for (int rank = 0; rank < 2; ++rank) {
+        int64_t at = step * stepNs;
+        for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER"}) {
+          writer.add(event(rank, "compute", phase, at, at + stepNs / 5, static_cast<uint64_t>(step)));
+          at += stepNs / 4;
+        }
+      }
+    }
+    writer.flush();
+    return QString::fromStdString(path);
+  };
+  const QString first = writeTrace(QStringLiteral("first.json"), 20, 4'000'000);
+  const QString second = writeTrace(QStringLiteral("second.json"), 50, 1'000'000);
+
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  int64_t shownId = -1;
+  QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shownId = id; });
+  window.importTimeline(first);
+  ASSERT_TRUE(test::waitUntil([&] { return shownId >= 0; }, 60'000));
+  const int64_t firstId = shownId;
+  TimelinePage* page = window.timelinePage();
+  TimelineView* view = page->view();
+  window.showPage(MainWindow::Timeline);
+  QCoreApplication::processEvents();
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 10'000'000).toPoint());
+  QTest::mouseMove(view, view->pointOf(0, 30'000'000).toPoint());
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, view->pointOf(0, 30'000'000).toPoint());
+  ASSERT_LT(view->selection().first, view->selection().second);
+  ASSERT_GT(page->statsTable()->topLevelItemCount(), 0);
+  QTest::keyClicks(page->findField(), QStringLiteral("BACKWARD"));
+  QTest::keyClick(page->findField(), Qt::Key_Return);
+  ASSERT_GE(view->selectedEvent().second, 0);
+  ASSERT_FALSE(page->findStatus()->text().isEmpty());
+  screenshot(&window, QStringLiteral("timeline_first_run.png"));
+
+  window.importTimeline(second);
+  ASSERT_TRUE(test::waitUntil([&] { return shownId != firstId; }, 60'000));
+  QCoreApplication::processEvents();
+  EXPECT_EQ(view->selection(), (std::pair<int64_t, int64_t>{0, 0}));
+  EXPECT_EQ(view->selectedEvent(), (std::pair<int, int>{-1, -1}));
+  EXPECT_EQ(page->statsTable()->topLevelItemCount(), 0);
+  EXPECT_EQ(page->rangeText(), TimelinePage::tr("Shift-drag across the timeline to measure a range."));
+  EXPECT_TRUE(page->findStatus()->text().isEmpty());
+  EXPECT_FALSE(page->zoomToSelectionButton()->isEnabled());
+  EXPECT_EQ(page->detailsText(), TimelinePage::tr("Click an event to see its details."));
+  // The new run is shown whole.
+  EXPECT_LE(view->visibleBegin(), window.shownRun()->timeline.beginNs());
+  EXPECT_GE(view->visibleEnd(), window.shownRun()->timeline.endNs());
+  window.showPage(MainWindow::Timeline);
+  screenshot(&window, QStringLiteral("timeline_second_run.png"));
 }
 
 }  // namespace ringmaster::gui

@@ -6,6 +6,8 @@
 #include <optional>
 #include <random>
 
+#include "common/duration_text.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -136,11 +138,14 @@ TEST(TimelineModelLod, KeepsDistantNarrowEventsApartAndNamesByTheLongest) {
 }
 
 // The boxes as the view's contract states them, event by event: an event narrower than minPixels joins the
-// open merged box when it starts within minPixels of its end, any other event closes it; wide events stand
-// alone.
+// open merged box when it starts less than a pixel after its end, any other event closes it; wide events
+// stand alone.
 std::vector<TimelineModel::Box> boxesOneByOne(const TimelineModel& model, int lane, int64_t t0, int64_t t1,
                                               double nsPerPixel, double minPixels) {
   const double narrow = minPixels * nsPerPixel;
+  auto joins = [&](int64_t start, int64_t end) {
+    return static_cast<double>(start) - static_cast<double>(end) < nsPerPixel;
+  };
   std::vector<TimelineModel::Box> out;
   std::optional<TimelineModel::Box> merged;
   int64_t longest = -1;
@@ -150,18 +155,19 @@ std::vector<TimelineModel::Box> boxesOneByOne(const TimelineModel& model, int la
     if (e.startNs >= t1 || !(e.endNs > t0 || e.startNs >= t0)) continue;
     const int64_t duration = e.endNs - e.startNs;
     if (static_cast<double>(duration) >= narrow) {
-      if (merged && static_cast<double>(e.startNs) > static_cast<double>(merged->endNs) + narrow) {
+      if (merged && !joins(e.startNs, merged->endNs)) {
         out.push_back(*merged);
         merged.reset();
       }
-      out.push_back({e.startNs, e.endNs, e.name, 1, i});
-    } else if (merged && static_cast<double>(e.startNs) <= static_cast<double>(merged->endNs) + narrow) {
+      out.push_back({e.startNs, e.endNs, e.name, 1, i, duration});
+    } else if (merged && joins(e.startNs, merged->endNs)) {
       merged->endNs = std::max(merged->endNs, e.endNs);
       ++merged->count;
+      merged->sumNs += duration;
       if (duration > longest) longest = duration, merged->name = e.name;
     } else {
       if (merged) out.push_back(*merged);
-      merged = TimelineModel::Box{e.startNs, e.endNs, e.name, 1, i};
+      merged = TimelineModel::Box{e.startNs, e.endNs, e.name, 1, i, duration};
       longest = duration;
     }
   }
@@ -204,6 +210,7 @@ TEST(TimelineModelLod, ChunkSummariesGiveTheSameBoxesAsEventByEvent) {
           EXPECT_EQ(boxes[b].count, expected[b].count) << "box " << b;
           EXPECT_EQ(boxes[b].event, expected[b].event) << "box " << b;
           EXPECT_EQ(boxes[b].name, expected[b].name) << "box " << b;
+          EXPECT_EQ(boxes[b].sumNs, expected[b].sumNs) << "box " << b;
         }
       }
     }
@@ -299,5 +306,129 @@ TEST(TimelineModel, ExportsTheEventsOfARange) {
   EXPECT_EQ(records[1].name(), "FORWARD");
 }
 
+// Zoomed out, narrow events merge only across gaps of less than a pixel: an idle gap of a pixel or more
+// between steps stays a gap, however narrow the steps, and a merged box says how busy it is.
+TEST(TimelineModelLod, KeepsGapsOfAPixelOrMoreWhenZoomedOut) {
+  TimelineModel model;
+  // 200 steps: 6 ms of work in 4 events, then 4 ms idle. At 2.5 ms per pixel each step is 2.4 px of work
+  // (narrower than the view's 3 px) and 1.6 px of idle.
+  for (int step = 0; step < 200; ++step) {
+    const int64_t t = step * 10'000'000LL;
+    for (int p = 0; p < 4; ++p)
+      model.add(
+          event(0, "compute", p % 2 ? "FORWARD" : "BACKWARD", t + p * 1'500'000, t + (p + 1) * 1'500'000));
+  }
+  const auto steps = model.boxes(0, 0, model.endNs(), 2.5e6, 3.0);
+  ASSERT_EQ(steps.size(), 200u) << "one box per step, the idle time between them kept";
+  for (const auto& box : steps) {
+    EXPECT_EQ(box.count, 4u);
+    EXPECT_EQ(box.endNs - box.startNs, 6'000'000);
+    EXPECT_EQ(box.sumNs, 6'000'000);
+  }
+  // At 5 ms per pixel the idle time is under a pixel: the steps merge into one box, 60 % busy.
+  const auto all = model.boxes(0, 0, model.endNs(), 5e6, 3.0);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].count, 800u);
+  EXPECT_NEAR(static_cast<double>(all[0].sumNs) / static_cast<double>(all[0].endNs - all[0].startNs), 0.6,
+              0.01);
+}
+
+// Shares of a range: each moment of a rank counts once (compute before communication beside it, the latest
+// started of nested events), so a rank's selfNs and its idle time add up to the range.
+TEST(TimelineModel, RangeSharesCountEachMomentOnce) {
+  TimelineModel model;
+  model.add(event(0, "compute", "FORWARD", 0, 400));
+  model.add(event(0, "compute", "BACKWARD", 400, 800));
+  model.add(event(0, "comm", "ALLREDUCE", 500, 950));  // hidden behind BACKWARD until 800, then exposed
+  model.add(event(0, "thread 1 \u00b7 depth 0", "step", 0, 1000));
+  model.add(event(1, "grad.w", "ALLREDUCE", 0, 600));
+  model.add(event(1, "grad.w", "GLOO_ALLREDUCE", 100, 300));  // nested: its time is its own until...
+  model.add(event(1, "grad.v", "ALLREDUCE", 200, 500));       // ...another tensor's starts
+  const auto stats = model.rangeStats(0, 1000);
+  const auto& r0 = stats.at(0);
+  EXPECT_EQ(r0.at("FORWARD").selfNs, 400);
+  EXPECT_EQ(r0.at("BACKWARD").selfNs, 400);
+  EXPECT_EQ(r0.at("ALLREDUCE").selfNs, 150);
+  EXPECT_EQ(r0.at("ALLREDUCE").busyNs, 450);
+  EXPECT_EQ(r0.at("step").selfNs, 50);  // only where nothing later started ran
+  int64_t sum = 0;
+  for (const auto& [phase, s] : r0) sum += s.selfNs;
+  EXPECT_EQ(sum, 1000);
+
+  const auto& r1 = stats.at(1);
+  EXPECT_EQ(r1.at("GLOO_ALLREDUCE").selfNs, 100);
+  // grad.w's ALLREDUCE [0,100) and [500,600), grad.v's [200,500): 500 in all, counted once.
+  EXPECT_EQ(r1.at("ALLREDUCE").selfNs, 500);
+  EXPECT_EQ(r1.at("ALLREDUCE").totalNs, 900);
+  int64_t sum1 = 0;
+  for (const auto& [phase, s] : r1) sum1 += s.selfNs;
+  EXPECT_EQ(sum1, 600) << "busy until 600, idle after";
+
+  // Clipped to a range inside the events.
+  const auto inner = model.rangeStats(700, 900);
+  EXPECT_EQ(inner.at(0).at("BACKWARD").selfNs, 100);
+  EXPECT_EQ(inner.at(0).at("ALLREDUCE").selfNs, 100);
+}
+
+TEST(TimelineModel, FindsEventsByNameInTimeThenRowOrder) {
+  TimelineModel model;
+  for (int rank = 0; rank < 2; ++rank) {
+    for (int step = 0; step < 3; ++step) {
+      const int64_t t = step * 1000;
+      model.add(event(rank, "compute", "FORWARD", t, t + 300));
+      model.add(event(rank, "compute", "optimizer.step", t + 300, t + 400));
+      model.add(event(rank, "comm", "ALLREDUCE", t + 200, t + 500));
+    }
+  }
+  const std::vector<int> rows = model.rankRows();  // rank 0 compute, comm, rank 1 compute, comm
+  TimelineModel::Hit from;
+  from.startNs = 0;
+  std::vector<std::pair<int, int64_t>> order;
+  for (TimelineModel::Hit hit = model.findNext(rows, "OPTIMIZER", from); hit.found();
+       hit = model.findNext(rows, "OPTIMIZER", hit)) {
+    EXPECT_EQ(
+        model.name(model.events(rows[static_cast<size_t>(hit.row)])[static_cast<size_t>(hit.event)].name),
+        "optimizer.step");
+    order.emplace_back(hit.row, hit.startNs);
+  }
+  EXPECT_EQ(order, (std::vector<std::pair<int, int64_t>>{
+                       {0, 300}, {2, 300}, {0, 1300}, {2, 1300}, {0, 2300}, {2, 2300}}));
+  EXPECT_EQ(model.countMatches(rows, "optimizer"), 6u);
+
+  // Backwards from the end, and the count of those before a match.
+  TimelineModel::Hit end;
+  end.startNs = INT64_MAX;
+  const auto last = model.findNext(rows, "optimizer", end, false);
+  ASSERT_TRUE(last.found());
+  EXPECT_EQ(last.row, 2);
+  EXPECT_EQ(last.startNs, 2300);
+  EXPECT_EQ(model.countMatches(rows, "optimizer", &last), 5u);
+  const auto previous = model.findNext(rows, "optimizer", last, false);
+  EXPECT_EQ(previous.row, 0);
+  EXPECT_EQ(previous.startNs, 2300);
+
+  // A row's own name matches each of its events; nothing matches nothing.
+  EXPECT_EQ(model.countMatches(rows, "comm"), 6u);
+  EXPECT_FALSE(model.findNext(rows, "no such thing", from).found());
+}
+
 }  // namespace
+
+// Time points in one unit, with the decimals their resolution needs.
+TEST(DurationText, TimePointsInOneUnit) {
+  using ringmaster::formatTimeIn;
+  using ringmaster::formatTimePoint;
+  using ringmaster::timeUnitFor;
+  const auto seconds = timeUnitFor(5e9, 5e8);
+  EXPECT_EQ(formatTimeIn(0, seconds), "0.0 s");
+  EXPECT_EQ(formatTimeIn(5e9, seconds), "5.0 s");
+  EXPECT_EQ(formatTimeIn(-1e-3, seconds), "0.0 s") << "no -0";
+  EXPECT_EQ(formatTimeIn(0, timeUnitFor(800e3, 100e3)), "0 µs");
+  EXPECT_EQ(formatTimeIn(700e3, timeUnitFor(800e3, 100e3)), "700 µs");
+  EXPECT_EQ(formatTimePoint(65.0123e9, 2e6), "65.012 s");
+  EXPECT_EQ(formatTimePoint(1.2e6, 2e5), "1.2 ms");
+  EXPECT_EQ(formatTimePoint(7200e9, 1e9), "7200 s") << "an axis stays in seconds";
+  EXPECT_EQ(formatTimePoint(350, 10), "350 ns");
+}
+
 }  // namespace ringmaster::console
