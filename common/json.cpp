@@ -19,19 +19,21 @@ JsonError::JsonError(uint64_t position, const std::string& message)
       position_(position) {}
 
 JsonInputStream::JsonInputStream(std::istream& in, size_t chunkBytes)
-    : in_(in), buffer_(std::max<size_t>(chunkBytes, 1) + 1) {
-  current_ = last_ = buffer_.data();
+    : in_(in),
+      buffer_(new char[std::max<size_t>(chunkBytes, 1) + 1]),
+      capacity_(std::max<size_t>(chunkBytes, 1)) {
+  current_ = last_ = buffer_.get();
   refill();
 }
 
 void JsonInputStream::refill() {
   if (eof_) return;  // stay on the '\0' after the input
   consumed_ += chunkSize_;
-  size_t capacity = buffer_.size() - 1;
-  in_.read(buffer_.data(), static_cast<std::streamsize>(capacity));
+  const size_t capacity = capacity_;
+  in_.read(buffer_.get(), static_cast<std::streamsize>(capacity));
   size_t got = static_cast<size_t>(in_.gcount());
   chunkSize_ = got;
-  current_ = buffer_.data();
+  current_ = buffer_.get();
   if (got < capacity) {
     buffer_[got] = '\0';
     last_ = current_ + got;

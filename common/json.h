@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -64,7 +65,7 @@ class JsonInputStream {
     return c;
   }
   // Bytes consumed so far.
-  size_t Tell() const { return consumed_ + static_cast<size_t>(current_ - buffer_.data()); }
+  size_t Tell() const { return consumed_ + static_cast<size_t>(current_ - buffer_.get()); }
   // True when every byte of the input has been consumed.
   bool atEnd() const { return eof_ && current_ == last_; }
 
@@ -78,7 +79,10 @@ class JsonInputStream {
   void refill();
 
   std::istream& in_;
-  std::vector<char> buffer_;  // one byte more than a chunk: the '\0' RapidJSON takes for the end
+  // One byte more than a chunk: the '\0' RapidJSON takes for the end. Left uninitialised, so that reading a
+  // small input touches only the pages it fills.
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;  // bytes of a chunk
   char* current_ = nullptr;
   char* last_ = nullptr;  // the last byte read, or the '\0' after the input once it ended
   size_t consumed_ = 0;   // bytes of the chunks before this one
