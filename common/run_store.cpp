@@ -852,8 +852,10 @@ struct RunStore::TimelineWriter::Lanes {
   }
 };
 
-// Full chunks are stored a few megabytes at a time: one transaction each, and little held in memory.
+// Full chunks are stored a few megabytes or a few hundred chunks at a time: one transaction each, and little
+// held in memory.
 constexpr size_t kChunkBytesPerTransaction = 4 << 20;
+constexpr size_t kChunksPerTransaction = 256;
 
 RunStore::TimelineWriter::TimelineWriter(RunStore& store, int64_t runId)
     : store_(store), runId_(runId), lanes_(std::make_unique<Lanes>()) {
@@ -870,7 +872,9 @@ void RunStore::TimelineWriter::add(const v1::TimelineEvent& event) {
   lanes_->lanes[index].events.add(event);
   if (lanes_->lanes[index].events.size() < kTimelineChunkEvents) return;
   lanes_->pack(index);
-  if (lanes_->fullBytes >= kChunkBytesPerTransaction) storeFull();
+  if (lanes_->fullBytes >= kChunkBytesPerTransaction || lanes_->full.size() >= kChunksPerTransaction) {
+    storeFull();
+  }
 }
 
 void RunStore::TimelineWriter::finish() {

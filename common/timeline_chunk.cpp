@@ -129,13 +129,14 @@ std::string TimelineChunkEncoder::encode() const {
   std::string blob(1, kFormat);
   putVarint(blob, count_);
   putVarint(blob, packed.size());
-  const size_t head = blob.size();
   uLongf size = compressBound(uLong(packed.size()));
-  blob.resize(head + size);
-  const int rc = compress2(reinterpret_cast<Bytef*>(&blob[head]), &size,
+  std::string deflated(size, '\0');
+  const int rc = compress2(reinterpret_cast<Bytef*>(deflated.data()), &size,
                            reinterpret_cast<const Bytef*>(packed.data()), uLong(packed.size()), kLevel);
   if (rc != Z_OK) throw std::bad_alloc();  // zlib fails here only when it cannot allocate
-  blob.resize(head + size);
+  // Appended rather than shrunk in place, so that the blob holds no more memory than its bytes: an import
+  // keeps many chunks a while before storing them.
+  blob.append(deflated, 0, size);
   return blob;
 }
 
