@@ -2,12 +2,15 @@
 #include "common/horovod_timeline_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -456,6 +459,39 @@ void addTotals(TimelineReadSummary& total, const TimelineReadSummary& file) {
   total.bytesRead += file.bytesRead;
 }
 
+// Scans every file, as many at a time as there are cores: each file is read on its own, and the first reading
+// of a folder of per-rank traces is half of its import. Errors are those of the first file in order that
+// fails.
+std::vector<ScannedFile> scanAll(const std::vector<std::string>& paths) {
+  std::vector<ScannedFile> files(paths.size());
+  std::vector<std::exception_ptr> errors(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++) {
+      try {
+        files[i] = namingFile(paths[i], [&] { return scan(paths[i]); });
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  {
+    struct Joined {
+      std::vector<std::thread> threads;
+      ~Joined() {
+        for (auto& t : threads) t.join();
+      }
+    } helpers;
+    const size_t threads = std::min<size_t>(paths.size(), std::max(1u, std::thread::hardware_concurrency()));
+    for (size_t t = 1; t < threads; ++t) helpers.threads.emplace_back(work);
+    work();
+  }
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return files;
+}
+
 // A Horovod timeline or a single trace whose processes are its ranks: read once, as it is.
 ImportResult importWhole(RunStore& store, const ScannedFile& file, const std::string& name,
                          int64_t startUnixNs) {
@@ -528,11 +564,10 @@ TimelineReadSummary readTimeline(std::istream& in, const std::function<void(v1::
 
 ImportResult importTraces(RunStore& store, const std::vector<std::string>& inputs, const std::string& name) {
   const std::vector<std::string> paths = traceFiles(inputs);
-  std::vector<ScannedFile> files;
-  for (const auto& path : paths) {
-    files.push_back(namingFile(path, [&] { return scan(path); }));
-    if (files.back().horovod && paths.size() > 1) {
-      throw InputError(path + " is a Horovod timeline, which holds every rank: import it on its own");
+  std::vector<ScannedFile> files = scanAll(paths);
+  for (const auto& file : files) {
+    if (file.horovod && paths.size() > 1) {
+      throw InputError(file.path + " is a Horovod timeline, which holds every rank: import it on its own");
     }
   }
   const std::string runName = name.empty() ? runNameFor(inputs) : name;
