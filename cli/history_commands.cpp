@@ -248,8 +248,11 @@ class PdfApplication {
 };
 
 int reportCommand(const StoreOption& option, const std::string& runText,
-                  const std::vector<std::string>& compare, std::string formatName,
-                  const std::string& output) {
+                  const std::vector<std::string>& compare, std::string formatName, const std::string& output,
+                  const std::string& paperName) {
+  // CLI11 admits only the names parsePaperSize reads; none given, the locale's paper.
+  const console::PaperSize paper =
+      paperName.empty() ? console::defaultPaperSize() : console::parsePaperSize(paperName).value();
   auto store = openForReading(option);
   int64_t id = store->resolveRun(runText);
   if (formatName.empty()) formatName = inferFormat(output);
@@ -264,12 +267,13 @@ int reportCommand(const StoreOption& option, const std::string& runText,
     for (const auto& text : compare) others.push_back(store->resolveRun(text));
     auto report = console::buildReport(*store, id, others);
     if (formatName == "html") {
-      console::writeHtmlReport(report, output);
+      console::writeHtmlReport(report, output, paper);
     } else {
       PdfApplication application;
-      console::writePdfReport(report, output);
+      console::writePdfReport(report, output, paper);
     }
     what = format("%zu charts, %zu findings", report.charts.size(), report.metrics.findings.size());
+    if (formatName == "pdf") what += paper == console::PaperSize::Letter ? ", Letter pages" : ", A4 pages";
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << format("wrote %s (%s report of run %lld: %s) in %.2f s\n", output.c_str(), formatName.c_str(),
@@ -314,7 +318,7 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
 void addHistoryCommands(CLI::App& app, CommandResult& result) {
   // Options outlive parsing: the callbacks run after app.parse() fills them.
   static StoreOption store;
-  static std::string runText, formatName, output, importName;
+  static std::string runText, formatName, output, importName, paperName;
   static std::vector<std::string> compareRuns, compareWith, importInputs;
 
   auto* runs = app.add_subcommand("runs", "List the runs in the run store");
@@ -341,9 +345,15 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
   report->add_option("--format", formatName, "html, pdf, csv or trace (default: from the file's extension)")
       ->check(CLI::IsMember({"html", "pdf", "csv", "trace"}));
   report->add_option("-o,--output", output, "File to write")->required();
+  report
+      ->add_option("--page", paperName,
+                   "Paper of the PDF's pages (and of the HTML when printed): a4 or letter (default: the "
+                   "locale's, from LC_ALL, LC_PAPER or LANG; else a4)")
+      ->check(CLI::IsMember({"a4", "letter"}, CLI::ignore_case));
   addStoreOption(report, store);
   report->callback([&result] {
-    guarded("report", result, [] { return reportCommand(store, runText, compareWith, formatName, output); });
+    guarded("report", result,
+            [] { return reportCommand(store, runText, compareWith, formatName, output, paperName); });
   });
 
   auto* import = app.add_subcommand(

@@ -2,14 +2,18 @@
 // The report model: a run's metrics, findings, comparisons and charts, read from the run store.
 #include "console/report.h"
 
+#include <QLocale>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
 #include "common/diagnosis/finding.h"
 #include "common/diagnosis/run_diagnosis.h"
 #include "common/error.h"
+#include "console/palette.h"
 
 namespace ringmaster::console {
 
@@ -19,6 +23,11 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // Above this many ranks, per-rank line charts show the spread (min, median, max) plus the ranks findings
 // name.
 constexpr size_t kMaxRankLines = 16;
+
+// The window's colours on a light page.
+std::string rankLineColor(int rank, size_t rankCount) {
+  return rankColor(rank, int(rankCount), false).hex();
+}
 
 // Per-rank lines over steps, or the spread across ranks when there are many.
 std::vector<ChartSeries> perRankLines(
@@ -30,7 +39,7 @@ std::vector<ChartSeries> perRankLines(
     for (size_t i = 0; i < series.size(); ++i) {
       ChartSeries line;
       line.name = "rank " + std::to_string(series[i].rank);
-      line.color = paletteColor(i);
+      line.color = rankLineColor(series[i].rank, series.size());
       for (size_t k = 0; k < length(series[i]); ++k) {
         double x, y;
         if (point(series[i], k, x, y)) line.points.emplace_back(x, y);
@@ -46,20 +55,20 @@ std::vector<ChartSeries> perRankLines(
       if (point(s, k, x, y)) byX[x].push_back(y);
     }
   }
-  ChartSeries low{"min of ranks", {}, "#9ecae1", false}, mid{"median of ranks", {}, "#3182bd", false},
-      high{"max of ranks", {}, "#08519c", false};
+  // The spread in greys, the median as dark as the window's job-wide line; named ranks in their colours.
+  ChartSeries low{"min of ranks", {}, "#bbbbbb", false},
+      mid{"median of ranks", {}, totalColor(false).hex(), false}, high{"max of ranks", {}, "#777777", false};
   for (auto& [x, ys] : byX) {
     low.points.emplace_back(x, *std::min_element(ys.begin(), ys.end()));
     high.points.emplace_back(x, *std::max_element(ys.begin(), ys.end()));
     mid.points.emplace_back(x, stats::median(ys));
   }
   lines = {low, mid, high};
-  size_t colour = 3;
   for (const auto& s : series) {
     if (!highlighted.count(s.rank)) continue;
     ChartSeries line;
     line.name = "rank " + std::to_string(s.rank);
-    line.color = paletteColor(colour++);
+    line.color = rankLineColor(s.rank, series.size());
     for (size_t k = 0; k < length(s); ++k) {
       double x, y;
       if (point(s, k, x, y)) line.points.emplace_back(x, y);
@@ -82,7 +91,12 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   throughput.title = "Throughput (all ranks)";
   throughput.xLabel = "step";
   throughput.yLabel = "samples/s";
-  ChartSeries job{"run " + std::to_string(m.info.id), {}, paletteColor(0), false};
+  // Alone, the job's line is the window's "total"; beside other runs, each run has its Compare page colour.
+  const size_t runs = 1 + report.compared.size();
+  auto runColor = [&](size_t i) {
+    return runs == 1 ? totalColor(false).hex() : rankColor(int(i), int(runs), false).hex();
+  };
+  ChartSeries job{"run " + std::to_string(m.info.id), {}, runColor(0), false};
   {
     size_t i = 0;
     for (size_t k = 0; k < m.stepThroughput.size(); ++k)
@@ -90,7 +104,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   }
   throughput.series.push_back(job);
   for (size_t c = 0; c < report.compared.size(); ++c) {
-    ChartSeries other{"run " + std::to_string(report.compared[c].info.id), {}, paletteColor(c + 1), false};
+    ChartSeries other{"run " + std::to_string(report.compared[c].info.id), {}, runColor(c + 1), false};
     for (size_t k = 0; k < report.compared[c].stepThroughput.size(); ++k) {
       other.points.emplace_back(double(k), report.compared[c].stepThroughput[k]);
     }
@@ -133,6 +147,8 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   phases.xLabel = "rank";
   phases.yLabel = "ms per step";
   phases.segmentNames = {"data", "forward", "backward", "exposed comm", "optimizer", "other"};
+  for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER", "OTHER"})
+    phases.segmentColors.push_back(phaseColor(phase).hex());
   for (const auto& r : m.perRank) {
     phases.bars.push_back({std::to_string(r.rank),
                            {r.phases.dataMs, r.phases.forwardMs, r.phases.backwardMs, r.phases.commWaitMs,
@@ -143,7 +159,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   Chart latency;
   latency.title = "All-reduce latency";
   latency.xLabel = "step";
-  latency.yLabel = "us (mean of the step's ops)";
+  latency.yLabel = "ms (mean of the step's ops)";
   auto opsPerStep = [](const RankSeries& s, size_t k, double& x, double& y) {
     // k indexes ops; average the ops of one step by only emitting at the last op of each step.
     const auto& ops = s.allreduce;
@@ -153,7 +169,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     double sum = 0;
     for (size_t i = first; i <= k; ++i) sum += ops[i].latency_us();
     x = double(ops[k].step());
-    y = sum / double(k - first + 1);
+    y = sum / double(k - first + 1) / 1000.0;
     return true;
   };
   latency.series =
@@ -166,6 +182,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   bandwidth.xLabel = "rank";
   bandwidth.yLabel = "GB/s";
   bandwidth.segmentNames = {"busbw"};
+  bandwidth.segmentColors = {phaseColor("ALLREDUCE").hex()};
   for (const auto& r : m.perRank) bandwidth.bars.push_back({std::to_string(r.rank), {r.busbwGbps}});
   charts.push_back(bandwidth);
 
@@ -186,7 +203,8 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     if (t.toStep <= t.fromStep) continue;
     ChartSeries trend;
     trend.name = t.leak ? "rank " + std::to_string(t.rank) + " trend (leak)" : "";
-    trend.color = t.leak ? "#d62728" : "#999999";
+    // A leak's trend as the window draws it: its rank's colour, darker; other trends in grey.
+    trend.color = t.leak ? trendColor(rankColor(t.rank, int(series.size()), false)).hex() : "#999999";
     trend.dashed = true;
     for (double step : {double(t.fromStep), double(t.toStep)}) {
       trend.points.emplace_back(step, (t.interceptBytes + t.bytesPerStep * step) / kMiB);
@@ -198,6 +216,39 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
 }
 
 }  // namespace
+
+std::optional<PaperSize> parsePaperSize(const std::string& name) {
+  std::string lower;
+  for (char c : name) lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+  if (lower == "a4") return PaperSize::A4;
+  if (lower == "letter") return PaperSize::Letter;
+  return std::nullopt;
+}
+
+const char* paperSizeName(PaperSize paper) {
+  return paper == PaperSize::Letter ? "letter" : "a4";
+}
+
+PaperSize paperSizeForLocale(const std::string& localeName) {
+  // The territories whose locales print on Letter in the C library's locale data (LC_PAPER).
+  static const std::set<QLocale::Territory> letter{
+      QLocale::UnitedStates, QLocale::Canada, QLocale::Mexico,     QLocale::Philippines, QLocale::PuertoRico,
+      QLocale::Bolivia,      QLocale::Chile,  QLocale::Colombia,   QLocale::CostaRica,   QLocale::Guatemala,
+      QLocale::Nicaragua,    QLocale::Panama, QLocale::ElSalvador, QLocale::Venezuela};
+  // "C", "POSIX" and names without a territory say nothing about paper.
+  if (localeName.find('_') == std::string::npos) return PaperSize::A4;
+  return letter.count(QLocale(QString::fromStdString(localeName)).territory()) ? PaperSize::Letter
+                                                                               : PaperSize::A4;
+}
+
+PaperSize defaultPaperSize() {
+  // The C library's order for one category: LC_ALL outranks LC_PAPER, which outranks LANG.
+  for (const char* variable : {"LC_ALL", "LC_PAPER", "LANG"}) {
+    const char* value = std::getenv(variable);
+    if (value && *value) return paperSizeForLocale(value);
+  }
+  return PaperSize::A4;
+}
 
 Report buildReport(const RunStore& store, int64_t runId, const std::vector<int64_t>& compareWith) {
   Report report;

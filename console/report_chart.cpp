@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/printable.h"
+#include "console/axis_scale.h"
 #include "console/series_decimator.h"
 
 namespace ringmaster::console {
@@ -15,33 +16,7 @@ namespace ringmaster::console {
 namespace {
 
 constexpr double kLeft = 64, kRight = 16, kTop = 30, kBottom = 44, kLegendRow = 16;
-
-// Round steps (1, 2, 5 x 10^n) giving about `count` ticks over [lo, hi].
-std::vector<double> niceTicks(double lo, double hi, int count) {
-  std::vector<double> ticks;
-  if (!(hi > lo)) return {lo};
-  double raw = (hi - lo) / count;
-  double magnitude = std::pow(10, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
-  }
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push_back(t);
-  return ticks;
-}
-
-std::string tickLabel(double v) {
-  char buffer[32];
-  double a = std::fabs(v);
-  if (a >= 1e6)
-    std::snprintf(buffer, sizeof buffer, "%.3gM", v / 1e6);
-  else if (a >= 1e4)
-    std::snprintf(buffer, sizeof buffer, "%.3gk", v / 1e3);
-  else
-    std::snprintf(buffer, sizeof buffer, "%g", std::round(v * 1000) / 1000);
-  return buffer;
-}
+constexpr int kYIntervals = 5;
 
 struct Frame {
   double x0, y0, w, h;  // plot area in pixels
@@ -50,15 +25,31 @@ struct Frame {
   double py(double y) const { return y0 + h - (y - ymin) / (ymax - ymin) * h; }
 };
 
+// The colour an entry was given, or a neutral one.
+std::string colorOr(const std::string& color) {
+  return color.empty() ? "#777777" : color;
+}
+
+// The value axis on round steps that enclose [lo, hi], so that its ends are labelled ticks.
+void roundOut(double& lo, double& hi, int maxIntervals) {
+  const double step = niceStep(hi - lo, maxIntervals);
+  lo = std::floor(lo / step + 1e-9) * step;
+  hi = std::ceil(hi / step - 1e-9) * step;
+}
+
 void drawAxes(const Chart& chart, ChartCanvas& canvas, const Frame& f, bool numericX) {
-  for (double t : niceTicks(f.ymin, f.ymax, 5)) {
+  const double yStep = niceStep(f.ymax - f.ymin, kYIntervals);
+  for (double t : niceTicks(f.ymin, f.ymax, kYIntervals)) {
     canvas.polyline({{f.x0, f.py(t)}, {f.x0 + f.w, f.py(t)}}, "#e3e3e3", 1, false);
-    canvas.text(f.x0 - 6, f.py(t) + 4, tickLabel(t), 10, "#555555", ChartCanvas::Anchor::End);
+    canvas.text(f.x0 - 6, f.py(t) + 4, siNumber(t, yStep), 10, "#555555", ChartCanvas::Anchor::End);
   }
   if (numericX) {
-    for (double t : niceTicks(f.xmin, f.xmax, 6)) {
+    // About one tick per 80 pixels, so that labels never touch.
+    const int intervals = std::max(2, int(f.w / 80));
+    const double xStep = niceStep(f.xmax - f.xmin, intervals);
+    for (double t : niceTicks(f.xmin, f.xmax, intervals)) {
       canvas.polyline({{f.px(t), f.y0 + f.h}, {f.px(t), f.y0 + f.h + 4}}, "#888888", 1, false);
-      canvas.text(f.px(t), f.y0 + f.h + 16, tickLabel(t), 10, "#555555", ChartCanvas::Anchor::Middle);
+      canvas.text(f.px(t), f.y0 + f.h + 16, siNumber(t, xStep), 10, "#555555", ChartCanvas::Anchor::Middle);
     }
   }
   canvas.polyline({{f.x0, f.y0}, {f.x0, f.y0 + f.h}, {f.x0 + f.w, f.y0 + f.h}}, "#888888", 1, false);
@@ -84,13 +75,6 @@ double drawLegend(ChartCanvas& canvas, const std::vector<std::pair<std::string, 
 }
 
 }  // namespace
-
-std::string paletteColor(size_t index) {
-  static const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939",
-                                 "#8c6d31", "#843c39", "#7b4173", "#3182bd"};
-  return colors[index % (sizeof colors / sizeof *colors)];
-}
 
 std::string escapeXml(const std::string& raw) {
   // Control characters (invalid in XML, and terminal commands in a log line) are shown as text first.
@@ -128,7 +112,8 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
   if (chart.kind == Chart::Kind::StackedBars) {
     std::vector<std::pair<std::string, std::string>> legend;
     for (size_t i = 0; i < chart.segmentNames.size(); ++i)
-      legend.emplace_back(chart.segmentNames[i], paletteColor(i));
+      legend.emplace_back(chart.segmentNames[i],
+                          i < chart.segmentColors.size() ? colorOr(chart.segmentColors[i]) : colorOr(""));
     double legendHeight = drawLegend(canvas, legend, width);
     double top = kTop + legendHeight + 6;
     double ymax = 0;
@@ -137,7 +122,10 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
       for (double v : bar.values) sum += std::max(0.0, v);
       ymax = std::max(ymax, sum);
     }
-    Frame f{kLeft, top, width - kLeft - kRight, height - top - kBottom, 0, 1, 0, ymax > 0 ? ymax * 1.05 : 1};
+    double ymin = 0;
+    ymax = ymax > 0 ? ymax : 1;
+    roundOut(ymin, ymax, kYIntervals);
+    Frame f{kLeft, top, width - kLeft - kRight, height - top - kBottom, 0, 1, ymin, ymax};
     drawAxes(chart, canvas, f, false);
     double slot = f.w / double(std::max<size_t>(chart.bars.size(), 1));
     double barWidth = std::max(1.0, slot * 0.7);
@@ -147,7 +135,8 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
       double base = 0;
       for (size_t s = 0; s < chart.bars[b].values.size(); ++s) {
         double v = std::max(0.0, chart.bars[b].values[s]);
-        canvas.rect(x, f.py(base + v), barWidth, f.py(base) - f.py(base + v), paletteColor(s));
+        canvas.rect(x, f.py(base + v), barWidth, f.py(base) - f.py(base + v),
+                    s < chart.segmentColors.size() ? colorOr(chart.segmentColors[s]) : colorOr(""));
         base += v;
       }
       if (b % labelEvery == 0) {
@@ -163,7 +152,7 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
   double ymin = std::numeric_limits<double>::max(), ymax = std::numeric_limits<double>::lowest();
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const auto& s = chart.series[i];
-    if (!s.name.empty()) legend.emplace_back(s.name, s.color.empty() ? paletteColor(i) : s.color);
+    if (!s.name.empty()) legend.emplace_back(s.name, colorOr(s.color));
     for (const auto& [x, y] : s.points) {
       if (!std::isfinite(y)) continue;
       xmin = std::min(xmin, x);
@@ -177,12 +166,14 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
     canvas.text(width / 2, height / 2, "no data", 12, "#888888", ChartCanvas::Anchor::Middle);
   }
   if (xmax == xmin) xmax = xmin + 1;
-  // Start the value axis at zero unless the data sit far above it (memory), then pad a little.
+  // Start the value axis at zero unless the data sit far above it (memory), then end it on round ticks.
   if (ymin > 0 && ymin < 0.5 * ymax) ymin = 0;
-  double pad = (ymax - ymin) * 0.05;
-  if (pad == 0) pad = std::max(1e-9, std::fabs(ymax) * 0.05 + 1e-9);
-  ymax += pad;
-  if (ymin != 0) ymin -= pad;
+  if (ymax == ymin) {
+    const double pad = std::max(1e-9, std::fabs(ymax) * 0.05);
+    ymax += pad;
+    if (ymin != 0) ymin -= pad;
+  }
+  roundOut(ymin, ymax, kYIntervals);
   if (legend.size() > 12) legend.resize(12);
   double legendHeight = drawLegend(canvas, legend, width);
   double top = kTop + legendHeight + 6;
@@ -202,7 +193,7 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
       if (std::isfinite(p.y())) pixels.emplace_back(f.px(p.x()), f.py(p.y()));
     }
     if (pixels.size() == 1) pixels.push_back({pixels[0].first + 1, pixels[0].second});
-    canvas.polyline(pixels, s.color.empty() ? paletteColor(i) : s.color, s.dashed ? 1.5 : 1.2, s.dashed);
+    canvas.polyline(pixels, colorOr(s.color), s.dashed ? 1.5 : 1.2, s.dashed);
   }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Charts for reports, described once and drawn on any canvas: as inline SVG for HTML reports, and with
 // QPainter for PDF (report_pdf.cpp). Long series are reduced to first/min/max/last per pixel column first.
+// Axes read as the window's do (console/axis_scale: round ticks, SI labels); colours are the window's
+// (console/palette), chosen by whoever builds the chart.
 #pragma once
 
 #include <string>
@@ -12,7 +14,7 @@ namespace ringmaster::console {
 struct ChartSeries {
   std::string name;
   std::vector<std::pair<double, double>> points;  // ascending x
-  std::string color;                              // "#rrggbb"; empty = from the palette
+  std::string color;                              // "#rrggbb"
   bool dashed = false;                            // trend lines
 };
 
@@ -28,9 +30,10 @@ struct Chart {
   std::string title;
   std::string xLabel;
   std::string yLabel;
-  std::vector<ChartSeries> series;        // Lines
-  std::vector<std::string> segmentNames;  // StackedBars: what each segment is
-  std::vector<StackedBar> bars;           // StackedBars
+  std::vector<ChartSeries> series;         // Lines
+  std::vector<std::string> segmentNames;   // StackedBars: what each segment is
+  std::vector<std::string> segmentColors;  // StackedBars: each segment's "#rrggbb"
+  std::vector<StackedBar> bars;            // StackedBars
 };
 
 // What a chart is drawn on. Coordinates are in pixels from the top left.
@@ -49,8 +52,6 @@ class ChartCanvas {
 void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double height);
 // The chart as a standalone <svg> element.
 std::string chartSvg(const Chart& chart, int width, int height);
-// Distinct colours for series and segments.
-std::string paletteColor(size_t index);
 // Escapes text for HTML and SVG; control characters are written as visible text (see common/printable.h).
 std::string escapeXml(const std::string& text);
 

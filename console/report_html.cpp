@@ -7,12 +7,15 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/evidence_text.h"
 #include "common/job_spec.h"
 #include "common/shell_words.h"
+#include "console/axis_scale.h"
+#include "console/palette.h"
 #include "console/report.h"
 #include "ringmaster/version.h"
 
@@ -35,11 +38,52 @@ std::string timeText(int64_t unixNs) {
   return buffer;
 }
 
-void row(std::ostringstream& out, const std::vector<std::string>& cells, bool header = false) {
+// Latencies read in milliseconds, with three significant digits ("27.5 ms", "0.0512 ms").
+std::string latencyText(double us) {
+  return siNumber(us / 1000.0) + " ms";
+}
+
+void row(std::ostringstream& out, const std::vector<std::string>& cells) {
   out << "<tr>";
-  for (const auto& c : cells)
-    out << (header ? "<th>" : "<td>") << escapeXml(c) << (header ? "</th>" : "</td>");
+  for (const auto& c : cells) out << "<td>" << escapeXml(c) << "</td>";
   out << "</tr>\n";
+}
+
+// A table's column header: its name and the unit under it, so that headers break between words only.
+struct Column {
+  Column(std::string name, std::string unit = {}) : name(std::move(name)), unit(std::move(unit)) {}
+  std::string name;
+  std::string unit;
+};
+
+// Opens a table with its header row, which the PDF repeats on every page the table runs onto. Columns take
+// the width of their content, the longest text the rest: no widths are set, so that neither a browser nor
+// the PDF's layout squeezes a short column to make room for a share of the width.
+void tableHead(std::ostringstream& out, const std::string& cssClass, const std::vector<Column>& columns,
+               int cellPadding = 4) {
+  out << "<table class=\"" << cssClass << "\" border=\"1\" cellspacing=\"0\" cellpadding=\"" << cellPadding
+      << "\">\n<thead><tr>";
+  for (const auto& c : columns) {
+    out << "<th>" << escapeXml(c.name);
+    if (!c.unit.empty()) {
+      // A unit is one word: a word joiner after each slash keeps "MiB/step" whole.
+      std::string unit;
+      for (char ch : c.unit) unit += ch == '/' ? std::string("/\u2060") : std::string(1, ch);
+      out << "<br/><span class=\"unit\">" << escapeXml(unit) << "</span>";
+    }
+    out << "</th>";
+  }
+  out << "</tr></thead>\n";
+}
+
+// A comparison row as people read it: latencies in ms, whatever unit the comparison measured them in.
+MetricDelta shown(MetricDelta d) {
+  if (d.unit == "us") {
+    d.unit = "ms";
+    d.base /= 1000.0;
+    d.other /= 1000.0;
+  }
+  return d;
 }
 
 std::string specValue(const v1::JobSpec& spec, const std::string& field) {
@@ -90,11 +134,11 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
                       100 * m.phases.backwardMs / total, 100 * m.phases.commWaitMs / total,
                       100 * m.phases.optimizerMs / total, 100 * m.phases.otherMs() / total)
              : noSteps});
-  row(out, {"all-reduce",
-            m.allreduceOps > 0
-                ? format("%llu ops, median %.1f us, bus bandwidth %.2f GB/s, overlap %.0f%%",
-                         (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.overlapPct)
-                : "not measured (no all-reduce ops)"});
+  row(out, {"all-reduce", m.allreduceOps > 0
+                              ? format("%llu ops, median %s, bus bandwidth %.2f GB/s, overlap %.0f%%",
+                                       (unsigned long long)m.allreduceOps,
+                                       latencyText(m.allreduceLatencyUs).c_str(), m.busbwGbps, m.overlapPct)
+                              : "not measured (no all-reduce ops)"});
   row(out, {"memory", m.peakRssMiB > 0 ? format("peak %.0f MiB, steepest growth %.3f MiB/step", m.peakRssMiB,
                                                 m.rssSlopeMiBPerStep)
                                        : "not measured (no memory samples)"});
@@ -112,14 +156,19 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   if (m.findings.empty()) {
     out << "<p>No stragglers, leaks, stalls or communication problems were found.</p>\n";
   } else {
-    out << "<table class=\"findings\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
-    row(out, {"severity", "kind", "rank", "host", "since step", "cause", "what"}, true);
+    tableHead(out, "findings",
+              {{"severity"}, {"kind"}, {"rank"}, {"host"}, {"since step"}, {"cause"}, {"what"}});
     for (const auto& f : m.findings) {
-      row(out, {diagnosis::severityLabel(f.severity()), diagnosis::kindLabel(f.kind()),
-                f.rank() < 0 ? "job" : std::to_string(f.rank()), f.host(), std::to_string(f.since_step()),
-                f.cause(), f.summary()});
-      // The figures behind the finding, on a row of their own so that long names do not squeeze the table.
-      out << "<tr><td colspan=\"7\" class=\"evidence\"><i>evidence:</i> " << escapeXml(evidenceLine(f))
+      // The severity in the colour the Findings page marks it with.
+      out << "<tr><td><b style=\"color: " << severityColor(f.severity()).hex() << "\">"
+          << diagnosis::severityLabel(f.severity()) << "</b></td>";
+      for (const std::string& cell : {std::string(diagnosis::kindLabel(f.kind())),
+                                      f.rank() < 0 ? std::string("job") : std::to_string(f.rank()), f.host(),
+                                      std::to_string(f.since_step()), f.cause()})
+        out << "<td>" << escapeXml(cell) << "</td>";
+      // What happened, and under it the figures behind it: in the widest column, where they wrap least (a row
+      // of their own, spanning the table, would make every column as wide as they are long).
+      out << "<td>" << escapeXml(f.summary()) << "<br/><i>evidence:</i> " << escapeXml(evidenceLine(f))
           << "</td></tr>\n";
     }
     out << "</table>\n";
@@ -144,11 +193,11 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
     out << "<h2>Comparison</h2>\n";
     for (const auto& c : report.comparisons) {
       out << "<h3>" << escapeXml(c.otherName) << " against " << escapeXml(c.baseName) << "</h3>\n<p><b>"
-          << escapeXml(c.verdict)
-          << "</b></p>\n<table class=\"comparison\" border=\"1\" cellspacing=\"0\" "
-             "cellpadding=\"4\">\n";
-      row(out, {"metric", "unit", c.baseName, c.otherName, "difference", "95% CI"}, true);
-      for (const auto& d : c.deltas) {
+          << escapeXml(c.verdict) << "</b></p>\n";
+      tableHead(out, "comparison",
+                {{"metric"}, {"unit"}, {c.baseName}, {c.otherName}, {"difference"}, {"95% CI"}});
+      for (const auto& measured : c.deltas) {
+        const MetricDelta d = shown(measured);
         std::string ci =
             d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
         if (!d.missing.empty()) {
@@ -181,11 +230,20 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   if (m.perRank.empty()) {
     out << "<p>No per-rank measurements.</p>\n";
   } else {
-    out << "<table class=\"ranks\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
-    row(out,
-        {"rank", "host", "steps", "samples/s", "data ms", "forward ms", "backward ms", "comm wait ms",
-         "optimizer ms", "busbw GB/s", "peak RSS MiB", "RSS slope MiB/step"},
-        true);
+    tableHead(out, "ranks",
+              {{"rank"},
+               {"host"},
+               {"steps"},
+               {"throughput", "samples/s"},
+               {"data", "ms"},
+               {"forward", "ms"},
+               {"backward", "ms"},
+               {"comm wait", "ms"},
+               {"optimizer", "ms"},
+               {"busbw", "GB/s"},
+               {"peak RSS", "MiB"},
+               {"RSS slope", "MiB/step"}},
+              3);  // twelve columns: narrower padding, so that they fit a page
     for (const auto& r : m.perRank) {
       row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
                 number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
@@ -238,7 +296,14 @@ body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #22
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; } .meta { color: #666; font-size: 13px; } .figure { margin: 12px 0; }
+th { background: #f3f3f3; } th .unit { font-weight: normal; color: #555; }
+.meta { color: #666; font-size: 13px; } .figure { margin: 12px 0; }
+svg.chart { max-width: 100%; height: auto; }
+@media print {
+  body { margin: 0; max-width: none; }
+  h2, h3 { break-after: avoid; }
+  tr, .figure { break-inside: avoid; }
+}
 )css";
 
 void writeFile(const std::string& path, const std::string& text) {
@@ -250,18 +315,20 @@ void writeFile(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::string renderHtml(const Report& report) {
+std::string renderHtml(const Report& report, PaperSize paper) {
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>Ringmaster report: "
          "run "
-      << report.metrics.info.id << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+      << report.metrics.info.id << "</title>\n<style>" << kStyle
+      << "@page { size: " << (paper == PaperSize::Letter ? "letter" : "A4")
+      << "; margin: 15mm; }\n</style>\n</head>\n<body>\n"
       << renderReportBody(report, [&](size_t i) { return chartSvg(report.charts[i], 1000, 320); })
       << "</body>\n</html>\n";
   return out.str();
 }
 
-void writeHtmlReport(const Report& report, const std::string& path) {
-  writeFile(path, renderHtml(report));
+void writeHtmlReport(const Report& report, const std::string& path, PaperSize paper) {
+  writeFile(path, renderHtml(report, paper));
 }
 
 }  // namespace ringmaster::console

@@ -37,6 +37,11 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
   auto* browse = new QPushButton(tr("Browse…"), this);
   compareWith_ = new QLineEdit(this);
   compareWith_->setPlaceholderText(tr("run ids to compare with, e.g. 3, 5 (HTML and PDF)"));
+  paper_ = new QComboBox(this);
+  paper_->addItem(tr("A4"), static_cast<int>(console::PaperSize::A4));
+  paper_->addItem(tr("Letter"), static_cast<int>(console::PaperSize::Letter));
+  paper_->setToolTip(tr("The PDF's pages, and the HTML's when it is printed"));
+  setPaper(console::defaultPaperSize());
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 1);
   progress_->setValue(0);
@@ -56,6 +61,7 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
   form->addRow(tr("Format"), format_);
   form->addRow(tr("File"), pathRow);
   form->addRow(tr("Compare with"), compareWith_);
+  form->addRow(tr("Paper"), paper_);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch();
   buttons->addWidget(export_);
@@ -65,9 +71,15 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
   layout->addWidget(progress_);
   layout->addWidget(result_);
   layout->addLayout(buttons);
-  resize(560, 220);
+  resize(560, 250);
 
   connect(format_, &QComboBox::currentIndexChanged, this, &ReportDialog::suggestPath);
+  // Paper and comparisons mean something to the documents only.
+  connect(format_, &QComboBox::currentIndexChanged, this, [this] {
+    const bool document = format() == Format::Html || format() == Format::Pdf;
+    paper_->setEnabled(document);
+    compareWith_->setEnabled(document);
+  });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), path_->text());
     if (!path.isEmpty()) path_->setText(path);
@@ -89,6 +101,12 @@ void ReportDialog::setPath(const QString& path) {
 }
 void ReportDialog::setCompareWith(const QString& runIds) {
   compareWith_->setText(runIds);
+}
+void ReportDialog::setPaper(console::PaperSize paper) {
+  paper_->setCurrentIndex(paper_->findData(static_cast<int>(paper)));
+}
+console::PaperSize ReportDialog::paper() const {
+  return static_cast<console::PaperSize>(paper_->currentData().toInt());
 }
 QString ReportDialog::resultText() const {
   return result_->text();
@@ -122,6 +140,7 @@ void ReportDialog::exportNow() {
   progress_->setRange(0, 0);  // busy until the writer is done
   result_->setText(tr("Writing %1…").arg(QDir::toNativeSeparators(path)));
   const Format fmt = format();
+  const console::PaperSize paper = this->paper();
   const int64_t runId = runId_;
   const std::string file = path.toStdString();
   // Errors arrive through the store's failed() signal; the dialog listens for the duration of one export.
@@ -136,13 +155,13 @@ void ReportDialog::exportNow() {
       });
   store_->post<QString>(
       this,
-      [fmt, runId, file, compare](RunStore& store) {
+      [fmt, paper, runId, file, compare](RunStore& store) {
         switch (fmt) {
           case Format::Html:
-            console::writeHtmlReport(console::buildReport(store, runId, compare), file);
+            console::writeHtmlReport(console::buildReport(store, runId, compare), file, paper);
             break;
           case Format::Pdf:
-            console::writePdfReport(console::buildReport(store, runId, compare), file);
+            console::writePdfReport(console::buildReport(store, runId, compare), file, paper);
             break;
           case Format::Csv:
             return tr("%n row(s)", nullptr, static_cast<int>(console::writeCsv(store, runId, file)));

@@ -14,6 +14,7 @@ class QPushButton;
 
 namespace ringmaster::console {
 class StoreAccess;
+enum class PaperSize;
 }  // namespace ringmaster::console
 
 namespace ringmaster::gui {
@@ -30,6 +31,9 @@ class ReportDialog : public QDialog {
   void setPath(const QString& path);
   // Runs to compare with in the report ("3, 5").
   void setCompareWith(const QString& runIds);
+  // The paper the PDF is laid out for (and the HTML printed on); the locale's at first.
+  void setPaper(console::PaperSize paper);
+  console::PaperSize paper() const;
   // Starts writing; finished() tells the outcome (empty error on success).
   void exportNow();
   QString resultText() const;
@@ -46,6 +50,7 @@ class ReportDialog : public QDialog {
   QComboBox* format_;
   QLineEdit* path_;
   QLineEdit* compareWith_;
+  QComboBox* paper_;
   QProgressBar* progress_;
   QLabel* result_;
   QPushButton* export_;

@@ -40,10 +40,8 @@ class SeverityDelegate : public QStyledItemDelegate {
   using QStyledItemDelegate::QStyledItemDelegate;
   void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
     QStyledItemDelegate::paint(painter, option, index);
-    const int severity = index.data(console::FindingsModel::SeverityRole).toInt();
-    const QColor color = severity == v1::Finding::SEVERITY_CRITICAL  ? QColor(0xd6, 0x28, 0x28)
-                         : severity == v1::Finding::SEVERITY_WARNING ? QColor(0xf4, 0xa2, 0x61)
-                                                                     : QColor(0x26, 0x6d, 0xd3);
+    const QColor color = severityColor(
+        static_cast<v1::Finding::Severity>(index.data(console::FindingsModel::SeverityRole).toInt()));
     painter->fillRect(QRect(option.rect.left(), option.rect.top() + 2, 4, option.rect.height() - 4), color);
   }
 };

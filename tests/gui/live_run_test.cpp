@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QMenu>
+#include <QProcess>
 #include <QPushButton>
 #include <QSet>
 #include <QSpinBox>
@@ -291,6 +292,7 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
     dialog.setFormat(format);
     dialog.setPath(path);
     dialog.setCompareWith(QString::number(cleanRun));
+    dialog.setPaper(console::PaperSize::Letter);
     QString error = QStringLiteral("pending");
     QObject::connect(&dialog, &ReportDialog::finished, [&](const QString&, const QString& e) { error = e; });
     dialog.exportNow();
@@ -298,6 +300,15 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
     EXPECT_TRUE(error.isEmpty()) << error.toStdString();
     EXPECT_GT(QFileInfo(path).size(), 1000) << name;
     EXPECT_TRUE(dialog.resultText().contains(QStringLiteral("Saved")));
+    if (format == ReportDialog::Format::Pdf) {
+      // On the paper chosen in the dialog (when poppler's pdfinfo is there to say).
+      QProcess pdfinfo;
+      pdfinfo.start(QStringLiteral("pdfinfo"), {path});
+      if (pdfinfo.waitForFinished(30000) && pdfinfo.exitCode() == 0) {
+        const QString info = QString::fromUtf8(pdfinfo.readAllStandardOutput());
+        EXPECT_TRUE(info.contains(QStringLiteral("pts (letter)"))) << info.toStdString();
+      }
+    }
   }
 
   // Screenshots of every page of the straggler run, rank 2 selected.

@@ -134,14 +134,16 @@ TEST_F(HistoryCli, ReportsInEveryFormat) {
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Comparison"), std::string::npos);
 
-  r = ringmaster({"report", std::to_string(id), "--format", "pdf", "-o", pdf});
+  r = ringmaster({"report", std::to_string(id), "--format", "pdf", "--page", "letter", "-o", pdf});
   ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("Letter pages"), std::string::npos) << r.out;
   auto info = runProcess({"/usr/bin/pdfinfo", pdf});
   if (info.exitCode == -1 && info.err.find("No such file") != std::string::npos) GTEST_SKIP() << "no pdfinfo";
   ASSERT_EQ(info.exitCode, 0) << info.err;
   size_t at = info.out.find("Pages:");
   ASSERT_NE(at, std::string::npos) << info.out;
   EXPECT_GE(std::stoi(info.out.substr(at + 6)), 3) << info.out;
+  EXPECT_NE(info.out.find("pts (letter)"), std::string::npos) << info.out;
 
   r = ringmaster({"report", std::to_string(id), "-o", csv});  // format from the extension
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -242,6 +244,10 @@ TEST_F(HistoryCli, BadInputGetsAClearMessage) {
 
   r = ringmaster({"report", "x", "--format", "docx", "-o", file("r.docx")});
   EXPECT_EQ(r.exitCode, 2);
+
+  r = ringmaster({"report", "x", "--page", "legal", "-o", file("r.pdf")});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--page"), std::string::npos) << r.err;
 
   r = ringmaster({"compare", "x"});
   EXPECT_EQ(r.exitCode, 2);

@@ -3,17 +3,29 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractTextDocumentLayout>
 #include <QGuiApplication>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextFrame>
+#include <QTextLayout>
+#include <QTextTable>
 #include <QXmlStreamReader>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "common/chrome_trace_reader.h"
 #include "common/horovod_timeline_reader.h"
 #include "console/ingest.h"
+#include "console/palette.h"
+#include "console/report_pdf.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/diagnosis_synthetic.h"
@@ -113,7 +125,7 @@ TEST_F(ReportTest, HtmlIsOneWellFormedFileWithItsCharts) {
   RunStore store(store_);
   auto report = buildReport(store, id, {other});
   std::string path = dir_.file("report.html");
-  writeHtmlReport(report, path);
+  writeHtmlReport(report, path, PaperSize::A4);
   std::string html = test::readFile(path);
 
   QXmlStreamReader xml(QByteArray::fromStdString(html));
@@ -238,7 +250,7 @@ TEST_F(ReportTest, PdfWithoutAGuiApplicationIsAClearErrorAndWritesNothing) {
   RunStore store(store_);
   std::string path = dir_.file("report.pdf");
   try {
-    writePdfReport(buildReport(store, id), path);
+    writePdfReport(buildReport(store, id), path, PaperSize::A4);
     FAIL() << "wrote a PDF without a QGuiApplication";
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("QGuiApplication"), std::string::npos) << e.what();
@@ -248,35 +260,290 @@ TEST_F(ReportTest, PdfWithoutAGuiApplicationIsAClearErrorAndWritesNothing) {
   EXPECT_EQ(QCoreApplication::instance(), nullptr);  // nor did it make one
 }
 
-TEST_F(ReportTest, PdfHasPages) {
-  needGuiApplication();
-  int64_t id = ingestRun();
-  RunStore store(store_);
-  std::string path = dir_.file("report.pdf");
-  writePdfReport(buildReport(store, id), path);
-  EXPECT_EQ(test::readFile(path).substr(0, 5), "%PDF-");
-  FILE* pipe = ::popen(("pdfinfo '" + path + "' 2>&1").c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string info;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof buffer, pipe)) info += buffer;
-  int status = ::pclose(pipe);
-  if (WEXITSTATUS(status) == 127) GTEST_SKIP() << "pdfinfo (poppler-utils) is not installed";
-  ASSERT_EQ(status, 0) << info;
-  size_t at = info.find("Pages:");
-  ASSERT_NE(at, std::string::npos) << info;
-  EXPECT_GE(std::stoi(info.substr(at + 6)), 3) << info;
+namespace {
 
-  // The PDF's text holds the recommendations the HTML has.
-  pipe = ::popen(("pdftotext -q '" + path + "' - 2>&1").c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string text;
-  while (std::fgets(buffer, sizeof buffer, pipe)) text += buffer;
-  ASSERT_EQ(::pclose(pipe), 0) << text;
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  EXPECT_NE(text.find("Recommendations"), std::string::npos) << text;
-  EXPECT_NE(text.find("Rank 2 computes"), std::string::npos) << text;
-  EXPECT_NE(text.find("loss.item()"), std::string::npos) << text;
+// What a command printed, and its exit status (127: not installed).
+std::string commandOutput(const std::string& command, int& status) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) {
+    status = -1;
+    return {};
+  }
+  std::string out;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  status = WEXITSTATUS(::pclose(pipe));
+  return out;
+}
+
+std::vector<QTextTable*> tablesOf(const QTextDocument& document) {
+  std::vector<QTextTable*> tables;
+  for (QTextFrame* frame : document.rootFrame()->childFrames()) {
+    if (auto* table = qobject_cast<QTextTable*>(frame)) tables.push_back(table);
+  }
+  return tables;
+}
+
+QTextBlock cellBlock(QTextTable* table, int row, int column) {
+  return table->cellAt(row, column).firstCursorPosition().block();
+}
+
+// Where a block's line breaks fall inside a word ("communic|ation"); with `strict`, every break that is not
+// at a space or a line break ("MiB/|step").
+std::vector<std::string> badBreaks(const QTextBlock& block, bool strict) {
+  std::vector<std::string> bad;
+  const QTextLayout* layout = block.layout();
+  const QString text = block.text();
+  for (int i = 0; i + 1 < layout->lineCount(); ++i) {
+    const QTextLine line = layout->lineAt(i);
+    const int end = line.textStart() + line.textLength();
+    if (end <= 0 || end >= text.size()) continue;
+    const bool midWord = text[end - 1].isLetterOrNumber() && text[end].isLetterOrNumber();
+    if (midWord || (strict && !text[end - 1].isSpace())) {
+      bad.push_back((text.left(end).split(QLatin1Char(' ')).last() + "|" +
+                     text.mid(end).split(QLatin1Char(' ')).first())
+                        .toStdString());
+    }
+  }
+  return bad;
+}
+
+// The first line of what a heading introduces: past any headings under it; in a table, its first row under
+// the header.
+QTextBlock introducedBy(QTextBlock heading) {
+  for (QTextBlock block = heading.next(); block.isValid(); block = block.next()) {
+    if (block.blockFormat().headingLevel() > 0) continue;
+    if (QTextTable* table = QTextCursor(block).currentTable())
+      return cellBlock(table, std::min(table->format().headerRowCount(), table->rows() - 1), 0);
+    if (!block.text().trimmed().isEmpty() || block.length() > 1) return block;
+  }
+  return {};
+}
+
+struct LineBox {
+  QRectF first;      // the block's first line, in document coordinates
+  double right = 0;  // where its widest line's content ends
+};
+
+LineBox lineBox(const QTextDocument& document, const QTextBlock& block) {
+  document.documentLayout()->documentSize();  // laid out to the end
+  const QRectF rect = document.documentLayout()->blockBoundingRect(block);
+  const QTextLayout* layout = block.layout();
+  const QPointF origin = rect.topLeft() - layout->boundingRect().topLeft();
+  LineBox box;
+  for (int i = 0; i < layout->lineCount(); ++i) {
+    const QTextLine line = layout->lineAt(i);
+    if (i == 0) box.first = line.rect().translated(origin);
+    box.right = std::max(box.right, origin.x() + line.x() + line.naturalTextWidth());
+  }
+  return box;
+}
+
+}  // namespace
+
+TEST_F(ReportTest, PaperSizesByNameAndLocale) {
+  EXPECT_EQ(parsePaperSize("a4"), PaperSize::A4);
+  EXPECT_EQ(parsePaperSize("Letter"), PaperSize::Letter);
+  EXPECT_EQ(parsePaperSize("legal"), std::nullopt);
+  EXPECT_STREQ(paperSizeName(PaperSize::Letter), "letter");
+  for (const char* locale : {"en_US.UTF-8", "en_CA", "fr_CA.UTF-8", "es_MX.UTF-8", "en_PH"})
+    EXPECT_EQ(paperSizeForLocale(locale), PaperSize::Letter) << locale;
+  for (const char* locale : {"en_GB.UTF-8", "de_DE@euro", "zh_CN.UTF-8", "C", "POSIX", "C.UTF-8", "en", ""})
+    EXPECT_EQ(paperSizeForLocale(locale), PaperSize::A4) << locale;
+
+  // LC_ALL outranks LC_PAPER, which outranks LANG.
+  const char* names[] = {"LC_ALL", "LC_PAPER", "LANG"};
+  std::map<std::string, std::optional<std::string>> saved;
+  for (const char* name : names) {
+    if (const char* value = std::getenv(name))
+      saved[name] = value;
+    else
+      saved[name] = std::nullopt;
+    ::unsetenv(name);
+  }
+  EXPECT_EQ(defaultPaperSize(), PaperSize::A4);
+  ::setenv("LANG", "en_US.UTF-8", 1);
+  EXPECT_EQ(defaultPaperSize(), PaperSize::Letter);
+  ::setenv("LC_PAPER", "de_DE.UTF-8", 1);
+  EXPECT_EQ(defaultPaperSize(), PaperSize::A4);
+  ::setenv("LC_ALL", "en_CA.UTF-8", 1);
+  EXPECT_EQ(defaultPaperSize(), PaperSize::Letter);
+  for (const auto& [name, value] : saved) {
+    if (value)
+      ::setenv(name.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+}
+
+TEST_F(ReportTest, ChartsUseTheWindowsColoursAndReadLatencyInMs) {
+  int64_t id = ingestRun();
+  int64_t other = ingestRun(4, 80, 2);
+  RunStore store(store_);
+  const Report report = buildReport(store, id, {other});
+  std::map<std::string, const Chart*> charts;
+  for (const auto& chart : report.charts) charts[chart.title] = &chart;
+
+  // Ranks in their dashboard colours, phases in the timeline's, leak trends as the dashboard draws them.
+  const Chart* perRank = charts.at("Per-rank throughput");
+  ASSERT_EQ(perRank->series.size(), 4u);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(perRank->series[size_t(r)].color, rankColor(r, 4, false).hex()) << r;
+  const Chart* phases = charts.at("Step phases per rank (mean)");
+  ASSERT_EQ(phases->segmentColors.size(), phases->segmentNames.size());
+  EXPECT_EQ(phases->segmentColors[1], phaseColor("FORWARD").hex());
+  EXPECT_EQ(phases->segmentColors[3], phaseColor("COMM_WAIT").hex());
+  EXPECT_EQ(phases->segmentColors[5], phaseColor("OTHER").hex());
+  bool leakTrend = false;
+  for (const auto& s : charts.at("Memory per rank (RSS) with trend lines")->series) {
+    if (s.name == "rank 1 trend (leak)") {
+      leakTrend = true;
+      EXPECT_EQ(s.color, trendColor(rankColor(1, 4, false)).hex());
+    }
+  }
+  EXPECT_TRUE(leakTrend);
+  // Two runs in the Compare page's run colours.
+  const Chart* throughput = charts.at("Throughput (all ranks)");
+  ASSERT_EQ(throughput->series.size(), 2u);
+  EXPECT_EQ(throughput->series[1].color, rankColor(1, 2, false).hex());
+
+  // Latency in milliseconds: the chart (about 1 ms per op here), the summary and the comparison.
+  const Chart* latency = charts.at("All-reduce latency");
+  EXPECT_EQ(latency->yLabel.substr(0, 3), "ms ");
+  double highest = 0;
+  for (const auto& s : latency->series)
+    for (const auto& [x, y] : s.points) highest = std::max(highest, y);
+  EXPECT_GT(highest, 0.01);
+  EXPECT_LT(highest, 100) << "microseconds drawn as milliseconds";
+  const std::string html = renderHtml(report, PaperSize::A4);
+  EXPECT_FALSE(std::regex_search(html, std::regex("[0-9] ?us\\b"))) << "a latency in microseconds";
+  EXPECT_EQ(html.find("<td>us</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>all-reduce latency p50</td><td>ms</td>"), std::string::npos);
+  EXPECT_NE(html.find("@page { size: A4"), std::string::npos);
+  EXPECT_NE(renderHtml(report, PaperSize::Letter).find("@page { size: letter"), std::string::npos);
+}
+
+TEST_F(ReportTest, ChartAxesHaveRoundTicksAndSiLabels) {
+  // Records the tick labels left of the plot.
+  class Labels : public ChartCanvas {
+   public:
+    std::vector<std::string> y;
+    void polyline(const std::vector<std::pair<double, double>>&, const std::string&, double, bool) override {}
+    void rect(double, double, double, double, const std::string&) override {}
+    void text(double, double, const std::string& text, double, const std::string&, Anchor anchor,
+              bool) override {
+      if (anchor == Anchor::End) y.push_back(text);
+    }
+  };
+  Chart chart;
+  chart.title = "Throughput";
+  chart.series.push_back({"job", {{0, 1200}, {100, 12345}, {199, 9000}}, "#000000", false});
+  Labels labels;
+  drawChart(chart, labels, 680, 260);
+  EXPECT_EQ(labels.y, (std::vector<std::string>{"0", "5 k", "10 k", "15 k"}));
+}
+
+TEST_F(ReportTest, PdfIsLaidOutForA4AndLetter) {
+  needGuiApplication();
+  // Reports of stored runs with a straggler, a leak and a comparison, on both papers; then on A4 over rank
+  // counts whose growing ranks table sweeps the later headings across a page's end.
+  int moved = 0;
+  std::map<PaperSize, QSizeF> areas;
+  std::vector<std::pair<int, PaperSize>> cases{
+      {4, PaperSize::A4}, {4, PaperSize::Letter}, {8, PaperSize::Letter}};
+  for (int ranks = 22; ranks <= 32; ++ranks) cases.emplace_back(ranks, PaperSize::A4);
+  for (const auto& [ranks, paper] : cases) {
+    const int64_t id = ingestRun(ranks, 60, uint64_t(ranks));
+    const int64_t other = ingestRun(ranks, 60, uint64_t(100 + ranks));
+    RunStore store(store_);
+    const Report report = buildReport(store, id, {other});
+    {
+      SCOPED_TRACE(std::string(paperSizeName(paper)) + ", " + std::to_string(ranks) + " ranks");
+      PdfReportLayout layout(report, paper);
+      const QTextDocument& document = layout.document();
+      const QSizeF area = layout.pageArea();
+      areas[paper] = area;
+      moved += layout.headingsMoved();
+      auto page = [&](double y) { return int(std::floor(y / area.height())); };
+
+      // Nothing runs past the right margin; the charts are as wide as the text.
+      size_t images = 0;
+      for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        EXPECT_LE(lineBox(document, block).right, area.width() + 0.5) << block.text().toStdString();
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+          if (!it.fragment().charFormat().isImageFormat()) continue;
+          ++images;
+          const double width = it.fragment().charFormat().toImageFormat().width();
+          EXPECT_LE(width, area.width());
+          EXPECT_GE(width, area.width() - 1);
+        }
+      }
+      EXPECT_EQ(images, report.charts.size());
+
+      // Tables fit; headers break only between words, and no word of the findings or ranks is cut.
+      const auto tables = tablesOf(document);
+      EXPECT_GE(tables.size(), 6u);
+      int checked = 0;
+      for (QTextTable* table : tables) {
+        // (Qt places a table's frame rectangle at its first cell: its width is what tells.)
+        EXPECT_LE(document.documentLayout()->frameBoundingRect(table).width(), area.width() + 0.5);
+        const QString first = cellBlock(table, 0, 0).text();
+        const bool findingsOrRanks = first == QLatin1String("severity") || first == QLatin1String("rank");
+        checked += findingsOrRanks;
+        for (int row = 0; row < table->rows(); ++row) {
+          if (row > 0 && !findingsOrRanks) break;
+          for (int column = 0; column < table->columns(); ++column) {
+            if (table->cellAt(row, column).column() != column) continue;  // spanned
+            const QTextBlock cell = cellBlock(table, row, column);
+            const auto bad = badBreaks(cell, row < table->format().headerRowCount());
+            EXPECT_TRUE(bad.empty()) << "row " << row << " column " << column << ": " << bad.front();
+          }
+        }
+        if (findingsOrRanks) {
+          EXPECT_EQ(table->format().headerRowCount(), 1) << "repeated on each page";
+        }
+      }
+      EXPECT_EQ(checked, 2);
+
+      // Every heading shares its page with the start of what it introduces.
+      int headings = 0;
+      for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        if (block.blockFormat().headingLevel() == 0) continue;
+        ++headings;
+        const QTextBlock content = introducedBy(block);
+        ASSERT_TRUE(content.isValid()) << block.text().toStdString();
+        EXPECT_EQ(page(lineBox(document, block).first.top()),
+                  page(lineBox(document, content).first.bottom() - 0.5))
+            << block.text().toStdString() << " ends page " << page(lineBox(document, block).first.top());
+      }
+      EXPECT_GE(headings, 9);
+
+      if (ranks > 8) continue;
+      // Printed: the pages laid out, on the paper asked for, with the recommendations and ms latencies.
+      const std::string path =
+          dir_.file(std::string("report-") + paperSizeName(paper) + "-" + std::to_string(ranks) + ".pdf");
+      layout.write(path);
+      EXPECT_EQ(test::readFile(path).substr(0, 5), "%PDF-");
+      int status = 0;
+      const std::string info = commandOutput("pdfinfo '" + path + "'", status);
+      if (status == 127) GTEST_SKIP() << "pdfinfo (poppler-utils) is not installed";
+      ASSERT_EQ(status, 0) << info;
+      EXPECT_NE(info.find(paper == PaperSize::A4 ? "pts (A4)" : "pts (letter)"), std::string::npos) << info;
+      const size_t at = info.find("Pages:");
+      ASSERT_NE(at, std::string::npos) << info;
+      EXPECT_EQ(std::stoi(info.substr(at + 6)), layout.pageCount()) << info;
+      EXPECT_GE(layout.pageCount(), 3);
+      std::string text = commandOutput("pdftotext -q '" + path + "' -", status);
+      ASSERT_EQ(status, 0) << text;
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      for (const char* words : {"Recommendations", "Rank 2 computes", "loss.item()", "page 1 of "})
+        EXPECT_NE(text.find(words), std::string::npos) << words << " in " << text;
+      EXPECT_EQ(text.find(" us,"), std::string::npos) << text;
+    }
+  }
+  EXPECT_GT(moved, 0) << "no layout put a heading at the foot of a page: the check above saw no such case";
+  // Letter is wider and shorter than A4.
+  EXPECT_GT(areas[PaperSize::Letter].width(), areas[PaperSize::A4].width());
+  EXPECT_LT(areas[PaperSize::Letter].height(), areas[PaperSize::A4].height());
 }
 
 TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
@@ -284,10 +551,10 @@ TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
   RunStore store(store_);
   auto report = buildReport(store, id);
   std::string bad = dir_.file("missing/report.html");
-  EXPECT_THROW(writeHtmlReport(report, bad), InputError);
+  EXPECT_THROW(writeHtmlReport(report, bad, PaperSize::A4), InputError);
   EXPECT_THROW(writeCsv(store, id, bad), InputError);
   needGuiApplication();
-  EXPECT_THROW(writePdfReport(report, bad), InputError);
+  EXPECT_THROW(writePdfReport(report, bad, PaperSize::A4), InputError);
 }
 
 TEST_F(ReportTest, AnImportedTimelineReportsWhatItHasAndSaysWhatItLacks) {
@@ -310,7 +577,7 @@ TEST_F(ReportTest, AnImportedTimelineReportsWhatItHasAndSaysWhatItLacks) {
   auto report = buildReport(store, imported);
   EXPECT_TRUE(report.charts.empty()) << report.charts.size() << " charts with nothing to draw";
   EXPECT_FALSE(report.emptyCharts.empty());
-  const std::string html = renderHtml(report);
+  const std::string html = renderHtml(report, PaperSize::A4);
   EXPECT_NE(html.find("<td>ranks</td><td>2</td>"), std::string::npos) << "the trace's two ranks";
   EXPECT_NE(html.find("not measured (no step samples)"), std::string::npos);
   EXPECT_NE(html.find("not measured (no all-reduce ops)"), std::string::npos);
@@ -322,7 +589,7 @@ TEST_F(ReportTest, AnImportedTimelineReportsWhatItHasAndSaysWhatItLacks) {
   // -100 %.
   auto compared = buildReport(store, imported, {live});
   EXPECT_FALSE(compared.charts.empty());
-  const std::string both = renderHtml(compared);
+  const std::string both = renderHtml(compared, PaperSize::A4);
   EXPECT_NE(both.find("has no step samples"), std::string::npos)
       << "the comparison says what it cannot compare";
   EXPECT_EQ(both.find("-100.0%"), std::string::npos) << "a metric the run lacks shown as a change";
