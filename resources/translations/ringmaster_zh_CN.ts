@@ -1671,6 +1671,22 @@
         <source>Saved %1 (%2)</source>
         <translation>已保存 %1（%2）</translation>
     </message>
+    <message>
+        <source>A4</source>
+        <translation>A4</translation>
+    </message>
+    <message>
+        <source>Letter</source>
+        <translation>Letter（美国信纸）</translation>
+    </message>
+    <message>
+        <source>The PDF&apos;s pages, and the HTML&apos;s when it is printed</source>
+        <translation>PDF 的页面，以及打印 HTML 时的页面</translation>
+    </message>
+    <message>
+        <source>Paper</source>
+        <translation>纸张</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::RunsPage</name>

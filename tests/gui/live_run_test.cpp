@@ -28,6 +28,7 @@
 #include <QXmlStreamReader>
 
 #include "console/comparison_model.h"
+#include "console/report.h"
 #include "gui/chart_export.h"
 #include "gui/compare_page.h"
 #include "gui/dashboard_page.h"
