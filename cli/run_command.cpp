@@ -183,11 +183,6 @@ std::string agentBesideThisProgram() {
   return path.substr(0, path.rfind('/') + 1) + "ringmaster-agent";
 }
 
-// How often the state of the Slurm job is asked for while its ranks run, and how long its ranks' own word
-// is waited for once Slurm has ended it.
-constexpr auto kSlurmPollEvery = 2s;
-constexpr auto kSlurmEndGrace = 5s;
-
 // Waits for a Slurm job's agents, saying its queue state; Ctrl-C gives up and cancels the job.
 std::optional<console::LaunchPlan> agentsOf(console::SlurmJob& slurm, const std::string& command) {
   try {
@@ -217,12 +212,12 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
   console::RunSession session(std::move(plan), options);
   LinePrinter printer(userProgram);
   session.addSink(&printer);
+  if (slurm) session.followSlurmJob(slurm);
 
   try {
     session.start();
   } catch (const console::LaunchError& e) {
     std::cerr << command << ": " << e.what() << "\n";
-    if (slurm) slurm->cancel();
     return 1;
   }
   std::cerr << command << ": job " << session.jobId() << ": " << ranks << " rank" << (ranks == 1 ? "" : "s")
@@ -235,28 +230,6 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
   auto nextFindings = std::chrono::steady_clock::now();
   int handledInterrupts = 0;
   std::optional<console::JobOutcome> outcome;
-  auto nextSlurmPoll = std::chrono::steady_clock::now() + kSlurmPollEvery;
-  std::optional<std::chrono::steady_clock::time_point> slurmEndedAt;
-  console::SlurmJobState slurmEnd;
-  // Asks Slurm how the job stands; once Slurm has ended it, a finding says why (time limit, node failure,
-  // ...).
-  auto slurmEnded = [&]() {
-    const console::SlurmJobState state = slurm->state();
-    if (state.state.empty() || !console::slurmJobEnded(state.state)) return state.state;
-    slurmEnd = state;
-    slurmEndedAt = std::chrono::steady_clock::now();
-    const std::string cause = console::slurmEndCause(state.state);
-    if (!cause.empty()) {
-      v1::Finding finding;
-      finding.set_kind(v1::Finding::KIND_CRASH);
-      finding.set_severity(v1::Finding::SEVERITY_CRITICAL);
-      finding.set_rank(-1);
-      finding.set_cause("slurm");
-      finding.set_summary(cause + " (Slurm job " + slurm->slurmJobId() + ": " + state.state + ")");
-      session.addFinding(finding);
-    }
-    return state.state;
-  };
   while (!(outcome = session.waitFor(250ms))) {
     int seen = interrupts.load();
     if (seen > handledInterrupts) {
@@ -272,46 +245,11 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
       nextFindings = now + 1s;
     }
     display.show(session.progress(), std::move(lines));
-    if (!slurm || std::chrono::steady_clock::now() < nextSlurmPoll) continue;
-    nextSlurmPoll = std::chrono::steady_clock::now() + kSlurmPollEvery;
-    if (!slurmEndedAt) {
-      slurmEnded();
-    } else if (std::chrono::steady_clock::now() - *slurmEndedAt > kSlurmEndGrace) {
-      // Slurm ended the job and its agents with it: what they had to say has arrived.
-      session.detach();
-      outcome = console::JobOutcome{
-          console::JobStatus::Failed,
-          "Slurm ended job " + slurm->slurmJobId() + ": " + slurmEnd.state +
-              (slurmEnd.reason.empty() || slurmEnd.reason == "None" ? "" : " (" + slurmEnd.reason + ")"),
-          std::nullopt};
-      break;
-    }
   }
   display.finish(session.progress(), printer.take());
-  // Ranks that failed may have been ended by Slurm (a time limit signals every process of the job): a job
-  // Slurm is ending is waited for, so that the finding says so.
-  if (slurm && !slurmEndedAt && outcome->status == console::JobStatus::Failed && handledInterrupts == 0) {
-    const auto until = std::chrono::steady_clock::now() + 3 * kSlurmEndGrace;
-    for (std::string state = slurmEnded();
-         !slurmEndedAt && state != "RUNNING" && !state.empty() && std::chrono::steady_clock::now() < until;
-         state = slurmEnded()) {
-      std::this_thread::sleep_for(500ms);
-    }
-  }
 
   const console::RunResult result = session.finish(*outcome);
-  if (slurm && outcome->status != console::JobStatus::Detached && !slurmEndedAt) {
-    try {
-      if (handledInterrupts > 0) {
-        slurm->cancel();
-        std::cerr << command << ": cancelled Slurm job " << slurm->slurmJobId() << "\n";
-      } else {
-        slurm->release();
-      }
-    } catch (const console::SlurmError& e) {
-      std::cerr << command << ": " << e.what() << "\n";
-    }
-  }
+  for (const auto& note : result.notes) std::cerr << command << ": " << printable(note) << "\n";
   for (const auto& f : result.findings) {
     std::cerr << command << ": finding: " << printable(f.summary()) << "\n";
     if (!f.advice().empty()) std::cerr << "  what to do: " << printable(f.advice()) << "\n";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/ingest.h"
 
+#include <algorithm>
+
 #include "common/clock.h"
 
 namespace ringmaster::console {
@@ -23,7 +25,20 @@ RunIngest::RunIngest(const std::string& storePath, const NewRun& run, diagnosis:
 void RunIngest::onRecords(const std::string& jobId, const std::string& host,
                           const std::vector<v1::Record>& records) {
   (void)jobId;
-  add(records, host);
+  // A rank runs on the host the console reached its agent as (the -H name, the Slurm node), not on the
+  // agent's own hostname, which the nodes of one machine or of a container share.
+  const auto misnamed = [&host](const v1::Record& r) {
+    return r.has_rank_state() && !host.empty() && r.rank_state().host() != host;
+  };
+  if (std::none_of(records.begin(), records.end(), misnamed)) {
+    add(records, host);
+    return;
+  }
+  std::vector<v1::Record> renamed = records;
+  for (auto& r : renamed) {
+    if (misnamed(r)) r.mutable_rank_state()->set_host(host);
+  }
+  add(renamed, host);
 }
 
 void RunIngest::add(const std::vector<v1::Record>& records, const std::string& host) {

@@ -28,7 +28,7 @@ class RunIngest : public RecordSink {
 
   int64_t runId() const { return runId_; }  // 0 without a store
 
-  // Stores the records; rank states without a host get the agent's `host`.
+  // Stores the records of the agent the console reached as `host`: their rank states name that host.
   void onRecords(const std::string& jobId, const std::string& host,
                  const std::vector<v1::Record>& records) override;
   void add(const std::vector<v1::Record>& records, const std::string& host = "");

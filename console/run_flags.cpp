@@ -220,6 +220,16 @@ void checkOutputFile(const std::string& path, const std::string& flag) {
 
 }  // namespace
 
+std::string slurmFlagsProblem(const RunFlags& flags) {
+  if (flags.slurm.submit && (!flags.hostList.empty() || !flags.hostfile.empty()))
+    return "--slurm places the ranks on the nodes Slurm allocates: leave out -H and --hostfile";
+  if (flags.slurm.nodes > flags.ranks) {
+    return "-N " + std::to_string(flags.slurm.nodes) + " asks for more nodes than -np " +
+           std::to_string(flags.ranks) + " has ranks; give -np at least -N";
+  }
+  return {};
+}
+
 void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
   if (isUserProgram(flags.spec)) {
     if (auto given = parsed ? trainingFlagsGiven(*parsed) : std::vector<std::string>{}; !given.empty()) {
@@ -253,9 +263,6 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
         "-H is empty: name the hosts (-H node1:4,node2:4), or leave -H out to run on this machine");
   }
   if (!flags.hostList.empty() && !flags.hostfile.empty()) throw InputError("give -H or --hostfile, not both");
-  if (flags.slurm.submit && (!flags.hostList.empty() || !flags.hostfile.empty())) {
-    throw InputError("--slurm places the ranks on the nodes Slurm allocates: leave out -H and --hostfile");
-  }
   if (!flags.slurm.submit && parsed) {
     for (const char* name : {"--nodes", "--partition", "--time", "--account", "--qos", "--constraint",
                              "--gres", "--slurm-arg"}) {
@@ -264,10 +271,7 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
       }
     }
   }
-  if (flags.slurm.nodes > flags.ranks) {
-    throw InputError("-N " + std::to_string(flags.slurm.nodes) + " asks for more nodes than -np " +
-                     std::to_string(flags.ranks) + " has ranks; give -np at least -N");
-  }
+  if (const std::string problem = slurmFlagsProblem(flags); !problem.empty()) throw InputError(problem);
   checkOutputFile(flags.summaryJson, "--summary-json");
   checkOutputFile(flags.timeline, "--timeline");
   flags.spec.set_world_size(static_cast<uint32_t>(flags.ranks));

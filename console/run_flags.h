@@ -41,6 +41,10 @@ void addRunFlags(CLI::App& app, RunFlags& flags);
 // given on `parsed` (the app the flags were registered on, when there is one) are an error that says why.
 void finishRunFlags(RunFlags& flags, const CLI::App* parsed = nullptr);
 
+// What is wrong with the Slurm flags of `flags` (--slurm with -H, -N over -np), naming the flags; empty when
+// nothing is. finishRunFlags() throws it; the Launch page shows it.
+std::string slurmFlagsProblem(const RunFlags& flags);
+
 // Parses `args` (the flags alone, no program name; "-np" is read as "--np" like mpirun's). Throws InputError
 // with CLI11's message for a bad flag; "--help" throws InputError holding the help text.
 RunFlags parseRunFlags(std::vector<std::string> args);

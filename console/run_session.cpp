@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "common/error.h"
@@ -10,11 +11,19 @@
 #include "console/host_facts.h"
 #include "console/ingest.h"
 #include "console/run_summary.h"
+#include "console/slurm_job.h"
 #include "console/timeline_sink.h"
 #include "ringmaster/version.h"
 
 namespace ringmaster::console {
 namespace {
+
+using namespace std::chrono_literals;
+
+// How often a Slurm job's state is asked for while its ranks run, and how long its agents' last records are
+// waited for once Slurm has ended it.
+constexpr auto kSlurmCheckEvery = 2s;
+constexpr auto kSlurmEndGrace = 5s;
 
 v1::JobSpec withDefaults(v1::JobSpec spec) {
   applyDefaults(spec);
@@ -50,7 +59,27 @@ void RunSession::addSink(RecordSink* sink) {
   extraSinks_.push_back(sink);
 }
 
+void RunSession::followSlurmJob(SlurmJob* job) {
+  slurm_ = job;
+}
+
 void RunSession::start() {
+  try {
+    startLaunch();
+  } catch (...) {
+    if (slurm_) {
+      try {
+        slurm_->cancel();
+      } catch (const SlurmError&) {
+        // The launch's own error says more; the job ends at its time limit in any case.
+      }
+    }
+    throw;
+  }
+  nextSlurmCheck_ = std::chrono::steady_clock::now() + kSlurmCheckEvery;
+}
+
+void RunSession::startLaunch() {
   const v1::JobSpec spec = withDefaults(plan_.spec);
   NewRun run;
   run.name = runName(plan_);
@@ -109,7 +138,22 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
   if (!outcome) {
     ingest_->tick();
     stopWhenStalledTooLong();
-    return outcome;
+    return slurm_ ? followSlurm() : outcome;
+  }
+  bool stopRequested = false;
+  {
+    std::lock_guard lock(mutex_);
+    stopRequested = stopRequested_;
+  }
+  // Ranks that failed may have been ended by Slurm (a time limit signals every process of the job): a job
+  // Slurm is ending is waited for, so that the finding says so.
+  if (slurm_ && !slurmEndedAt_ && outcome->status == JobStatus::Failed && !stopRequested) {
+    const auto until = std::chrono::steady_clock::now() + 3 * kSlurmEndGrace;
+    for (std::string state = checkSlurm();
+         !slurmEndedAt_ && state != "RUNNING" && !state.empty() && std::chrono::steady_clock::now() < until;
+         state = checkSlurm()) {
+      std::this_thread::sleep_for(500ms);
+    }
   }
   std::lock_guard lock(mutex_);
   if (!stalledStop_.empty() && outcome->status == JobStatus::Stopped) {
@@ -117,6 +161,38 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
     outcome->message = stalledStop_;
   }
   return outcome;
+}
+
+std::string RunSession::checkSlurm() {
+  const SlurmJobState state = slurm_->state();
+  if (state.state.empty() || !slurmJobEnded(state.state)) return state.state;
+  slurmEndedAt_ = std::chrono::steady_clock::now();
+  slurmEnd_ = state.state + (state.reason.empty() || state.reason == "None" ? "" : " (" + state.reason + ")");
+  if (const std::string cause = slurmEndCause(state.state); !cause.empty()) {
+    v1::Finding finding;
+    finding.set_kind(v1::Finding::KIND_CRASH);
+    finding.set_severity(v1::Finding::SEVERITY_CRITICAL);
+    finding.set_rank(-1);
+    finding.set_cause("slurm");
+    finding.set_summary(cause + " (Slurm job " + slurm_->slurmJobId() + ": " + state.state + ")");
+    addFinding(finding);
+  }
+  return state.state;
+}
+
+std::optional<JobOutcome> RunSession::followSlurm() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < nextSlurmCheck_) return std::nullopt;
+  nextSlurmCheck_ = now + kSlurmCheckEvery;
+  if (!slurmEndedAt_) {
+    checkSlurm();
+    return std::nullopt;
+  }
+  if (now - *slurmEndedAt_ < kSlurmEndGrace) return std::nullopt;
+  // Slurm ended the job and its agents with it: what they had to say has arrived.
+  detach();
+  return JobOutcome{JobStatus::Failed, "Slurm ended job " + slurm_->slurmJobId() + ": " + slurmEnd_,
+                    std::nullopt};
 }
 
 void RunSession::stopWhenStalledTooLong() {
@@ -165,6 +241,23 @@ RunResult RunSession::finish(const JobOutcome& outcome) {
     result.problems.push_back("the run history: " + problem);
   }
   result.findings = ingest_->findings();
+  if (slurm_ && outcome.status != JobStatus::Detached && !slurmEndedAt_) {
+    bool stopRequested = false;
+    {
+      std::lock_guard lock(mutex_);
+      stopRequested = stopRequested_;
+    }
+    try {
+      if (stopRequested) {
+        slurm_->cancel();
+        result.notes.push_back("cancelled Slurm job " + slurm_->slurmJobId());
+      } else {
+        slurm_->release();
+      }
+    } catch (const SlurmError& e) {
+      result.problems.push_back(e.what());
+    }
+  }
   if (!options_.summaryJson.empty()) {
     try {
       summary_->writeJson(options_.summaryJson, plan_.jobId, outcome, result.findings);
@@ -177,6 +270,9 @@ RunResult RunSession::finish(const JobOutcome& outcome) {
 
 void RunSession::stop(double graceS) {
   std::lock_guard lock(mutex_);
+  // A detached job trains on: it is no longer this console's to stop.
+  if (detached_) return;
+  stopRequested_ = true;
   if (launched_) launcher_->stop(graceS);
 }
 

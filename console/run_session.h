@@ -26,6 +26,7 @@ namespace ringmaster::console {
 
 class RunIngest;
 class RunSummaryBuilder;
+class SlurmJob;
 class TimelineSink;
 
 // The name a run gets in the history: the spec's name, else the job id the user chose, else
@@ -44,6 +45,7 @@ struct RunResult {
   std::string status;                 // statusName(outcome.status)
   std::vector<v1::Finding> findings;  // the diagnosis at the end, as stored
   std::vector<std::string> problems;  // what could not be written (store, summary), for a person
+  std::vector<std::string> notes;     // what the session did besides, for a person ("cancelled Slurm job 12")
 };
 
 class RunSession {
@@ -56,18 +58,25 @@ class RunSession {
 
   // Before start(): another sink, called after the session's own (so findings() already includes the batch).
   void addSink(RecordSink* sink);
+  // Before start(): the Slurm job the plan's agents run in, which outlives the session. waitFor() then asks
+  // Slurm how the job stands every 2 s: a job Slurm ended (time limit, node failure, preemption) is a finding
+  // and, its agents gone with it, the run's end. finish() ends the agents' step so that the job completes,
+  // or cancels the job when stop() ended the run; a failed start() cancels it too.
+  void followSlurmJob(SlurmJob* job);
   // Creates the run in the history, starts the ranks and records where they run. Throws InputError (a bad
   // plan or summary/timeline path, a store that cannot be opened) or LaunchError (the hosts could not start
   // the job); a run already created is then stored as failed.
   void start();
   // The outcome once the job has ended, or nullopt after `timeout`; meanwhile the diagnosis looks again, so a
   // job that goes quiet is still seen (stalls), and a job stalled for the spec's stall_timeout_s is stopped:
-  // its outcome is then Failed, with the stall as the reason.
+  // its outcome is then Failed, with the stall as the reason. Ranks of a Slurm job that failed are given a
+  // few seconds for Slurm to say whether it ended them.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
   // Records how the job ended: its status word and findings in the history, the summary file. Call once.
   RunResult finish(const JobOutcome& outcome);
 
-  // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`); returns at once.
+  // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`); returns at once. A Slurm job is
+  // cancelled when the run is finished. Nothing once the job was detached.
   void stop(double graceS = 5);
   // Lets go of a job on remote hosts without stopping it (see Launcher::detach).
   bool detach();
@@ -96,7 +105,13 @@ class RunSession {
   std::vector<std::string> placementLines() const;
 
  private:
+  void startLaunch();
   void recordEnvironment();
+  // Asks Slurm how the job stands when it is time to; an outcome once Slurm has ended the job and its
+  // agents' last records had time to arrive.
+  std::optional<JobOutcome> followSlurm();
+  // The job's Slurm state now; once Slurm ended it, the finding that says why (time limit, node failure...).
+  std::string checkSlurm();
   // Stops the job once a stall that is still going on has lasted stall_timeout_s.
   void stopWhenStalledTooLong();
 
@@ -113,7 +128,13 @@ class RunSession {
   std::string stalledStop_;  // why the session stopped a stalled job; empty: it did not
   bool finished_ = false;
   bool detached_ = false;
+  bool stopRequested_ = false;
   int64_t runId_ = 0;
+  // Touched by the thread that calls waitFor() and finish() only.
+  SlurmJob* slurm_ = nullptr;
+  std::chrono::steady_clock::time_point nextSlurmCheck_{};
+  std::optional<std::chrono::steady_clock::time_point> slurmEndedAt_;
+  std::string slurmEnd_;  // "TIMEOUT (reason)" as Slurm ended the job
 };
 
 }  // namespace ringmaster::console

@@ -212,12 +212,29 @@ SlurmJob::~SlurmJob() {
   if (step_) cancel();
 }
 
+std::string slurmJobFolder(const RunFlags& flags, const std::string& jobId) {
+  const fs::path root = flags.slurm.folder.empty() ? defaultSlurmFolder() : flags.slurm.folder;
+  return fs::absolute(root / jobId).lexically_normal().string();
+}
+
+std::vector<std::string> sbatchCommand(const RunFlags& flags, const std::string& folder) {
+  std::vector<std::string> line = {"sbatch"};
+  for (std::string& word :
+       sbatchArguments(flags.slurm, flags.ranks, "ringmaster", folder + "/slurm-%j.out", folder + "/job.sh"))
+    line.push_back(std::move(word));
+  return line;
+}
+
+std::vector<SlurmPartition> slurmPartitions(std::chrono::milliseconds timeout) {
+  return parseSinfo(slurmCommand("sinfo", {"-h", "-o", kSinfoFormat}, timeout));
+}
+
 void SlurmJob::writeFolder(const std::string& agentPath, bool batch) {
   if (flags_.jobId.empty()) flags_.jobId = newJobId();
   const fs::path root = flags_.slurm.folder.empty() ? defaultSlurmFolder() : flags_.slurm.folder;
   std::error_code ec;
   fs::create_directories(root, ec);
-  const fs::path folder = fs::absolute(root / flags_.jobId);
+  const fs::path folder = slurmJobFolder(flags_, flags_.jobId);
   if (!fs::create_directory(folder, ec)) {
     throw InputError("--slurm-dir " + root.string() + ": cannot create the job's folder " + folder.string() +
                      (ec ? ": " + ec.message() : ": it exists") +
@@ -252,12 +269,9 @@ std::unique_ptr<SlurmJob> SlurmJob::submit(const RunFlags& flags, const std::str
   std::unique_ptr<SlurmJob> job(new SlurmJob);
   job->flags_ = flags;
   job->writeFolder(agentPath, true);
-  const auto args = sbatchArguments(flags.slurm, flags.ranks, "ringmaster", job->folder_ + "/slurm-%j.out",
-                                    job->folder_ + "/job.sh");
-  std::vector<std::string> line = {"sbatch"};
-  line.insert(line.end(), args.begin(), args.end());
+  const std::vector<std::string> line = sbatchCommand(flags, job->folder_);
   job->command_ = shellLine(line);
-  const std::string answer = trimmed(slurmCommand("sbatch", args));
+  const std::string answer = trimmed(slurmCommand("sbatch", {line.begin() + 1, line.end()}));
   // --parsable: "ID" or "ID;cluster".
   const std::string id = answer.substr(0, answer.find(';'));
   if (id.empty() || id.size() > 20 ||

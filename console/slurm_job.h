@@ -85,6 +85,15 @@ class SlurmJob {
 std::string slurmCommand(const std::string& program, const std::vector<std::string>& args,
                          std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// The folder of the job `jobId` under --slurm-dir (or the default), absolute.
+std::string slurmJobFolder(const RunFlags& flags, const std::string& jobId);
+// The sbatch command (its words, "sbatch" first) that submits `flags`' job whose folder is `folder`.
+std::vector<std::string> sbatchCommand(const RunFlags& flags, const std::string& folder);
+
+// The cluster's partitions as sinfo tells them. Throws SlurmError when Slurm is not installed, does not
+// answer within `timeout` or answers what the console cannot read.
+std::vector<SlurmPartition> slurmPartitions(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
 // `scontrol show hostnames LIST`: "n[1-2]" as {"n1", "n2"}.
 std::vector<std::string> expandNodeList(const std::string& list);
 // The address Slurm reaches each node at (NodeAddr; the name itself when Slurm gives none).

@@ -4,8 +4,11 @@
 #include <QDir>
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <set>
 #include <sstream>
+
+#include "common/printable.h"
 
 namespace ringmaster::console {
 
@@ -23,6 +26,9 @@ std::vector<std::string> sbatchArguments(const SlurmOptions& o, int ranks, const
   for (const auto& [flag, value] : named) {
     if (!value->empty()) args.push_back(std::string(flag) + "=" + *value);
   }
+  // A requeued job would start agents again that no console launches ranks on; --slurm-arg=--requeue
+  // overrides it.
+  args.push_back("--no-requeue");
   args.insert(args.end(), o.extra.begin(), o.extra.end());
   args.insert(args.end(), {"--job-name=" + jobName, "--output=" + outputFile, script});
   return args;
@@ -68,6 +74,37 @@ std::map<std::string, std::string> parseSlurmRecord(const std::string& line) {
     fields.emplace(word.substr(0, equals), word.substr(equals + 1));
   }
   return fields;
+}
+
+std::vector<SlurmPartition> parseSinfo(const std::string& text) {
+  std::vector<SlurmPartition> partitions;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::vector<std::string> fields;
+    std::istringstream parts(line);
+    for (std::string part; std::getline(parts, part, '|');) fields.push_back(part);
+    int counts[4] = {};
+    const bool read =
+        fields.size() == 4 && !fields[0].empty() &&
+        std::sscanf(fields[2].c_str(), "%d/%d/%d/%d", &counts[0], &counts[1], &counts[2], &counts[3]) == 4;
+    if (!read)
+      throw SlurmError("sinfo answered \"" + printable(line) +
+                       "\", which is not partition|state|A/I/O/T|nodes");
+    auto same = [&fields](const SlurmPartition& p) { return p.name == fields[0]; };
+    auto it = std::find_if(partitions.begin(), partitions.end(), same);
+    if (it == partitions.end()) {
+      partitions.push_back({fields[0], fields[1], 0, 0, 0, 0, fields[3]});
+      it = partitions.end() - 1;
+    } else if (fields[3] != it->nodes) {
+      it->nodes += "," + fields[3];
+    }
+    it->allocated += counts[0];
+    it->idle += counts[1];
+    it->other += counts[2];
+    it->total += counts[3];
+  }
+  return partitions;
 }
 
 bool slurmJobEnded(const std::string& state) {

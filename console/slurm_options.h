@@ -34,7 +34,7 @@ struct SlurmOptions {
 std::string defaultSlurmFolder();
 
 // sbatch's words (without "sbatch") for `ranks` ranks: --parsable, -n, -N when given, the user's options,
-// every --slurm-arg, the job name, the output file and the script, in that order.
+// --no-requeue, every --slurm-arg, the job name, the output file and the script, in that order.
 std::vector<std::string> sbatchArguments(const SlurmOptions& options, int ranks, const std::string& jobName,
                                          const std::string& outputFile, const std::string& script);
 
@@ -50,6 +50,23 @@ struct SlurmJobState {
   std::string state;
   std::string reason;
 };
+
+// One partition of a Slurm cluster as sinfo tells it: whether it is up, its nodes by state.
+struct SlurmPartition {
+  std::string name;
+  std::string state;  // sinfo's %a: "up", "down", "drain", "inact"
+  int allocated = 0;
+  int idle = 0;
+  int other = 0;  // down, drained, failing, ...
+  int total = 0;
+  std::string nodes;  // Slurm's node list, e.g. "n[1-2]"
+};
+
+// The sinfo format parseSinfo() reads: partition, availability, nodes allocated/idle/other/total, node list.
+inline constexpr const char* kSinfoFormat = "%R|%a|%F|%N";
+// `sinfo -h -o kSinfoFormat`'s lines as partitions in sinfo's order, lines of one partition added up. Throws
+// SlurmError naming a line it cannot read.
+std::vector<SlurmPartition> parseSinfo(const std::string& text);
 
 // Whether a job in `state` has ended (COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, PREEMPTED,
 // OUT_OF_MEMORY, BOOT_FAIL, DEADLINE) or is unknown.

@@ -258,10 +258,14 @@ void SlurmCluster::writeConfig() {
       << "SlurmctldLogFile=" << d << "/log/slurmctld.log\n"
       << "SlurmdLogFile=" << d << "/log/slurmd-%n.log\n"
       << "NodeName=n1 NodeHostname=" << host << " NodeAddr=127.0.0.1 Port=" << freePort() << " CPUs=2\n"
-      << "NodeName=n2 NodeHostname=" << host << " NodeAddr=127.0.0.1 Port=" << freePort() << " CPUs=2\n"
-      << "PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP\n"
+      << "NodeName=n2 NodeHostname=" << host << " NodeAddr=127.0.0.1 Port=" << freePort()
+      << " CPUs=2\n"
+      // A job in a partition of a higher tier preempts those of lower tiers, cancelling them.
+      << "PreemptType=preempt/partition_prio\nPreemptMode=CANCEL\n"
+      << "PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP PriorityTier=1\n"
       // A partition that is down: a job submitted there pends with Slurm's reason.
-      << "PartitionName=closed Nodes=n1,n2 MaxTime=INFINITE State=DOWN\n";
+      << "PartitionName=closed Nodes=n1,n2 MaxTime=INFINITE State=DOWN PriorityTier=1\n"
+      << "PartitionName=urgent Nodes=n1,n2 MaxTime=INFINITE State=UP PriorityTier=2\n";
 }
 
 std::map<std::string, std::string> SlurmCluster::env(std::map<std::string, std::string> extra) const {
@@ -305,6 +309,10 @@ std::vector<std::string> SlurmCluster::strayProcesses(const std::vector<pid_t>& 
     stray.push_back(std::to_string(e.pid) + " " + e.command);
   }
   return stray;
+}
+
+void SlurmCluster::signalController(int sig) const {
+  if (daemons_.size() > 1) daemons_[1]->signal(sig);
 }
 
 std::string SlurmCluster::logs() const {

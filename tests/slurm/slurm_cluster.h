@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A real Slurm 22.05 on this machine for tests: a private munged with its own key, slurmctld, and two fake
 // nodes n1 and n2 (one slurmd each, NodeAddr 127.0.0.1, distinct free ports), every state, spool, log and pid
-// file under a fresh folder. Brought up in the constructor and taken down in the destructor, with a hard
+// file under a fresh folder. Partitions: main (the default), closed (down) and urgent, whose jobs preempt
+// main's (cancelling them). Brought up in the constructor and taken down in the destructor, with a hard
 // limit on every wait, leaving no process behind: the test process is made a child subreaper, so that the job
 // steps slurmd forks stay its descendants and can be found and ended.
 #pragma once
@@ -71,6 +72,8 @@ class SlurmCluster {
   // Processes descended from this test process other than the cluster's daemons and `besides` (job steps,
   // agents, ranks), as "pid command" lines.
   std::vector<std::string> strayProcesses(const std::vector<pid_t>& besides = {}) const;
+  // Sends `sig` to slurmctld: SIGSTOP makes a controller that does not answer, SIGCONT brings it back.
+  void signalController(int sig) const;
   // The daemons' logs, for a failure message.
   std::string logs() const;
 

@@ -55,6 +55,15 @@ class SlurmRun : public ::testing::Test {
     return std::regex_search(err, match, submitted) ? match[1].str() : "";
   }
 
+  // The hosts `ringmaster show` lists ("  host n1: 2 cores, ...").
+  static std::vector<std::string> hostLines(const std::string& shown) {
+    std::vector<std::string> hosts;
+    static const std::regex host("\\n  host ([^:]+):");
+    for (auto it = std::sregex_iterator(shown.begin(), shown.end(), host); it != std::sregex_iterator(); ++it)
+      hosts.push_back((*it)[1].str());
+    return hosts;
+  }
+
   ProcessResult show(const std::string& run) const {
     return runProcess({binPath("ringmaster"), "show", run, "--store", store()}, {}, 60s);
   }
@@ -87,8 +96,8 @@ TEST_F(SlurmRun, ABuiltInJobTrainsOnTwoNodesAndIsStoredWithItsJobIdAndNodes) {
   ASSERT_EQ(shown.exitCode, 0) << shown.err;
   EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("host n1"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("host n2"), std::string::npos) << shown.out;
+  // The allocated nodes are the run's hosts, and only they (not the machine's own name, which both share).
+  EXPECT_EQ(hostLines(shown.out), (std::vector<std::string>{"n1", "n2"})) << shown.out;
   EXPECT_NE(shown.out.find("over 30 steps"), std::string::npos) << shown.out;
   expectNoStrayProcess();
 }
@@ -201,6 +210,56 @@ TEST_F(SlurmRun, ARankKilledBySlurmAtItsTimeLimitIsAFinding) {
   auto shown = show("1");
   EXPECT_NE(shown.out.find("status failed"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("Slurm ended the job at its time limit"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, ANodeThatFailsIsAFinding) {
+  BackgroundProcess console(slurmRun(1000000), cluster_->env(), cluster_->folder() + "/console");
+  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+      << console.err() << cluster_->logs();
+  const std::string id = submittedJob(console.err());
+  ASSERT_FALSE(id.empty()) << console.err();
+  // The node goes down under the job, as when Slurm loses it: Slurm ends the job as NODE_FAIL.
+  auto down = cluster_->command({"scontrol", "update", "nodename=n2", "state=down", "reason=lost"});
+  ASSERT_EQ(down.exitCode, 0) << down.err;
+  auto ended = console.wait(90s);
+  ASSERT_FALSE(ended.timedOut) << ended.err << cluster_->logs();
+  EXPECT_EQ(ended.exitCode, 1) << ended.err;
+  EXPECT_NE(ended.err.find("finding: Slurm ended the job because one of its nodes failed (Slurm job " + id +
+                           ": NODE_FAIL)"),
+            std::string::npos)
+      << ended.err << cluster_->logs();
+  EXPECT_EQ(cluster_->jobState(id), "NODE_FAIL");
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status failed"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("one of its nodes failed"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
+TEST_F(SlurmRun, APreemptedJobIsAFinding) {
+  BackgroundProcess console(slurmRun(1000000), cluster_->env(), cluster_->folder() + "/console");
+  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+      << console.err() << cluster_->logs();
+  const std::string id = submittedJob(console.err());
+  ASSERT_FALSE(id.empty()) << console.err();
+  // A job of the urgent partition wants every core the run holds: Slurm cancels the run for it.
+  auto urgent = cluster_->command({"sbatch", "--parsable", "--partition=urgent", "-N", "2", "-n", "4",
+                                   "--output=" + cluster_->folder() + "/urgent.out", "--wrap", "sleep 300"});
+  ASSERT_EQ(urgent.exitCode, 0) << urgent.err;
+  const std::string urgentId = urgent.out.substr(0, urgent.out.find_first_of(";\n"));
+  auto ended = console.wait(90s);
+  ASSERT_FALSE(ended.timedOut) << ended.err << cluster_->logs();
+  EXPECT_EQ(ended.exitCode, 1) << ended.err;
+  EXPECT_NE(
+      ended.err.find("finding: Slurm preempted the job for another one (Slurm job " + id + ": PREEMPTED)"),
+      std::string::npos)
+      << ended.err << cluster_->logs();
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(urgentId) == "RUNNING"; }, 20s))
+      << cluster_->jobState(urgentId);
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status failed"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("Slurm preempted the job"), std::string::npos) << shown.out;
+  cluster_->command({"scancel", urgentId});
   expectNoStrayProcess();
 }
 

@@ -51,13 +51,49 @@ TEST(SlurmOptions, SbatchGetsTheUsersOptionsInOrder) {
   o.constraint = "a100";
   o.gres = "gpu:4";
   o.extra = {"--mem=8G", "--exclusive"};
-  EXPECT_EQ(
-      sbatchArguments(o, 8, "ringmaster", "/j/out", "/j/job.sh"),
-      (std::vector<std::string>{"--parsable", "--ntasks=8", "--nodes=2", "--partition=gpu", "--time=01:00:00",
-                                "--account=ml", "--qos=high", "--constraint=a100", "--gres=gpu:4", "--mem=8G",
-                                "--exclusive", "--job-name=ringmaster", "--output=/j/out", "/j/job.sh"}));
+  EXPECT_EQ(sbatchArguments(o, 8, "ringmaster", "/j/out", "/j/job.sh"),
+            (std::vector<std::string>{"--parsable", "--ntasks=8", "--nodes=2", "--partition=gpu",
+                                      "--time=01:00:00", "--account=ml", "--qos=high", "--constraint=a100",
+                                      "--gres=gpu:4", "--no-requeue", "--mem=8G", "--exclusive",
+                                      "--job-name=ringmaster", "--output=/j/out", "/j/job.sh"}));
   EXPECT_EQ(sbatchArguments(SlurmOptions{}, 1, "r", "o", "s"),
-            (std::vector<std::string>{"--parsable", "--ntasks=1", "--job-name=r", "--output=o", "s"}));
+            (std::vector<std::string>{"--parsable", "--ntasks=1", "--no-requeue", "--job-name=r",
+                                      "--output=o", "s"}));
+}
+
+TEST(SlurmOptions, SinfoGivesPartitionsWithTheirNodesByState) {
+  // One line per partition and node state when sinfo splits a partition; blank lines are nothing.
+  const auto partitions = parseSinfo(
+      "main|up|1/1/0/2|n[1-2]\n"
+      "closed|down|0/0/2/2|n[1-2]\n"
+      "\n"
+      "gpu|up|0/3/0/3|g[1-3]\n"
+      "gpu|up|2/0/1/3|g[4-6]\n");
+  ASSERT_EQ(partitions.size(), 3u);
+  EXPECT_EQ(partitions[0].name, "main");
+  EXPECT_EQ(partitions[0].state, "up");
+  EXPECT_EQ(partitions[0].allocated, 1);
+  EXPECT_EQ(partitions[0].idle, 1);
+  EXPECT_EQ(partitions[0].other, 0);
+  EXPECT_EQ(partitions[0].total, 2);
+  EXPECT_EQ(partitions[0].nodes, "n[1-2]");
+  EXPECT_EQ(partitions[1].state, "down");
+  EXPECT_EQ(partitions[1].other, 2);
+  EXPECT_EQ(partitions[2].name, "gpu");
+  EXPECT_EQ(partitions[2].idle, 3);
+  EXPECT_EQ(partitions[2].allocated, 2);
+  EXPECT_EQ(partitions[2].other, 1);
+  EXPECT_EQ(partitions[2].total, 6);
+  EXPECT_EQ(partitions[2].nodes, "g[1-3],g[4-6]");
+  EXPECT_TRUE(parseSinfo("").empty());
+  for (const std::string bad : {"main|up|1/1/2|n1", "main|up", "|up|0/1/0/1|n1", "main|up|a/b/c/d|n1"}) {
+    try {
+      parseSinfo(bad);
+      ADD_FAILURE() << "accepted \"" << bad << "\"";
+    } catch (const SlurmError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(SlurmOptions, EndedStatesAndTheCausesSlurmHad) {
