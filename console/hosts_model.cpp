@@ -128,4 +128,61 @@ QVariant HostsModel::headerData(int section, Qt::Orientation orientation, int ro
   }
 }
 
+SlurmPartitionsModel::SlurmPartitionsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void SlurmPartitionsModel::setPartitions(std::vector<SlurmPartition> partitions) {
+  beginResetModel();
+  partitions_ = std::move(partitions);
+  endResetModel();
+}
+
+int SlurmPartitionsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(partitions_.size());
+}
+
+int SlurmPartitionsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SlurmPartitionsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole) return {};
+  const SlurmPartition& p = partitions_[static_cast<size_t>(index.row())];
+  switch (index.column()) {
+    case Partition:
+      return QString::fromStdString(p.name);
+    case State:
+      return QString::fromStdString(p.state);
+    case Idle:
+      return p.idle;
+    case Allocated:
+      return p.allocated;
+    case Other:
+      return p.other;
+    case Nodes:
+      return QString::fromStdString(p.nodes);
+    default:
+      return {};
+  }
+}
+
+QVariant SlurmPartitionsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Partition:
+      return tr("Partition");
+    case State:
+      return tr("State");
+    case Idle:
+      return tr("Idle nodes");
+    case Allocated:
+      return tr("Allocated");
+    case Other:
+      return tr("Other");
+    case Nodes:
+      return tr("Nodes");
+    default:
+      return {};
+  }
+}
+
 }  // namespace ringmaster::console

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The hosts a user works with: "This machine" (the embedded agent, always first) and remote agents, each with
-// its connection state, what it offers (cores, memory, backends) and its preflight result.
+// its connection state, what it offers (cores, memory, backends) and its preflight result; and the partitions
+// of the Slurm cluster this machine can submit to, as sinfo tells them.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <vector>
 
+#include "console/slurm_options.h"
 #include "ringmaster/v1/agent.pb.h"
 
 namespace ringmaster::console {
@@ -50,6 +52,28 @@ class HostsModel : public QAbstractTableModel {
 
  private:
   std::vector<HostEntry> hosts_;
+};
+
+// The Slurm cluster's partitions, one a row: name, state, nodes idle, allocated and other (down, drained...),
+// and the node list. Empty when there is no Slurm to ask.
+class SlurmPartitionsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Partition, State, Idle, Allocated, Other, Nodes, ColumnCount };
+
+  explicit SlurmPartitionsModel(QObject* parent = nullptr);
+
+  void setPartitions(std::vector<SlurmPartition> partitions);
+  const std::vector<SlurmPartition>& partitions() const { return partitions_; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  std::vector<SlurmPartition> partitions_;
 };
 
 }  // namespace ringmaster::console

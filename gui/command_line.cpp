@@ -80,6 +80,7 @@ ConsoleCommandLine parseCommandLine(const QStringList& arguments) {
   if (!runStore.isEmpty()) line.window.storePath = runStore;
   line.window.workerPath = QString::fromStdString(runFlags.worker);
   line.window.stateDir = QString::fromStdString(runFlags.stateDir);
+  if (runFlags.slurm.submit) line.slurm = runFlags;
   line.plan = console::launchPlan(runFlags);
   line.files.summaryJson = runFlags.summaryJson;
   line.files.timeline = runFlags.timeline;
@@ -99,7 +100,11 @@ void startConsole(MainWindow& window, const ConsoleCommandLine& line) {
         &window, [text](RunStore& s) { return s.resolveRun(text); },
         [&window](int64_t id) { window.openRun(id); });
   }
-  if (line.run) window.launch(line.plan, line.files);
+  if (line.run && line.slurm) {
+    window.submitToSlurm(*line.slurm);
+  } else if (line.run) {
+    window.launch(line.plan, line.files);
+  }
   if (line.screenshot.isEmpty()) return;
 
   const QString dir = line.screenshot;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ringmaster-gui's command line: language, run history, a stored run to open, screenshots, and
-// `--run -- <flags of ringmaster run>` to start that job at once and watch it live. The job's flags are
-// parsed by console::parseRunFlags, the same words as the CLI's.
+// `--run -- <flags of ringmaster run>` to start that job at once (with --slurm: submit it) and watch it live.
+// The job's flags are parsed by console::parseRunFlags, the same words as the CLI's.
 #pragma once
 
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 #include "console/launcher.h"
+#include "console/run_flags.h"
 #include "gui/live_run.h"
 #include "gui/main_window.h"
 
@@ -17,8 +19,9 @@ struct ConsoleCommandLine {
   QString language;    // empty: the remembered or the system's
   QString open;        // a stored run: id, name or "last"
   QString screenshot;  // render every page here and exit (after the run with --run)
-  bool run = false;    // launch `plan` at start-up
+  bool run = false;    // launch `plan` at start-up, or with --slurm submit `slurm`
   console::LaunchPlan plan;
+  std::optional<console::RunFlags> slurm;
   LiveRunFiles files;
   MainWindowOptions window;
 };

@@ -24,6 +24,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -33,11 +34,16 @@
 #include "common/host_list.h"
 #include "common/json.h"
 #include "common/shell_words.h"
+#include "console/host_facts.h"
 #include "console/run_flags.h"
+#include "console/slurm_job.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::gui {
 namespace {
+
+// Where the sbatch line the form shows has the job's id, which is chosen at launch.
+constexpr const char* kJobIdPlaceholder = "JOB_ID";
 
 QString q(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
@@ -203,6 +209,31 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   hang_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.hangs"), new QLineEdit(this)));
   hang_->setPlaceholderText(tr("RANK:STEP"));
 
+  slurm_ = static_cast<QGroupBox*>(add(QStringLiteral("slurm"), new QGroupBox(tr("Submit to Slurm"), this)));
+  slurm_->setCheckable(true);
+  slurm_->setChecked(false);
+  slurm_->setProperty("hint",
+                      tr("Slurm allocates the nodes and starts one agent on each; the ranks are placed "
+                         "by the allocation (ringmaster run --slurm)"));
+  slurmNodes_ = static_cast<QSpinBox*>(
+      add(QStringLiteral("slurm.nodes"), integer(this, 0, 100000, tr("as Slurm decides"))));
+  auto slurmText = [&](const char* key, const QString& placeholder) {
+    auto* edit = static_cast<QLineEdit*>(add(QString::fromLatin1(key), new QLineEdit(this)));
+    edit->setPlaceholderText(placeholder);
+    return edit;
+  };
+  partition_ = slurmText("slurm.partition", tr("the cluster's default"));
+  time_ = slurmText("slurm.time", tr("e.g. 01:00:00; the partition's limit"));
+  account_ = slurmText("slurm.account", tr("your default account"));
+  qos_ = slurmText("slurm.qos", tr("the default"));
+  constraint_ = slurmText("slurm.constraint", tr("e.g. a100"));
+  gres_ = slurmText("slurm.gres", tr("e.g. gpu:4"));
+  slurmExtra_ = slurmText("slurm.extra", tr("more sbatch options, e.g. --mem=8G --exclusive"));
+  slurmFolder_ = slurmText("slurm.folder", QString::fromStdString(console::defaultSlurmFolder()));
+  slurmFolder_->setProperty("hint",
+                            tr("Where each job's folder goes (its token, script and agents' endpoints), "
+                               "on a filesystem the nodes share"));
+
   auto* job = new QGroupBox(tr("Job"), this);
   jobForm_ = new QFormLayout(job);
   jobForm_->addRow(tr("Name"), name_);
@@ -216,6 +247,17 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   jobForm_->addRow(tr("Timeline"), timeline_);
   jobForm_->addRow(tr("Stop when stalled for"), stallTimeout_);
   trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
+
+  auto* slurmForm = new QFormLayout(slurm_);
+  slurmForm->addRow(tr("Nodes"), slurmNodes_);
+  slurmForm->addRow(tr("Partition"), partition_);
+  slurmForm->addRow(tr("Time limit"), time_);
+  slurmForm->addRow(tr("Account"), account_);
+  slurmForm->addRow(tr("QoS"), qos_);
+  slurmForm->addRow(tr("Constraint"), constraint_);
+  slurmForm->addRow(tr("GRES"), gres_);
+  slurmForm->addRow(tr("More sbatch options"), slurmExtra_);
+  slurmForm->addRow(tr("Job folders"), slurmFolder_);
 
   programGroup_ = new QGroupBox(tr("Your program"), this);
   programGroup_->setObjectName(QStringLiteral("programGroup"));
@@ -273,6 +315,12 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   QFont mono(QStringLiteral("monospace"));
   mono.setStyleHint(QFont::Monospace);
   command_->setFont(mono);
+  sbatch_ = new QLabel(this);
+  sbatch_->setObjectName(QStringLiteral("sbatchLine"));
+  sbatch_->setWordWrap(true);
+  sbatch_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  sbatch_->setFont(mono);
+  sbatch_->hide();
   auto* copy = new QPushButton(tr("Copy command"), this);
   presets_ = new QComboBox(this);
   presets_->setMinimumWidth(160);
@@ -285,6 +333,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   auto* columns = new QHBoxLayout;
   auto* left = new QVBoxLayout;
   left->addWidget(job);
+  left->addWidget(slurm_);
   left->addWidget(comm);
   left->addStretch();
   auto* right = new QVBoxLayout;
@@ -320,6 +369,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   layout->addWidget(problemsLabel_);
   layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
   layout->addLayout(commandRow);
+  layout->addWidget(sbatch_);
   layout->addLayout(presetRow);
   layout->addStretch(1);  // the command line and Launch stay under the form, however short it is
   auto* scroll = new QScrollArea(this);
@@ -345,6 +395,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
     if (auto* t = qobject_cast<QPlainTextEdit*>(w))
       connect(t, &QPlainTextEdit::textChanged, this, &LaunchPage::revalidate);
   }
+  connect(slurm_, &QGroupBox::toggled, this, &LaunchPage::revalidate);
   connect(ownProgram_, &QRadioButton::toggled, this, &LaunchPage::showKind);
   connect(browseProgram, &QPushButton::clicked, this, [this] {
     const QString file =
@@ -361,7 +412,19 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   connect(useConnected_, &QPushButton::clicked, this, &LaunchPage::useConnectedHosts);
   connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
   connect(launch_, &QPushButton::clicked, this, [this] {
-    if (problems().isEmpty()) Q_EMIT launchRequested(spec());
+    if (!problems().isEmpty()) return;
+    if (!submitsToSlurm()) {
+      Q_EMIT launchRequested(spec());
+      return;
+    }
+    // What the command line says, read as `ringmaster run` reads it: the job the form shows is the one that
+    // runs.
+    try {
+      Q_EMIT slurmSubmitRequested(console::parseRunFlags(console::runArguments(runFlags())));
+    } catch (const InputError& e) {
+      problemsLabel_->setText(QString::fromStdString(e.what()));
+      problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
+    }
   });
   connect(savePresetButton, &QPushButton::clicked, this, [this] {
     bool ok = false;
@@ -472,7 +535,8 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
   spec.set_timeline(timeline_->isChecked());
   spec.set_stall_timeout_s(stallTimeout_->value());
-  const QString hostText = hosts_->text().trimmed();
+  // Slurm places the ranks on the nodes it allocates.
+  const QString hostText = submitsToSlurm() ? QString() : hosts_->text().trimmed();
   if (!hostText.isEmpty()) {
     try {
       for (const HostSlots& hs : parseHostList(hostText.toStdString())) {
@@ -503,6 +567,10 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
     return spec;
   }
 
+  if (const QString why = unusableBecause(v1::BACKEND_NCCL);
+      !why.isEmpty() && backend_->currentText() == QLatin1String("nccl")) {
+    note(QStringLiteral("backend"), tr("Backend: %1").arg(why));
+  }
   spec.set_engine(parseEngine(engine_->currentText().toStdString()).value_or(v1::ENGINE_UNSPECIFIED));
   spec.set_backend(parseBackend(backend_->currentText().toStdString()).value_or(v1::BACKEND_UNSPECIFIED));
   spec.set_model(parseModel(model_->currentText().toStdString()).value_or(v1::MODEL_UNSPECIFIED));
@@ -552,6 +620,10 @@ v1::JobSpec LaunchPage::spec() const {
 QList<LaunchPage::Problem> LaunchPage::findProblems() const {
   QList<Problem> found;
   const v1::JobSpec spec = build(&found);
+  if (submitsToSlurm()) {
+    if (const std::string problem = console::slurmFlagsProblem(runFlags()); !problem.empty())
+      found.append({QStringLiteral("slurm.nodes"), tr("Slurm: %1").arg(QString::fromStdString(problem))});
+  }
   std::vector<FieldError> errors = validateJobSpec(spec);
   if (runsProgram() && !isUserProgram(spec)) {
     for (FieldError& e : programErrors(spec.program())) errors.push_back(std::move(e));
@@ -585,18 +657,75 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
   return found;
 }
 
+bool LaunchPage::submitsToSlurm() const {
+  return slurm_->isChecked();
+}
+
+QString LaunchPage::unusableBecause(v1::Backend backend) const {
+  // The hosts the job would run on that the Hosts page has checked; Slurm's nodes are not known before they
+  // are allocated.
+  if (submitsToSlurm()) return {};
+  QStringList hosts;
+  const QString hostText = hosts_->text().trimmed();
+  if (hostText.isEmpty()) {
+    hosts << QString();
+  } else {
+    try {
+      for (const HostSlots& hs : parseHostList(hostText.toStdString()))
+        hosts << QString::fromStdString(hs.host);
+    } catch (const InputError&) {
+      return {};  // the Hosts field's own problem says what is wrong
+    }
+  }
+  const QString name = QString::fromUtf8(backendName(backend).data());
+  QStringList why;
+  for (const QString& host : hosts) {
+    const auto known = knownHosts_.find(host);
+    if (known == knownHosts_.end()) continue;
+    const std::vector<v1::Backend> usable = console::usableBackends(*known);
+    if (std::find(usable.begin(), usable.end(), backend) != usable.end()) continue;
+    const bool built =
+        std::find(known->backends().begin(), known->backends().end(), backend) != known->backends().end();
+    const QString reason = built ? tr("no GPU") : tr("its worker was built without %1").arg(name);
+    why << (host.isEmpty() ? tr("this machine: %1").arg(reason) : tr("%1: %2").arg(host, reason));
+  }
+  if (why.isEmpty()) return {};
+  return tr("%1 cannot run on %2").arg(name, why.join(QStringLiteral("; ")));
+}
+
+void LaunchPage::setKnownHosts(const QMap<QString, v1::HostInfo>& hosts) {
+  knownHosts_ = hosts;
+  revalidate();
+}
+
 QStringList LaunchPage::problems() const {
   QStringList texts;
   for (const Problem& p : findProblems()) texts << p.text;
   return texts;
 }
 
-QString LaunchPage::commandLine() const {
+console::RunFlags LaunchPage::runFlags() const {
   const v1::JobSpec spec = this->spec();
   console::RunFlags flags;
   flags.ranks = static_cast<int>(spec.world_size());
   flags.spec = spec;
   flags.spec.clear_hosts();  // -H carries them
+  if (submitsToSlurm()) {
+    console::SlurmOptions& o = flags.slurm;
+    o.submit = true;
+    o.nodes = slurmNodes_->value();
+    o.partition = partition_->text().trimmed().toStdString();
+    o.time = time_->text().trimmed().toStdString();
+    o.account = account_->text().trimmed().toStdString();
+    o.qos = qos_->text().trimmed().toStdString();
+    o.constraint = constraint_->text().trimmed().toStdString();
+    o.gres = gres_->text().trimmed().toStdString();
+    for (const QString& word : QProcess::splitCommand(slurmExtra_->text()))
+      o.extra.push_back(word.toStdString());
+    if (const QString folder = slurmFolder_->text().trimmed(); !folder.isEmpty())
+      o.folder = absoluteFolder(folder).toStdString();
+    return flags;
+  }
   if (spec.hosts_size() > 0) {
     flags.hostList = hosts_->text().trimmed().toStdString();
     // How the Hosts page reaches them, when they share it (`ringmaster run` has one port, token and CA for
@@ -617,12 +746,33 @@ QString LaunchPage::commandLine() const {
     if (tokens.size() == 1) flags.tokenFile = tokens.begin()->toStdString();
     if (cas.size() == 1) flags.tlsCa = cas.begin()->toStdString();
   }
+  return flags;
+}
+
+QString LaunchPage::commandLine() const {
   std::vector<std::string> words = {"ringmaster", "run"};
-  for (std::string& arg : console::runArguments(flags)) words.push_back(std::move(arg));
+  for (std::string& arg : console::runArguments(runFlags())) words.push_back(std::move(arg));
   return QString::fromStdString(shellLine(words));
 }
 
+QString LaunchPage::sbatchLine() const {
+  if (!submitsToSlurm()) return {};
+  const console::RunFlags flags = runFlags();
+  return QString::fromStdString(
+      shellLine(console::sbatchCommand(flags, console::slurmJobFolder(flags, kJobIdPlaceholder))));
+}
+
 void LaunchPage::revalidate() {
+  // nccl is offered where it can run.
+  const QString ncclWhy = unusableBecause(v1::BACKEND_NCCL);
+  if (auto* choices = qobject_cast<QStandardItemModel*>(backend_->model())) {
+    if (QStandardItem* nccl = choices->item(backend_->findText(QStringLiteral("nccl")))) {
+      nccl->setEnabled(ncclWhy.isEmpty());
+      nccl->setToolTip(ncclWhy);
+    }
+  }
+  hosts_->setEnabled(!submitsToSlurm());
+  useConnected_->setVisible(!submitsToSlurm());
   const QList<Problem> problems = findProblems();
   QStringList found;
   for (const Problem& p : problems) found << p.text;
@@ -647,6 +797,11 @@ void LaunchPage::revalidate() {
     problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
   }
   command_->setPlainText(commandLine());
+  sbatch_->setVisible(submitsToSlurm());
+  sbatch_->setText(submitsToSlurm() ? tr("Slurm runs: %1 (%2: the job's id, chosen at launch)")
+                                          .arg(sbatchLine(), QLatin1String(kJobIdPlaceholder))
+                                    : QString());
+  launch_->setText(submitsToSlurm() ? tr("Submit") : tr("Launch"));
   launch_->setEnabled(found.isEmpty() && launchEnabled_);
   launch_->setToolTip(launchEnabled_ ? QString() : launchBlockedWhy_);
 }

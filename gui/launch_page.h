@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The job form: every field of a job spec, checked as the user types with validateJobSpec's messages, presets
 // saved and loaded, and the equivalent `ringmaster run ...` command line to copy. It runs Ringmaster's own
-// training or the user's program (JobSpec.program), whose form hides the training fields that do not apply.
+// training or the user's program (JobSpec.program), whose form hides the training fields that do not apply,
+// on this machine, on hosts (-H) or through Slurm ("Submit to Slurm": --slurm with sbatch's options, and the
+// sbatch line it runs). It offers a backend only where the chosen hosts can run it (nccl needs a GPU).
 #pragma once
 
 #include <QMap>
 #include <QWidget>
 
 #include "common/job_spec.h"
+#include "console/run_flags.h"
+#include "ringmaster/v1/agent.pb.h"
 
 class QCheckBox;
 class QComboBox;
@@ -33,9 +37,16 @@ class LaunchPage : public QWidget {
   v1::JobSpec spec() const;
   QStringList problems() const;
   void setSpec(const v1::JobSpec& spec);
-  // `ringmaster run` and console::runArguments() for the form, quoted for a POSIX shell: -np N [-H hosts] and
-  // the flags that differ from the defaults.
+  // `ringmaster run` and console::runArguments() for the form, quoted for a POSIX shell: -np N [-H hosts |
+  // --slurm ...] and the flags that differ from the defaults.
   QString commandLine() const;
+  // The flags of that command line.
+  console::RunFlags runFlags() const;
+  // Whether "Submit to Slurm" is on.
+  bool submitsToSlurm() const;
+  // The sbatch command a submission runs (console::sbatchCommand), with JOB_ID where the job's id goes; empty
+  // without Slurm.
+  QString sbatchLine() const;
 
   // Presets live in QSettings under "presets/<name>".
   void savePreset(const QString& name);
@@ -45,7 +56,9 @@ class LaunchPage : public QWidget {
   // Fields by spec path, for tests that fill the form as a user would. The program's: "program" (the choice
   // of the user's program over Ringmaster's training), "program.argv" (the executable), "program.arguments"
   // (one line, split as QProcess::splitCommand does), "program.working_dir", "program.environment"
-  // (NAME=value a line) and "program.instrumented".
+  // (NAME=value a line) and "program.instrumented". Slurm's: "slurm" (the group, checked to submit),
+  // "slurm.nodes", "slurm.partition", "slurm.time", "slurm.account", "slurm.qos", "slurm.constraint",
+  // "slurm.gres", "slurm.extra" (one line of sbatch words) and "slurm.folder" (--slurm-dir).
   QWidget* field(const QString& name) const { return fields_.value(name); }
   void setLaunchEnabled(bool enabled, const QString& why = {});
   // A remote agent the Hosts page is connected to: how the command line reaches it.
@@ -60,9 +73,14 @@ class LaunchPage : public QWidget {
   // --token-file and --tls-ca for the hosts it names when they share them.
   void setConnectedHosts(const QList<RemoteAgent>& agents);
   void useConnectedHosts();
+  // What the Hosts page knows of each host, by name as the Hosts field names it ("" for this machine): a
+  // backend that a chosen host cannot run (console::usableBackends) is not offered, and its tooltip says why.
+  void setKnownHosts(const QMap<QString, v1::HostInfo>& hosts);
 
  Q_SIGNALS:
   void launchRequested(const v1::JobSpec& spec);
+  // "Submit" with Slurm on: the flags of the form's command line, as `ringmaster run` parses them.
+  void slurmSubmitRequested(const console::RunFlags& flags);
 
  private:
   // A problem with the form: the field it belongs to (a spec path, as validateJobSpec names it) and the words
@@ -76,6 +94,8 @@ class LaunchPage : public QWidget {
   // Builds the spec; text fields that do not parse add to `problems`.
   v1::JobSpec build(QList<Problem>* problems) const;
   bool runsProgram() const;
+  // Why `backend` cannot run on the hosts the form names, for a person; empty when it can or nobody knows.
+  QString unusableBecause(v1::Backend backend) const;
   // Shows the fields of Ringmaster's training or those of a program.
   void showKind();
 
@@ -123,6 +143,18 @@ class LaunchPage : public QWidget {
   QLineEdit* leak_;
   QLineEdit* crash_;
   QLineEdit* hang_;
+  QGroupBox* slurm_;
+  QSpinBox* slurmNodes_;
+  QLineEdit* partition_;
+  QLineEdit* time_;
+  QLineEdit* account_;
+  QLineEdit* qos_;
+  QLineEdit* constraint_;
+  QLineEdit* gres_;
+  QLineEdit* slurmExtra_;
+  QLineEdit* slurmFolder_;
+  QLabel* sbatch_;
+  QMap<QString, v1::HostInfo> knownHosts_;
   QLabel* problemsLabel_;
   QPlainTextEdit* command_;
   QComboBox* presets_;

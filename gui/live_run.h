@@ -2,7 +2,9 @@
 // A run launched from this console, as the window sees it: a console::RunSession (the same as `ringmaster
 // run`'s) started and followed on its own thread, each batch of records handed to the GUI thread as a queued
 // call with the session's findings. Lost and restored watch streams, and the answers to timeline on/off,
-// arrive as queued signals too.
+// arrive as queued signals too. A run submitted to Slurm is first submitted and waited for on that thread
+// (console::SlurmJob, as `ringmaster run --slurm` does), its queue state and Slurm's reason arriving as
+// signals, then followed as any other.
 #pragma once
 
 #include <QObject>
@@ -13,11 +15,17 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "console/host_facts.h"
+#include "console/run_flags.h"
 #include "console/run_session.h"
+
+namespace ringmaster::console {
+class SlurmJob;
+}
 
 namespace ringmaster::gui {
 
@@ -36,34 +44,46 @@ class LiveRun : public QObject, public console::RecordSink {
 
   LiveRun(console::LaunchPlan plan, QString storePath, OnRecords onRecords, QObject* parent = nullptr,
           LiveRunFiles files = {});
-  // Stops the job if it still runs (ranks of the embedded agent cannot outlive this console).
+  // A job to submit to Slurm: `flags` as `ringmaster run --slurm` takes them, `agentPath` the
+  // ringmaster-agent the nodes run.
+  LiveRun(console::RunFlags flags, std::string agentPath, QString storePath, OnRecords onRecords,
+          QObject* parent = nullptr);
+  // Stops the job if it still runs (ranks of the embedded agent cannot outlive this console; a Slurm job
+  // is cancelled) unless it was detached.
   ~LiveRun() override;
 
   // Creates the run in the store, starts the ranks and follows them; all off the GUI thread.
   void start();
+  // Stops the run; a Slurm job still waiting for its nodes is cancelled.
   void stop();
-  // The ranks run on remote hosts' agents (not this machine's embedded one), so they can outlive this
-  // console.
-  bool remote() const { return !session_.onThisMachine(); }
+  // The ranks run on remote hosts' agents or under Slurm (not this machine's embedded agent), so they can
+  // outlive this console.
+  bool remote() const;
   // Lets go of a remote run without stopping it (the window closes, the job trains on; the run is stored as
-  // "detached"). False when the run is local or no longer running.
-  bool detach() { return session_.detach(); }
+  // "detached"; a Slurm job still waiting stays queued, for `ringmaster attach`). False when the run is
+  // local or no longer running.
+  bool detach();
   // Asks every rank to start or stop recording its timeline (the agents' Control call, off the GUI thread);
   // timelineRecording() says how it went.
   void setTimelineRecording(bool on);
   // Breaks every host's watch stream as a network fault would; the launcher reconnects and backfills.
-  void dropConnections() { session_.dropConnections(); }
+  void dropConnections();
 
-  int64_t runId() const { return session_.runId(); }
+  int64_t runId() const;
   const QString& jobId() const { return jobId_; }
   bool finished() const { return finished_; }
-  bool onThisMachine() const { return session_.onThisMachine(); }
+  bool onThisMachine() const;
+  // Submitted to Slurm and not running yet (or not started at all).
+  bool waitingForSlurm() const { return slurm_ && !session() && !finished_; }
+  // The Slurm job's id and the sbatch command that submitted it, once slurmSubmitted() said so.
+  const QString& slurmJobId() const { return slurmJobId_; }
+  const QString& slurmCommand() const { return slurmCommand_; }
   // What each host told about itself, once started.
   std::map<std::string, console::HostFacts> hostFacts() const;
   // Steps done of the total, samples/s and ETA, as `ringmaster run` prints them.
-  console::ProgressSnapshot progress() const { return session_.progress(); }
+  console::ProgressSnapshot progress() const;
   // The steps the job will run; 0 when its program decides (console::expectedSteps).
-  uint64_t totalSteps() const { return console::expectedSteps(session_.plan().spec); }
+  uint64_t totalSteps() const { return console::expectedSteps(spec_); }
   // Records that arrived out of sequence: a gap or a repeat in a host's journal (should stay 0).
   uint64_t sequenceFaults() const { return sequenceFaults_.load(); }
 
@@ -82,18 +102,37 @@ class LiveRun : public QObject, public console::RecordSink {
   void connectionRestored(const QString& host, qulonglong backfilled);
   // The answer to setTimelineRecording(): `problem` is empty when every host took it.
   void timelineRecording(bool on, const QString& problem);
+  // sbatch took the job: Slurm's job id and the command that submitted it.
+  void slurmSubmitted(const QString& slurmJobId, const QString& command);
+  // The job's queue state and Slurm's reason while it waits, e.g. "Slurm job 12: PENDING (Resources)".
+  void slurmState(const QString& line);
 
  private:
   // Calls `call` on the GUI thread, if this object still exists then.
   void post(std::function<void(LiveRun&)> call);
+  console::RunSession* session() const { return session_.load(); }
+  // Submits the Slurm job and waits for its agents, then makes the session; false when the run ended there.
+  bool startSlurmJob();
+  void follow();
 
-  console::RunSession session_;
+  const QString storePath_;
+  const LiveRunFiles files_;
+  v1::JobSpec spec_;
+  std::optional<console::RunFlags> slurm_;
+  std::string agentPath_;
+  std::unique_ptr<console::SlurmJob> slurmJob_;        // outlives the session that follows it
+  std::unique_ptr<console::RunSession> ownedSession_;  // made on the runner thread for a Slurm job
+  std::atomic<console::RunSession*> session_{nullptr};
   OnRecords onRecords_;
   std::thread runner_;
   std::list<std::thread> controls_;          // Control calls in flight; joined before the session goes
   std::map<std::string, uint64_t> nextSeq_;  // by host; touched by the launcher's sink calls only
   std::atomic<uint64_t> sequenceFaults_{0};
+  std::atomic<bool> stopRequested_{false};
+  std::atomic<bool> left_{false};  // detached while waiting for Slurm
   QString jobId_;
+  QString slurmJobId_;
+  QString slurmCommand_;
   std::atomic<bool> finished_{false};
 };
 

@@ -18,6 +18,7 @@
 #include "common/json.h"
 #include "console/background.h"
 #include "console/host_registry.h"
+#include "console/slurm_job.h"
 #include "console/store_access.h"
 #include "console/store_location.h"
 #include "gui/compare_page.h"
@@ -60,10 +61,23 @@ bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Findi
 }
 
 constexpr int kReconnectedBannerMs = 5000;
+constexpr std::chrono::seconds kSinfoTimeout{5};
 constexpr std::chrono::milliseconds kStoreWatchInterval{1000};
 
 QString workerBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
+}
+
+QString agentBesideUs() {
+  return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-agent"));
+}
+
+// "node-a:6000" as the Hosts field names it: "node-a" ("[::1]:6000": "::1").
+QString hostName(const QString& address) {
+  QString host = address;
+  if (host.startsWith(QLatin1Char('['))) return host.mid(1, host.indexOf(QLatin1Char(']')) - 1);
+  if (host.count(QLatin1Char(':')) == 1) host.truncate(host.indexOf(QLatin1Char(':')));
+  return host;
 }
 
 }  // namespace
@@ -73,6 +87,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   setWindowTitle(tr("Ringmaster"));
   if (options_.storePath.isEmpty()) options_.storePath = console::defaultStorePath();
   if (options_.workerPath.isEmpty()) options_.workerPath = workerBesideUs();
+  if (options_.agentPath.isEmpty()) options_.agentPath = agentBesideUs();
 
   store_ = new console::StoreAccess(options_.storePath, this);
   registry_ = new console::HostRegistry(options_.workerPath, options_.stateDir, this);
@@ -81,7 +96,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   runsModel_ = new console::RunsModel(this);
   findingsModel_ = new console::FindingsModel(this);
 
-  hosts_ = new HostsPage(hostsModel_, this);
+  slurmModel_ = new console::SlurmPartitionsModel(this);
+  hosts_ = new HostsPage(hostsModel_, slurmModel_, this);
   launch_ = new LaunchPage(this);
   dashboard_ = new DashboardPage(this);
   timeline_ = new TimelinePage(this);
@@ -119,6 +135,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     Q_EMIT problem(message);
   });
   connect(launch_, &LaunchPage::launchRequested, this, qOverload<const v1::JobSpec&>(&MainWindow::launch));
+  connect(launch_, &LaunchPage::slurmSubmitRequested, this, &MainWindow::submitToSlurm);
   connect(dashboard_, &DashboardPage::rankSelected, this, &MainWindow::selectRank);
   connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
     if (live_) {
@@ -168,6 +185,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         [this](bool) { refreshRuns(); });
   });
   connect(hosts_, &HostsPage::checkRequested, registry_, &console::HostRegistry::checkHost);
+  connect(hosts_, &HostsPage::checkRequested, this, &MainWindow::refreshSlurm);
+  connect(pages_, &QTabWidget::currentChanged, this, [this](int page) {
+    if (page == Hosts) refreshSlurm();
+  });
   connect(hosts_, &HostsPage::addRequested, registry_, &console::HostRegistry::addHost);
   connect(hosts_, &HostsPage::removeRequested, registry_, &console::HostRegistry::removeHost);
   connect(registry_, &console::HostRegistry::hostChecked, this, &MainWindow::hostChecked);
@@ -178,6 +199,14 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       connected.push_back({a.host, a.slots, a.port, a.tokenFile, a.tlsCa});
     }
     launch_->setConnectedHosts(connected);
+    // And knows what each checked host can run: this machine as "", a remote one by its name.
+    QMap<QString, v1::HostInfo> known;
+    for (int row = 0; row < hostsModel_->rowCount(); ++row) {
+      const console::HostEntry& host = hostsModel_->host(row);
+      if (!host.hasInfo || (!host.isLocal() && host.state != console::HostEntry::State::Connected)) continue;
+      known.insert(host.isLocal() ? QString() : hostName(host.address), host.info);
+    }
+    launch_->setKnownHosts(known);
   });
 
   // Runs started elsewhere (the CLI, another console) appear without a manual refresh.
@@ -190,6 +219,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   restoreSettings();
   registry_->restore();
   refreshRuns();
+  refreshSlurm();
 }
 
 void MainWindow::setStoreWatchInterval(std::chrono::milliseconds interval) {
@@ -310,7 +340,8 @@ void MainWindow::updateLiveControls() {
   const bool running =
       live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
   timelineButton()->setEnabled(running);
-  dashboard_->stopButton()->setEnabled(running);
+  // A Slurm job waiting for its nodes can be cancelled from the same button.
+  dashboard_->stopButton()->setEnabled(running || (live_ && live_->waitingForSlurm()));
   if (!running) {
     QSignalBlocker block(timelineButton());
     timelineButton()->setChecked(false);
@@ -375,16 +406,47 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     return;
   }
   console::LaunchPlan plan = launchPlan;
-  const v1::JobSpec& spec = plan.spec;
   if (plan.workerPath.empty()) plan.workerPath = options_.workerPath.toStdString();
   if (plan.stateDir.empty()) plan.stateDir = options_.stateDir.toStdString();
+  const v1::JobSpec spec = plan.spec;
   live_.reset();
   live_ = std::make_unique<LiveRun>(
-      plan, options_.storePath,
+      std::move(plan), options_.storePath,
       [this](const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
         ingestLive(records, findings);
       },
       nullptr, files);
+  if (launchPlan.hosts.empty()) {
+    setBanner(tr("Starting %n rank(s) on this machine…", nullptr, static_cast<int>(spec.world_size())));
+  } else {
+    setBanner(tr("Starting %n rank(s)…", nullptr, static_cast<int>(spec.world_size())));
+  }
+  followLiveRun(spec);
+}
+
+void MainWindow::submitToSlurm(const console::RunFlags& flags) {
+  if (live_ && !live_->finished()) {
+    setBanner(tr("A run is already in progress; stop it before launching another."), true);
+    return;
+  }
+  live_.reset();
+  // The nodes' agents run the worker beside them, from the same (shared) install.
+  live_ = std::make_unique<LiveRun>(
+      flags, options_.agentPath.toStdString(), options_.storePath,
+      [this](const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
+        ingestLive(records, findings);
+      });
+  connect(live_.get(), &LiveRun::slurmSubmitted, this, [this](const QString& id, const QString& command) {
+    setBanner(tr("Submitted Slurm job %1: %2").arg(id, command));
+    updateLiveControls();
+  });
+  connect(live_.get(), &LiveRun::slurmState, this, [this](const QString& line) { setBanner(line); });
+  setBanner(tr("Submitting %n rank(s) to Slurm…", nullptr, flags.ranks));
+  followLiveRun(flags.spec);
+  pages_->setCurrentWidget(dashboard_);
+}
+
+void MainWindow::followLiveRun(const v1::JobSpec& spec) {
   const QString name = QString::fromStdString(spec.name());  // the dashboard names an unnamed run
   const bool recordFromStart = spec.timeline();
   connect(live_.get(), &LiveRun::started, this,
@@ -420,7 +482,7 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
     setBanner(tr("The run ended: %1 (%2).").arg(status, message), !succeeded);
-    if (shownRunId_ == live_->runId()) dashboard_->runEnded(status);
+    if (live_->runId() > 0 && shownRunId_ == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();
@@ -451,13 +513,27 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
     timelineButton()->setChecked(!on);
     setBanner(tr("Could not turn the timeline %1: %2").arg(on ? tr("on") : tr("off"), problem), true);
   });
-  if (plan.hosts.empty()) {
-    setBanner(tr("Starting %n rank(s) on this machine…", nullptr, static_cast<int>(spec.world_size())));
-  } else {
-    setBanner(tr("Starting %n rank(s)…", nullptr, static_cast<int>(spec.world_size())));
-  }
   updateLiveControls();
   live_->start();
+}
+
+void MainWindow::refreshSlurm() {
+  if (slurmCheckPending_) return;
+  slurmCheckPending_ = true;
+  // sinfo may hang on a controller that does not answer: off the GUI thread, with a hard limit. No Slurm is
+  // no error: the page then shows no cluster.
+  console::runInBackground<std::vector<console::SlurmPartition>>(
+      this, [] { return console::slurmPartitions(kSinfoTimeout); },
+      [this](std::vector<console::SlurmPartition> partitions) {
+        slurmCheckPending_ = false;
+        slurmModel_->setPartitions(std::move(partitions));
+        Q_EMIT slurmChecked();
+      },
+      [this](const QString&) {
+        slurmCheckPending_ = false;
+        slurmModel_->setPartitions({});
+        Q_EMIT slurmChecked();
+      });
 }
 
 void MainWindow::ingestLive(const std::vector<v1::Record>& records,

@@ -40,6 +40,7 @@ struct MainWindowOptions {
   QString storePath;   // empty: the user's default run history
   QString workerPath;  // empty: ringmaster-worker beside this program
   QString stateDir;    // empty: the embedded agent's default
+  QString agentPath;   // ringmaster-agent as a Slurm job's nodes run it; empty: the one beside this program
 };
 
 class MainWindow : public QMainWindow {
@@ -58,6 +59,12 @@ class MainWindow : public QMainWindow {
   void launch(const v1::JobSpec& spec);
   // Launches a plan made elsewhere (`ringmaster-gui --run -- <flags of ringmaster run>`) and shows it live.
   void launch(const console::LaunchPlan& plan, const LiveRunFiles& files = {});
+  // Submits a job to Slurm (the flags of `ringmaster run --slurm`), shows its queue state while it waits and
+  // then the run live, as for any launch.
+  void submitToSlurm(const console::RunFlags& flags);
+  // Asks Slurm for its partitions (sinfo, off the GUI thread, a few seconds at most); slurmChecked() tells
+  // when the Hosts page shows them (none where there is no Slurm).
+  void refreshSlurm();
   // The Hosts page's list (console::HostRegistry): add a remote agent, check a row again, re-check interval.
   void addHost(const console::HostEntry& entry);
   void checkHost(int row);
@@ -76,6 +83,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* pages() const { return pages_; }
   HostsPage* hostsPage() const { return hosts_; }
   console::HostsModel* hostsModel() const { return hostsModel_; }
+  console::SlurmPartitionsModel* slurmModel() const { return slurmModel_; }
   LaunchPage* launchPage() const { return launch_; }
   DashboardPage* dashboardPage() const { return dashboard_; }
   TimelinePage* timelinePage() const { return timeline_; }
@@ -104,12 +112,16 @@ class MainWindow : public QMainWindow {
   void bannerChanged(const QString& text);
   // A check of the host in `row` ended (its state is Connected or Unreachable).
   void hostChecked(int row);
+  // refreshSlurm() has its answer.
+  void slurmChecked();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
   void showRunData(std::unique_ptr<console::RunData> data, const RunHeading& heading);
+  // Shows the new live_ run as it starts, runs and ends, and starts it.
+  void followLiveRun(const v1::JobSpec& spec);
   // Refreshes the runs when another connection wrote to the store since the last look.
   void checkStoreChanged();
   void ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings);
@@ -125,6 +137,8 @@ class MainWindow : public QMainWindow {
   console::StoreAccess* store_;
   console::HostRegistry* registry_;
   console::HostsModel* hostsModel_;
+  console::SlurmPartitionsModel* slurmModel_;
+  bool slurmCheckPending_ = false;
   console::LogModel* logModel_;
   console::RunsModel* runsModel_;
   console::FindingsModel* findingsModel_;

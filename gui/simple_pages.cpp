@@ -3,6 +3,7 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -48,10 +49,26 @@ class SeverityDelegate : public QStyledItemDelegate {
 
 }  // namespace
 
-HostsPage::HostsPage(console::HostsModel* model, QWidget* parent) : QWidget(parent) {
+HostsPage::HostsPage(console::HostsModel* model, console::SlurmPartitionsModel* slurm, QWidget* parent)
+    : QWidget(parent) {
   view_ = table(model, this);
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view_->horizontalHeader()->setStretchLastSection(true);
+  auto* cluster = new QGroupBox(tr("Slurm cluster"), this);
+  cluster->setObjectName(QStringLiteral("slurmCluster"));
+  slurmView_ = table(slurm, cluster);
+  slurmView_->setObjectName(QStringLiteral("slurmPartitions"));
+  slurmView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  slurmView_->horizontalHeader()->setStretchLastSection(true);
+  auto* clusterLayout = new QVBoxLayout(cluster);
+  clusterLayout->addWidget(slurmView_);
+  auto* clusterNote = new QLabel(tr("Launch with \"Submit to Slurm\" to run a job on these nodes."), cluster);
+  clusterNote->setForegroundRole(QPalette::PlaceholderText);
+  clusterLayout->addWidget(clusterNote);
+  // Only a machine that can submit to Slurm shows the cluster.
+  cluster->setVisible(slurm->rowCount() > 0);
+  connect(slurm, &QAbstractItemModel::modelReset, cluster,
+          [cluster, slurm] { cluster->setVisible(slurm->rowCount() > 0); });
   address_ = new QLineEdit(this);
   address_->setPlaceholderText(tr("host or host:port of a ringmaster-agent"));
   token_ = new QLineEdit(this);
@@ -78,6 +95,7 @@ HostsPage::HostsPage(console::HostsModel* model, QWidget* parent) : QWidget(pare
   buttons->addWidget(remove);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(view_, 1);
+  layout->addWidget(cluster);
   layout->addLayout(form);
   layout->addLayout(buttons);
   connect(add, &QPushButton::clicked, this, [this] {

@@ -22,8 +22,10 @@ class HostsPage : public QWidget {
   Q_OBJECT
 
  public:
-  explicit HostsPage(console::HostsModel* model, QWidget* parent = nullptr);
+  // `slurm`: the Slurm cluster's partitions, shown under the hosts while there are any.
+  HostsPage(console::HostsModel* model, console::SlurmPartitionsModel* slurm, QWidget* parent = nullptr);
   QTableView* view() const { return view_; }
+  QTableView* slurmView() const { return slurmView_; }
 
  Q_SIGNALS:
   void addRequested(const console::HostEntry& entry);
@@ -32,6 +34,7 @@ class HostsPage : public QWidget {
 
  private:
   QTableView* view_;
+  QTableView* slurmView_;
   QLineEdit* address_;
   QLineEdit* token_;
   QLineEdit* ca_;

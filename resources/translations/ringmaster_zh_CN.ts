@@ -666,6 +666,33 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::console::SlurmPartitionsModel</name>
+    <message>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Idle nodes</source>
+        <translation>空闲节点</translation>
+    </message>
+    <message>
+        <source>Allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::ChartExport</name>
     <message>
         <source>Save as PNG…</source>
@@ -1054,6 +1081,14 @@
         <source>TLS CA</source>
         <translation>TLS CA</translation>
     </message>
+    <message>
+        <source>Slurm cluster</source>
+        <translation>Slurm 集群</translation>
+    </message>
+    <message>
+        <source>Launch with &quot;Submit to Slurm&quot; to run a job on these nodes.</source>
+        <translation>在“启动”页勾选“提交到 Slurm”即可在这些节点上运行作业。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LaunchPage</name>
@@ -1393,12 +1428,132 @@
         <source>Horovod response cache</source>
         <translation>Horovod 响应缓存</translation>
     </message>
+    <message>
+        <source>Submit to Slurm</source>
+        <translation>提交到 Slurm</translation>
+    </message>
+    <message>
+        <source>Slurm allocates the nodes and starts one agent on each; the ranks are placed by the allocation (ringmaster run --slurm)</source>
+        <translation>由 Slurm 分配节点并在每个节点上启动一个代理；各 rank 按分配结果放置（ringmaster run --slurm）</translation>
+    </message>
+    <message>
+        <source>as Slurm decides</source>
+        <translation>由 Slurm 决定</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群的默认分区</translation>
+    </message>
+    <message>
+        <source>e.g. 01:00:00; the partition&apos;s limit</source>
+        <translation>例如 01:00:00；默认为分区的上限</translation>
+    </message>
+    <message>
+        <source>your default account</source>
+        <translation>你的默认账户</translation>
+    </message>
+    <message>
+        <source>the default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>e.g. a100</source>
+        <translation>例如 a100</translation>
+    </message>
+    <message>
+        <source>e.g. gpu:4</source>
+        <translation>例如 gpu:4</translation>
+    </message>
+    <message>
+        <source>more sbatch options, e.g. --mem=8G --exclusive</source>
+        <translation>更多 sbatch 选项，例如 --mem=8G --exclusive</translation>
+    </message>
+    <message>
+        <source>Where each job&apos;s folder goes (its token, script and agents&apos; endpoints), on a filesystem the nodes share</source>
+        <translation>每个作业文件夹（令牌、脚本和代理端点）的存放位置，须位于各节点共享的文件系统上</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <source>Time limit</source>
+        <translation>时间限制</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>QoS</source>
+        <translation>QoS</translation>
+    </message>
+    <message>
+        <source>Constraint</source>
+        <translation>约束</translation>
+    </message>
+    <message>
+        <source>GRES</source>
+        <translation>GRES</translation>
+    </message>
+    <message>
+        <source>More sbatch options</source>
+        <translation>更多 sbatch 选项</translation>
+    </message>
+    <message>
+        <source>Job folders</source>
+        <translation>作业文件夹</translation>
+    </message>
+    <message>
+        <source>Backend: %1</source>
+        <translation>后端：%1</translation>
+    </message>
+    <message>
+        <source>Slurm: %1</source>
+        <translation>Slurm：%1</translation>
+    </message>
+    <message>
+        <source>no GPU</source>
+        <translation>没有 GPU</translation>
+    </message>
+    <message>
+        <source>its worker was built without %1</source>
+        <translation>其 worker 构建时未包含 %1</translation>
+    </message>
+    <message>
+        <source>this machine: %1</source>
+        <translation>本机：%1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 cannot run on %2</source>
+        <translation>%1 无法在 %2 上运行</translation>
+    </message>
+    <message>
+        <source>Slurm runs: %1 (%2: the job&apos;s id, chosen at launch)</source>
+        <translation>Slurm 将运行：%1（%2：作业 ID，启动时确定）</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>提交</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>
     <message>
         <source>the run is not running</source>
         <translation>运行未在进行中</translation>
+    </message>
+    <message>
+        <source>Slurm job %1 was cancelled before it started</source>
+        <translation>Slurm 作业 %1 在开始前已被取消</translation>
     </message>
 </context>
 <context>
@@ -1579,6 +1734,16 @@
     <message>
         <source>A file was cut short; what was whole is kept.</source>
         <translation>有文件不完整，已保留完整的部分。</translation>
+    </message>
+    <message>
+        <source>Submitted Slurm job %1: %2</source>
+        <translation>已提交 Slurm 作业 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Submitting %n rank(s) to Slurm…</source>
+        <translation>
+            <numerusform>正在向 Slurm 提交 %n 个 rank…</numerusform>
+        </translation>
     </message>
 </context>
 <context>

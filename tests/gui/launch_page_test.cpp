@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 
 #include "common/host_list.h"
@@ -167,6 +169,140 @@ TEST_F(LaunchPageTest, TheCommandLineParsesBackToTheFormsSpec) {
   google::protobuf::util::MessageDifferencer differ;
   differ.ReportDifferencesToString(&differences);
   EXPECT_TRUE(differ.Compare(flags.spec, expected)) << differences << "\nfrom: " << line.toStdString();
+}
+
+TEST_F(LaunchPageTest, WithSlurmTheCommandLineAndTheSubmissionAreTheFormsFlags) {
+  LaunchPage page;
+  QSignalSpy launched(&page, &LaunchPage::launchRequested);
+  QSignalSpy submitted(&page, &LaunchPage::slurmSubmitRequested);
+  fieldOf<QLineEdit>(page, "hosts")->setText("node-a:4");
+  fieldOf<QSpinBox>(page, "world_size")->setValue(8);
+  fieldOf<QComboBox>(page, "engine")->setCurrentText("horovod");
+  fieldOf<QSpinBox>(page, "hyper.epochs")->setValue(0);
+  fieldOf<QSpinBox>(page, "hyper.steps")->setValue(40);
+  EXPECT_TRUE(page.sbatchLine().isEmpty());
+  EXPECT_FALSE(page.findChild<QLabel*>(QStringLiteral("sbatchLine"))->isVisibleTo(&page));
+  fieldOf<QGroupBox>(page, "slurm")->setChecked(true);
+  fieldOf<QSpinBox>(page, "slurm.nodes")->setValue(2);
+  fieldOf<QLineEdit>(page, "slurm.partition")->setText("gpu");
+  fieldOf<QLineEdit>(page, "slurm.time")->setText("01:00:00");
+  fieldOf<QLineEdit>(page, "slurm.account")->setText("ml");
+  fieldOf<QLineEdit>(page, "slurm.qos")->setText("high");
+  fieldOf<QLineEdit>(page, "slurm.constraint")->setText("a100");
+  fieldOf<QLineEdit>(page, "slurm.gres")->setText("gpu:4");
+  fieldOf<QLineEdit>(page, "slurm.extra")->setText("--mem=8G \"--comment=two words\"");
+  fieldOf<QLineEdit>(page, "slurm.folder")->setText("/shared/ring master");
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  // Slurm places the ranks: the hosts the field names do not go with the job.
+  EXPECT_FALSE(fieldOf<QLineEdit>(page, "hosts")->isEnabled());
+  EXPECT_EQ(page.spec().hosts_size(), 0);
+
+  const console::RunFlags flags = parsedCommandLine(page);
+  EXPECT_TRUE(flags.slurm.submit);
+  EXPECT_EQ(flags.ranks, 8);
+  EXPECT_TRUE(flags.hostList.empty());
+  EXPECT_EQ(flags.slurm.nodes, 2);
+  EXPECT_EQ(flags.slurm.partition, "gpu");
+  EXPECT_EQ(flags.slurm.time, "01:00:00");
+  EXPECT_EQ(flags.slurm.account, "ml");
+  EXPECT_EQ(flags.slurm.qos, "high");
+  EXPECT_EQ(flags.slurm.constraint, "a100");
+  EXPECT_EQ(flags.slurm.gres, "gpu:4");
+  EXPECT_EQ(flags.slurm.extra, (std::vector<std::string>{"--mem=8G", "--comment=two words"}));
+  EXPECT_EQ(flags.slurm.folder, "/shared/ring master");
+  // The same spec, an empty message field and an absent one alike.
+  google::protobuf::util::MessageDifferencer equivalent;
+  equivalent.set_message_field_comparison(google::protobuf::util::MessageDifferencer::EQUIVALENT);
+  std::string differences;
+  equivalent.ReportDifferencesToString(&differences);
+  EXPECT_TRUE(equivalent.Compare(flags.spec, page.spec())) << differences;
+
+  // The sbatch line it will run, shown under the command line.
+  const QString sbatch = page.sbatchLine();
+  EXPECT_EQ(
+      sbatch.toStdString(),
+      "sbatch --parsable --ntasks=8 --nodes=2 --partition=gpu --time=01:00:00 --account=ml --qos=high "
+      "--constraint=a100 --gres=gpu:4 --no-requeue --mem=8G '--comment=two words' --job-name=ringmaster "
+      "'--output=/shared/ring master/JOB_ID/slurm-%j.out' '/shared/ring master/JOB_ID/job.sh'");
+  auto* shown = page.findChild<QLabel*>(QStringLiteral("sbatchLine"));
+  EXPECT_TRUE(shown->isVisibleTo(&page));
+  EXPECT_TRUE(shown->text().contains(sbatch)) << shown->text().toStdString();
+
+  // Submit hands over what the command line says.
+  auto* launch = page.findChild<QPushButton*>(QStringLiteral("launch"));
+  ASSERT_TRUE(launch->isEnabled());
+  launch->click();
+  EXPECT_EQ(launched.count(), 0);
+  ASSERT_EQ(submitted.count(), 1);
+  const auto handed = submitted.front().front().value<console::RunFlags>();
+  EXPECT_EQ(console::runArguments(handed), console::runArguments(flags));
+
+  // More nodes than ranks is Slurm's own flags' problem, named on the form.
+  fieldOf<QSpinBox>(page, "slurm.nodes")->setValue(9);
+  EXPECT_TRUE(page.problems().join('\n').contains("-N 9 asks for more nodes than -np 8"))
+      << page.problems().join('\n').toStdString();
+  EXPECT_FALSE(launch->isEnabled());
+
+  // Without Slurm the hosts are back.
+  fieldOf<QGroupBox>(page, "slurm")->setChecked(false);
+  EXPECT_TRUE(fieldOf<QLineEdit>(page, "hosts")->isEnabled());
+  EXPECT_EQ(page.spec().hosts_size(), 1);
+  EXPECT_FALSE(page.commandLine().contains("--slurm")) << page.commandLine().toStdString();
+}
+
+// A host's facts as an agent reports them: `gpus` GPUs, a worker built with gloo and nccl.
+v1::HostInfo hostWith(int gpus) {
+  v1::HostInfo info;
+  info.add_backends(v1::BACKEND_GLOO);
+  info.add_backends(v1::BACKEND_NCCL);
+  for (int i = 0; i < gpus; ++i) info.add_gpus()->set_name("GPU");
+  return info;
+}
+
+TEST_F(LaunchPageTest, NcclIsOfferedOnlyWhereTheChosenHostsHaveAGpu) {
+  LaunchPage page;
+  auto* backend = fieldOf<QComboBox>(page, "backend");
+  auto* choices = qobject_cast<QStandardItemModel*>(backend->model());
+  ASSERT_NE(choices, nullptr);
+  const int nccl = backend->findText("nccl");
+  ASSERT_GE(nccl, 0);
+  // Nothing known of the hosts yet: offered.
+  EXPECT_TRUE(choices->item(nccl)->isEnabled());
+
+  v1::HostInfo noBackendNccl;
+  noBackendNccl.add_backends(v1::BACKEND_GLOO);
+  page.setKnownHosts({{QString(), hostWith(0)},
+                      {"gpu-node", hostWith(2)},
+                      {"cpu-node", hostWith(0)},
+                      {"old-node", noBackendNccl}});
+  // This machine has no GPU.
+  EXPECT_FALSE(choices->item(nccl)->isEnabled());
+  EXPECT_EQ(choices->item(nccl)->toolTip().toStdString(), "nccl cannot run on this machine: no GPU");
+  EXPECT_TRUE(choices->item(backend->findText("gloo"))->isEnabled());
+  // A preset may still choose it: the form says why it cannot launch.
+  backend->setCurrentText("nccl");
+  EXPECT_TRUE(page.problems().contains("Backend: nccl cannot run on this machine: no GPU"))
+      << page.problems().join('\n').toStdString();
+  EXPECT_FALSE(page.findChild<QPushButton*>(QStringLiteral("launch"))->isEnabled());
+
+  // On the host with GPUs it can run.
+  fieldOf<QLineEdit>(page, "hosts")->setText("gpu-node:2");
+  EXPECT_TRUE(choices->item(nccl)->isEnabled());
+  EXPECT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  // Every chosen host must have one; the tooltip names those that do not.
+  fieldOf<QSpinBox>(page, "world_size")->setValue(3);
+  fieldOf<QLineEdit>(page, "hosts")->setText("gpu-node:1,cpu-node:1,old-node:1");
+  EXPECT_FALSE(choices->item(nccl)->isEnabled());
+  EXPECT_EQ(choices->item(nccl)->toolTip().toStdString(),
+            "nccl cannot run on cpu-node: no GPU; old-node: its worker was built without nccl");
+  // A host nobody checked is not judged.
+  fieldOf<QLineEdit>(page, "hosts")->setText("gpu-node:1,elsewhere:2");
+  EXPECT_TRUE(choices->item(nccl)->isEnabled());
+  // Slurm's nodes are not known before they are allocated.
+  fieldOf<QLineEdit>(page, "hosts")->clear();
+  EXPECT_FALSE(choices->item(nccl)->isEnabled());
+  fieldOf<QGroupBox>(page, "slurm")->setChecked(true);
+  EXPECT_TRUE(choices->item(nccl)->isEnabled());
 }
 
 TEST_F(LaunchPageTest, BadInputIsNamedAndBlocksTheLaunch) {
