@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -236,8 +237,15 @@ struct RunStore::Impl {
   };
   std::map<LaneKey, OpenChunk> openChunks;
   std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
+  int timelineFlushMs = 1000;
+  std::chrono::steady_clock::time_point lastTimelineFlush;
 
   ~Impl() {
+    try {
+      flushOpenChunks();
+    } catch (...) {
+      // The store cannot be written now: those events are lost, as with a console that dies.
+    }
     // Statements must go before the connection.
     insertStep.reset();
     insertOp.reset();
@@ -425,33 +433,50 @@ struct RunStore::Impl {
     }
   }
 
+  // Drops the run's open chunks from memory (what they hold that was not stored is lost).
   void forgetOpenChunks(int64_t runId) {
-    changedChunks.clear();
+    changedChunks.erase(std::remove_if(changedChunks.begin(), changedChunks.end(),
+                                       [&](const auto& it) { return it->first.runId == runId; }),
+                        changedChunks.end());
     constexpr int kLowest = std::numeric_limits<int>::min();
     openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
                      openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
   }
 
-  // Appends in one transaction, storing the open chunks it changed before it commits.
+  // Stores the open chunks changed since they were last stored (inside a transaction).
+  void storeChangedChunks() {
+    for (auto it : changedChunks) {
+      OpenChunk& open = it->second;
+      if (!open.changed) continue;  // filled and stored since
+      open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
+      open.changed = false;
+    }
+    changedChunks.clear();
+    lastTimelineFlush = std::chrono::steady_clock::now();
+  }
+
+  // Appends in one transaction, storing the changed open chunks with it when they are due.
   template <typename Body>
   void appending(Body&& body) {
     try {
       transaction([&] {
         body();
-        for (auto it : changedChunks) {
-          OpenChunk& open = it->second;
-          if (!open.changed) continue;  // filled and stored since
-          open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
-          open.changed = false;
+        if (!changedChunks.empty() && std::chrono::steady_clock::now() - lastTimelineFlush >=
+                                          std::chrono::milliseconds(timelineFlushMs)) {
+          storeChangedChunks();
         }
-        changedChunks.clear();
       });
     } catch (...) {
-      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks.
+      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks, and what the open ones
+      // held unstored is lost with the batch.
       changedChunks.clear();
       openChunks.clear();
       throw;
     }
+  }
+
+  void flushOpenChunks() {
+    if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
   }
 
   [[noreturn]] void damagedChunk(int64_t runId, int rank, std::string_view lane,
@@ -587,6 +612,7 @@ constexpr const char* kRunColumns =
 
 RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
+  impl_->timelineFlushMs = options.timelineFlushMs;
   if (options.readOnly) {
     openForReading(options);
   } else {
@@ -744,7 +770,10 @@ int64_t RunStore::createRun(const NewRun& run) {
 }
 
 void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
-  if (status != "running") impl_->forgetOpenChunks(runId);  // each is stored already
+  if (status != "running") {
+    impl_->flushOpenChunks();
+    impl_->forgetOpenChunks(runId);
+  }
   auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
   q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
 }
@@ -899,6 +928,7 @@ void RunStore::TimelineWriter::storeFull() {
 
 RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs) {
   ClippedEnds clipped;
+  impl_->flushOpenChunks();
   impl_->forgetOpenChunks(runId);  // its chunks are rewritten here
   impl_->transaction([&] {
     // Rows of runs stored before chunks.

@@ -99,6 +99,9 @@ class RunStore {
   struct Options {
     bool readOnly = false;
     int busyTimeoutMs = 5000;  // how long to wait for another writer before calling the file locked
+    // How long a live run's timeline events may wait in memory before their lanes' open chunks are stored
+    // again (see append); 0: with every batch.
+    int timelineFlushMs = 1000;
   };
 
   // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError.
@@ -136,8 +139,11 @@ class RunStore {
   // them.
   //
   // Timeline events are kept per lane (rank, lane name) in compressed chunks (see common/timeline_chunk.h).
-  // Appended here, each event is stored at once: a lane's last chunk stays open and is rewritten with each
-  // batch until it is full, so a reader, or the store after a crash, has every event committed.
+  // Appended here, a lane's events wait in its open chunk, which is stored when full and rewritten with the
+  // batch that comes timelineFlushMs or more after the last rewrite, when the run's status changes from
+  // "running", and when the store is closed: readers see a live run's timeline at most that late, and a
+  // console that dies loses at most that much of it. (Rewriting every lane's open chunk with every batch
+  // costs a live run of many ranks several times what its other records cost.)
   void append(int64_t runId, const v1::RecordBatch& batch);
   void append(int64_t runId, const std::vector<v1::Record>& records);
   void appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events);

@@ -211,7 +211,9 @@ TEST_F(TimelineStore, ALiveRunsEventsAreReadableAfterEveryBatchAndAfterACrash) {
   std::vector<std::string> expected;
   int64_t run = 0;
   {
-    RunStore writer(file());
+    RunStore::Options everyBatch;
+    everyBatch.timelineFlushMs = 0;
+    RunStore writer(file(), everyBatch);
     run = writer.createRun(named("live"));
     RunStore reader(file(), RunStore::Options{true, 5000});
     size_t next = 0;
@@ -238,6 +240,33 @@ TEST_F(TimelineStore, ALiveRunsEventsAreReadableAfterEveryBatchAndAfterACrash) {
   // A new writer continues the run in new chunks; nothing is lost or doubled.
   reopened.appendTimeline(run, {event(0, "comm", "late", 1, 2)});
   EXPECT_EQ(reopened.counts(run).timelineEvents, int64_t(lane.size() + other.size() + 1));
+}
+
+TEST_F(TimelineStore, ALiveRunsOpenChunksWaitUntilTheyAreDueTheRunEndsOrTheStoreCloses) {
+  RunStore::Options rarely;
+  rarely.timelineFlushMs = 3'600'000;
+  const auto lane = tensorLane(0, "compute", kTimelineChunkEvents + 30);
+  const std::vector<v1::TimelineEvent> first(lane.begin(), lane.begin() + 10);
+  const std::vector<v1::TimelineEvent> rest(lane.begin() + 10, lane.end());
+  RunStore reader(file(), RunStore::Options{});
+  int64_t ended = 0, closed = 0;
+  {
+    RunStore writer(file(), rarely);
+    ended = writer.createRun(named("ended"));
+    closed = writer.createRun(named("closed"));
+    writer.appendTimeline(ended, first);  // the first batch is stored at once
+    EXPECT_EQ(reader.counts(ended).timelineEvents, 10);
+    writer.appendTimeline(ended, rest);  // fills a chunk, which is stored; the rest waits
+    EXPECT_EQ(reader.counts(ended).timelineEvents, int64_t(kTimelineChunkEvents));
+    writer.appendTimeline(closed, first);
+    EXPECT_EQ(reader.counts(closed).timelineEvents, 0);
+    writer.setRunStatus(ended, "finished");
+    EXPECT_EQ(reader.counts(ended).timelineEvents, int64_t(lane.size()));
+  }
+  EXPECT_EQ(reader.counts(closed).timelineEvents, 10);
+  std::vector<std::string> expected;
+  for (const auto& e : lane) expected.push_back(describe(e));
+  EXPECT_EQ(events(reader, ended), expected);
 }
 
 TEST_F(TimelineStore, ABulkWriterStoresFullChunksThenTheRestOnFinish) {
