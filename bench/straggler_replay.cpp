@@ -4,9 +4,11 @@
 // its sensitivity on real runs recorded once (e.g. by bench/straggler-detection with --keep).
 //
 //   straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] [--window W] [--min-score Z]
+//                          [--arrival-threshold L]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <set>
 #include <string>
 
@@ -15,35 +17,10 @@
 
 using namespace ringmaster;
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] "
-                 "[--window W] [--min-score Z]\n");
-    return 2;
-  }
-  diagnosis::DiagnosisConfig config;
-  auto& s = config.straggler;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const double v = std::atof(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--allowance"))
-      s.cusumAllowance = v;
-    else if (!std::strcmp(argv[i], "--threshold"))
-      s.cusumThreshold = v;
-    else if (!std::strcmp(argv[i], "--min-slowdown"))
-      s.minSlowdown = v;
-    else if (!std::strcmp(argv[i], "--window"))
-      s.window = size_t(v);
-    else if (!std::strcmp(argv[i], "--min-score"))
-      s.minScore = v;
-    else {
-      std::fprintf(stderr, "straggler_replay: unknown option %s\n", argv[i]);
-      return 2;
-    }
-  }
-  RunStore::Options options;
-  options.readOnly = true;
-  RunStore store(argv[1], options);
+// Prints, for each run of the store, the ranks the detector accuses with `config` (the store is upgraded to
+// the current schema if it is older).
+void replayAll(const std::string& path, const diagnosis::DiagnosisConfig& config) {
+  RunStore store(path);
   for (const auto& info : store.runs()) {
     const auto series = store.rankSeries(info.id);
     const int worldSize = info.worldSize > 0 ? info.worldSize : int(series.size());
@@ -66,6 +43,42 @@ int main(int argc, char** argv) {
     for (int r : accused) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
     std::printf("run %lld %-8s %d ranks: accused [%s] (+%d info)  %s\n", (long long)info.id,
                 info.name.c_str(), worldSize, ranks.c_str(), infos, first.c_str());
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] "
+                 "[--window W] [--min-score Z] [--arrival-threshold L]\n");
+    return 2;
+  }
+  diagnosis::DiagnosisConfig config;
+  auto& s = config.straggler;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const double v = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--allowance"))
+      s.cusumAllowance = v;
+    else if (!std::strcmp(argv[i], "--threshold"))
+      s.cusumThreshold = v;
+    else if (!std::strcmp(argv[i], "--min-slowdown"))
+      s.minSlowdown = v;
+    else if (!std::strcmp(argv[i], "--window"))
+      s.window = size_t(v);
+    else if (!std::strcmp(argv[i], "--min-score"))
+      s.minScore = v;
+    else if (!std::strcmp(argv[i], "--arrival-threshold"))
+      s.arrivalThreshold = v;
+    else {
+      std::fprintf(stderr, "straggler_replay: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  try {
+    replayAll(argv[1], config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "straggler_replay: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -120,6 +120,7 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   const double typical = typicalOwn();
   const std::vector<WindowScore> scores = scoreWindows(step, typical);
   accumulate(typical);
+  accumulateArrival(pending, typical);
   for (size_t r = 0; r < n; ++r) {
     updateEpisode(int(r), scores[r], pending, medianOwn, medianCompute, medianData, commStats.median,
                   medianTotal);
@@ -199,13 +200,41 @@ void StragglerDetector::accumulate(double typical) {
   }
 }
 
+void StragglerDetector::accumulateArrival(const PendingStep& pending, double typical) {
+  const size_t n = ranks_.size();
+  if (n < 3 || !(typical > 0)) return;
+  // The last rank to reach the collective is the one that waits least in it.
+  size_t last = 0;
+  for (size_t r = 1; r < n; ++r) {
+    if (pending.samples[r]->comm_wait_ns() < pending.samples[last]->comm_wait_ns()) last = r;
+  }
+  const double chance = 1.0 / double(n);
+  const double twice = std::min(2 * chance, 0.9);
+  const double lateWeight = std::log(twice / chance);
+  const double onTimeWeight = std::log((1 - twice) / (1 - chance));
+  for (size_t r = 0; r < n; ++r) {
+    Arrival& a = ranks_[r].arrival;
+    if (a.llr <= 0) a = Arrival{};
+    a.llr = std::max(0.0, a.llr + (r == last ? lateWeight : onTimeWeight));
+    a.excesses.push_back(ranks_[r].window.back().own / typical);
+    if (a.llr >= config_.arrivalThreshold) {
+      // Late more often than chance, and slower for it: a straggler, not a rank that happens to be scheduled
+      // last. The ratio is held at twice the threshold, so that evidence to the contrary ends it in time.
+      a.late = stats::median(a.excesses) >= config_.minSlowdown;
+      a.llr = std::min(a.llr, 2 * config_.arrivalThreshold);
+    }
+    if (a.llr <= 0) a.late = false;
+  }
+}
+
 void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const PendingStep& pending,
                                       double medianOwn, double medianCompute, double medianData,
                                       double medianComm, double medianTotal) {
   RankState& state = ranks_[size_t(rank)];
   const bool windowSlow = score.ownScore >= config_.minScore && score.ownSlowdown >= config_.minSlowdown;
   // Evidence accumulated over the run is confirmation enough.
-  const bool sustained = state.cusum.slow && state.cusum.slowLevel >= config_.minSlowdown;
+  const bool sustained =
+      (state.cusum.slow && state.cusum.slowLevel >= config_.minSlowdown) || state.arrival.late;
   const bool slowOwn = windowSlow || sustained;
   // Slow communication at equal own time: a slow link or NIC on this rank. Not with two ranks: there the
   // median is their mean, and one rank's longer all-reduce is only the other's lateness seen from the rank
@@ -235,7 +264,11 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
     // half as slow as the window; for communication, a step that scored high on its own. Found by the
     // CUSUM alone, it began where the evidence started to add up.
     episode.sinceStep = score.step;
-    if (!windowSlow && !slowComm) episode.sinceStep = state.cusum.sinceStep;
+    if (!windowSlow && !slowComm)
+      episode.sinceStep =
+          state.cusum.slow
+              ? state.cusum.sinceStep
+              : score.step + 1 - std::min<uint64_t>(score.step + 1, state.arrival.excesses.size());
     for (const auto& s : state.window) {
       const bool slow = slowComm     ? s.commScore >= config_.minScore
                         : windowSlow ? s.medianOwn > 0 && s.own / s.medianOwn >= score.ownSlowdown / 2

@@ -53,6 +53,10 @@ struct StragglerConfig {
   double cusumAllowance = 0.05;
   double cusumThreshold = 14;
   double cusumClip = 1;
+  // Arrival order (three ranks or more): a sequential test of "this rank is the last to reach the all-reduce
+  // (it waits least) twice as often as chance". The log-likelihood ratio that makes a straggler, when its own
+  // time over those steps is also at least minSlowdown above the median.
+  double arrivalThreshold = 8;
 };
 
 class StragglerDetector {
@@ -106,9 +110,16 @@ class StragglerDetector {
     double slowLevel = 0;          // the median relative excess when it crossed
     double recovery = 0;           // noise units of evidence that the excess is gone
   };
+  // The sequential test of arrival order, and the rank's relative own excess over the steps it covers.
+  struct Arrival {
+    double llr = 0;                // log-likelihood ratio, late twice as often as chance against chance
+    std::vector<double> excesses;  // relative own excess of each step since llr last stood at zero
+    bool late = false;             // crossed, with an own excess to show for it; until llr is back at zero
+  };
   struct RankState {
     std::deque<StepExcess> window;
     Cusum cusum;
+    Arrival arrival;
     std::optional<Episode> current;
     size_t slowRun = 0;  // consecutive evaluations that looked slow
     size_t fastRun = 0;  // and that did not
@@ -124,6 +135,8 @@ class StragglerDetector {
   std::vector<WindowScore> scoreWindows(uint64_t step, double typical);
   // Adds the newest step's excess to each rank's CUSUM.
   void accumulate(double typical);
+  // Adds the newest step's arrival order (who waited least in the all-reduce) to each rank's test.
+  void accumulateArrival(const PendingStep& pending, double typical);
   // The median rank's own time over the window (ns).
   double typicalOwn() const;
   void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,
