@@ -218,16 +218,42 @@ std::vector<TuneSetting> survivors(const std::vector<TrialResult>& round, size_t
   return next;
 }
 
-std::string recommendation(const std::vector<TrialResult>& lastRound) {
+namespace {
+
+// The measured trials of a round that a recommendation weighs.
+struct RoundLeaders {
   const TrialResult* base = nullptr;
   const TrialResult* best = nullptr;  // the highest throughput, the default included
   const TrialResult* bestOther = nullptr;
-  for (const auto& t : lastRound) {
-    if (!t.measured()) continue;
-    if (t.isDefault) base = &t;
-    if (!best || t.metrics.throughput > best->metrics.throughput) best = &t;
-    if (!t.isDefault && (!bestOther || t.metrics.throughput > bestOther->metrics.throughput)) bestOther = &t;
+
+  explicit RoundLeaders(const std::vector<TrialResult>& round) {
+    for (const auto& t : round) {
+      if (!t.measured()) continue;
+      if (t.isDefault) base = &t;
+      if (!best || t.metrics.throughput > best->metrics.throughput) best = &t;
+      if (!t.isDefault && (!bestOther || t.metrics.throughput > bestOther->metrics.throughput))
+        bestOther = &t;
+    }
   }
+  // The best beats the default beyond the interval.
+  bool bestWins() const {
+    return base && bestOther && best != base && best->againstDefault && best->againstDefault->verdict() > 0;
+  }
+};
+
+}  // namespace
+
+std::optional<TuneSetting> recommendedSetting(const std::vector<TrialResult>& lastRound) {
+  const RoundLeaders leaders(lastRound);
+  if (!leaders.bestWins()) return std::nullopt;
+  return leaders.best->setting;
+}
+
+std::string recommendation(const std::vector<TrialResult>& lastRound) {
+  const RoundLeaders leaders(lastRound);
+  const TrialResult* base = leaders.base;
+  const TrialResult* best = leaders.best;
+  const TrialResult* bestOther = leaders.bestOther;
   if (!base) return "the default's trial has no measured throughput: nothing to compare against";
   if (!bestOther) return "no trial but the default's was measured: nothing to recommend";
   if (best == base) {
@@ -237,7 +263,7 @@ std::string recommendation(const std::vector<TrialResult>& lastRound) {
     return text + " (" + runLabel(*bestOther) + ")";
   }
   const std::string against = " (" + runLabel(*best) + " against " + runLabel(*base) + ")";
-  if (best->againstDefault && best->againstDefault->verdict() > 0) {
+  if (leaders.bestWins()) {
     return "best: " + best->setting.flags() + ", " + deltaText(*best->againstDefault) + " over the default" +
            against;
   }

@@ -95,5 +95,8 @@ std::vector<TuneSetting> survivors(const std::vector<TrialResult>& round, size_t
 // (run 14 against run 12)" when the trial with the highest throughput beats the default beyond the interval,
 // else "the default is as good as any trial: ..." naming the best trial and its interval.
 std::string recommendation(const std::vector<TrialResult>& lastRound);
+// The setting that recommendation() recommends: the best trial's when it beats the default beyond the
+// interval; absent when the default stays (or nothing was measured to compare).
+std::optional<TuneSetting> recommendedSetting(const std::vector<TrialResult>& lastRound);
 
 }  // namespace ringmaster::console

@@ -148,12 +148,20 @@ TrialResult TuneSession::runTrial(const TuneSetting& setting, size_t round,
   return trial;
 }
 
-std::string TuneSession::recommendation() const {
+std::vector<TrialResult> TuneSession::lastRound() const {
   std::vector<TrialResult> last;
   for (const auto& t : trials_) {
     if (t.round == lastRound_) last.push_back(t);
   }
-  return console::recommendation(last);
+  return last;
+}
+
+std::string TuneSession::recommendation() const {
+  return console::recommendation(lastRound());
+}
+
+std::optional<TuneSetting> TuneSession::recommendedSetting() const {
+  return console::recommendedSetting(lastRound());
 }
 
 }  // namespace ringmaster::console

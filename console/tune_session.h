@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,11 @@ class TuneSession {
   const std::string& failure() const { return failure_; }
   // The recommendation from the last round that ran (tune_search's recommendation()).
   std::string recommendation() const;
+  // The setting it recommends (tune_search's recommendedSetting()); absent when the default stays.
+  std::optional<TuneSetting> recommendedSetting() const;
 
  private:
+  std::vector<TrialResult> lastRound() const;
   TrialResult runTrial(const TuneSetting& setting, size_t round, const std::function<bool()>& stopRequested);
 
   TuneOptions options_;

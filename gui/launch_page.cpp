@@ -329,6 +329,9 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   launch_ = new QPushButton(tr("Launch"), this);
   launch_->setObjectName(QStringLiteral("launch"));
   launch_->setDefault(true);
+  tune_ = new QPushButton(tr("Tune…"), this);
+  tune_->setObjectName(QStringLiteral("tune"));
+  tune_->setToolTip(tr("Search this job's bucket cap or fusion threshold × cycle time with short runs"));
 
   auto* columns = new QHBoxLayout;
   auto* left = new QVBoxLayout;
@@ -350,6 +353,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   presetRow->addWidget(loadPresetButton);
   presetRow->addWidget(savePresetButton);
   presetRow->addStretch();
+  presetRow->addWidget(tune_);
   presetRow->addWidget(launch_);
 
   auto* commandRow = new QHBoxLayout;
@@ -421,6 +425,17 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
     // runs.
     try {
       Q_EMIT slurmSubmitRequested(console::parseRunFlags(console::runArguments(runFlags())));
+    } catch (const InputError& e) {
+      problemsLabel_->setText(QString::fromStdString(e.what()));
+      problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
+    }
+  });
+  connect(tune_, &QPushButton::clicked, this, [this] {
+    if (!problems().isEmpty()) return;
+    // What the command line says, read as `ringmaster tune` reads it: the job the form shows is the one
+    // tuned.
+    try {
+      Q_EMIT tuneRequested(console::parseRunFlags(console::runArguments(runFlags())));
     } catch (const InputError& e) {
       problemsLabel_->setText(QString::fromStdString(e.what()));
       problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
@@ -803,6 +818,7 @@ void LaunchPage::revalidate() {
                                     : QString());
   launch_->setText(submitsToSlurm() ? tr("Submit") : tr("Launch"));
   launch_->setEnabled(found.isEmpty() && launchEnabled_);
+  tune_->setEnabled(found.isEmpty());
   launch_->setToolTip(launchEnabled_ ? QString() : launchBlockedWhy_);
 }
 

@@ -81,6 +81,8 @@ class LaunchPage : public QWidget {
   void launchRequested(const v1::JobSpec& spec);
   // "Submit" with Slurm on: the flags of the form's command line, as `ringmaster run` parses them.
   void slurmSubmitRequested(const console::RunFlags& flags);
+  // "Tune…": the flags of the form's command line, as `ringmaster tune` parses them.
+  void tuneRequested(const console::RunFlags& flags);
 
  private:
   // A problem with the form: the field it belongs to (a spec path, as validateJobSpec names it) and the words
@@ -159,6 +161,7 @@ class LaunchPage : public QWidget {
   QPlainTextEdit* command_;
   QComboBox* presets_;
   QPushButton* launch_;
+  QPushButton* tune_;
   QString launchBlockedWhy_;
   bool launchEnabled_ = true;
 };

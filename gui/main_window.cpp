@@ -30,6 +30,7 @@
 #include "gui/simple_pages.h"
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
+#include "gui/tune_dialog.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -136,6 +137,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(launch_, &LaunchPage::launchRequested, this, qOverload<const v1::JobSpec&>(&MainWindow::launch));
   connect(launch_, &LaunchPage::slurmSubmitRequested, this, &MainWindow::submitToSlurm);
+  connect(launch_, &LaunchPage::tuneRequested, this, &MainWindow::openTune);
   connect(dashboard_, &DashboardPage::rankSelected, this, &MainWindow::selectRank);
   connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
     if (live_) {
@@ -394,6 +396,30 @@ void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const RunHe
   dashboard_->setFindings(run_->findings);
   selectRank(-1);
   Q_EMIT runShown(runId);
+}
+
+void MainWindow::openTune(console::RunFlags flags) {
+  // A running session keeps its dialog; a finished one gives way to the form's job.
+  if (tune_ && tune_->running()) {
+    tune_->raise();
+    tune_->activateWindow();
+    return;
+  }
+  if (tune_) tune_->deleteLater();
+  if (flags.worker.empty()) flags.worker = options_.workerPath.toStdString();
+  if (flags.stateDir.empty()) flags.stateDir = options_.stateDir.toStdString();
+  if (flags.store.empty()) flags.store = options_.storePath.toStdString();
+  tune_ = new TuneDialog(std::move(flags), this);
+  tune_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(tune_, &TuneDialog::trialEnded, this, &MainWindow::refreshRuns);
+  connect(tune_, &TuneDialog::settingChosen, this, [this](const console::TuneSetting& setting) {
+    v1::JobSpec spec = launch_->spec();
+    setting.applyTo(spec);
+    launch_->setSpec(spec);
+    showPage(Launch);
+    setBanner(tr("The Launch form now has %1.").arg(QString::fromStdString(setting.flags())));
+  });
+  tune_->show();
 }
 
 void MainWindow::launch(const v1::JobSpec& spec) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "console/runs_model.h"
 #include "gui/dashboard_page.h"
 #include "gui/live_run.h"
+#include "gui/tune_dialog.h"
 
 class QLabel;
 class QAbstractButton;
@@ -95,6 +97,8 @@ class MainWindow : public QMainWindow {
   console::LogModel* logModel() const { return logModel_; }
   console::RunData* shownRun() const { return run_.get(); }
   LiveRun* liveRun() const { return live_.get(); }
+  // The Launch page's "Tune…" dialog, once opened.
+  TuneDialog* tuneDialog() const { return tune_.data(); }
   console::StoreAccess* store() const { return store_; }
   int selectedRank() const { return selectedRank_; }
   // The dashboard's "Record timeline": starts and stops timeline recording on every rank of the live run.
@@ -129,12 +133,15 @@ class MainWindow : public QMainWindow {
   void setBanner(const QString& text, bool warning = false);
   void updateLiveControls();
   void restoreSettings();
+  // Opens the Tune dialog for the Launch form's job (console::TuneSession over `flags`).
+  void openTune(console::RunFlags flags);
   void saveSettings();
 
   MainWindowOptions options_;
   QTabWidget* pages_;
   QLabel* banner_;
   console::StoreAccess* store_;
+  QPointer<TuneDialog> tune_;
   console::HostRegistry* registry_;
   console::HostsModel* hostsModel_;
   console::SlurmPartitionsModel* slurmModel_;

@@ -1544,6 +1544,14 @@
         <source>Submit</source>
         <translation>提交</translation>
     </message>
+    <message>
+        <source>Tune…</source>
+        <translation>调优…</translation>
+    </message>
+    <message>
+        <source>Search this job&apos;s bucket cap or fusion threshold × cycle time with short runs</source>
+        <translation>用几次短运行搜索此作业的桶上限或融合阈值 × 周期时间</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>
@@ -1744,6 +1752,10 @@
         <translation>
             <numerusform>正在向 Slurm 提交 %n 个 rank…</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The Launch form now has %1.</source>
+        <translation>启动表单现已设为 %1。</translation>
     </message>
 </context>
 <context>
@@ -2133,6 +2145,165 @@
     <message>
         <source>last rank ready</source>
         <translation>最后就绪的 rank</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::TuneDialog</name>
+    <message>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <source>DDP bucket cap (--bucket-cap-mb)</source>
+        <translation>DDP 桶上限（--bucket-cap-mb）</translation>
+    </message>
+    <message>
+        <source>Horovod fusion threshold × cycle time (--fusion-threshold-mb, --cycle-time-ms)</source>
+        <translation>Horovod 融合阈值 × 周期时间（--fusion-threshold-mb、--cycle-time-ms）</translation>
+    </message>
+    <message>
+        <source>Runs to make at most, the default&apos;s included; from 6 on, successive halving: the better half of each round runs again twice as long</source>
+        <translation>最多运行的次数（含默认配置）；6 次起采用逐次减半：每轮较好的一半以两倍长度再运行</translation>
+    </message>
+    <message>
+        <source>tune-&lt;date&gt;-&lt;time&gt;</source>
+        <translation>tune-&lt;日期&gt;-&lt;时间&gt;</translation>
+    </message>
+    <message>
+        <source>The trials are stored runs tagged tune:&lt;name&gt;</source>
+        <translation>各次试验作为运行保存，标签为 tune:&lt;名称&gt;</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Trials</source>
+        <translation>试验次数</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Round</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>vs default [95 % CI]</source>
+        <translation>相对默认 [95 % 置信区间]</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Throughput per trial; whiskers: 95 % interval against the default&apos;s run</source>
+        <translation>每次试验的吞吐量；须线：相对默认配置运行的 95 % 区间</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>the default</source>
+        <translation>默认配置</translation>
+    </message>
+    <message>
+        <source>trial</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Use in the Launch form</source>
+        <translation>用于启动表单</translation>
+    </message>
+    <message>
+        <source>%1 × %2 steps</source>
+        <translation>%1 × %2 步</translation>
+    </message>
+    <message>
+        <source>Session %1: %2 in rounds of %3; each trial is a run tagged %4 in %5</source>
+        <translation>会话 %1：%2，轮次为 %3；每次试验是 %5 中标签为 %4 的一次运行</translation>
+    </message>
+    <message>
+        <source>Running trial 1…</source>
+        <translation>正在运行试验 1…</translation>
+    </message>
+    <message>
+        <source>Stopping the running trial…</source>
+        <translation>正在停止运行中的试验…</translation>
+    </message>
+    <message>
+        <source>%1 (the default)</source>
+        <translation>%1（默认配置）</translation>
+    </message>
+    <message>
+        <source>(the default)</source>
+        <translation>（默认配置）</translation>
+    </message>
+    <message>
+        <source>Trial %1 ended (%2); running trial %3…</source>
+        <translation>试验 %1 已结束（%2）；正在运行试验 %3…</translation>
+    </message>
+    <message>
+        <source>Trial %1 ended (%2).</source>
+        <translation>试验 %1 已结束（%2）。</translation>
+    </message>
+    <message>
+        <source>The session ended early: %1</source>
+        <translation>会话提前结束：%1</translation>
+    </message>
+    <message>
+        <source>Stopped; trials that ended: %1.</source>
+        <translation>已停止；已结束的试验：%1 次。</translation>
+    </message>
+    <message>
+        <source>The session ended; trials: %1.</source>
+        <translation>会话已结束；试验：%1 次。</translation>
+    </message>
+    <message>
+        <source>From the trials that ended: %1</source>
+        <translation>根据已结束的试验：%1</translation>
+    </message>
+    <message>
+        <source>Sets %1 in the Launch form</source>
+        <translation>在启动表单中设置 %1</translation>
+    </message>
+    <message>
+        <source>No setting beat the default beyond its interval</source>
+        <translation>没有设置在区间之外胜过默认配置</translation>
     </message>
 </context>
 </TS>

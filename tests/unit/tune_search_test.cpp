@@ -130,6 +130,9 @@ TEST(TuneSearch, TheRecommendationIsTheFastestTrialWithItsIntervalAgainstTheDefa
       round({trial(25, 1000, 0.01, 1, true), trial(50, 1100, 0.01, 2), trial(5, 1050, 0.01, 3)}));
   EXPECT_EQ(best.rfind("best: --bucket-cap-mb 50, +10.0 % [+", 0), 0u) << best;
   EXPECT_NE(best.find("over the default (run 2 against run 1)"), std::string::npos) << best;
+  EXPECT_EQ(recommendedSetting(
+                round({trial(25, 1000, 0.01, 1, true), trial(50, 1100, 0.01, 2), trial(5, 1050, 0.01, 3)})),
+            (TuneSetting{TuneTarget::BucketCap, {50}}));
 
   // Faster by less than the noise: the default is as good.
   const std::string noise =
@@ -139,6 +142,10 @@ TEST(TuneSearch, TheRecommendationIsTheFastestTrialWithItsIntervalAgainstTheDefa
       0u)
       << noise;
   EXPECT_NE(noise.find("within the noise (run 2 against run 1)"), std::string::npos) << noise;
+  EXPECT_EQ(recommendedSetting(
+                round({trial(25, 1000, 0.4, 1, true), trial(50, 1010, 0.4, 2), trial(5, 990, 0.4, 3)})),
+            std::nullopt)
+      << "the default stays";
 
   // The default measured best.
   const std::string fastestDefault = recommendation(
@@ -149,4 +156,7 @@ TEST(TuneSearch, TheRecommendationIsTheFastestTrialWithItsIntervalAgainstTheDefa
                            0),
       0u)
       << fastestDefault;
+  EXPECT_EQ(recommendedSetting(
+                round({trial(25, 1200, 0.01, 1, true), trial(50, 1100, 0.01, 2), trial(5, 1000, 0.01, 3)})),
+            std::nullopt);
 }
