@@ -127,8 +127,7 @@ TuneDialog::TuneDialog(console::RunFlags flags, QWidget* parent) : QDialog(paren
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(table_);
   split->addWidget(view);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  split->setSizes({220, 380});  // in proportion: the chart gets the larger part
 
   recommendationLabel_ = new QLabel(this);
   recommendationLabel_->setWordWrap(true);
@@ -166,6 +165,7 @@ void TuneDialog::closeEvent(QCloseEvent* event) {
   // The session's ranks run on: stop them first, then close once it has ended.
   if (running_) {
     stop();
+    closeWhenEnded_ = true;
     event->ignore();
     return;
   }
@@ -211,6 +211,7 @@ void TuneDialog::start() {
                           text(session_->storePath())));
   status_->setText(tr("Running trial 1…"));
   stopRequested_ = false;
+  closeWhenEnded_ = false;
   running_ = true;
   updateControls();
 
@@ -328,6 +329,7 @@ void TuneDialog::finish(const QString& recommendation, std::optional<console::Tu
   }
   updateControls();
   Q_EMIT sessionEnded();
+  if (closeWhenEnded_) close();
 }
 
 void TuneDialog::updateControls() {

@@ -84,6 +84,7 @@ class TuneDialog : public QDialog {
   std::thread runner_;
   std::atomic<bool> stopRequested_{false};
   bool running_ = false;
+  bool closeWhenEnded_ = false;  // closed while running: it closes once the stopped session has ended
   std::vector<console::TrialResult> trials_;
   QString recommendation_;
   std::optional<console::TuneSetting> recommended_;

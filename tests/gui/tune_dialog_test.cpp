@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Tune dialog against real runs, offscreen: the Launch form's job tuned with 4 short trials of 2 ranks
 // through the embedded agent, every trial in the table, on the chart and in the history with the session's
-// tag, and the recommendation the session makes; Stop stopping a session mid-way, in the Chinese interface.
+// tag, and the recommendation the session makes; Stop stopping a session mid-way, and closing the window
+// stopping it first, in the Chinese interface.
 // The dialog is saved to PNG under the build folder (build/screenshots) in both languages.
 #include "gui/tune_dialog.h"
 
@@ -13,6 +14,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -166,6 +168,17 @@ TEST_F(TuneDialogTest, StopEndsARunningSessionInTheChineseInterface) {
   EXPECT_EQ(dialog->table()->rowCount(), static_cast<int>(dialog->trials().size()));
   EXPECT_TRUE(dialog->startButton()->isEnabled());
   dialog->grab().save(screenshot(QStringLiteral("tune_zh_CN.png")));
+
+  // Closing a running session's window stops it first, then closes.
+  QPointer<TuneDialog> guard(dialog);
+  const int before = ended;
+  dialog->startButton()->click();
+  ASSERT_TRUE(test::waitUntil([&] { return ended > before; }, kSessionTimeoutMs));
+  ASSERT_TRUE(dialog->running());
+  EXPECT_FALSE(dialog->close()) << "not while its trial runs";
+  EXPECT_TRUE(dialog->isVisible());
+  EXPECT_FALSE(dialog->stopButton()->isEnabled()) << "it is stopping";
+  EXPECT_TRUE(test::waitUntil([&] { return !guard || !guard->isVisible(); }, kSessionTimeoutMs));
   installTranslation(*QCoreApplication::instance(), QStringLiteral("en"));
 }
 
