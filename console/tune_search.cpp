@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/tune_search.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -36,14 +37,6 @@ size_t halvingRuns(size_t first) {
     if (n <= 2) break;
   }
   return runs;
-}
-
-std::string runLabel(const TrialResult& t) {
-  return "run " + std::to_string(t.runId);
-}
-
-std::string deltaText(const MetricDelta& d) {
-  return ComparisonModel::formatDelta(d).toStdString();
 }
 
 }  // namespace
@@ -250,26 +243,50 @@ std::optional<TuneSetting> recommendedSetting(const std::vector<TrialResult>& la
 }
 
 std::string recommendation(const std::vector<TrialResult>& lastRound) {
+  // In the console's language (English where no translation is installed, as in the CLI).
   const RoundLeaders leaders(lastRound);
   const TrialResult* base = leaders.base;
   const TrialResult* best = leaders.best;
   const TrialResult* bestOther = leaders.bestOther;
-  if (!base) return "the default's trial has no measured throughput: nothing to compare against";
-  if (!bestOther) return "no trial but the default's was measured: nothing to recommend";
+  if (!base) {
+    return QCoreApplication::translate(
+               "ringmaster::console::TuneSearch",
+               "the default's trial has no measured throughput: nothing to compare against")
+        .toStdString();
+  }
+  if (!bestOther) {
+    return QCoreApplication::translate("ringmaster::console::TuneSearch",
+                                       "no trial but the default's was measured: nothing to recommend")
+        .toStdString();
+  }
+  auto measured = [](const TrialResult& t) {
+    return t.againstDefault ? ComparisonModel::formatDelta(*t.againstDefault) : QStringLiteral("-");
+  };
+  auto flags = [](const TrialResult& t) { return QString::fromStdString(t.setting.flags()); };
   if (best == base) {
-    std::string text = "the default is as good as any trial: it measured the highest throughput (" +
-                       runLabel(*base) + "); the next best, " + bestOther->setting.flags();
-    if (bestOther->againstDefault) text += ", measured " + deltaText(*bestOther->againstDefault);
-    return text + " (" + runLabel(*bestOther) + ")";
+    return QCoreApplication::translate("ringmaster::console::TuneSearch",
+                                       "the default is as good as any trial: it measured the highest "
+                                       "throughput (run %1); the next best, %2, measured %3 (run %4)")
+        .arg(base->runId)
+        .arg(flags(*bestOther), measured(*bestOther))
+        .arg(bestOther->runId)
+        .toStdString();
   }
-  const std::string against = " (" + runLabel(*best) + " against " + runLabel(*base) + ")";
   if (leaders.bestWins()) {
-    return "best: " + best->setting.flags() + ", " + deltaText(*best->againstDefault) + " over the default" +
-           against;
+    return QCoreApplication::translate("ringmaster::console::TuneSearch",
+                                       "best: %1, %2 over the default (run %3 against run %4)")
+        .arg(flags(*best), measured(*best))
+        .arg(best->runId)
+        .arg(base->runId)
+        .toStdString();
   }
-  std::string text = "the default is as good as any trial: the best, " + best->setting.flags();
-  if (best->againstDefault) text += ", measured " + deltaText(*best->againstDefault);
-  return text + " over the default, within the noise" + against;
+  return QCoreApplication::translate("ringmaster::console::TuneSearch",
+                                     "the default is as good as any trial: the best, %1, measured %2 over "
+                                     "the default, within the noise (run %3 against run %4)")
+      .arg(flags(*best), measured(*best))
+      .arg(best->runId)
+      .arg(base->runId)
+      .toStdString();
 }
 
 }  // namespace ringmaster::console

@@ -693,6 +693,29 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::console::TuneSearch</name>
+    <message>
+        <source>the default&apos;s trial has no measured throughput: nothing to compare against</source>
+        <translation>默认配置的试验没有测得吞吐量：没有可比较的基准</translation>
+    </message>
+    <message>
+        <source>no trial but the default&apos;s was measured: nothing to recommend</source>
+        <translation>除默认配置外没有测得任何试验：无可推荐</translation>
+    </message>
+    <message>
+        <source>the default is as good as any trial: it measured the highest throughput (run %1); the next best, %2, measured %3 (run %4)</source>
+        <translation>默认配置不逊于任何试验：它测得的吞吐量最高（运行 %1）；次优的 %2 测得 %3（运行 %4）</translation>
+    </message>
+    <message>
+        <source>best: %1, %2 over the default (run %3 against run %4)</source>
+        <translation>最佳：%1，相对默认配置 %2（运行 %3 对比运行 %4）</translation>
+    </message>
+    <message>
+        <source>the default is as good as any trial: the best, %1, measured %2 over the default, within the noise (run %3 against run %4)</source>
+        <translation>默认配置不逊于任何试验：最佳的 %1 相对默认配置测得 %2，在噪声之内（运行 %3 对比运行 %4）</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::ChartExport</name>
     <message>
         <source>Save as PNG…</source>

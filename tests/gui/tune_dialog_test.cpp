@@ -167,6 +167,8 @@ TEST_F(TuneDialogTest, StopEndsARunningSessionInTheChineseInterface) {
   EXPECT_LT(dialog->trials().size(), 4u) << "no trial starts after Stop";
   EXPECT_EQ(dialog->table()->rowCount(), static_cast<int>(dialog->trials().size()));
   EXPECT_TRUE(dialog->startButton()->isEnabled());
+  EXPECT_TRUE(dialog->recommendationLabel()->text().contains(QStringLiteral("默认配置")))
+      << "the session's recommendation in Chinese: " << dialog->recommendationLabel()->text().toStdString();
   dialog->grab().save(screenshot(QStringLiteral("tune_zh_CN.png")));
 
   // Closing a running session's window stops it first, then closes.
