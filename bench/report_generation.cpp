@@ -55,11 +55,11 @@ int main(int argc, char** argv) {
   std::printf("  read + diagnose + charts: %6.2f s (%zu findings, %zu charts)\n", build,
               report.metrics.findings.size(), report.charts.size());
   start = std::chrono::steady_clock::now();
-  console::writeHtmlReport(report, out("report.html"));
+  console::writeHtmlReport(report, out("report.html"), console::PaperSize::A4);
   std::printf("  HTML:                     %6.2f s (%.1f MB)\n", secondsSince(start),
               double(std::filesystem::file_size(out("report.html"))) / 1e6);
   start = std::chrono::steady_clock::now();
-  console::writePdfReport(report, out("report.pdf"));
+  console::writePdfReport(report, out("report.pdf"), console::PaperSize::A4);
   std::printf("  PDF:                      %6.2f s (%.1f MB)\n", secondsSince(start),
               double(std::filesystem::file_size(out("report.pdf"))) / 1e6);
   start = std::chrono::steady_clock::now();
