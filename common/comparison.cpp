@@ -9,6 +9,7 @@
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
 #include "common/diagnosis/run_diagnosis.h"
+#include "common/diagnosis/summary_text.h"
 
 namespace ringmaster {
 
@@ -299,10 +300,10 @@ v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_SCALING, severity, -1, "", 0, "scaling");
   const double linear = double(run.ranks) / double(baseline.ranks) * baseline.throughput;
   f.set_summary(
-      diagnosis::format("scaling efficiency %.0f%%: %s on %d ranks reaches %.0f samples/s, where linear "
-                        "scaling from %s on %d would give %.0f",
-                        100 * efficiency, label(run.info).c_str(), run.ranks, run.throughput,
-                        label(baseline.info).c_str(), baseline.ranks, linear));
+      diagnosis::say(diagnosis::text::kScalingEfficiency,
+                     {diagnosis::format("%.0f", 100 * efficiency), label(run.info), std::to_string(run.ranks),
+                      diagnosis::format("%.0f", run.throughput), label(baseline.info),
+                      std::to_string(baseline.ranks), diagnosis::format("%.0f", linear)}));
   (*f.mutable_evidence())["efficiency_pct"] = 100 * efficiency;
   (*f.mutable_evidence())["throughput"] = run.throughput;
   (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;

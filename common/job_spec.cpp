@@ -13,6 +13,10 @@
 
 #include "common/printable.h"
 
+// lupdate collects the messages marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
+// the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
 namespace ringmaster {
 namespace {
 
@@ -62,9 +66,12 @@ void checkUtf8(const google::protobuf::Message& message, const std::string& pref
   const auto* descriptor = message.GetDescriptor();
   const auto* reflection = message.GetReflection();
   auto refuse = [&](std::string field) {
-    errors.push_back({std::move(field),
-                      "is not UTF-8 text; give paths, names and arguments in UTF-8 (rename a "
-                      "file or folder whose name is in another encoding)"});
+    Phrase phrase{kValidationContext,
+                  QT_TRANSLATE_NOOP("ringmaster::Validation",
+                                    "is not UTF-8 text; give paths, names and arguments in UTF-8 (rename a "
+                                    "file or folder whose name is in another encoding)"),
+                  {}};
+    errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
   };
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
@@ -238,95 +245,131 @@ std::string jobIdProblem(const std::string& jobId) {
 
 std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   std::vector<FieldError> errors;
-  auto fail = [&](std::string field, std::string message) {
-    errors.push_back({std::move(field), std::move(message)});
+  auto fail = [&](std::string field, const char* pattern, std::vector<std::string> args = {}) {
+    Phrase phrase{kValidationContext, pattern, std::move(args)};
+    errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
   };
-  if (engineName(spec.engine()) == "unspecified") fail("engine", "must be ddp or horovod");
-  if (backendName(spec.backend()) == "unspecified") fail("backend", "must be gloo or nccl");
+  if (engineName(spec.engine()) == "unspecified")
+    fail("engine", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be ddp or horovod"));
+  if (backendName(spec.backend()) == "unspecified")
+    fail("backend", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be gloo or nccl"));
   if (modelName(spec.model()) == "unspecified") {
-    fail("model", "must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)");
+    fail("model", QT_TRANSLATE_NOOP("ringmaster::Validation",
+                                    "must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)"));
   }
   if (spec.model() == v1::MODEL_TORCHSCRIPT) {
-    if (spec.model_path().empty()) fail("model_path", "give the TorchScript file's path (--model FILE.pt)");
-    if (spec.model_path().find('\0') != std::string::npos) fail("model_path", "cannot hold a NUL character");
+    if (spec.model_path().empty())
+      fail("model_path",
+           QT_TRANSLATE_NOOP("ringmaster::Validation", "give the TorchScript file's path (--model FILE.pt)"));
+    if (spec.model_path().find('\0') != std::string::npos)
+      fail("model_path", QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
   } else if (!spec.model_path().empty()) {
-    fail("model_path", "is only for a TorchScript model; the built-in " +
-                           std::string(modelName(spec.model())) + " has none");
+    fail("model_path",
+         QT_TRANSLATE_NOOP("ringmaster::Validation",
+                           "is only for a TorchScript model; the built-in %1 has none"),
+         {std::string(modelName(spec.model()))});
   }
   if (datasetName(spec.dataset()) == "unspecified") {
-    fail("dataset", "must be synthetic, fashion-mnist, cifar10 or npy:DIR");
+    fail("dataset",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be synthetic, fashion-mnist, cifar10 or npy:DIR"));
   }
   if (spec.dataset() == v1::DATASET_NPY && spec.data_dir().empty()) {
-    fail("data_dir", "npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)");
+    fail("data_dir",
+         QT_TRANSLATE_NOOP("ringmaster::Validation",
+                           "npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)"));
   }
-  if (spec.data_dir().find('\0') != std::string::npos) fail("data_dir", "cannot hold a NUL character");
-  if (lossName(spec.loss()) == "unspecified") fail("loss", "must be cross-entropy or mse");
+  if (spec.data_dir().find('\0') != std::string::npos)
+    fail("data_dir", QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
+  if (lossName(spec.loss()) == "unspecified")
+    fail("loss", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be cross-entropy or mse"));
   if (spec.loss() == v1::LOSS_MSE && spec.model() != v1::MODEL_TORCHSCRIPT) {
-    fail("loss",
-         "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
-         "classifiers trained with cross-entropy");
+    fail("loss", QT_TRANSLATE_NOOP(
+                     "ringmaster::Validation",
+                     "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
+                     "classifiers trained with cross-entropy"));
   }
-  if (spec.world_size() < 1 || spec.world_size() > 4096) fail("world_size", "must be from 1 to 4096");
+  if (spec.world_size() < 1 || spec.world_size() > 4096)
+    fail("world_size", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 4096"));
   if (!std::isfinite(spec.rendezvous_timeout_s()) || !(spec.rendezvous_timeout_s() > 0) ||
       spec.rendezvous_timeout_s() > kLongestWaitS) {
-    fail("rendezvous_timeout_s", "must be above 0 and at most a week (604800 s)");
+    fail("rendezvous_timeout_s",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
   }
   if (!std::isfinite(spec.stall_timeout_s()) || spec.stall_timeout_s() < 0 ||
       spec.stall_timeout_s() > kLongestWaitS) {
-    fail("stall_timeout_s", "must be from 0 (never) to a week (604800 s)");
+    fail("stall_timeout_s",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (never) to a week (604800 s)"));
   }
 
   const auto& h = spec.hyper();
-  if (h.batch_size() < 1 || h.batch_size() > 65536) fail("hyper.batch_size", "must be from 1 to 65536");
-  if (optimizerName(h.optimizer()) == "unspecified") fail("hyper.optimizer", "must be sgd or adam");
-  if (!std::isfinite(h.lr()) || !(h.lr() > 0)) fail("hyper.lr", "must be a positive number");
+  if (h.batch_size() < 1 || h.batch_size() > 65536)
+    fail("hyper.batch_size", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 65536"));
+  if (optimizerName(h.optimizer()) == "unspecified")
+    fail("hyper.optimizer", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be sgd or adam"));
+  if (!std::isfinite(h.lr()) || !(h.lr() > 0))
+    fail("hyper.lr", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a positive number"));
   if (!std::isfinite(h.momentum()) || h.momentum() < 0 || h.momentum() >= 1) {
-    fail("hyper.momentum", "must be in [0, 1)");
+    fail("hyper.momentum", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be in [0, 1)"));
   }
-  if (h.epochs() == 0 && h.steps() == 0) fail("hyper.epochs", "give epochs or steps (at least one above 0)");
+  if (h.epochs() == 0 && h.steps() == 0)
+    fail("hyper.epochs",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "give epochs or steps (at least one above 0)"));
   if (h.accumulation_steps() < 1 || h.accumulation_steps() > 1024) {
-    fail("hyper.accumulation_steps", "must be from 1 to 1024");
+    fail("hyper.accumulation_steps", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
   }
   if (compressionName(h.compression()) == "unspecified")
-    fail("hyper.compression", "must be none, fp16 or bf16");
-  if (reduceOpName(h.reduce_op()) == "unspecified") fail("hyper.reduce_op", "must be average or sum");
+    fail("hyper.compression", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be none, fp16 or bf16"));
+  if (reduceOpName(h.reduce_op()) == "unspecified")
+    fail("hyper.reduce_op", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be average or sum"));
   if (!std::isfinite(h.bucket_cap_mb()) || !(h.bucket_cap_mb() > 0) || h.bucket_cap_mb() > 4096) {
-    fail("hyper.bucket_cap_mb", "must be above 0 and at most 4096 MiB");
+    fail("hyper.bucket_cap_mb",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 4096 MiB"));
   }
   if (!std::isfinite(h.fusion_threshold_mb()) || h.fusion_threshold_mb() < 0 ||
       h.fusion_threshold_mb() > 4096) {
-    fail("hyper.fusion_threshold_mb", "must be from 0 (no fusion) to 4096 MiB");
+    fail("hyper.fusion_threshold_mb",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (no fusion) to 4096 MiB"));
   }
   if (!std::isfinite(h.cycle_time_ms()) || !(h.cycle_time_ms() > 0) || h.cycle_time_ms() > 10000) {
-    fail("hyper.cycle_time_ms", "must be above 0 and at most 10000 ms");
+    fail("hyper.cycle_time_ms",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 10000 ms"));
   }
   if (h.backward_passes_per_step() < 1 || h.backward_passes_per_step() > 1024) {
-    fail("hyper.backward_passes_per_step", "must be from 1 to 1024");
+    fail("hyper.backward_passes_per_step",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
   }
   if (!std::isfinite(h.stall_check_s()) || !(h.stall_check_s() > 0) || h.stall_check_s() > kLongestWaitS) {
-    fail("hyper.stall_check_s", "must be above 0 and at most a week (604800 s)");
+    fail("hyper.stall_check_s",
+         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
   }
   if (h.compression() == v1::COMPRESSION_BF16 && spec.engine() == v1::ENGINE_HOROVOD) {
-    fail("hyper.compression", "the horovod engine supports none or fp16 (as Horovod's Compression)");
+    fail("hyper.compression",
+         QT_TRANSLATE_NOOP("ringmaster::Validation",
+                           "the horovod engine supports none or fp16 (as Horovod's Compression)"));
   }
 
   int slots = 0;
   for (int i = 0; i < spec.hosts_size(); ++i) {
     const auto& host = spec.hosts(i);
     std::string field = "hosts[" + std::to_string(i) + "]";
-    if (host.host().empty()) fail(field + ".host", "must name a host");
-    if (host.slots() < 1) fail(field + ".slots", "must be at least 1");
-    if (host.agent_port() > 65535) fail(field + ".agent_port", "must be a TCP port (1-65535)");
+    if (host.host().empty())
+      fail(field + ".host", QT_TRANSLATE_NOOP("ringmaster::Validation", "must name a host"));
+    if (host.slots() < 1)
+      fail(field + ".slots", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be at least 1"));
+    if (host.agent_port() > 65535)
+      fail(field + ".agent_port",
+           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a TCP port (1-65535)"));
     slots += static_cast<int>(host.slots());
   }
   if (spec.hosts_size() > 0 && slots < static_cast<int>(spec.world_size())) {
-    fail("hosts",
-         "offer " + std::to_string(slots) + " slots for world_size " + std::to_string(spec.world_size()));
+    fail("hosts", QT_TRANSLATE_NOOP("ringmaster::Validation", "offer %1 slots for world_size %2"),
+         {std::to_string(slots), std::to_string(spec.world_size())});
   }
 
   auto checkRank = [&](const std::string& field, int rank) {
     if (rank < 0 || rank >= static_cast<int>(spec.world_size())) {
-      fail(field, "rank " + std::to_string(rank) + " is outside 0.." + std::to_string(spec.world_size() - 1));
+      fail(field, QT_TRANSLATE_NOOP("ringmaster::Validation", "rank %1 is outside 0..%2"),
+           {std::to_string(rank), std::to_string(spec.world_size() - 1)});
     }
   };
   const auto& f = spec.faults();
@@ -334,14 +377,16 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
     std::string field = "faults.stragglers[" + std::to_string(i) + "]";
     checkRank(field + ".rank", f.stragglers(i).rank());
     if (!(f.stragglers(i).extra_ms() > 0) || f.stragglers(i).extra_ms() > 600000) {
-      fail(field + ".extra_ms", "must be above 0 and at most 600000 ms");
+      fail(field + ".extra_ms",
+           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 600000 ms"));
     }
   }
   for (int i = 0; i < f.leaks_size(); ++i) {
     std::string field = "faults.leaks[" + std::to_string(i) + "]";
     checkRank(field + ".rank", f.leaks(i).rank());
     if (!(f.leaks(i).mb_per_step() > 0) || f.leaks(i).mb_per_step() > 1024) {
-      fail(field + ".mb_per_step", "must be above 0 and at most 1024 MiB");
+      fail(field + ".mb_per_step",
+           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 1024 MiB"));
     }
   }
   for (int i = 0; i < f.crashes_size(); ++i)
@@ -349,11 +394,13 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   for (int i = 0; i < f.hangs_size(); ++i)
     checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
 
-  if (spec.resume() && spec.checkpoint_dir().empty()) fail("resume", "needs checkpoint_dir");
+  if (spec.resume() && spec.checkpoint_dir().empty())
+    fail("resume", QT_TRANSLATE_NOOP("ringmaster::Validation", "needs checkpoint_dir"));
   if (isUserProgram(spec)) {
     for (auto& e : programErrors(spec.program())) errors.push_back(std::move(e));
     if (f.stragglers_size() + f.leaks_size() + f.crashes_size() + f.hangs_size() > 0) {
-      fail("faults", "fault injection is for Ringmaster's own training, not a program");
+      fail("faults", QT_TRANSLATE_NOOP("ringmaster::Validation",
+                                       "fault injection is for Ringmaster's own training, not a program"));
     }
   }
   checkUtf8(spec, "", errors);
@@ -374,18 +421,22 @@ const std::vector<std::string>& torchrunVariables() {
 
 std::vector<FieldError> programErrors(const v1::UserProgram& program) {
   std::vector<FieldError> errors;
-  auto fail = [&](std::string field, std::string message) {
-    errors.push_back({"program." + std::move(field), std::move(message)});
+  auto fail = [&](std::string field, const char* pattern, std::vector<std::string> args = {}) {
+    Phrase phrase{kValidationContext, pattern, std::move(args)};
+    errors.push_back({"program." + std::move(field), toText(phrase), std::move(phrase)});
   };
-  if (program.argv_size() == 0 || program.argv(0).empty()) fail("argv", "must name the program to run");
+  if (program.argv_size() == 0 || program.argv(0).empty())
+    fail("argv", QT_TRANSLATE_NOOP("ringmaster::Validation", "must name the program to run"));
   for (int i = 0; i < program.argv_size(); ++i) {
     if (program.argv(i).find('\0') != std::string::npos) {
-      fail("argv[" + std::to_string(i) + "]", "cannot hold a NUL character");
+      fail("argv[" + std::to_string(i) + "]",
+           QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
     }
   }
   const std::string& dir = program.working_dir();
   if (!dir.empty() && (dir.front() != '/' || dir.find('\0') != std::string::npos)) {
-    fail("working_dir", "must be an absolute folder, got '" + dir + "'");
+    fail("working_dir", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be an absolute folder, got '%1'"),
+         {dir});
   }
   for (int i = 0; i < program.environment_size(); ++i) {
     const std::string& entry = program.environment(i);
@@ -395,13 +446,19 @@ std::vector<FieldError> programErrors(const v1::UserProgram& program) {
     bool validName = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
     for (char c : name) validName = validName && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     if (equals == std::string::npos || !validName || entry.find('\0') != std::string::npos) {
-      fail(field, "write NAME=value with a name of letters, digits and '_', got '" + entry + "'");
+      fail(field,
+           QT_TRANSLATE_NOOP("ringmaster::Validation",
+                             "write NAME=value with a name of letters, digits and '_', got '%1'"),
+           {entry});
       continue;
     }
     const auto& reserved = torchrunVariables();
     if (std::find(reserved.begin(), reserved.end(), name) != reserved.end() ||
         name.rfind("RINGMASTER_", 0) == 0) {
-      fail(field, name + " is set by Ringmaster for every rank and cannot be given");
+      fail(field,
+           QT_TRANSLATE_NOOP("ringmaster::Validation",
+                             "%1 is set by Ringmaster for every rank and cannot be given"),
+           {name});
     }
   }
   return errors;

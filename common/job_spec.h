@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/phrase.h"
 #include "ringmaster/v1/job.pb.h"
 
 namespace ringmaster {
@@ -17,10 +18,15 @@ v1::JobSpec defaultJobSpec();
 // Fills fields left at zero/unspecified with their defaults, leaving the rest alone.
 void applyDefaults(v1::JobSpec& spec);
 
-// One problem with one field of a spec, e.g. {"hyper.batch_size", "must be at least 1"}.
+inline constexpr char kValidationContext[] = "ringmaster::Validation";
+
+// One problem with one field of a spec, e.g. {"hyper.batch_size", "must be at least 1"}. The message is
+// English; `phrase` is the pattern it was made from (context kValidationContext) with its figures, so that
+// the GUI can show the message in its own language.
 struct FieldError {
   std::string field;
   std::string message;
+  Phrase phrase;
 };
 
 // The shortest text that reads back as exactly `v`: "0.1", not "0.10000000000000001".

@@ -5,6 +5,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/duration_text.h"
 
 namespace ringmaster {
@@ -27,13 +28,10 @@ std::optional<v1::Finding> clipImplausibleDurations(RunStore& store, int64_t run
   if (clipped.events == 0) return std::nullopt;
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_INFO, -1, "", 0,
                                          "implausible durations");
-  f.set_summary(diagnosis::format(
-      "%lld %s implausible durations (up to %s in a trace whose events all start within %s): drawn clipped "
-      "at "
-      "the trace's end, each keeps its recorded duration (recorded_dur_ns).",
-      static_cast<long long>(clipped.events), clipped.events == 1 ? "event has" : "events have",
-      formatDuration(static_cast<double>(clipped.longestNs)).c_str(),
-      formatDuration(static_cast<double>(extent.startSpanNs())).c_str()));
+  f.set_summary(diagnosis::say(
+      clipped.events == 1 ? diagnosis::text::kImplausibleDuration : diagnosis::text::kImplausibleDurations,
+      {std::to_string(clipped.events), formatDuration(static_cast<double>(clipped.longestNs)),
+       formatDuration(static_cast<double>(extent.startSpanNs()))}));
   (*f.mutable_evidence())["clipped_events"] = static_cast<double>(clipped.events);
   (*f.mutable_evidence())["longest_recorded_s"] = static_cast<double>(clipped.longestNs) / 1e9;
   diagnosis::addAdvice(f);

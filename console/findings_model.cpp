@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "common/diagnosis/advice.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/evidence_text.h"
+#include "console/translated.h"
 
 namespace ringmaster::console {
 
@@ -18,6 +20,8 @@ void FindingsModel::setFindings(std::vector<v1::Finding> findings) {
   });
   beginResetModel();
   findings_ = std::move(findings);
+  summaries_.clear();
+  for (const v1::Finding& f : findings_) summaries_.push_back(summaryText(f));
   endResetModel();
 }
 
@@ -58,12 +62,19 @@ QString FindingsModel::severityText(v1::Finding::Severity severity) {
   }
 }
 
+QString FindingsModel::summaryText(const v1::Finding& finding) {
+  return translated(finding.summary(), diagnosis::findingPatterns(), diagnosis::kFindingContext);
+}
+
+QString FindingsModel::causeText(const v1::Finding& finding) {
+  return translated(finding.cause(), diagnosis::findingPatterns(), diagnosis::kFindingContext);
+}
+
 QString FindingsModel::adviceText(const v1::Finding& finding) {
   const Phrase phrase = diagnosis::adviceFor(finding);
   if (!*phrase.pattern || (!finding.advice().empty() && finding.advice() != toText(phrase)))
     return QString::fromStdString(finding.advice());
-  const QString pattern = QCoreApplication::translate(phrase.context, phrase.pattern);
-  return QString::fromStdString(fillPattern(pattern.toStdString(), phrase.args));
+  return translated(phrase);
 }
 
 QStringList FindingsModel::evidenceTexts(const v1::Finding& finding) {
@@ -92,7 +103,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (role == AdviceRole) return adviceText(*f);
   if (role == Qt::ToolTipRole) {
     const QString advice = adviceText(*f);
-    return QString::fromStdString(f->summary()) +
+    return summaries_[static_cast<size_t>(index.row())] +
            (advice.isEmpty() ? QString() : QStringLiteral("\n") + advice);
   }
   if (role != Qt::DisplayRole) return {};
@@ -108,7 +119,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case Since:
       return tr("step %1").arg(f->since_step());
     case Summary:
-      return QString::fromStdString(f->summary());
+      return summaries_[static_cast<size_t>(index.row())];
     default:
       return {};
   }

@@ -29,6 +29,12 @@ class FindingsModel : public QAbstractTableModel {
 
   static QString kindText(v1::Finding::Kind kind);
   static QString severityText(v1::Finding::Severity severity);
+  // The finding's summary, translated: the pattern diagnosis wrote it with
+  // (common/diagnosis/summary_text.cpp) found again from the stored English, looked up in the catalogue and
+  // filled with the same figures. A summary no pattern makes is shown as it is.
+  static QString summaryText(const v1::Finding& finding);
+  // The finding's cause word ("compute", "data", "silent", …), translated the same way.
+  static QString causeText(const v1::Finding& finding);
   // The finding's advice, translated: the pattern diagnosis chose for it (common/diagnosis/advice.cpp, where
   // lupdate reads it) looked up in the catalogue and filled with the same figures. Advice that came with the
   // finding from elsewhere is shown as it came.
@@ -43,6 +49,7 @@ class FindingsModel : public QAbstractTableModel {
 
  private:
   std::vector<v1::Finding> findings_;
+  std::vector<QString> summaries_;  // summaryText of each, made once: the views ask for it on every paint
 };
 
 }  // namespace ringmaster::console

@@ -13,6 +13,16 @@ QString RunsModel::durationText(int64_t ns) {
   return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }
 
+QString RunsModel::statusText(const QString& status) {
+  if (status == QLatin1String("running")) return tr("running");
+  if (status == QLatin1String("finished")) return tr("finished");
+  if (status == QLatin1String("failed")) return tr("failed");
+  if (status == QLatin1String("stopped")) return tr("stopped");
+  if (status == QLatin1String("detached")) return tr("detached");
+  if (status == QLatin1String("interrupted")) return tr("interrupted");
+  return status;
+}
+
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RunsModel::setRuns(std::vector<RunInfo> runs) {
@@ -68,7 +78,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Name:
       return QString::fromStdString(r->name);
     case Status:
-      return QString::fromStdString(r->status);
+      return statusText(QString::fromStdString(r->status));
     case Engine:
       return r->engine.empty() ? tr("imported") : QString::fromStdString(r->engine);
     case Backend:

@@ -31,6 +31,9 @@ class RunsModel : public QAbstractTableModel {
 
   // "1 min 35 s" for a duration in ns; empty for none.
   static QString durationText(int64_t ns);
+  // A run's status word as stored ("finished", "failed", …; console::statusName) in the interface's
+  // language; a word it does not know as it is.
+  static QString statusText(const QString& status);
 
  private:
   std::vector<RunInfo> runs_;

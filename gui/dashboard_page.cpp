@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "common/duration_text.h"
+#include "console/runs_model.h"
 #include "gui/chart_export.h"
 #include "gui/heatmap_view.h"
 #include "gui/palette.h"
@@ -212,13 +213,7 @@ void DashboardPage::applyTheme() {
 }
 
 QString DashboardPage::statusText(const QString& status) {
-  if (status == QLatin1String("running")) return tr("running");
-  if (status == QLatin1String("finished")) return tr("finished");
-  if (status == QLatin1String("failed")) return tr("failed");
-  if (status == QLatin1String("stopped")) return tr("stopped");
-  if (status == QLatin1String("detached")) return tr("detached");
-  if (status == QLatin1String("interrupted")) return tr("interrupted");
-  return status;
+  return console::RunsModel::statusText(status);
 }
 
 void DashboardPage::showTitle() {

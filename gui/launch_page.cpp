@@ -37,6 +37,7 @@
 #include "console/host_facts.h"
 #include "console/run_flags.h"
 #include "console/slurm_job.h"
+#include "console/translated.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::gui {
@@ -649,7 +650,8 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
   const auto environment = environmentEntries(environment_->toPlainText());
   for (const FieldError& e : errors) {
     const QString field = QString::fromStdString(e.field);
-    const QString message = QString::fromStdString(e.message);
+    const QString message =
+        *e.phrase.pattern ? console::translated(e.phrase) : QString::fromStdString(e.message);
     const QRegularExpressionMatch m = programField.match(field);
     if (!m.hasMatch()) {
       found.append({field, QStringLiteral("%1: %2").arg(field, message)});

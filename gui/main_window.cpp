@@ -507,7 +507,7 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
   });
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
-    setBanner(tr("The run ended: %1 (%2).").arg(status, message), !succeeded);
+    setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), message), !succeeded);
     if (live_->runId() > 0 && shownRunId_ == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();

@@ -272,12 +272,13 @@ void FindingsPage::showDetails(const v1::Finding& f) {
   QString html =
       QStringLiteral("<b>%1 — %2</b><br>%3")
           .arg(console::FindingsModel::severityText(f.severity()), console::FindingsModel::kindText(f.kind()),
-               QString::fromStdString(f.summary()).toHtmlEscaped());
+               console::FindingsModel::summaryText(f).toHtmlEscaped());
   const QString advice = console::FindingsModel::adviceText(f);
   if (!advice.isEmpty())
     html += QStringLiteral("<br><b>%1</b> %2").arg(tr("What to do:"), advice.toHtmlEscaped());
   if (!f.cause().empty())
-    html += QStringLiteral("<br>") + tr("Cause: %1").arg(QString::fromStdString(f.cause()));
+    html +=
+        QStringLiteral("<br>") + tr("Cause: %1").arg(console::FindingsModel::causeText(f).toHtmlEscaped());
   const QStringList evidence = console::FindingsModel::evidenceTexts(f);
   if (!evidence.isEmpty()) {
     html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")).toHtmlEscaped() +

@@ -314,7 +314,12 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
 QString TimelineView::rowLabel(int lane) const {
   const auto& l = model_->lane(lane);
   if (mode_ == RowMode::ByTensor) return QString::fromStdString(l.name);
-  return tr("rank %1 · %2").arg(l.rank).arg(QString::fromStdString(l.name));
+  // The lanes every rank records (worker/trainer, the engines, the Python package); a tensor's lane is its
+  // name.
+  const QString name = l.name == "compute" ? tr("compute")
+                       : l.name == "comm"  ? tr("comm")
+                                           : QString::fromStdString(l.name);
+  return tr("rank %1 · %2").arg(l.rank).arg(name);
 }
 
 void TimelineView::paintAxis(QPainter& p, const QRect& plot) {

@@ -6,6 +6,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/statistics.h"
 
 namespace ringmaster::diagnosis {
@@ -92,10 +93,9 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
       v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION,
                                   material ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO, rank,
                                   host, 0, "communication");
-      std::string where = host.empty() ? "" : " (" + host + ")";
       f.set_summary(
-          format("rank %d%s: all-reduce bus bandwidth %.2f GB/s, %.0f%% below the other ranks' %.2f GB/s",
-                 rank, where.c_str(), median, 100 * (1 - median / typical), typical));
+          say(text::kSlowLink, {rankOnHost(rank, host), format("%.2f", median),
+                                format("%.0f", 100 * (1 - median / typical)), format("%.2f", typical)}));
       (*f.mutable_evidence())["busbw_gbps"] = median;
       (*f.mutable_evidence())["ranks_median_busbw_gbps"] = typical;
       if (stepNs_ > 0) (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
@@ -108,9 +108,8 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, -1, "", 0,
                                 "exposed communication");
     f.set_summary(
-        format("%.0f%% of step time waits on all-reduce (%.0f%% of all-reduce time overlapped with "
-               "compute; median bus bandwidth %.2f GB/s)",
-               100 * s.exposedCommShare, s.overlapPct, s.medianBusbwGbps));
+        say(text::kExposedCommunication, {format("%.0f", 100 * s.exposedCommShare),
+                                          format("%.0f", s.overlapPct), format("%.2f", s.medianBusbwGbps)}));
     (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
     (*f.mutable_evidence())["overlap_pct"] = s.overlapPct;
     (*f.mutable_evidence())["median_busbw_gbps"] = s.medianBusbwGbps;
@@ -122,9 +121,7 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
   if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
-    f.set_summary(
-        format("%.0f%% of all-reduce ops ran at under half the median bus bandwidth of ops their size",
-               100 * double(s.slowOps) / double(s.ops)));
+    f.set_summary(say(text::kSlowOps, {format("%.0f", 100 * double(s.slowOps) / double(s.ops))}));
     (*f.mutable_evidence())["slow_ops"] = double(s.slowOps);
     (*f.mutable_evidence())["ops"] = double(s.ops);
     out.push_back(std::move(f));

@@ -2,6 +2,7 @@
 #include "common/diagnosis/crash_detector.h"
 
 #include "common/diagnosis/advice.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/evidence_text.h"
 
 namespace ringmaster::diagnosis {
@@ -53,35 +54,38 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   std::string host = !s.host().empty() ? s.host() : hosts_.count(rank) ? hosts_.at(rank) : "";
   auto last = lastStep_.find(rank);
   const uint64_t since = last != lastStep_.end() ? last->second + 1 : 0;
-  std::string when = last != lastStep_.end()
-                         ? format(" after step %llu", static_cast<unsigned long long>(last->second))
-                         : std::string(" before its first step");
+  const bool stepped = last != lastStep_.end();
+  const std::string lastStep = stepped ? std::to_string(last->second) : std::string();
   // What happened goes in the summary; what to do about it in the advice.
   std::string how, cause;
   if (s.state() == v1::RankState::STATE_FAILED_TO_START) {
-    how = "could not start" + (s.message().empty() ? std::string() : " (" + s.message() + ")");
+    how = s.message().empty() ? say(text::kCouldNotStart) : say(text::kCouldNotStartBecause, {s.message()});
     cause = "failed to start";
-    when.clear();
   } else if (s.state() == v1::RankState::STATE_SIGNALED) {
-    how = "was killed by " + signalName(s.signal());
+    const std::string signal = signalName(s.signal());
+    how = stepped ? say(text::kKilledAfterStep, {signal, lastStep})
+                  : say(text::kKilledBeforeFirstStep, {signal});
     cause = "killed";
   } else {
-    how = "exited with code " + std::to_string(s.exit_code());
+    const std::string code = std::to_string(s.exit_code());
+    how = stepped ? say(text::kExitedAfterStep, {code, lastStep}) : say(text::kExitedBeforeFirstStep, {code});
     cause = "exit code";
   }
   v1::Finding f =
       makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);
-  std::string where = host.empty() ? "" : " (" + host + ")";
-  std::string said = firstLastLine_ ? " Its last error line: \"" + *firstLastLine_ + "\"." : "";
   std::string others;
-  if (!then_.empty()) {
-    others = " Rank";
-    others += then_.size() == 1 ? " " : "s ";
-    for (size_t i = 0; i < then_.size(); ++i) others += (i ? ", " : "") + std::to_string(then_[i]);
-    others += " then failed as well.";
+  for (size_t i = 0; i < then_.size(); ++i) others += (i ? ", " : "") + std::to_string(then_[i]);
+  std::string more;
+  if (firstLastLine_ && then_.empty()) {
+    more = say(text::kLastErrorLine, {*firstLastLine_});
+  } else if (firstLastLine_) {
+    more = say(then_.size() == 1 ? text::kLastErrorLineRankFailedToo : text::kLastErrorLineRanksFailedToo,
+               {*firstLastLine_, others});
+  } else if (!then_.empty()) {
+    more = say(then_.size() == 1 ? text::kRankFailedToo : text::kRanksFailedToo, {others});
   }
-  f.set_summary(format("rank %d%s %s%s, which ended the run.%s%s", rank, where.c_str(), how.c_str(),
-                       when.c_str(), said.c_str(), others.c_str()));
+  f.set_summary(more.empty() ? say(text::kEndedTheRun, {rankOnHost(rank, host), how})
+                             : say(text::kEndedTheRunAndMore, {rankOnHost(rank, host), how, more}));
   if (s.state() == v1::RankState::STATE_SIGNALED) (*f.mutable_evidence())["signal"] = s.signal();
   if (s.state() == v1::RankState::STATE_EXITED) (*f.mutable_evidence())["exit_code"] = s.exit_code();
   if (last != lastStep_.end()) (*f.mutable_evidence())["last_step"] = static_cast<double>(last->second);

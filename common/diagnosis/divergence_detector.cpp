@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/diagnosis/advice.h"
+#include "common/diagnosis/summary_text.h"
 
 namespace ringmaster::diagnosis {
 
@@ -30,25 +31,25 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
   std::vector<v1::Finding> out;
   for (const auto& [step, ranks] : byStep) {
     const Rank& first = ranks_.at(ranks.front());
-    const char* what = std::isnan(first.value) ? "NaN" : "infinite";
+    const std::string what = say(std::isnan(first.value) ? text::kNaN : text::kInfinite);
     const bool everyRank = static_cast<int>(ranks.size()) == worldSize_ && worldSize_ > 1;
     std::string where;
     if (everyRank) {
-      where = "on every rank";
+      where = say(text::kOnEveryRank);
     } else if (ranks.size() == 1) {
-      where = "on rank " + std::to_string(ranks.front());
+      where = say(text::kOnRank, {std::to_string(ranks.front())});
     } else {
-      where = "on ranks";
-      for (size_t i = 0; i < ranks.size(); ++i) where += (i ? ", " : " ") + std::to_string(ranks[i]);
+      std::string list;
+      for (size_t i = 0; i < ranks.size(); ++i) list += (i ? ", " : "") + std::to_string(ranks[i]);
+      where = say(text::kOnRanks, {list});
     }
     const int rank = ranks.size() == 1 ? ranks.front() : -1;
     auto host = hosts_.find(rank);
     v1::Finding f = makeFinding(v1::Finding::KIND_DIVERGENCE, v1::Finding::SEVERITY_CRITICAL, rank,
                                 host != hosts_.end() ? host->second : "", step, "diverged");
-    std::string before = first.sawFinite ? format(" (the step before: %.4g)", first.lastFinite)
-                                         : std::string(" (from the first step)");
-    f.set_summary(format("The loss became %s at step %llu %s%s: training goes on without learning.", what,
-                         static_cast<unsigned long long>(step), where.c_str(), before.c_str()));
+    f.set_summary(first.sawFinite ? say(text::kLossBecameAfterFinite,
+                                        {what, std::to_string(step), where, format("%.4g", first.lastFinite)})
+                                  : say(text::kLossBecameFromFirstStep, {what, std::to_string(step), where}));
     (*f.mutable_evidence())["first_step"] = static_cast<double>(step);
     (*f.mutable_evidence())["ranks"] = static_cast<double>(ranks.size());
     if (first.sawFinite) (*f.mutable_evidence())["last_finite_loss"] = first.lastFinite;

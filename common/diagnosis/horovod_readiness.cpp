@@ -8,6 +8,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/duration_text.h"
 #include "common/statistics.h"
 
@@ -98,13 +99,9 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
   if (complete < config_.minNegotiations) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_STRAGGLER, v1::Finding::SEVERITY_INFO, -1, "", 0, "readiness");
-    f.set_summary(
-        format("Only %llu of %zu negotiations in this timeline carry a ready tick from each of the %d ranks, "
-               "too few to tell which rank kept the others waiting (at least %llu are needed). Horovod's "
-               "response cache skips negotiation for tensors it has seen: record the timeline with "
-               "HOROVOD_CACHE_CAPACITY=0 to see every negotiation.",
-               static_cast<unsigned long long>(complete), negotiations_.size(), worldSize(),
-               static_cast<unsigned long long>(config_.minNegotiations)));
+    f.set_summary(say(text::kFewCompleteNegotiations,
+                      {std::to_string(complete), std::to_string(negotiations_.size()),
+                       std::to_string(worldSize()), std::to_string(config_.minNegotiations)}));
     (*f.mutable_evidence())["complete_negotiations"] = static_cast<double>(complete);
     (*f.mutable_evidence())["negotiations"] = static_cast<double>(negotiations_.size());
     addAdvice(f);
@@ -119,11 +116,9 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
     if (score < config_.minScore || share < config_.minShareOverFair * fair) continue;
     v1::Finding f =
         makeFinding(v1::Finding::KIND_STRAGGLER, v1::Finding::SEVERITY_WARNING, r.rank, "", 0, "readiness");
-    f.set_summary(
-        format("Rank %d was the last to be ready for %.0f %% of %llu negotiated tensors (a fair share is "
-               "%.0f %%), by %s median: every collective it was late for waited on it.",
-               r.rank, share * 100, static_cast<unsigned long long>(complete), fair * 100,
-               formatDuration(r.medianLateNs).c_str()));
+    f.set_summary(say(text::kLastToBeReady,
+                      {std::to_string(r.rank), format("%.0f", share * 100), std::to_string(complete),
+                       format("%.0f", fair * 100), formatDuration(r.medianLateNs)}));
     (*f.mutable_evidence())["last_share_pct"] = share * 100;
     (*f.mutable_evidence())["median_late_ms"] = r.medianLateNs / 1e6;
     (*f.mutable_evidence())["negotiations"] = static_cast<double>(complete);

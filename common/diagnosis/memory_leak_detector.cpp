@@ -6,6 +6,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/statistics.h"
 
 namespace ringmaster::diagnosis {
@@ -98,13 +99,15 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
     auto host = hosts_.count(t.rank) ? hosts_.at(t.rank) : std::string();
     v1::Finding f = makeFinding(v1::Finding::KIND_MEMORY_LEAK, severity, t.rank, host, t.fromStep,
                                 t.device ? "device memory" : "host memory");
-    std::string where = host.empty() ? "" : " (" + host + ")";
-    std::string limit = minutesLeft < 0 ? std::string("")
-                                        : format("; %s memory full in about %.0f min",
-                                                 t.device ? "device" : "host", minutesLeft);
-    f.set_summary(format("rank %d%s: %s memory grows %.2f MiB per step (%.1f MiB/min) since step %llu%s",
-                         t.rank, where.c_str(), t.device ? "device" : "host", perStep, perMinute,
-                         (unsigned long long)t.fromStep, limit.c_str()));
+    const std::string memory = say(t.device ? text::kDeviceMemory : text::kHostMemory);
+    std::vector<std::string> args{rankOnHost(t.rank, host), memory, format("%.2f", perStep),
+                                  format("%.1f", perMinute), std::to_string(t.fromStep)};
+    if (minutesLeft >= 0) {
+      args.insert(args.end(), {memory, format("%.0f", minutesLeft)});
+      f.set_summary(say(text::kMemoryGrowsUntilFull, args));
+    } else {
+      f.set_summary(say(text::kMemoryGrows, args));
+    }
     auto& ev = *f.mutable_evidence();
     ev["mib_per_step"] = perStep;
     ev["mib_per_step_lower"] = t.bytesPerStepLower / kMiB;

@@ -5,6 +5,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 
 namespace ringmaster::diagnosis {
 
@@ -62,7 +63,7 @@ void StallDetector::rememberStallThatEnds(int64_t nowNs) {
   for (auto& f : progressFindings(nowNs)) {
     if (f.rank() < 0) continue;  // a pause of the whole job (evaluation, a checkpoint) is no one's doing
     f.set_severity(v1::Finding::SEVERITY_WARNING);
-    f.set_summary(f.summary() + "; then it went on");
+    f.set_summary(say(text::kThenItWentOn, {f.summary()}));
     (*f.mutable_evidence())["resumed"] = 1;
     // One finding per rank: the longest stall it caused.
     auto same = std::find_if(ended_.begin(), ended_.end(),
@@ -92,19 +93,18 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
     std::string tensors;
     int shown = 0;
     for (const auto& t : m.tensors) {
-      if (shown++ == 3) {
-        tensors += format(" and %d more", int(m.tensors.size()) - 3);
-        break;
-      }
+      if (shown++ == 3) break;
       tensors += (tensors.empty() ? "" : ", ") + t;
     }
     std::vector<int> waiting;
     for (int r = 0; r < worldSize_; ++r) {
       if (!missing_.count(r)) waiting.push_back(r);
     }
-    std::string where = host.empty() ? "" : " (" + host + ")";
-    f.set_summary(format("rank %d%s has not submitted %s; ranks %s have waited %.1f s", rank, where.c_str(),
-                         tensors.c_str(), joinRanks(waiting).c_str(), m.waitedS));
+    const std::string who = rankOnHost(rank, host), waited = format("%.1f", m.waitedS);
+    f.set_summary(m.tensors.size() > 3
+                      ? say(text::kNotSubmittedAndMore,
+                            {who, tensors, std::to_string(m.tensors.size() - 3), joinRanks(waiting), waited})
+                      : say(text::kNotSubmitted, {who, tensors, joinRanks(waiting), waited}));
     (*f.mutable_evidence())["waited_s"] = m.waitedS;
     (*f.mutable_evidence())["missing_tensors"] = double(m.tensors.size());
     (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
@@ -134,14 +134,14 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     const double inPhaseS = double(b.beat.time_ns() - b.beat.phase_since_ns()) / 1e9 + silentS;
     if (silentS >= kSilentS) {
       holding.push_back(r);
-      what[r] = format("has sent nothing for %.1f s", silentS);
+      what[r] = say(text::kSentNothingFor, {format("%.1f", silentS)});
     } else if (b.beat.phase() == "comm_wait") {
       waiting.push_back(r);
     } else if (b.beat.phase().empty()) {
       beating.push_back(r);  // alive, doing it does not say what (Ringmaster's own ranks)
     } else {
       holding.push_back(r);
-      what[r] = format("has been in %s for %.1f s", b.beat.phase().c_str(), inPhaseS);
+      what[r] = say(text::kInPhaseFor, {b.beat.phase(), format("%.1f", inPhaseS)});
     }
   }
   std::vector<v1::Finding> out;
@@ -157,23 +157,17 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     const int64_t last = beats_.at(rank).beat.last_step();
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
                                 static_cast<uint64_t>(last + 1), "no collective");
-    std::string where = host.empty() ? "" : " (" + host + ")";
-    std::string after =
-        last >= 0 ? format("after step %lld", (long long)last) : std::string("before its first step");
+    const std::string after =
+        last >= 0 ? say(text::kAfterStep, {std::to_string(last)}) : say(text::kBeforeFirstStep);
     const bool silent = double(nowNs - beats_.at(rank).arrivalNs) / 1e9 >= kSilentS;
+    const bool one = waiting.size() == 1;
+    const std::vector<std::string> args{rankOnHost(rank, host), after, what[rank], joinRanks(waiting),
+                                        format("%.1f", quietS)};
     if (silent) {
       f.set_cause("silent");
-      f.set_summary(
-          format("rank %d%s went silent %s: it %s (frozen, stopped or out of memory and swapping) while "
-                 "rank%s %s wait%s for it; the job has not progressed for %.1f s",
-                 rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
-                 joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+      f.set_summary(say(one ? text::kWentSilentOneWaits : text::kWentSilentManyWait, args));
     } else {
-      f.set_summary(
-          format("rank %d%s stopped calling collectives %s: it %s while rank%s %s wait%s in all-reduce; the "
-                 "job has not progressed for %.1f s",
-                 rank, where.c_str(), after.c_str(), what[rank].c_str(), waiting.size() == 1 ? "" : "s",
-                 joinRanks(waiting).c_str(), waiting.size() == 1 ? "s" : "", quietS));
+      f.set_summary(say(one ? text::kNoCollectiveOneWaits : text::kNoCollectiveManyWait, args));
     }
     (*f.mutable_evidence())["quiet_s"] = quietS;
     (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
@@ -209,11 +203,8 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
     uint64_t last = lastStep_.count(rank) ? lastStep_.at(rank) : 0;
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host, last + 1,
                                 "no progress");
-    std::string where = host.empty() ? "" : " (" + host + ")";
-    f.set_summary(
-        format("rank %d%s stopped after step %llu while the others finished step %llu; the job has not "
-               "progressed for %.1f s",
-               rank, where.c_str(), (unsigned long long)last, (unsigned long long)newest, quietS));
+    f.set_summary(say(text::kStoppedBehind, {rankOnHost(rank, host), std::to_string(last),
+                                             std::to_string(newest), format("%.1f", quietS)}));
     (*f.mutable_evidence())["quiet_s"] = quietS;
     (*f.mutable_evidence())["steps_behind"] = double(newest - last);
     out.push_back(std::move(f));
@@ -221,8 +212,7 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
   if (behind.empty() && missing_.empty()) {
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, -1, "", newest + 1,
                                 "no progress");
-    f.set_summary(format("no rank has finished a step for %.1f s (all stopped after step %llu)", quietS,
-                         (unsigned long long)newest));
+    f.set_summary(say(text::kNoRankFinished, {format("%.1f", quietS), std::to_string(newest)}));
     (*f.mutable_evidence())["quiet_s"] = quietS;
     out.push_back(std::move(f));
   }

@@ -6,6 +6,7 @@
 
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 #include "common/statistics.h"
 
 namespace ringmaster::diagnosis {
@@ -328,14 +329,12 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
                   : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
                                       : v1::Finding::SEVERITY_WARNING;
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
-  std::string where = host.empty() ? "" : " (" + host + ")";
-  std::string what = e.communication ? "all-reduce latency is" : "compute and data time are";
-  const std::string cost = waitNs > 0 ? format("the others wait %.1f ms per step, %.0f%% of throughput lost",
-                                               waitNs / steps / 1e6, lostPct)
-                                      : std::string("the others have not had to wait for it so far");
-  f.set_summary(format("rank %d%s: %s %.0f%% above the median rank since step %llu (cause: %s); %s", rank,
-                       where.c_str(), what.c_str(), slowdownPct, (unsigned long long)e.sinceStep,
-                       cause.c_str(), cost.c_str()));
+  const std::string cost =
+      waitNs > 0 ? say(text::kOthersWait, {format("%.1f", waitNs / steps / 1e6), format("%.0f", lostPct)})
+                 : say(text::kOthersNeverWaited);
+  f.set_summary(
+      say(e.communication ? text::kStragglerLatency : text::kStragglerCompute,
+          {rankOnHost(rank, host), format("%.0f", slowdownPct), std::to_string(e.sinceStep), cause, cost}));
   auto& ev = *f.mutable_evidence();
   ev["slowdown_pct"] = slowdownPct;
   ev["throughput_lost_pct"] = lostPct;

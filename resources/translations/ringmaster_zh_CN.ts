@@ -368,6 +368,444 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::Finding</name>
+    <message>
+        <source>rank %1 (%2)</source>
+        <translation>rank %1（%2）</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>%1: compute and data time are %2% above the median rank since step %3 (cause: %4); %5</source>
+        <translation>%1：自第 %3 步起，计算和数据时间比中位 rank 高 %2%（原因：%4）；%5</translation>
+    </message>
+    <message>
+        <source>%1: all-reduce latency is %2% above the median rank since step %3 (cause: %4); %5</source>
+        <translation>%1：自第 %3 步起，all-reduce 延迟比中位 rank 高 %2%（原因：%4）；%5</translation>
+    </message>
+    <message>
+        <source>the others wait %1 ms per step, %2% of throughput lost</source>
+        <translation>其他 rank 每步等待 %1 ms，损失 %2% 的吞吐量</translation>
+    </message>
+    <message>
+        <source>the others have not had to wait for it so far</source>
+        <translation>其他 rank 至今无需等待它</translation>
+    </message>
+    <message>
+        <source>%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5</source>
+        <translation>%1：自第 %5 步起，%2内存每步增长 %3 MiB（每分钟 %4 MiB）</translation>
+    </message>
+    <message>
+        <source>%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5; %6 memory full in about %7 min</source>
+        <translation>%1：自第 %5 步起，%2内存每步增长 %3 MiB（每分钟 %4 MiB）；约 %7 分钟后%6内存将耗尽</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>%1 %2, which ended the run.</source>
+        <translation>%1 %2，运行因此结束。</translation>
+    </message>
+    <message>
+        <source>%1 %2, which ended the run.%3</source>
+        <translation>%1 %2，运行因此结束。%3</translation>
+    </message>
+    <message>
+        <source>could not start</source>
+        <translation>无法启动</translation>
+    </message>
+    <message>
+        <source>could not start (%1)</source>
+        <translation>无法启动（%1）</translation>
+    </message>
+    <message>
+        <source>was killed by %1 after step %2</source>
+        <translation>在第 %2 步之后被 %1 终止</translation>
+    </message>
+    <message>
+        <source>was killed by %1 before its first step</source>
+        <translation>在第一步之前被 %1 终止</translation>
+    </message>
+    <message>
+        <source>exited with code %1 after step %2</source>
+        <translation>在第 %2 步之后以退出码 %1 退出</translation>
+    </message>
+    <message>
+        <source>exited with code %1 before its first step</source>
+        <translation>在第一步之前以退出码 %1 退出</translation>
+    </message>
+    <message>
+        <source> Its last error line: &quot;%1&quot;.</source>
+        <translation>它的最后一行错误输出：“%1”。</translation>
+    </message>
+    <message>
+        <source> Rank %1 then failed as well.</source>
+        <translation>随后 rank %1 也失败了。</translation>
+    </message>
+    <message>
+        <source> Ranks %1 then failed as well.</source>
+        <translation>随后 rank %1 也都失败了。</translation>
+    </message>
+    <message>
+        <source> Its last error line: &quot;%1&quot;. Rank %2 then failed as well.</source>
+        <translation>它的最后一行错误输出：“%1”。随后 rank %2 也失败了。</translation>
+    </message>
+    <message>
+        <source> Its last error line: &quot;%1&quot;. Ranks %2 then failed as well.</source>
+        <translation>它的最后一行错误输出：“%1”。随后 rank %2 也都失败了。</translation>
+    </message>
+    <message>
+        <source>The loss became %1 at step %2 %3 (the step before: %4): training goes on without learning.</source>
+        <translation>第 %2 步时%3的损失变为 %1（前一步为 %4）：训练仍在继续，但已不再学习。</translation>
+    </message>
+    <message>
+        <source>The loss became %1 at step %2 %3 (from the first step): training goes on without learning.</source>
+        <translation>第 %2 步时%3的损失变为 %1（从第一步起即如此）：训练仍在继续，但已不再学习。</translation>
+    </message>
+    <message>
+        <source>NaN</source>
+        <translation>NaN</translation>
+    </message>
+    <message>
+        <source>infinite</source>
+        <translation>无穷大</translation>
+    </message>
+    <message>
+        <source>on every rank</source>
+        <translation>所有 rank </translation>
+    </message>
+    <message>
+        <source>on rank %1</source>
+        <translation> rank %1 </translation>
+    </message>
+    <message>
+        <source>on ranks %1</source>
+        <translation> rank %1 </translation>
+    </message>
+    <message>
+        <source>%1 has not submitted %2; ranks %3 have waited %4 s</source>
+        <translation>%1 尚未提交 %2；rank %3 已等待 %4 秒</translation>
+    </message>
+    <message>
+        <source>%1 has not submitted %2 and %3 more; ranks %4 have waited %5 s</source>
+        <translation>%1 尚未提交 %2 及另外 %3 个张量；rank %4 已等待 %5 秒</translation>
+    </message>
+    <message>
+        <source>%1; then it went on</source>
+        <translation>%1；之后它又继续运行</translation>
+    </message>
+    <message>
+        <source>%1 went silent %2: it %3 (frozen, stopped or out of memory and swapping) while rank %4 waits for it; the job has not progressed for %5 s</source>
+        <translation>%1 %2不再发出任何消息：它%3（冻结、停止，或内存不足而在换页），而 rank %4 在等待它；作业已有 %5 秒没有进展</translation>
+    </message>
+    <message>
+        <source>%1 went silent %2: it %3 (frozen, stopped or out of memory and swapping) while ranks %4 wait for it; the job has not progressed for %5 s</source>
+        <translation>%1 %2不再发出任何消息：它%3（冻结、停止，或内存不足而在换页），而 rank %4 都在等待它；作业已有 %5 秒没有进展</translation>
+    </message>
+    <message>
+        <source>%1 stopped calling collectives %2: it %3 while rank %4 waits in all-reduce; the job has not progressed for %5 s</source>
+        <translation>%1 %2停止调用集合通信：它%3，而 rank %4 在 all-reduce 中等待；作业已有 %5 秒没有进展</translation>
+    </message>
+    <message>
+        <source>%1 stopped calling collectives %2: it %3 while ranks %4 wait in all-reduce; the job has not progressed for %5 s</source>
+        <translation>%1 %2停止调用集合通信：它%3，而 rank %4 都在 all-reduce 中等待；作业已有 %5 秒没有进展</translation>
+    </message>
+    <message>
+        <source>after step %1</source>
+        <translation>在第 %1 步之后</translation>
+    </message>
+    <message>
+        <source>before its first step</source>
+        <translation>在第一步之前</translation>
+    </message>
+    <message>
+        <source>has sent nothing for %1 s</source>
+        <translation>已有 %1 秒没有发出任何消息</translation>
+    </message>
+    <message>
+        <source>has been in %1 for %2 s</source>
+        <translation>已在 %1 阶段停留 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 stopped after step %2 while the others finished step %3; the job has not progressed for %4 s</source>
+        <translation>%1 停在第 %2 步之后，而其他 rank 已完成第 %3 步；作业已有 %4 秒没有进展</translation>
+    </message>
+    <message>
+        <source>no rank has finished a step for %1 s (all stopped after step %2)</source>
+        <translation>已有 %1 秒没有任何 rank 完成一步（全部停在第 %2 步之后）</translation>
+    </message>
+    <message>
+        <source>%1: all-reduce bus bandwidth %2 GB/s, %3% below the other ranks&apos; %4 GB/s</source>
+        <translation>%1：all-reduce 总线带宽为 %2 GB/s，比其他 rank 的 %4 GB/s 低 %3%</translation>
+    </message>
+    <message>
+        <source>%1% of step time waits on all-reduce (%2% of all-reduce time overlapped with compute; median bus bandwidth %3 GB/s)</source>
+        <translation>%1% 的步时间在等待 all-reduce（%2% 的 all-reduce 时间与计算重叠；总线带宽中位数 %3 GB/s）</translation>
+    </message>
+    <message>
+        <source>%1% of all-reduce ops ran at under half the median bus bandwidth of ops their size</source>
+        <translation>%1% 的 all-reduce 操作速率不到同等大小操作总线带宽中位数的一半</translation>
+    </message>
+    <message>
+        <source>Only %1 of %2 negotiations in this timeline carry a ready tick from each of the %3 ranks, too few to tell which rank kept the others waiting (at least %4 are needed). Horovod&apos;s response cache skips negotiation for tensors it has seen: record the timeline with HOROVOD_CACHE_CAPACITY=0 to see every negotiation.</source>
+        <translation>此时间线的 %2 次协商中只有 %1 次带有全部 %3 个 rank 的就绪标记，太少，无法判断是哪个 rank 让其他 rank 等待（至少需要 %4 次）。Horovod 的响应缓存会跳过已见过张量的协商：请设置 HOROVOD_CACHE_CAPACITY=0 记录时间线，以看到每一次协商。</translation>
+    </message>
+    <message>
+        <source>Rank %1 was the last to be ready for %2 % of %3 negotiated tensors (a fair share is %4 %), by %5 median: every collective it was late for waited on it.</source>
+        <translation>在 %3 个经过协商的张量中，Rank %1 有 %2 % 最后就绪（公平份额为 %4 %），延迟中位数为 %5：它每次迟到，相应的集合通信都在等它。</translation>
+    </message>
+    <message>
+        <source>%1 event has implausible durations (up to %2 in a trace whose events all start within %3): drawn clipped at the trace&apos;s end, each keeps its recorded duration (recorded_dur_ns).</source>
+        <translation>%1 个事件的持续时间不合理（最长 %2，而该 trace 的所有事件都在 %3 内开始）：绘制时截断在 trace 结尾，各自保留记录的持续时间（recorded_dur_ns）。</translation>
+    </message>
+    <message>
+        <source>%1 events have implausible durations (up to %2 in a trace whose events all start within %3): drawn clipped at the trace&apos;s end, each keeps its recorded duration (recorded_dur_ns).</source>
+        <translation>%1 个事件的持续时间不合理（最长 %2，而该 trace 的所有事件都在 %3 内开始）：绘制时截断在 trace 结尾，各自保留记录的持续时间（recorded_dur_ns）。</translation>
+    </message>
+    <message>
+        <source>scaling efficiency %1%: %2 on %3 ranks reaches %4 samples/s, where linear scaling from %5 on %6 would give %7</source>
+        <translation>扩展效率 %1%：%2 在 %3 个 rank 上达到每秒 %4 个样本，而从 %5 在 %6 个 rank 上线性扩展应得 %7</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>exposed communication</source>
+        <translation>未被隐藏的通信</translation>
+    </message>
+    <message>
+        <source>readiness</source>
+        <translation>就绪顺序</translation>
+    </message>
+    <message>
+        <source>host memory</source>
+        <translation>主机内存</translation>
+    </message>
+    <message>
+        <source>device memory</source>
+        <translation>设备内存</translation>
+    </message>
+    <message>
+        <source>missing tensors</source>
+        <translation>缺少张量</translation>
+    </message>
+    <message>
+        <source>silent</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>no collective</source>
+        <translation>未调用集合通信</translation>
+    </message>
+    <message>
+        <source>no progress</source>
+        <translation>无进展</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>failed to start</source>
+        <translation>无法启动</translation>
+    </message>
+    <message>
+        <source>killed</source>
+        <translation>被信号终止</translation>
+    </message>
+    <message>
+        <source>exit code</source>
+        <translation>非零退出码</translation>
+    </message>
+    <message>
+        <source>scaling</source>
+        <translation>扩展</translation>
+    </message>
+    <message>
+        <source>implausible durations</source>
+        <translation>不合理的持续时间</translation>
+    </message>
+    <message>
+        <source>slurm</source>
+        <translation>Slurm</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::Validation</name>
+    <message>
+        <source>is not UTF-8 text; give paths, names and arguments in UTF-8 (rename a file or folder whose name is in another encoding)</source>
+        <translation>不是 UTF-8 文本；请用 UTF-8 给出路径、名称和参数（重命名名称使用其他编码的文件或文件夹）</translation>
+    </message>
+    <message>
+        <source>must be ddp or horovod</source>
+        <translation>必须是 ddp 或 horovod</translation>
+    </message>
+    <message>
+        <source>must be gloo or nccl</source>
+        <translation>必须是 gloo 或 nccl</translation>
+    </message>
+    <message>
+        <source>must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)</source>
+        <translation>必须是 mlp、cnn、resnet18、resnet50 或 TorchScript 文件（FILE.pt）</translation>
+    </message>
+    <message>
+        <source>give the TorchScript file&apos;s path (--model FILE.pt)</source>
+        <translation>请给出 TorchScript 文件的路径（--model FILE.pt）</translation>
+    </message>
+    <message>
+        <source>cannot hold a NUL character</source>
+        <translation>不能包含 NUL 字符</translation>
+    </message>
+    <message>
+        <source>is only for a TorchScript model; the built-in %1 has none</source>
+        <translation>只用于 TorchScript 模型；内置的 %1 没有此项</translation>
+    </message>
+    <message>
+        <source>must be synthetic, fashion-mnist, cifar10 or npy:DIR</source>
+        <translation>必须是 synthetic、fashion-mnist、cifar10 或 npy:DIR</translation>
+    </message>
+    <message>
+        <source>npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)</source>
+        <translation>npy 数据需要包含 train_x.npy 和 train_y.npy 的文件夹（--data npy:DIR）</translation>
+    </message>
+    <message>
+        <source>must be cross-entropy or mse</source>
+        <translation>必须是 cross-entropy 或 mse</translation>
+    </message>
+    <message>
+        <source>mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are classifiers trained with cross-entropy</source>
+        <translation>mse 用于你自己的 TorchScript 模型（--model FILE.pt）；内置模型都是用 cross-entropy 训练的分类器</translation>
+    </message>
+    <message>
+        <source>must be from 1 to 4096</source>
+        <translation>必须在 1 到 4096 之间</translation>
+    </message>
+    <message>
+        <source>must be above 0 and at most a week (604800 s)</source>
+        <translation>必须大于 0 且不超过一周（604800 秒）</translation>
+    </message>
+    <message>
+        <source>must be from 0 (never) to a week (604800 s)</source>
+        <translation>必须在 0（从不）到一周（604800 秒）之间</translation>
+    </message>
+    <message>
+        <source>must be from 1 to 65536</source>
+        <translation>必须在 1 到 65536 之间</translation>
+    </message>
+    <message>
+        <source>must be sgd or adam</source>
+        <translation>必须是 sgd 或 adam</translation>
+    </message>
+    <message>
+        <source>must be a positive number</source>
+        <translation>必须是正数</translation>
+    </message>
+    <message>
+        <source>must be in [0, 1)</source>
+        <translation>必须在 [0, 1) 之内</translation>
+    </message>
+    <message>
+        <source>give epochs or steps (at least one above 0)</source>
+        <translation>请给出轮数或步数（至少一个大于 0）</translation>
+    </message>
+    <message>
+        <source>must be from 1 to 1024</source>
+        <translation>必须在 1 到 1024 之间</translation>
+    </message>
+    <message>
+        <source>must be none, fp16 or bf16</source>
+        <translation>必须是 none、fp16 或 bf16</translation>
+    </message>
+    <message>
+        <source>must be average or sum</source>
+        <translation>必须是 average 或 sum</translation>
+    </message>
+    <message>
+        <source>must be above 0 and at most 4096 MiB</source>
+        <translation>必须大于 0 且不超过 4096 MiB</translation>
+    </message>
+    <message>
+        <source>must be from 0 (no fusion) to 4096 MiB</source>
+        <translation>必须在 0（不融合）到 4096 MiB 之间</translation>
+    </message>
+    <message>
+        <source>must be above 0 and at most 10000 ms</source>
+        <translation>必须大于 0 且不超过 10000 ms</translation>
+    </message>
+    <message>
+        <source>the horovod engine supports none or fp16 (as Horovod&apos;s Compression)</source>
+        <translation>horovod 引擎只支持 none 或 fp16（同 Horovod 的 Compression）</translation>
+    </message>
+    <message>
+        <source>must name a host</source>
+        <translation>必须给出主机名</translation>
+    </message>
+    <message>
+        <source>must be at least 1</source>
+        <translation>必须至少为 1</translation>
+    </message>
+    <message>
+        <source>must be a TCP port (1-65535)</source>
+        <translation>必须是 TCP 端口（1-65535）</translation>
+    </message>
+    <message>
+        <source>offer %1 slots for world_size %2</source>
+        <translation>只提供了 %1 个槽位，而 world_size 为 %2</translation>
+    </message>
+    <message>
+        <source>rank %1 is outside 0..%2</source>
+        <translation>rank %1 超出 0..%2</translation>
+    </message>
+    <message>
+        <source>must be above 0 and at most 600000 ms</source>
+        <translation>必须大于 0 且不超过 600000 ms</translation>
+    </message>
+    <message>
+        <source>must be above 0 and at most 1024 MiB</source>
+        <translation>必须大于 0 且不超过 1024 MiB</translation>
+    </message>
+    <message>
+        <source>needs checkpoint_dir</source>
+        <translation>需要 checkpoint_dir</translation>
+    </message>
+    <message>
+        <source>fault injection is for Ringmaster&apos;s own training, not a program</source>
+        <translation>故障注入只用于 Ringmaster 自己的训练，不能用于程序</translation>
+    </message>
+    <message>
+        <source>must name the program to run</source>
+        <translation>必须指定要运行的程序</translation>
+    </message>
+    <message>
+        <source>must be an absolute folder, got &apos;%1&apos;</source>
+        <translation>必须是绝对路径的文件夹，收到的是“%1”</translation>
+    </message>
+    <message>
+        <source>write NAME=value with a name of letters, digits and &apos;_&apos;, got &apos;%1&apos;</source>
+        <translation>请写成 NAME=value，名称只能包含字母、数字和“_”，收到的是“%1”</translation>
+    </message>
+    <message>
+        <source>%1 is set by Ringmaster for every rank and cannot be given</source>
+        <translation>%1 由 Ringmaster 为每个 rank 设置，不能自行指定</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::console::ComparisonModel</name>
     <message>
         <source>Metric</source>
@@ -446,7 +884,7 @@
     </message>
     <message>
         <source>Rank</source>
-        <translation>Rank</translation>
+        <translation>进程号</translation>
     </message>
     <message>
         <source>Host</source>
@@ -528,7 +966,7 @@
     </message>
     <message>
         <source>Rank</source>
-        <translation>Rank</translation>
+        <translation>进程号</translation>
     </message>
     <message>
         <source>Stream</source>
@@ -571,7 +1009,7 @@
     </message>
     <message>
         <source>Rank</source>
-        <translation>Rank</translation>
+        <translation>进程号</translation>
     </message>
     <message>
         <source>Host</source>
@@ -663,6 +1101,30 @@
     <message>
         <source>Tags</source>
         <translation>标签</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>detached</source>
+        <translation>已分离</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
     </message>
 </context>
 <context>
@@ -970,30 +1432,6 @@
     <message>
         <source>other</source>
         <translation>其他</translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>detached</source>
-        <translation>已分离</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
     </message>
     <message>
         <source>unnamed run</source>
@@ -1599,7 +2037,7 @@
     </message>
     <message>
         <source>Rank</source>
-        <translation>Rank</translation>
+        <translation>进程号</translation>
     </message>
     <message>
         <source>Rank %1</source>
@@ -2168,6 +2606,14 @@
     <message>
         <source>last rank ready</source>
         <translation>最后就绪的 rank</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>comm</source>
+        <translation>通信</translation>
     </message>
 </context>
 <context>

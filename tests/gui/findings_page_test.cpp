@@ -87,12 +87,25 @@ TEST(FindingsPage, SaysWhatToDoAndShowsTheEvidenceInWordsInEnglishAndChinese) {
         EXPECT_FALSE(advice.isEmpty()) << f.summary();
         EXPECT_TRUE(text.contains(advice.toHtmlEscaped())) << text.toStdString();
         EXPECT_FALSE(hasRawKey(text, f)) << "raw evidence keys: " << text.toStdString();
+        const QString summary = model.index(row, console::FindingsModel::Summary).data().toString();
+        EXPECT_TRUE(text.contains(summary.toHtmlEscaped())) << text.toStdString();
         if (language == QLatin1String("en")) {
           EXPECT_EQ(advice.toStdString(), f.advice());
+          EXPECT_EQ(summary.toStdString(), f.summary());
+          EXPECT_EQ(console::FindingsModel::causeText(f).toStdString(), f.cause());
           EXPECT_TRUE(text.contains(QStringLiteral("What to do:"))) << text.toStdString();
         } else {
           EXPECT_NE(advice.toStdString(), f.advice()) << "the advice is translated";
           EXPECT_TRUE(text.contains(QStringLiteral("建议："))) << text.toStdString();
+          // The summary and the cause too, with the detector's figures and names kept.
+          EXPECT_NE(summary.toStdString(), f.summary()) << "the summary is translated";
+          EXPECT_NE(console::FindingsModel::causeText(f).toStdString(), f.cause()) << f.cause();
+          EXPECT_TRUE(summary.contains(QString::fromStdString(f.host()))) << summary.toStdString();
+          for (const char* english :
+               {" the ", "which ended", "memory grows", "cause:", " was ", " per step"}) {
+            EXPECT_FALSE(summary.contains(QLatin1String(english)))
+                << english << " in " << summary.toStdString();
+          }
         }
         if (f.kind() == v1::Finding::KIND_MEMORY_LEAK) {
           EXPECT_TRUE(text.contains(language == QLatin1String("en") ? QStringLiteral("limit 64.0 GiB")

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The sentences findings are told in: every summary a detector writes and every cause word, as English
+// patterns with %1 … %9 (common/phrase.h), in one table. A detector fills a pattern and stores the English
+// text, as it always has; the GUI finds the pattern that makes a stored summary again (translateFinding), so
+// runs stored before today are translated too and nothing about a finding's storage changes. Parts of a
+// sentence that vary in words ("rank 2 (node2)", "the others wait 8.1 ms per step, …") are sentences of the
+// same table, so a translation may put them where its language wants them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/phrase.h"
+
+namespace ringmaster::diagnosis {
+
+inline constexpr char kFindingContext[] = "ringmaster::Finding";
+
+namespace text {
+// Who: "rank 2 (node2)", "rank 2".
+extern const char kRankOnHost[];
+extern const char kRank[];
+// Stragglers.
+extern const char kStragglerCompute[];
+extern const char kStragglerLatency[];
+extern const char kOthersWait[];
+extern const char kOthersNeverWaited[];
+// Memory.
+extern const char kMemoryGrows[];
+extern const char kMemoryGrowsUntilFull[];
+extern const char kHostMemory[];
+extern const char kDeviceMemory[];
+// Crashes: who, how and when, then what else is known.
+extern const char kEndedTheRun[];
+extern const char kEndedTheRunAndMore[];
+extern const char kCouldNotStart[];
+extern const char kCouldNotStartBecause[];
+extern const char kKilledAfterStep[];
+extern const char kKilledBeforeFirstStep[];
+extern const char kExitedAfterStep[];
+extern const char kExitedBeforeFirstStep[];
+extern const char kLastErrorLine[];
+extern const char kRankFailedToo[];
+extern const char kRanksFailedToo[];
+extern const char kLastErrorLineRankFailedToo[];
+extern const char kLastErrorLineRanksFailedToo[];
+// Divergence.
+extern const char kLossBecameAfterFinite[];
+extern const char kLossBecameFromFirstStep[];
+extern const char kNaN[];
+extern const char kInfinite[];
+extern const char kOnEveryRank[];
+extern const char kOnRank[];
+extern const char kOnRanks[];
+// Stalls.
+extern const char kNotSubmitted[];
+extern const char kNotSubmittedAndMore[];
+extern const char kThenItWentOn[];
+extern const char kWentSilentOneWaits[];
+extern const char kWentSilentManyWait[];
+extern const char kNoCollectiveOneWaits[];
+extern const char kNoCollectiveManyWait[];
+extern const char kAfterStep[];
+extern const char kBeforeFirstStep[];
+extern const char kSentNothingFor[];
+extern const char kInPhaseFor[];
+extern const char kStoppedBehind[];
+extern const char kNoRankFinished[];
+// Communication.
+extern const char kSlowLink[];
+extern const char kExposedCommunication[];
+extern const char kSlowOps[];
+// Horovod readiness.
+extern const char kFewCompleteNegotiations[];
+extern const char kLastToBeReady[];
+// Imported traces.
+extern const char kImplausibleDuration[];
+extern const char kImplausibleDurations[];
+// Comparing runs.
+extern const char kScalingEfficiency[];
+}  // namespace text
+
+// The English sentence: `pattern` (one of text::k…) filled with `args`.
+std::string say(const char* pattern, const std::vector<std::string>& args = {});
+// "rank 2 (node2)", or "rank 2" without a host.
+std::string rankOnHost(int rank, const std::string& host);
+
+// Every pattern of the table with the figures that are sentences of their own, and the cause words.
+const std::vector<PatternEntry>& findingPatterns();
+
+// A finding's summary or cause word in the catalogue's language; the text as it is when no pattern makes it
+// (a summary written by something else, or by an older Ringmaster).
+std::string translateFinding(const std::string& english, const TranslatePattern& translate);
+
+}  // namespace ringmaster::diagnosis
