@@ -213,7 +213,6 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
   auto* y = new QCategoryAxis(chart);
   y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   setRoundTicks(y, 0, niceCeil(std::max(tallest, 1e-3) * 1.05), 5);
-  y->setTitleText(tr("ms"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   bars->attachAxis(x);

@@ -118,7 +118,7 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   heatmap_ = new HeatmapView(this);
 
   auto* phaseChart = new QChart();
-  phaseChart->setTitle(tr("Step phases per rank (mean)"));
+  phaseChart->setTitle(tr("Step phases per rank (mean ms)"));
   phaseChart->setMargins(QMargins(4, 4, 4, 4));
   phaseChart->setBackgroundRoundness(0);
   phaseSeries_ = new QStackedBarSeries(phaseChart);
@@ -134,7 +134,6 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phaseChart->addSeries(phaseSeries_);
   phaseRanks_ = new QBarCategoryAxis(phaseChart);
   phaseMs_ = new QCategoryAxis(phaseChart);
-  phaseMs_->setTitleText(tr("ms"));
   phaseMs_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   setRoundTicks(phaseMs_, 0, 1, kPhaseIntervals);
   phaseChart->addAxis(phaseRanks_, Qt::AlignBottom);

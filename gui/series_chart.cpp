@@ -50,14 +50,16 @@ void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals, 
 SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* parent)
     : QChartView(parent), unit_(unit), limitValue_(std::nan("")) {
   auto* chart = new QChart();
-  chart->setTitle(title);
+  // The unit beside the title rather than along the y axis: Qt Charts turns a vertical axis title on its
+  // side, and Chinese and Japanese text turned on its side overlaps its glyphs (fallback fonts laid out along
+  // the rotated baseline) or is cut to "..." where the axis is narrow.
+  chart->setTitle(unit.isEmpty() ? title : tr("%1 (%2)").arg(title, unit));
   chart->legend()->setVisible(false);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->setBackgroundRoundness(0);
   xAxis_ = new QCategoryAxis(chart);
   xAxis_->setTitleText(tr("step"));
   yAxis_ = new QCategoryAxis(chart);
-  yAxis_->setTitleText(unit);
   for (QCategoryAxis* axis : {xAxis_, yAxis_})
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   chart->addAxis(xAxis_, Qt::AlignBottom);

@@ -1368,10 +1368,6 @@
         <translation>MiB</translation>
     </message>
     <message>
-        <source>Step phases per rank (mean)</source>
-        <translation>每个 rank 的步阶段（均值）</translation>
-    </message>
-    <message>
         <source>data</source>
         <translation>数据</translation>
     </message>
@@ -1460,6 +1456,10 @@
     <message>
         <source>mean over ranks</source>
         <translation>各 rank 平均</translation>
+    </message>
+    <message>
+        <source>Step phases per rank (mean ms)</source>
+        <translation>每个 rank 的步阶段（平均毫秒）</translation>
     </message>
 </context>
 <context>
@@ -2394,6 +2394,10 @@
     <message>
         <source>lowest rank</source>
         <translation>最低的 rank</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
 </context>
 <context>
