@@ -22,6 +22,7 @@
 #include "console/comparison_model.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
+#include "console/tune_search.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/live_run.h"
@@ -29,6 +30,7 @@
 #include "gui/report_dialog.h"
 #include "gui/simple_pages.h"
 #include "gui/timeline_page.h"
+#include "gui/tune_dialog.h"
 #include "tests/support/console_test.h"
 #include "tests/support/files.h"
 #include "tests/support/gui_app.h"
@@ -231,6 +233,9 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
 
   ReportDialog report(window.store(), runId, &window);
   EXPECT_FALSE(report.grab().isNull());
+  TuneDialog tune(console::RunFlags{}, &window);
+  EXPECT_FALSE(tune.grab().isNull());
+  EXPECT_FALSE(console::recommendation({}).empty()) << "a tuning without trials says so";
   LiveRun live(console::LaunchPlan{}, options.storePath, {});
   QString problem;
   QObject::connect(&live, &LiveRun::timelineRecording, [&](bool, const QString& why) { problem = why; });
