@@ -57,7 +57,10 @@ class HorovodSniffer {
         auto start = e.args.find("start_time_since_epoch_in_micros");
         if (start != e.args.end()) {
           header_ = true;
-          startUnixNs_ = std::strtoll(start->second.c_str(), nullptr, 10) * 1000;
+          // A start no clock can hold (beyond 2262 in nanoseconds, or before 1970) is no start at all.
+          const long long micros = std::strtoll(start->second.c_str(), nullptr, 10);
+          int64_t ns = 0;
+          startUnixNs_ = micros > 0 && !__builtin_mul_overflow(micros, int64_t{1000}, &ns) ? ns : 0;
         }
       }
       return std::nullopt;
