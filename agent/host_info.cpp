@@ -61,6 +61,7 @@ std::vector<v1::GpuInfo> nvidiaGpus(const std::string& driverDir) {
 
 std::string stateDirProblem(const std::string& stateDir) {
   namespace fs = std::filesystem;
+  if (stateDir.empty()) return "the agent has no state directory: give --state-dir a writable folder";
   // The agent makes the folder at its first job: a folder that is not there yet is fine where it can be made.
   fs::path folder = fs::absolute(stateDir).lexically_normal();
   std::error_code ec;

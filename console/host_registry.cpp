@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <algorithm>
 
+#include "agent/agent_server.h"
 #include "agent/host_info.h"
 #include "console/background.h"
 #include "console/host_check.h"
@@ -82,7 +83,8 @@ void HostRegistry::checkLocalHost() {
   runInBackground<v1::HostInfo>(
       this,
       [worker = workerPath_.toStdString(), stateDir = stateDir_.toStdString()] {
-        return agent::collectHostInfo(worker, stateDir);
+        // No folder given: the embedded agent's own default, which is the one its jobs will use.
+        return agent::collectHostInfo(worker, stateDir.empty() ? agent::defaultStateDir() : stateDir);
       },
       [this](v1::HostInfo info) {
         model_->setInfo(0, info);

@@ -143,6 +143,24 @@ TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
   ASSERT_TRUE(test::waitUntil([&] { return again.connectedAgents().size() == 1; }, kCheckTimeoutMs));
 }
 
+// A console started without a state folder checks this machine against the folder its embedded agent will
+// use.
+TEST_F(HostsTest, ThisMachineIsCheckedAgainstTheEmbeddedAgentsDefaultStateFolder) {
+  qputenv("XDG_STATE_HOME", dir.filePath(QStringLiteral("xdg-state")).toUtf8());
+  {
+    console::HostRegistry registry(options.workerPath, QString());
+    std::set<int> checked;
+    QObject::connect(&registry, &console::HostRegistry::hostChecked, [&](int row) { checked.insert(row); });
+    registry.restore();
+    ASSERT_TRUE(test::waitUntil([&] { return checked.count(0) == 1; }, kCheckTimeoutMs)) << "no check ended";
+    const console::HostEntry& local = registry.model()->host(0);
+    EXPECT_EQ(local.state, State::Connected) << local.message.toStdString();
+    for (const auto& problem : local.info.problems())
+      EXPECT_EQ(problem.find("state directory"), std::string::npos) << problem;
+  }
+  qunsetenv("XDG_STATE_HOME");
+}
+
 TEST_F(HostsTest, ARealAgentConnectsShowsItsHostAndRunsAJobLaunchedFromTheForm) {
   const QString token = write(QStringLiteral("token"), "s3cret-token-for-the-test\n");
   const QString wrongToken = write(QStringLiteral("wrong-token"), "not-the-agents-token\n");

@@ -177,6 +177,8 @@ TEST(HostPreflight, AStateDirectoryNotMadeYetIsFineWhereItCanBeMade) {
   ringmaster::test::TempDir dir("preflight-state");
   EXPECT_EQ(stateDirProblem(dir.path()), "");
   EXPECT_EQ(stateDirProblem(dir.file("state/jobs")), "") << "made at the first job";
+  EXPECT_NE(stateDirProblem("").find("no state directory"), std::string::npos)
+      << "a message, not an exception";
   std::ofstream(dir.file("a-file")) << "x";
   const std::string underAFile = stateDirProblem(dir.file("a-file/state"));
   EXPECT_NE(underAFile.find("is not a folder"), std::string::npos) << underAFile;
