@@ -220,8 +220,9 @@ void StragglerDetector::accumulateArrival(const PendingStep& pending, double typ
     a.excesses.push_back(ranks_[r].window.back().own / typical);
     if (a.llr >= config_.arrivalThreshold) {
       // Late more often than chance, and slower for it: a straggler, not a rank that happens to be scheduled
-      // last. The ratio is held at twice the threshold, so that evidence to the contrary ends it in time.
-      a.late = stats::median(a.excesses) >= config_.minSlowdown;
+      // last. Once found it stays found until the ratio is back at zero (a noisy median does not end it); the
+      // ratio is held at twice the threshold, so that evidence to the contrary ends it in time.
+      a.late = a.late || stats::median(a.excesses) >= config_.minSlowdown;
       a.llr = std::min(a.llr, 2 * config_.arrivalThreshold);
     }
     if (a.llr <= 0) a.late = false;
