@@ -331,8 +331,7 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
                                       : v1::Finding::SEVERITY_WARNING;
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
   const std::string cost =
-      waitNs > 0 ? say(text::kOthersWait, {format("%.1f", waitNs / steps / 1e6), format("%.0f", lostPct)})
-                 : say(text::kOthersNeverWaited);
+      say(text::kOthersWait, {format("%.1f", waitNs / steps / 1e6), format("%.0f", lostPct)});
   f.set_summary(
       say(e.communication ? text::kStragglerLatency : text::kStragglerCompute,
           {rankOnHost(rank, host), format("%.0f", slowdownPct), std::to_string(e.sinceStep), cause, cost}));

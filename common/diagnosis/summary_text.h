@@ -24,7 +24,7 @@ extern const char kRank[];
 extern const char kStragglerCompute[];
 extern const char kStragglerLatency[];
 extern const char kOthersWait[];
-extern const char kOthersNeverWaited[];
+extern const char kOthersNeverWaited[];  // no longer written; runs stored with it are still translated
 // Memory.
 extern const char kMemoryGrows[];
 extern const char kMemoryGrowsUntilFull[];
