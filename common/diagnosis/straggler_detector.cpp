@@ -20,6 +20,10 @@ constexpr size_t kScatterWindows = 64;
 // share of its all-reduce excess (in a synchronous collective the two would be equal).
 constexpr double kEarlyArrivalShare = 0.5;
 
+// The arrival test judges a rank's own excess over at most this many recent steps, so that a long run keeps
+// its memory and its per-step cost bounded.
+constexpr size_t kArrivalSteps = 512;
+
 // The standard error of the median of n normal values is about sqrt(pi / 2) sigma / sqrt(n).
 constexpr double kMedianStandardError = 1.2533141373155;
 
@@ -215,14 +219,20 @@ void StragglerDetector::accumulateArrival(const PendingStep& pending, double typ
   const double onTimeWeight = std::log((1 - twice) / (1 - chance));
   for (size_t r = 0; r < n; ++r) {
     Arrival& a = ranks_[r].arrival;
-    if (a.llr <= 0) a = Arrival{};
+    const StepExcess& now = ranks_[r].window.back();
+    if (a.llr <= 0) {
+      a = Arrival{};
+      a.sinceStep = now.step;
+    }
     a.llr = std::max(0.0, a.llr + (r == last ? lateWeight : onTimeWeight));
-    a.excesses.push_back(ranks_[r].window.back().own / typical);
+    a.excesses.push_back(now.own / typical);
+    if (a.excesses.size() > kArrivalSteps) a.excesses.pop_front();
     if (a.llr >= config_.arrivalThreshold) {
       // Late more often than chance, and slower for it: a straggler, not a rank that happens to be scheduled
       // last. Once found it stays found until the ratio is back at zero (a noisy median does not end it); the
       // ratio is held at twice the threshold, so that evidence to the contrary ends it in time.
-      a.late = a.late || stats::median(a.excesses) >= config_.minSlowdown;
+      a.late = a.late || stats::median(std::vector<double>(a.excesses.begin(), a.excesses.end())) >=
+                             config_.minSlowdown;
       a.llr = std::min(a.llr, 2 * config_.arrivalThreshold);
     }
     if (a.llr <= 0) a.late = false;
@@ -267,10 +277,7 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
     // CUSUM alone, it began where the evidence started to add up.
     episode.sinceStep = score.step;
     if (!windowSlow && !slowComm)
-      episode.sinceStep =
-          state.cusum.slow
-              ? state.cusum.sinceStep
-              : score.step + 1 - std::min<uint64_t>(score.step + 1, state.arrival.excesses.size());
+      episode.sinceStep = state.cusum.slow ? state.cusum.sinceStep : state.arrival.sinceStep;
     for (const auto& s : state.window) {
       const bool slow = slowComm     ? s.commScore >= config_.minScore
                         : windowSlow ? s.medianOwn > 0 && s.own / s.medianOwn >= score.ownSlowdown / 2

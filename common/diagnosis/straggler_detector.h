@@ -112,9 +112,10 @@ class StragglerDetector {
   };
   // The sequential test of arrival order, and the rank's relative own excess over the steps it covers.
   struct Arrival {
-    double llr = 0;                // log-likelihood ratio, late twice as often as chance against chance
-    std::vector<double> excesses;  // relative own excess of each step since llr last stood at zero
-    bool late = false;             // crossed, with an own excess to show for it; until llr is back at zero
+    double llr = 0;               // log-likelihood ratio, late twice as often as chance against chance
+    uint64_t sinceStep = 0;       // the first step since llr last stood at zero
+    std::deque<double> excesses;  // relative own excess of each step since then (the latest kArrivalSteps)
+    bool late = false;            // crossed, with an own excess to show for it; until llr is back at zero
   };
   struct RankState {
     std::deque<StepExcess> window;
