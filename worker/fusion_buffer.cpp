@@ -39,9 +39,17 @@ void packFusionBuffer(const std::vector<torch::Tensor>& sources, torch::Tensor& 
 
 void unpackFusionBuffer(const torch::Tensor& buffer, std::vector<torch::Tensor>& targets, int64_t divisor) {
   int64_t offset = 0;
+  const auto divisorTensor = torch::scalar_tensor(static_cast<double>(divisor), buffer.options());
   for (auto& target : targets) {
-    target.copy_(buffer.narrow(0, offset, target.numel()).view(target.sizes()));
-    if (divisor != 1) target.div_(divisor);
+    const auto source = buffer.narrow(0, offset, target.numel()).view(target.sizes());
+    if (divisor == 1) {
+      target.copy_(source);
+    } else if (target.scalar_type() == buffer.scalar_type()) {
+      at::div_out(target, source, divisorTensor);  // one pass: divide on the way out
+    } else {
+      target.copy_(source);  // widen first, then divide at the target's precision
+      target.div_(divisor);
+    }
     offset += target.numel();
   }
 }

@@ -56,6 +56,9 @@ int64_t positiveNs(int64_t ns) {
 // Horovod's default cache capacity (HOROVOD_CACHE_CAPACITY).
 constexpr size_t kResponseCacheCapacity = 1024;
 
+// The shortest time a rank inside a planned backward holds its cycle back (see planNextStep()).
+constexpr std::chrono::steady_clock::duration kMinHold = std::chrono::milliseconds(100);
+
 TensorSignature signatureOf(const torch::Tensor& tensor) {
   return {static_cast<int32_t>(tensor.scalar_type()), tensor.sizes().vec()};
 }
@@ -107,6 +110,9 @@ class HorovodEngine::Controller {
         divisor_(ctx_.hyper.reduce_op() == v1::REDUCE_OP_SUM ? 1 : ctx_.worldSize),
         fusionBytes_(static_cast<size_t>(ctx_.hyper.fusion_threshold_mb() * 1024.0 * 1024.0)),
         hangStep_(hangStepFor(ctx_.faults, ctx_.rank)),
+        cycle_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double, std::milli>(
+                ctx_.hyper.cycle_time_ms() > 0 ? ctx_.hyper.cycle_time_ms() : 1))),
         reduceName_(ctx_.group->getBackendName() == "nccl" ? "NCCL_ALLREDUCE" : "GLOO_ALLREDUCE") {
     TORCH_CHECK(ctx_.group && ctx_.store && ctx_.probe,
                 "the Horovod engine needs a group, a store and a probe");
@@ -168,8 +174,9 @@ class HorovodEngine::Controller {
     const int64_t start = ctx_.probe->now();
     std::unique_lock lock(mutex_);
     if (!sync_) return 0;
-    active_ =
-        true;  // even a rank with nothing to submit must keep negotiating (the stall inspector needs it)
+    // Even a rank with nothing to submit must keep negotiating (the stall inspector needs it).
+    active_ = true;
+    synchronizing_ = true;
     workCv_.notify_all();
     // synchronize(): parameters whose hook did not fire this step are reduced too, so all ranks agree.
     for (size_t i = 0; i < entries_.size(); ++i) {
@@ -183,10 +190,14 @@ class HorovodEngine::Controller {
       throw std::runtime_error("horovod engine on rank " + std::to_string(ctx_.rank) + ": " +
                                (error_.empty() ? "the engine was shut down" : error_));
     }
+    planNextStep();
     for (auto& entry : entries_) entry.state = State::kIdle;
     lastStepFusion_ = std::move(stepFusion_);
     stepFusion_.clear();
     active_ = false;
+    synchronizing_ = false;
+    ++completedSteps_;
+    workCv_.notify_all();
     return ctx_.probe->now() - start;
   }
 
@@ -258,6 +269,7 @@ class HorovodEngine::Controller {
         entries_[index].state == State::kIdle, "the gradient of '", entries_[index].name,
         "' was computed twice in one step; call finishBackward() (synchronize) before the next backward");
     submit(index);
+    lastHookNs_ = entries_[index].submittedNs;
   }
 
   void submit(size_t index) {
@@ -268,29 +280,101 @@ class HorovodEngine::Controller {
     entry.state = State::kSubmitted;
     entry.submittedNs = positiveNs(ctx_.probe->now());
     entry.step = step_;
+    if (!active_) firstSubmitNs_ = entry.submittedNs;
     active_ = true;
     workCv_.notify_all();
+  }
+
+  // With the response cache, once a step has been synchronised, the next one is planned from it: this
+  // step's gradients in the order they became ready here, grouped into fusion buffers as execute() would
+  // group them. While inside its backward, a rank then starts a cycle only when the next planned buffer is
+  // complete here, instead of every cycle_time_ms: a small model whose gradients fit one buffer costs one
+  // cycle and one all-reduce a step, where ticking cycles would cut the same gradients into several buffers
+  // (and the first, often a lone bias, would go out alone). A rank holding back still runs a cycle at least
+  // every holdLimit_ (four times as long as its last backward took to submit, at least 100 ms, but not more
+  // than a quarter of the stall threshold nor less than a cycle), so a tensor that some rank never submits
+  // still reaches the stall inspector; a gradient that is not computed this step is no reason to wait that
+  // long, for finishBackward() submits it and a synchronising rank holds nothing back.
+  void planNextStep() {
+    if (!cache_) return;
+    std::vector<size_t> order(entries_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      return entries_[a].submittedNs < entries_[b].submittedNs;
+    });
+    std::vector<torch::Tensor> grads;
+    for (size_t i : order) grads.push_back(entries_[i].param.grad());
+    planBuffers_.clear();
+    plannedBuffer_.assign(entries_.size(), -1);
+    for (const auto& buffer : planFusion(grads, fusionBytes_, wireElementSize())) {
+      std::vector<size_t> tensors;
+      for (size_t k : buffer) {
+        plannedBuffer_[order[k]] = static_cast<int>(planBuffers_.size());
+        tensors.push_back(order[k]);
+      }
+      planBuffers_.push_back(std::move(tensors));
+    }
+    using Duration = std::chrono::steady_clock::duration;
+    const auto span = std::chrono::duration_cast<Duration>(
+        std::chrono::nanoseconds(std::max<int64_t>(0, lastHookNs_ - firstSubmitNs_)));
+    const double stallS = ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0;
+    const auto cap = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(stallS / 4));
+    holdLimit_ = std::max(cycle_, std::min(cap, std::max(kMinHold, 4 * span)));
+  }
+
+  bool planned() const { return !planBuffers_.empty(); }
+
+  // Whether a rank inside its backward (planned step) has something worth a cycle: a submitted gradient
+  // outside the plan, the whole next planned buffer, or anything at all once it synchronises.
+  bool planReady() const {
+    bool submitted = false;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].state != State::kSubmitted) continue;
+      if (plannedBuffer_[i] < 0) return true;
+      submitted = true;
+    }
+    if (!submitted) return false;
+    if (synchronizing_) return true;
+    for (const auto& buffer : planBuffers_) {
+      bool pending = false, complete = true;
+      for (size_t t : buffer) {
+        pending = pending || entries_[t].state == State::kIdle || entries_[t].state == State::kSubmitted;
+        complete = complete && entries_[t].state != State::kIdle;
+      }
+      if (pending) return complete;
+    }
+    return true;
+  }
+
+  size_t wireElementSize() const {
+    return format_.wire == c10::ScalarType::Undefined ? 0 : c10::elementSize(format_.wire);
   }
 
   // The background cycle: negotiate, then start what every rank has ready. After a cycle in which no rank was
   // inside a backward, every rank waits for local work instead of spinning. Unlike Horovod, a submission into
   // an empty queue starts the next cycle at once instead of at the next tick: the first gradient of a
   // backward (and a lone tensor) is not delayed by up to a cycle, and tensors that follow are still batched
-  // per cycle.
+  // per cycle. In a planned step (planNextStep()) a rank inside its backward holds its cycle until the next
+  // planned buffer is complete here, and a cycle that schedules the step's last tensor ends the step on every
+  // rank at once (every rank has scheduled the same tensors), so no idle cycle is needed to agree on it.
   void cycleLoop() {
-    const auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double, std::milli>(ctx_.hyper.cycle_time_ms() > 0 ? ctx_.hyper.cycle_time_ms()
-                                                                                 : 1));
-    auto lastStart = std::chrono::steady_clock::now() - cycle;
+    auto lastStart = std::chrono::steady_clock::now() - cycle_;
     bool idle = false;
     try {
       for (;;) {
         {
           std::unique_lock lock(mutex_);
           if (idle) {
-            workCv_.wait(lock, [this] { return active_ || shutdownRequested_; });
+            workCv_.wait(lock, [this] {
+              return shutdownRequested_ || (active_ && completedSteps_ >= resumeAfterStep_);
+            });
           } else {
-            workCv_.wait_until(lock, lastStart + cycle, [this] { return wakeEarly_ || shutdownRequested_; });
+            workCv_.wait_until(lock, lastStart + cycle_,
+                               [this] { return (wakeEarly_ && !planned()) || shutdownRequested_; });
+          }
+          if (planned() && active_) {
+            workCv_.wait_until(lock, std::chrono::steady_clock::now() + holdLimit_,
+                               [this] { return shutdownRequested_ || planReady(); });
           }
           wakeEarly_ = false;
         }
@@ -298,9 +382,8 @@ class HorovodEngine::Controller {
         bool cached = false;
         CycleResponse response = cache_ ? cachedCycle(cached) : negotiate(snapshot());
         if (response.shutdown) break;
-        idle = response.idle;
         countCycle(response, cached);
-        execute(response, cached);
+        idle = execute(response, cached) || response.idle;
         // As Horovod's background thread does on Gloo: the cycle's all-reduces finish before the next
         // negotiation, so negotiation rounds do not compete with the gradients for the cores and the wire.
         awaitLaunched();
@@ -454,12 +537,15 @@ class HorovodEngine::Controller {
 
   // Packs the answered tensors into fusion buffers and starts one all-reduce per buffer. `cached`: the
   // answer came from the response cache (rank 0 holds no fresh report of the other ranks' ready times).
-  void execute(const CycleResponse& response, bool cached) {
-    if (response.order.empty()) return;
+  // Returns true when this answer scheduled the last tensor of a planned step: every rank got the same
+  // answers, so every rank now waits for its next step without another cycle.
+  bool execute(const CycleResponse& response, bool cached) {
+    if (response.order.empty()) return false;
     const int64_t negotiatedNs = ctx_.probe->now();
     std::vector<torch::Tensor> grads;
     std::vector<int64_t> submitted;
     uint64_t step = 0;
+    bool stepScheduled = false;
     {
       std::lock_guard lock(mutex_);
       for (size_t i : response.order) {
@@ -470,9 +556,15 @@ class HorovodEngine::Controller {
         submitted.push_back(entries_[i].submittedNs);
         step = entries_[i].step;
       }
+      if (planned()) {
+        stepScheduled = std::all_of(entries_.begin(), entries_.end(), [](const Entry& entry) {
+          return entry.state == State::kScheduled || entry.state == State::kDone;
+        });
+        // finishBackward() of this step cannot have returned yet: its tensors are still on the wire.
+        if (stepScheduled) resumeAfterStep_ = completedSteps_ + 1;
+      }
     }
-    const size_t wireSize = format_.wire == c10::ScalarType::Undefined ? 0 : c10::elementSize(format_.wire);
-    const auto plan = planFusion(grads, fusionBytes_, wireSize);
+    const auto plan = planFusion(grads, fusionBytes_, wireElementSize());
     torch::NoGradGuard noGrad;
     for (size_t b = 0; b < plan.size(); ++b) {
       InFlight f;
@@ -514,6 +606,7 @@ class HorovodEngine::Controller {
       }
       completionCv_.notify_one();
     }
+    return stepScheduled;
   }
 
   void awaitLaunched() {
@@ -616,6 +709,7 @@ class HorovodEngine::Controller {
   const int64_t divisor_;
   const size_t fusionBytes_;
   const std::optional<uint64_t> hangStep_;
+  const std::chrono::steady_clock::duration cycle_;
   const std::string reduceName_;
   std::vector<std::string> names_;
   c10::intrusive_ptr<c10d::ProcessGroup> negotiation_;
@@ -641,8 +735,16 @@ class HorovodEngine::Controller {
   std::vector<std::vector<size_t>> stepFusion_, lastStepFusion_;
   uint64_t step_ = 0;
   bool sync_ = true;
-  bool active_ = false;     // submitted or synchronising since the last finishBackward()
-  bool wakeEarly_ = false;  // a submission arrived while nothing was waiting
+  bool active_ = false;           // submitted or synchronising since the last finishBackward()
+  bool wakeEarly_ = false;        // a submission arrived while nothing was waiting
+  bool synchronizing_ = false;    // inside finishBackward(): every gradient of the step has been submitted
+  uint64_t completedSteps_ = 0;   // synchronised steps finished
+  uint64_t resumeAfterStep_ = 0;  // after an idle answer: cycle again once this many steps have finished
+  int64_t firstSubmitNs_ = 0, lastHookNs_ = 0;  // this step's first submission and last hook's
+  // The planned step (planNextStep()): buffers of tensor indices, and each tensor's buffer (-1: none).
+  std::vector<std::vector<size_t>> planBuffers_;
+  std::vector<int> plannedBuffer_;
+  std::chrono::steady_clock::duration holdLimit_{};
   bool shutdownRequested_ = false;
   bool stopped_ = false;
   bool completionStop_ = false;

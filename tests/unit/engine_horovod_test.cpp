@@ -334,6 +334,53 @@ TEST(HorovodEngine, AfterTheFirstStepCyclesUseTheResponseCache) {
   }
 }
 
+// Once a step has been seen, the next ones are planned from it: a rank holds its cycle until the whole
+// planned buffer is ready, so gradients that arrive several cycles apart still go out in one buffer, with one
+// cycle and one all-reduce a step (ticking cycles would send each of these gradients alone).
+TEST(HorovodEngine, APlannedStepIsOneCycleAndOneAllReduce) {
+  std::vector<EngineStats> afterFirst(2), atEnd(2);
+  std::vector<std::vector<std::vector<size_t>>> fusion(2);
+  std::mutex mutex;
+  constexpr uint64_t kSteps = 5;
+  runRanks(2, [&](TestRank& r) {
+    auto params = namedParameters({100, 3000, 7});
+    v1::HyperParameters hyper;
+    hyper.set_cycle_time_ms(1);
+    hyper.set_fusion_threshold_mb(64);
+    HorovodEngine engine(r.context(hyper), params);
+    for (uint64_t step = 0; step < kSteps; ++step) {
+      zeroGradients(params);
+      engine.beforeBackward(step, true);
+      // Each gradient becomes ready 5 ms (five cycles) after the one before.
+      auto loss = torch::zeros({});
+      for (const auto& [name, p] : params) {
+        auto term = (p * static_cast<double>(r.rank + 1)).sum();
+        term.register_hook([](torch::Tensor grad) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          return grad;
+        });
+        loss = loss + term;
+      }
+      loss.backward();
+      engine.finishBackward();
+      if (step == 0) afterFirst[r.rank] = engine.stats();
+      for (const auto& [name, p] : params)
+        EXPECT_TRUE(torch::equal(p.grad(), torch::full_like(p, 1.5))) << name;
+    }
+    std::lock_guard lock(mutex);
+    atEnd[r.rank] = engine.stats();
+    fusion[r.rank] = engine.lastStepFusion();
+  });
+  EXPECT_EQ(fusion[0], fusion[1]);
+  EXPECT_EQ(fusion[0].size(), 1u) << "the planned buffer holds all three gradients";
+  for (int rank = 0; rank < 2; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    EXPECT_EQ(atEnd[rank].collectives - afterFirst[rank].collectives, kSteps - 1);
+    EXPECT_EQ(atEnd[rank].cachedCycles - afterFirst[rank].cachedCycles, kSteps - 1);
+    EXPECT_EQ(atEnd[rank].negotiations, afterFirst[rank].negotiations);
+  }
+}
+
 TEST(HorovodEngine, FourRanksWithoutFusionSumExactly) {
   HorovodRun run;
   run.worldSize = 4;
