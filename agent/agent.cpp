@@ -218,6 +218,20 @@ void Agent::launch(const v1::LaunchRequest& request,
   }
 
   fs::path directory = fs::path(config_.stateDir) / "jobs" / r.job_id();
+  // A job that may restart checkpoints by default into its first attempt's folder, which every restart of
+  // it on this host finds again.
+  v1::LaunchRequest withCheckpoints;
+  if (r.spec().max_restarts() > 0 && r.spec().checkpoint_dir().empty() && !isUserProgram(r.spec())) {
+    withCheckpoints = r;
+    const std::string runId = r.run_id().empty() ? r.job_id() : r.run_id();
+    if (auto problem = jobIdProblem(runId); !problem.empty())
+      return fail(grpc::INVALID_ARGUMENT, "run_id " + problem);
+    withCheckpoints.mutable_spec()->set_checkpoint_dir(
+        (fs::path(config_.stateDir) / "jobs" / runId / "checkpoints").string());
+    // A restart resumes from there (from step 0 while there is no checkpoint yet).
+    if (r.spec().restart_count() > 0) withCheckpoints.mutable_spec()->set_resume(true);
+  }
+  const v1::LaunchRequest& launched = withCheckpoints.has_spec() ? withCheckpoints : r;
   std::shared_ptr<Job> job;
   {
     std::lock_guard lock(mutex_);
@@ -229,7 +243,7 @@ void Agent::launch(const v1::LaunchRequest& request,
     if (!fs::create_directories(directory, ec)) {
       return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
     }
-    JobSetup setup{r,
+    JobSetup setup{launched,
                    isUserProgram(r.spec()) ? programPath : config_.workerPath,
                    config_.telemetryAddress,
                    directory.string(),

@@ -128,6 +128,9 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
       "RINGMASTER_AGENT=" + setup_.telemetryAddress,
       "RINGMASTER_JOB_ID=" + r.job_id(),
       "RINGMASTER_JOB_SECRET=" + setup_.secret,
+      // torchrun's restart count, for built-in ranks too: a restart resumes only from a checkpoint it finds.
+      "TORCHELASTIC_RESTART_COUNT=" + std::to_string(r.spec().restart_count()),
+      "TORCHELASTIC_MAX_RESTARTS=" + std::to_string(r.spec().max_restarts()),
   };
   if (!isUserProgram(r.spec())) {
     // Ranks sharing a host share its cores instead of each starting one thread per core.
@@ -144,7 +147,7 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
              {"GROUP_RANK=" + std::to_string(r.group_rank()),
               "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
               "ROLE_RANK=" + std::to_string(rank.rank), "ROLE_WORLD_SIZE=" + std::to_string(r.world_size()),
-              "TORCHELASTIC_RUN_ID=" + r.job_id()});
+              "TORCHELASTIC_RUN_ID=" + (r.run_id().empty() ? r.job_id() : r.run_id())});
   bool userThreads = ::getenv("OMP_NUM_THREADS") != nullptr;
   for (const auto& entry : program.environment())
     userThreads = userThreads || entry.rfind("OMP_NUM_THREADS=", 0) == 0;

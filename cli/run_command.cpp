@@ -229,6 +229,7 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
   FindingAnnouncer announcer;
   auto nextFindings = std::chrono::steady_clock::now();
   int handledInterrupts = 0;
+  size_t restartsTold = 0;
   std::optional<console::JobOutcome> outcome;
   while (!(outcome = session.waitFor(250ms))) {
     int seen = interrupts.load();
@@ -240,6 +241,8 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
       session.stop(seen == 1 ? 5 : 0.1);
     }
     std::deque<std::string> lines = printer.take();
+    for (const std::vector<std::string> restarts = session.restartLines(); restartsTold < restarts.size();)
+      lines.push_back(command + ": " + printable(restarts[restartsTold++]));
     if (const auto now = std::chrono::steady_clock::now(); now >= nextFindings) {
       announcer.add(session.findings(), lines);
       nextFindings = now + 1s;

@@ -1001,6 +1001,17 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
   return clipped;
 }
 
+void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
+  impl_->transaction([&] {
+    for (const char* table : {"steps", "allreduce_ops", "memory_samples"}) {
+      impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")
+          ->bind(1, runId)
+          .bind(2, static_cast<int64_t>(fromStep))
+          .run();
+    }
+  });
+}
+
 void RunStore::replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings) {
   impl_->transaction([&] {
     impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();

@@ -176,6 +176,10 @@ class RunStore {
     int64_t clippedToNs = 0;
   };
   ClippedEnds clipTimelineEnds(int64_t runId, int64_t afterNs);
+  // Forgets the run's step samples, all-reduce ops and memory samples of `fromStep` and later: a job
+  // restarted from its checkpoint at that step records them again, and the later attempt's figures replace
+  // the earlier's.
+  void forgetStepsFrom(int64_t runId, uint64_t fromStep);
   // Replaces the run's findings (diagnosis re-runs as data arrives; the latest view wins).
   void replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings);
 

@@ -58,7 +58,41 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
   store(copy);
 }
 
-void RunIngest::store(const std::vector<v1::Record>& records) {
+void RunIngest::restarted(const v1::Finding& finding, int worldSize) {
+  std::lock_guard lock(mutex_);
+  diagnosis_.restarted(worldSize);
+  restart_ = finding;
+  v1::Record record;
+  *record.mutable_finding() = finding;
+  store({record});
+}
+
+void RunIngest::store(const std::vector<v1::Record>& given) {
+  const std::vector<v1::Record>* batch = &given;
+  std::vector<v1::Record> withRestart;
+  if (restart_) {
+    uint64_t resumedAt = UINT64_MAX;
+    for (const auto& r : given)
+      if (r.has_step()) resumedAt = std::min<uint64_t>(resumedAt, r.step().step());
+    if (resumedAt != UINT64_MAX) {
+      v1::Finding& f = *restart_;
+      f.set_since_step(resumedAt);
+      (*f.mutable_evidence())["resumed_from_step"] = static_cast<double>(resumedAt);
+      f.set_summary(f.summary() + "; resumed from step " + std::to_string(resumedAt));
+      withRestart = given;
+      *withRestart.emplace_back().mutable_finding() = f;
+      batch = &withRestart;
+      restart_.reset();
+      if (store_) {
+        try {
+          store_->forgetStepsFrom(runId_, resumedAt);
+        } catch (const std::exception& e) {
+          if (storeProblem_.empty()) storeProblem_ = e.what();
+        }
+      }
+    }
+  }
+  const std::vector<v1::Record>& records = *batch;
   if (store_) {
     // A store that cannot take a batch (a full disk, another writer's lock) must not stop the diagnosis or
     // the views: the batch is counted as lost and finish() says so.

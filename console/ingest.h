@@ -42,6 +42,11 @@ class RunIngest : public RecordSink {
   // Writes the findings and the run's final status ("finished", "failed", "stopped"); the findings stay as
   // they were then.
   void finish(const std::string& status);
+  // The job restarted every rank (--max-restarts; `worldSize` of them now) after the failure `finding`
+  // (KIND_RESTART) tells of. The finding is kept at once; the new attempt's first steps say which step it
+  // resumed from: the finding then says so too, and the stored steps from there on are forgotten, so that the
+  // new attempt's replace them.
+  void restarted(const v1::Finding& finding, int worldSize);
   // Records the run's environment and what each host told about itself (facts by host).
   void recordEnvironment(const std::map<std::string, std::string>& environment,
                          const std::map<std::string, std::map<std::string, std::string>>& hosts);
@@ -64,6 +69,7 @@ class RunIngest : public RecordSink {
   uint64_t recordsStored_ = 0;
   uint64_t recordsLost_ = 0;
   std::string storeProblem_;
+  std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
 };
 
 }  // namespace ringmaster::console

@@ -234,6 +234,7 @@ void Launcher::launchAll() {
     request.set_master_port(static_cast<uint32_t>(masterPort));
     request.set_group_rank(static_cast<int>(host->index));
     request.set_group_world_size(static_cast<int>(hosts_.size()));
+    request.set_run_id(plan_.runId.empty() ? plan_.jobId : plan_.runId);
     v1::LaunchReply reply;
     grpc::Status status = host->client->launch(request, reply);
     if (status.ok()) {
@@ -341,6 +342,15 @@ void Launcher::stop(double graceS) {
   for (auto& host : hosts_) {
     if (host->launched) host->client->stop(plan_.jobId, graceS);
   }
+}
+
+std::vector<std::string> Launcher::unreachableHosts(std::chrono::milliseconds timeout) const {
+  std::vector<std::string> gone;
+  for (const auto& host : hosts_) {
+    v1::HostInfo info;
+    if (!host->client->hostInfo(info, timeout).ok()) gone.push_back(placements_[host->index].host);
+  }
+  return gone;
 }
 
 std::optional<RankExit> Launcher::firstFailure() const {

@@ -36,6 +36,8 @@ struct LaunchPlan {
   // by host name as in `hosts`; an endpoint's own host, when it has one, is the address to reach it at.
   std::map<std::string, AgentEndpoint> agents;
   std::string jobId;  // empty: a new unique id
+  // The job id of the run's first attempt when this launch restarts it (--max-restarts); empty: jobId.
+  std::string runId;
   // Rank 0's address for the others (MASTER_ADDR); empty: rank 0's host as named in `hosts`. Under Slurm, the
   // first node's NodeAddr: node names need not resolve.
   std::string masterAddr;
@@ -110,6 +112,8 @@ class Launcher {
   // The outcome once every host's ranks have exited, or nullopt after `timeout`.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
   JobOutcome wait();
+  // The hosts whose agents do not answer within `timeout` now, as named in the plan (blocks on the network).
+  std::vector<std::string> unreachableHosts(std::chrono::milliseconds timeout) const;
   // The first failure seen so far (live: before the job has wound down).
   std::optional<RankExit> firstFailure() const;
 

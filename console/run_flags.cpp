@@ -76,6 +76,22 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->type_name("SECONDS")
       ->check(finiteWithin(0, kLongestWaitS))
       ->group(launch);
+  app.add_option_function<uint32_t>(
+         "--max-restarts", [&flags](uint32_t n) { flags.spec.set_max_restarts(n); },
+         "When a rank fails (an error, a signal, a stall stopped by --stall-timeout-s), stop the others and "
+         "start every rank again from the last checkpoint, at most N times (default: 0, the job fails). "
+         "Checkpoints are then on: every 100 steps unless --checkpoint-every says, into the agent's job "
+         "folder unless --checkpoint-dir says")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1000))
+      ->group(launch);
+  app.add_option_function<uint32_t>(
+         "--min-ranks", [&flags](uint32_t n) { flags.spec.set_min_ranks(n); },
+         "With --max-restarts and -H: when a host's agent is gone at a restart, go on with the ranks of the "
+         "hosts that remain if they are at least M (the world size shrinks; default: every rank is needed)")
+      ->type_name("M")
+      ->check(CLI::Range(1, 4096))
+      ->group(launch);
   app.add_option("--worker", flags.worker, "ringmaster-worker for local runs (default: beside this program)")
       ->group(launch);
   app.add_option("--state-dir", flags.stateDir, "Journal folder for local runs (default: XDG state dir)")
@@ -341,6 +357,8 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   addChanged("--job-id", flags.jobId, defaults.jobId);
   addChanged("--name", flags.spec.name(), defaults.spec.name());
   if (flags.spec.stall_timeout_s() > 0) add("--stall-timeout-s", formatNumber(flags.spec.stall_timeout_s()));
+  if (flags.spec.max_restarts() > 0) add("--max-restarts", std::to_string(flags.spec.max_restarts()));
+  if (flags.spec.min_ranks() > 0) add("--min-ranks", std::to_string(flags.spec.min_ranks()));
   addChanged("--worker", flags.worker, defaults.worker);
   addChanged("--state-dir", flags.stateDir, defaults.stateDir);
   if (flags.slurm.submit) args.push_back("--slurm");

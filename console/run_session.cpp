@@ -24,6 +24,12 @@ using namespace std::chrono_literals;
 // waited for once Slurm has ended it.
 constexpr auto kSlurmCheckEvery = 2s;
 constexpr auto kSlurmEndGrace = 5s;
+// Steps between checkpoints when restarts are allowed and --checkpoint-every does not say: a restart then
+// redoes at most this many steps (seconds for the small models, a few minutes for resnet50 on a CPU), while a
+// checkpoint (one file written by rank 0) costs a small fraction of the steps between two.
+constexpr uint64_t kRestartCheckpointEvery = 100;
+// How long a restart waits for each host's agent to answer before --min-ranks leaves the host out.
+constexpr auto kHostProbeTimeout = 5s;
 
 v1::JobSpec withDefaults(v1::JobSpec spec) {
   applyDefaults(spec);
@@ -44,6 +50,8 @@ std::string runName(const LaunchPlan& plan) {
 RunSession::RunSession(LaunchPlan plan, RunSessionOptions options)
     : plan_(std::move(plan)), options_(std::move(options)), progress_(withDefaults(plan_.spec)) {
   if (plan_.jobId.empty()) plan_.jobId = newJobId();
+  if (plan_.spec.max_restarts() > 0 && !isUserProgram(plan_.spec) && plan_.spec.checkpoint_every() == 0)
+    plan_.spec.set_checkpoint_every(kRestartCheckpointEvery);
 }
 
 RunSession::~RunSession() {
@@ -53,6 +61,7 @@ RunSession::~RunSession() {
   }
   // The launcher's threads call the sinks, which use the store and the diagnosis: end them first.
   launcher_.reset();
+  retired_.clear();
 }
 
 void RunSession::addSink(RecordSink* sink) {
@@ -95,12 +104,8 @@ void RunSession::startLaunch() {
   try {
     summary_ = std::make_unique<RunSummaryBuilder>(spec);
     if (!options_.timeline.empty()) timeline_ = std::make_unique<TimelineSink>(options_.timeline);
-    auto launcher = std::make_unique<Launcher>(plan_);
-    launcher->addSink(ingest_.get());
-    launcher->addSink(&progress_);
-    launcher->addSink(summary_.get());
-    if (timeline_) launcher->addSink(timeline_.get());
-    for (RecordSink* sink : extraSinks_) launcher->addSink(sink);
+    auto launcher = makeLauncher(plan_);
+    attemptPlan_ = plan_;
     std::lock_guard lock(mutex_);
     launcher_ = std::move(launcher);
     launcher_->start();
@@ -112,11 +117,26 @@ void RunSession::startLaunch() {
   recordEnvironment();
 }
 
+std::unique_ptr<Launcher> RunSession::makeLauncher(LaunchPlan plan) {
+  auto launcher = std::make_unique<Launcher>(std::move(plan));
+  launcher->addSink(ingest_.get());
+  launcher->addSink(&progress_);
+  launcher->addSink(summary_.get());
+  if (timeline_) launcher->addSink(timeline_.get());
+  for (RecordSink* sink : extraSinks_) launcher->addSink(sink);
+  return launcher;
+}
+
+Launcher* RunSession::launcher() const {
+  std::lock_guard lock(mutex_);
+  return launcher_.get();
+}
+
 void RunSession::recordEnvironment() {
   HostFacts environment{{"ringmaster (console)", RINGMASTER_VERSION}};
   std::set<std::string> torch, versions;
   std::map<std::string, HostFacts> hosts;
-  for (const HostPlacement& p : launcher_->placements()) {
+  for (const HostPlacement& p : launcher()->placements()) {
     hosts[p.host] = hostFacts(p.info);
     if (!p.info.torch_version().empty()) torch.insert(p.info.torch_version());
     if (!p.info.ringmaster_version().empty()) versions.insert(p.info.ringmaster_version());
@@ -134,7 +154,7 @@ void RunSession::recordEnvironment() {
 }
 
 std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout) {
-  auto outcome = launcher_->waitFor(timeout);
+  auto outcome = launcher()->waitFor(timeout);
   if (!outcome) {
     ingest_->tick();
     stopWhenStalledTooLong();
@@ -155,12 +175,111 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
       std::this_thread::sleep_for(500ms);
     }
   }
-  std::lock_guard lock(mutex_);
-  if (!stalledStop_.empty() && outcome->status == JobStatus::Stopped) {
-    outcome->status = JobStatus::Failed;
-    outcome->message = stalledStop_;
+  bool restart = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (!stalledStop_.empty() && outcome->status == JobStatus::Stopped) {
+      outcome->status = JobStatus::Failed;
+      outcome->message = stalledStop_;
+    }
+    restart = outcome->status == JobStatus::Failed && !stopRequested_ && !detached_ && !finished_ &&
+              !slurmEndedAt_ && restarts_ < static_cast<int>(plan_.spec.max_restarts());
+    if (outcome->status == JobStatus::Failed && !restart && restarts_ > 0) {
+      outcome->message += " (after " + std::to_string(restarts_) +
+                          (restarts_ == 1 ? " restart" : " restarts") + ", --max-restarts " +
+                          std::to_string(plan_.spec.max_restarts()) + ")";
+    }
   }
+  if (restart) return restartAfter(*outcome);
   return outcome;
+}
+
+std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
+  const int number = restarts_ + 1;
+  const std::string ofMax = std::to_string(number) + " of " + std::to_string(plan_.spec.max_restarts());
+  v1::Finding finding;
+  finding.set_kind(v1::Finding::KIND_RESTART);
+  finding.set_severity(v1::Finding::SEVERITY_WARNING);
+  finding.set_rank(-1);
+  auto& evidence = *finding.mutable_evidence();
+  evidence["restart"] = number;
+  {
+    std::lock_guard lock(mutex_);
+    if (failed.failedRank) {
+      const RankExit& e = *failed.failedRank;
+      finding.set_rank(e.rank);
+      finding.set_host(e.host);
+      finding.set_cause(e.signal != 0 ? "signal" : "exit");
+      if (e.signal != 0) evidence["signal"] = e.signal;
+      if (e.exitCode != 0) evidence["exit_code"] = e.exitCode;
+    } else if (stalledWhy_) {
+      finding.set_rank(stalledWhy_->rank());
+      finding.set_host(stalledWhy_->host());
+      finding.set_cause("stall");
+    } else {
+      finding.set_cause("lost host");
+    }
+  }
+  LaunchPlan next = attemptPlan_;
+  next.runId = plan_.jobId;
+  next.jobId = plan_.jobId + "-restart" + std::to_string(number);
+  next.attach = false;
+  v1::JobSpec& spec = next.spec;
+  // --min-ranks: the hosts whose agents are gone are left out, and the job goes on with fewer ranks when
+  // enough remain. Without it a gone host makes the restart fail to start, which ends the job.
+  std::string shrunk;
+  if (plan_.spec.min_ranks() > 0 && !next.hosts.empty()) {
+    const std::vector<std::string> gone = launcher()->unreachableHosts(kHostProbeTimeout);
+    if (!gone.empty()) {
+      std::vector<HostSlots> remaining;
+      int slots = 0;
+      for (const HostSlots& h : next.hosts) {
+        if (std::find(gone.begin(), gone.end(), h.host) != gone.end()) continue;
+        remaining.push_back(h);
+        slots += h.slots;
+      }
+      const int ranks = std::min(slots, static_cast<int>(next.spec.world_size()));
+      std::string names;
+      for (const auto& host : gone) names += (names.empty() ? "" : ", ") + host;
+      if (ranks < static_cast<int>(plan_.spec.min_ranks())) {
+        return JobOutcome{JobStatus::Failed,
+                          failed.message + "; host " + names + " gone, and the " + std::to_string(ranks) +
+                              " ranks left are fewer than --min-ranks " +
+                              std::to_string(plan_.spec.min_ranks()),
+                          failed.failedRank};
+      }
+      next.hosts = remaining;
+      spec.set_world_size(static_cast<uint32_t>(ranks));
+      shrunk = " on " + std::to_string(ranks) + " ranks (host " + names + " gone)";
+      evidence["world_size"] = ranks;
+    }
+  }
+  finding.set_summary("restart " + ofMax + " after " + failed.message + shrunk);
+  ingest_->restarted(finding, static_cast<int>(spec.world_size()));
+  spec.set_restart_count(static_cast<uint32_t>(number));
+  // Without a folder of the user's, the agents resume from their default one (see the agent's Launch).
+  if (!spec.checkpoint_dir().empty()) spec.set_resume(true);
+  // An injected crash or hang happens in the first attempt only: a restart that met it again would loop.
+  spec.mutable_faults()->clear_crashes();
+  spec.mutable_faults()->clear_hangs();
+  std::unique_ptr<Launcher> launcher = makeLauncher(next);
+  attemptPlan_ = std::move(next);
+  std::lock_guard lock(mutex_);
+  restarts_ = number;
+  restartLines_.push_back("restart " + ofMax + ": " + failed.message + "; starting every rank again" +
+                          shrunk + " from the last checkpoint");
+  if (stopRequested_) return JobOutcome{JobStatus::Stopped, "stopped on request", std::nullopt};
+  stalledStop_.clear();
+  stalledWhy_.reset();
+  retired_.push_back(std::move(launcher_));
+  launcher_ = std::move(launcher);
+  try {
+    launcher_->start();
+  } catch (const std::exception& e) {
+    return JobOutcome{JobStatus::Failed, "restart " + ofMax + " could not start: " + e.what(),
+                      failed.failedRank};
+  }
+  return std::nullopt;
 }
 
 std::string RunSession::checkSlurm() {
@@ -221,6 +340,7 @@ void RunSession::stopWhenStalledTooLong() {
   const std::string seconds = formatNumber(limitS);
   stalledStop_ =
       "stopped after a stall of " + seconds + " s (--stall-timeout-s " + seconds + "): " + why->summary();
+  stalledWhy_ = *why;
   launcher_->stop(5);
 }
 
@@ -285,13 +405,13 @@ bool RunSession::detach() {
 
 std::string RunSession::control(v1::ControlRequest::Action action) {
   if (!started()) return "the run is not running";
-  return launcher_->control(action);
+  return launcher()->control(action);
 }
 
 void RunSession::dropConnections() {
   if (!started()) return;
-  for (size_t host = 0; host < launcher_->placements().size(); ++host)
-    launcher_->follower(host).dropConnection();
+  Launcher* current = launcher();
+  for (size_t host = 0; host < current->placements().size(); ++host) current->follower(host).dropConnection();
 }
 
 void RunSession::addFinding(const v1::Finding& finding) {
@@ -315,7 +435,17 @@ const std::string& RunSession::jobId() const {
 
 const std::vector<HostPlacement>& RunSession::placements() const {
   static const std::vector<HostPlacement> none;
-  return started() ? launcher_->placements() : none;
+  return started() ? launcher()->placements() : none;
+}
+
+int RunSession::restarts() const {
+  std::lock_guard lock(mutex_);
+  return restarts_;
+}
+
+std::vector<std::string> RunSession::restartLines() const {
+  std::lock_guard lock(mutex_);
+  return restartLines_;
 }
 
 std::vector<std::string> RunSession::placementLines() const {

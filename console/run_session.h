@@ -71,6 +71,10 @@ class RunSession {
   // job that goes quiet is still seen (stalls), and a job stalled for the spec's stall_timeout_s is stopped:
   // its outcome is then Failed, with the stall as the reason. Ranks of a Slurm job that failed are given a
   // few seconds for Slurm to say whether it ended them.
+  // A job that failed while restarts remain (the spec's max_restarts) is not over: every rank starts again
+  // as a new launch of the same run (job id "<job id>-restart<N>", the same run in the history), resuming
+  // from the last checkpoint, without the injected crash or hang; the restart is a finding. After
+  // max_restarts restarts the next failure is the outcome, its message naming the count.
   std::optional<JobOutcome> waitFor(std::chrono::milliseconds timeout);
   // Records how the job ended: its status word and findings in the history, the summary file. Call once.
   RunResult finish(const JobOutcome& outcome);
@@ -99,6 +103,10 @@ class RunSession {
   int64_t runId() const { return runId_; }  // 0 when nothing is stored
   const std::string& storePath() const { return options_.storePath; }
   const std::string& jobId() const;
+  // Restarts so far, and a line for a person about each ("restart 1 of 2: rank 1 on host n1 was killed by
+  // SIGABRT"), in order.
+  int restarts() const;
+  std::vector<std::string> restartLines() const;
   // Where the ranks run, once started.
   const std::vector<HostPlacement>& placements() const;
   // e.g. {"node1 (ranks 0-3)", "node2 (ranks 4-7)"}.
@@ -106,6 +114,11 @@ class RunSession {
 
  private:
   void startLaunch();
+  std::unique_ptr<Launcher> makeLauncher(LaunchPlan plan);
+  // The launcher of the current attempt; the retired ones live on with the session, so a pointer stays valid.
+  Launcher* launcher() const;
+  // Starts every rank again after `failed`; the outcome when the restart could not start.
+  std::optional<JobOutcome> restartAfter(const JobOutcome& failed);
   void recordEnvironment();
   // Asks Slurm how the job stands when it is time to; an outcome once Slurm has ended the job and its
   // agents' last records had time to arrive.
@@ -122,8 +135,12 @@ class RunSession {
   std::unique_ptr<RunSummaryBuilder> summary_;
   std::unique_ptr<TimelineSink> timeline_;
   std::unique_ptr<Launcher> launcher_;
+  std::vector<std::unique_ptr<Launcher>> retired_;  // the attempts before a restart
+  int restarts_ = 0;
+  std::vector<std::string> restartLines_;
+  std::optional<v1::Finding> stalledWhy_;  // the stall finding that stalledStop_ is about
   std::vector<RecordSink*> extraSinks_;
-  mutable std::mutex mutex_;  // guards launched_, finished_ and stalledStop_
+  mutable std::mutex mutex_;  // guards launcher_, launched_, finished_, stalledStop_ and the restarts
   bool launched_ = false;
   std::string stalledStop_;  // why the session stopped a stalled job; empty: it did not
   bool finished_ = false;
@@ -131,6 +148,7 @@ class RunSession {
   bool stopRequested_ = false;
   int64_t runId_ = 0;
   // Touched by the thread that calls waitFor() and finish() only.
+  LaunchPlan attemptPlan_;  // the current attempt's: its hosts and world size after --min-ranks left some out
   SlurmJob* slurm_ = nullptr;
   std::chrono::steady_clock::time_point nextSlurmCheck_{};
   std::optional<std::chrono::steady_clock::time_point> slurmEndedAt_;

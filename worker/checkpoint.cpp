@@ -83,9 +83,10 @@ void saveCheckpoint(const std::string& dir, const std::string& modelName, const 
   fsyncPath(dir, O_RDONLY | O_DIRECTORY);
 }
 
-TrainingPosition restoreCheckpoint(const std::string& dir, const std::string& modelName,
-                                   torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                                   c10d::ProcessGroup& group) {
+std::optional<TrainingPosition> restoreCheckpoint(const std::string& dir, const std::string& modelName,
+                                                  torch::nn::Module& model,
+                                                  torch::optim::Optimizer& optimizer,
+                                                  c10d::ProcessGroup& group) {
   const std::string path = checkpointPath(dir);
   std::string bytes;
   bool ok = true;
@@ -95,9 +96,7 @@ TrainingPosition restoreCheckpoint(const std::string& dir, const std::string& mo
     if (ok) bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   bytes = broadcastBytes(std::move(bytes), ok, group);
-  if (!ok || (group.getRank() != 0 && bytes.empty())) {
-    throw InputError(path + ": no checkpoint to resume from (on rank 0's host)");
-  }
+  if (!ok || (group.getRank() != 0 && bytes.empty())) return std::nullopt;
 
   TrainingPosition position;
   try {

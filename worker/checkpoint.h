@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <vector>
@@ -29,10 +30,12 @@ void saveCheckpoint(const std::string& dir, const std::string& modelName, const 
                     const torch::optim::Optimizer& optimizer, const TrainingPosition& position);
 
 // Restores model, optimizer and position on every rank from rank 0's checkpoint file. Collective: every rank
-// calls it. Throws InputError when the file is missing, corrupt or belongs to another model (on every rank).
-TrainingPosition restoreCheckpoint(const std::string& dir, const std::string& modelName,
-                                   torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                                   c10d::ProcessGroup& group);
+// calls it. Returns nullopt on every rank when rank 0 has no checkpoint file; throws InputError when it is
+// corrupt or belongs to another model (on every rank).
+std::optional<TrainingPosition> restoreCheckpoint(const std::string& dir, const std::string& modelName,
+                                                  torch::nn::Module& model,
+                                                  torch::optim::Optimizer& optimizer,
+                                                  c10d::ProcessGroup& group);
 
 // Every parameter as float32, in parameter order, concatenated (what --dump-params writes, little-endian).
 std::vector<float> flatParameters(const torch::nn::Module& model);

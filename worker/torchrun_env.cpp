@@ -49,6 +49,8 @@ TorchrunEnv readTorchrunEnv(const EnvLookup& lookup) {
   env.localRank = static_cast<int>(integer(lookup, "LOCAL_RANK", 0, kMaxRanks - 1));
   env.masterAddr = required(lookup, "MASTER_ADDR");
   env.masterPort = static_cast<uint16_t>(integer(lookup, "MASTER_PORT", 1, 65535));
+  if (lookup("TORCHELASTIC_RESTART_COUNT"))
+    env.restartCount = static_cast<int>(integer(lookup, "TORCHELASTIC_RESTART_COUNT", 0, 1 << 20));
   if (env.rank >= env.worldSize) {
     throw InputError("RANK=" + std::to_string(env.rank) +
                      " must be below WORLD_SIZE=" + std::to_string(env.worldSize));

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/error.h"
 #include "worker/process_memory.h"
 #include "worker/torchscript_model.h"
 
@@ -62,10 +63,24 @@ Trainer::Trainer(TrainerContext context, TrainingData data, std::shared_ptr<Clas
   targetSteps_ = hyper_.steps() > 0 ? hyper_.steps() : uint64_t{hyper_.epochs()} * stepsPerEpoch_;
 
   if (context_.spec.resume()) {
-    position_ = restoreCheckpoint(context_.spec.checkpoint_dir(), modelLabel(context_.spec), *model_,
-                                  *optimizer_, *context_.group);
-    firstStep_ = position_.step;
-    epochsCompleted_ = position_.epoch;
+    const std::string& dir = context_.spec.checkpoint_dir();
+    std::optional<TrainingPosition> restored =
+        restoreCheckpoint(dir, modelLabel(context_.spec), *model_, *optimizer_, *context_.group);
+    // A restart before the first checkpoint starts again from the beginning, as torchrun's would.
+    if (!restored && context_.restartCount == 0)
+      throw InputError(checkpointPath(dir) + ": no checkpoint to resume from (on rank 0's host)");
+    if (restored) {
+      position_ = *restored;
+      firstStep_ = position_.step;
+      epochsCompleted_ = position_.epoch;
+    }
+    resumed_ = restored.has_value();
+    if (auto* out = progress(); out && context_.restartCount > 0) {
+      *out << "restart " << context_.restartCount << ": "
+           << (restored ? "resumed from the checkpoint of step " + std::to_string(position_.step)
+                        : std::string("no checkpoint yet, starting from step 0"))
+           << std::endl;
+    }
   }
 
   EngineContext engineContext;
@@ -280,7 +295,7 @@ RunSummary Trainer::run() {
   const uint64_t checkpointEvery = context_.spec.checkpoint_every();
   double accuracy = -1;
   uint64_t evaluatedAt = UINT64_MAX;
-  uint64_t checkpointedAt = context_.spec.resume() ? position_.step : UINT64_MAX;
+  uint64_t checkpointedAt = resumed_ ? position_.step : UINT64_MAX;
 
   sampler_.setEpoch(position_.epoch);
   epochIndices_ = sampler_.indices();

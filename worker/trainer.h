@@ -43,6 +43,7 @@ struct TrainerContext {
   torch::Device device = torch::kCPU;
   std::ostream* progress = nullptr;        // where rank 0 prints its progress lines; null for none
   std::optional<TrainingControl> control;  // none: no console is listening
+  int restartCount = 0;  // a restart (above 0) resumes from a checkpoint only if there is one
 };
 
 class Trainer {
@@ -85,6 +86,7 @@ class Trainer {
   std::unique_ptr<GradientEngine> engine_;
   TrainingPosition position_;
   uint64_t firstStep_ = 0;
+  bool resumed_ = false;  // restored from a checkpoint
   int64_t microBatchesPerEpoch_ = 0;
   uint64_t stepsPerEpoch_ = 0;
   uint64_t targetSteps_ = 0;

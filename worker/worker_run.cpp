@@ -83,6 +83,7 @@ int runWorker(const WorkerOptions& options) {
       context.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.localRank));
     }
     context.progress = &std::cout;
+    context.restartCount = env.restartCount;
     if (std::getenv("RINGMASTER_AGENT")) {
       context.control = TrainingControl{[&telemetry] { return telemetry.stopRequested(); },
                                         [&telemetry] { return telemetry.takeCheckpointRequest(); }};

@@ -49,6 +49,8 @@ inline const char* kindLabel(v1::Finding::Kind kind) {
       return "divergence";
     case v1::Finding::KIND_CRASH:
       return "crash";
+    case v1::Finding::KIND_RESTART:
+      return "restart";
     default:
       return "finding";
   }

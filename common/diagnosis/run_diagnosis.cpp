@@ -12,7 +12,20 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
       leaks_(config.leak),
       stalls_(worldSize, config.stall),
       communication_(config.communication),
-      divergence_(worldSize) {}
+      divergence_(worldSize),
+      worldSize_(worldSize),
+      config_(config) {}
+
+void RunDiagnosis::restarted(int worldSize) {
+  crashes_ = CrashDetector();
+  stalls_ = StallDetector(worldSize, config_.stall);
+  if (worldSize != worldSize_) stragglers_ = StragglerDetector(worldSize, config_.straggler);
+  worldSize_ = worldSize;
+  // Findings the ranks sent about the attempt that failed (the Horovod engine's stall) end with it.
+  received_.erase(std::remove_if(received_.begin(), received_.end(),
+                                 [](const v1::Finding& f) { return f.kind() == v1::Finding::KIND_STALL; }),
+                  received_.end());
+}
 
 void RunDiagnosis::setHost(int rank, const std::string& host) {
   stragglers_.setHost(rank, host);
@@ -50,9 +63,14 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kFinding: {
       // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
+      // Each restart is a finding of its own, updated once its new attempt says where it resumed.
       const v1::Finding& f = record.finding();
+      const auto restartOf = [](const v1::Finding& g) {
+        auto it = g.evidence().find("restart");
+        return it == g.evidence().end() ? 0.0 : it->second;
+      };
       auto same = std::find_if(received_.begin(), received_.end(), [&](const v1::Finding& g) {
-        return g.kind() == f.kind() && g.rank() == f.rank();
+        return g.kind() == f.kind() && g.rank() == f.rank() && restartOf(g) == restartOf(f);
       });
       if (same != received_.end()) {
         *same = f;

@@ -32,6 +32,10 @@ class RunDiagnosis {
   void setHost(int rank, const std::string& host);
   // `arrivalNs`: the console's monotonic clock when the record arrived (0 when replaying a stored run).
   void observe(const v1::Record& record, int64_t arrivalNs = 0);
+  // The job restarted every rank (--max-restarts), now `worldSize` of them: the failure and stall that ended
+  // the attempt are told by the restart's finding, which arrives as a record; the new attempt's ranks start
+  // with no crash or stall (and, when the world size changed, no straggler either).
+  void restarted(int worldSize);
 
   // Current findings, most severe first. `nowNs` (the arrival clock) lets stalls be seen while nothing
   // arrives.
@@ -46,6 +50,8 @@ class RunDiagnosis {
   CommunicationMonitor communication_;
   DivergenceDetector divergence_;
   CrashDetector crashes_;
+  int worldSize_;
+  DiagnosisConfig config_;
   std::vector<v1::Finding> received_;
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <QByteArray>
+#include <filesystem>
 #include <set>
 
 #include "common/json.h"
@@ -101,7 +102,15 @@ class NamespacedAgent {
       ::_exit(127);
     }
   }
+  // The host is gone: its agent dies at once, and its ranks with it (they die with their parent).
+  void killNow() {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
   ~NamespacedAgent() {
+    if (pid_ < 0) return;
     ::kill(pid_, SIGTERM);
     int status = 0;
     if (!eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, 10s)) {
@@ -169,6 +178,90 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   EXPECT_TRUE(json["params_identical"].GetBool());
   // Ten all-reduces of the MLP's gradients went over the wire, not just control messages.
   EXPECT_GT(hosts.receivedBytes(1) - before, 1'000'000u);
+}
+
+// A host lost mid-run with --min-ranks: the restart leaves it out and the job finishes on the host that
+// remains, with the world size it has now, resumed from the checkpoint rank 0 wrote on its own host.
+TEST(LauncherNetns, AHostLostWithMinRanksFinishesOnTheHostThatRemains) {
+  TwoHosts hosts;
+  if (std::string why = hosts.create(); !why.empty())
+    GTEST_SKIP() << "cannot make network namespaces: " << why;
+  TempDir dir("netns-elastic");
+  writeFile(dir.file("token"), "netns-test-token\n");
+  const int port = 50552;
+  NamespacedAgent a(hosts, 0, port, dir.file("token"), dir.file("state-a"));
+  NamespacedAgent b(hosts, 1, port, dir.file("token"), dir.file("state-b"));
+  const std::string jobId = "elastic-" + std::to_string(::getpid());
+  const std::string summary = dir.file("summary.json");
+  const std::string hostList = hosts.address(0) + ":1," + hosts.address(1) + ":1";
+  ProcessResult result;
+  std::thread run([&] {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      result = runProcess({kIp,
+                           "netns",
+                           "exec",
+                           hosts.name(0),
+                           binPath("ringmaster"),
+                           "run",
+                           "-np",
+                           "2",
+                           "-H",
+                           hostList,
+                           "--agent-port",
+                           std::to_string(port),
+                           "--token-file",
+                           dir.file("token"),
+                           "--model",
+                           "mlp",
+                           "--data",
+                           "synthetic",
+                           "--steps",
+                           "600",
+                           "--batch-size",
+                           "16",
+                           "--inject-straggler",
+                           "0:20",
+                           "--max-restarts",
+                           "1",
+                           "--min-ranks",
+                           "1",
+                           "--checkpoint-every",
+                           "50",
+                           "--job-id",
+                           jobId,
+                           "--no-store",
+                           "--summary-json",
+                           summary},
+                          {}, 400s);
+      if (result.err.find("cannot reach the agent") == std::string::npos) break;
+      std::this_thread::sleep_for(500ms);
+    }
+  });
+  // Host B trains (its journal grows), then it is gone.
+  const std::string journal = dir.file("state-b") + "/jobs/" + jobId + "/journal";
+  const bool trained = eventually(
+      [&] {
+        std::error_code error;
+        return std::filesystem::file_size(journal, error) > 20'000 && !error;
+      },
+      120s);
+  b.killNow();
+  run.join();
+  ASSERT_TRUE(trained) << "host B never trained: " << result.err;
+  ASSERT_EQ(result.exitCode, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("restart 1 of 1: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("starting every rank again on 1 ranks (host " + hosts.address(1) + " gone)"),
+            std::string::npos)
+      << result.out;
+  auto json = ringmaster::parseJson(readFile(summary));
+  EXPECT_STREQ(json["status"].GetString(), "finished");
+  bool rank0Finished = false;
+  for (const auto& r : json["ranks"].GetArray()) {
+    if (r["rank"].GetInt() == 0 && r["host"].GetString() == hosts.address(0)) rank0Finished = true;
+  }
+  EXPECT_TRUE(rank0Finished) << readFile(summary);
+  // The restart went on from rank 0's checkpoint on host A, not from step 0.
+  EXPECT_TRUE(std::filesystem::exists(dir.file("state-a") + "/jobs/" + jobId + "/checkpoints/checkpoint.pt"));
 }
 
 }  // namespace

@@ -162,6 +162,12 @@ std::vector<RoundTripCase> roundTripCases() {
        }},
       {"NoStore", [](RunFlags& f) { f.noStore = true; }},
       {"StallTimeout", [](RunFlags& f) { f.spec.set_stall_timeout_s(90.5); }},
+      {"MaxRestarts", [](RunFlags& f) { f.spec.set_max_restarts(3); }},
+      {"MinRanks",
+       [](RunFlags& f) {
+         f.spec.set_max_restarts(1);
+         f.spec.set_min_ranks(2);
+       }},
   };
   for (auto model : {v1::MODEL_MLP, v1::MODEL_CNN, v1::MODEL_RESNET18, v1::MODEL_RESNET50}) {
     cases.push_back({"Model_" + v1::Model_Name(model), [model](RunFlags& f) { f.spec.set_model(model); }});
@@ -314,6 +320,19 @@ TEST(RunFlagsStallTimeout, IsSecondsFromZeroToAWeekAndNothingElse) {
   const auto errors = validateJobSpec(spec);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "stall_timeout_s");
+}
+
+TEST(RunFlagsMaxRestarts, IsACountFromZeroToAThousand) {
+  EXPECT_EQ(parseRunFlags({"-np", "2", "--max-restarts", "3"}).spec.max_restarts(), 3u);
+  EXPECT_EQ(parseRunFlags({"-np", "2"}).spec.max_restarts(), 0u) << "by default a failed rank fails the job";
+  for (const char* bad : {"-1", "1001", "two", "1.5"}) {
+    try {
+      parseRunFlags({"-np", "2", "--max-restarts", bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--max-restarts"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(RunName, NameThenJobIdThenModelEngineAndRanks) {

@@ -290,6 +290,35 @@ TEST_F(StoreTest, ALossThatIsNotANumberIsKept) {
   EXPECT_TRUE(std::isinf(steps[2].loss()));
 }
 
+// A restarted job records the steps after its checkpoint again: the earlier attempt's go, the other runs'
+// stay.
+TEST_F(StoreTest, ForgettingStepsFromARestartsStepKeepsTheEarlierOnesAndOtherRuns) {
+  RunStore store(file());
+  const int64_t id = store.createRun(named("restarted"));
+  const int64_t other = store.createRun(named("other"));
+  std::vector<v1::Record> records;
+  for (uint64_t step = 0; step < 10; ++step) {
+    for (int rank = 0; rank < 2; ++rank) {
+      records.push_back(stepRecord(rank, step));
+      v1::Record op;
+      op.mutable_allreduce()->set_rank(rank);
+      op.mutable_allreduce()->set_step(step);
+      records.push_back(op);
+    }
+  }
+  store.append(id, records);
+  store.append(other, records);
+  store.forgetStepsFrom(id, 6);
+  for (const auto& series : store.rankSeries(id)) {
+    ASSERT_EQ(series.steps.size(), 6u) << "rank " << series.rank;
+    EXPECT_EQ(series.steps.back().step(), 5u);
+    EXPECT_EQ(series.allreduce.size(), 6u) << "rank " << series.rank;
+  }
+  EXPECT_EQ(store.rankSeries(other).at(0).steps.size(), 10u);
+  store.append(id, {stepRecord(0, 6)});
+  EXPECT_EQ(store.rankSeries(id).at(0).steps.size(), 7u);
+}
+
 TEST_F(StoreTest, ARunWhoseConsoleDiedIsMarkedInterruptedAndALiveOnesRunIsNot) {
   // Each run is recorded by a child process of its own: one exits at once (as after kill -9, it leaves its
   // run "running"), the other lives until told to go.

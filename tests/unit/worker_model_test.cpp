@@ -108,7 +108,10 @@ TEST_F(CheckpointTest, RestoresModelOptimizerAndPosition) {
   torch::manual_seed(2);
   auto restored = makeModel(v1::MODEL_MLP, {});
   torch::optim::SGD restoredOptimizer(restored->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
-  TrainingPosition position = restoreCheckpoint(dir_, "mlp", *restored, restoredOptimizer, *group_);
+  std::optional<TrainingPosition> restoredAt =
+      restoreCheckpoint(dir_, "mlp", *restored, restoredOptimizer, *group_);
+  ASSERT_TRUE(restoredAt);
+  const TrainingPosition position = *restoredAt;
   EXPECT_EQ(position.step, 7u);
   EXPECT_EQ(position.epoch, 2u);
   EXPECT_EQ(position.stepInEpoch, 3u);
@@ -122,10 +125,10 @@ TEST_F(CheckpointTest, RestoresModelOptimizerAndPosition) {
   EXPECT_EQ(parameterChecksum(*restored), parameterChecksum(*model));
 }
 
-TEST_F(CheckpointTest, MissingWrongOrCorruptCheckpointsAreInputErrors) {
+TEST_F(CheckpointTest, MissingIsNoneWrongOrCorruptAreInputErrors) {
   auto model = makeModel(v1::MODEL_MLP, {});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
-  EXPECT_THROW(restoreCheckpoint(dir_, "mlp", *model, optimizer, *group_), InputError);
+  EXPECT_FALSE(restoreCheckpoint(dir_, "mlp", *model, optimizer, *group_));
 
   saveCheckpoint(dir_, "mlp", *model, optimizer, {1, 0, 1});
   auto cnn = makeModel(v1::MODEL_CNN, {});
