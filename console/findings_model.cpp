@@ -46,6 +46,8 @@ QString FindingsModel::kindText(v1::Finding::Kind kind) {
       return tr("Divergence");
     case v1::Finding::KIND_CRASH:
       return tr("Crash");
+    case v1::Finding::KIND_RESTART:
+      return tr("Restart");
     default:
       return tr("Other");
   }

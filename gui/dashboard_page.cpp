@@ -18,6 +18,7 @@
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "common/duration_text.h"
@@ -351,6 +352,15 @@ void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
     const auto cap = ev.find("limit_mib");
     if (cap != ev.end()) limit = cap->second;
   }
+  // Each restart (--max-restarts) as a vertical line at the step its new attempt resumed from.
+  std::vector<double> restarts;
+  for (const v1::Finding& f : findings) {
+    if (f.kind() == v1::Finding::KIND_RESTART && f.evidence().count("resumed_from_step"))
+      restarts.push_back(static_cast<double>(f.since_step()));
+  }
+  std::sort(restarts.begin(), restarts.end());
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_})
+    c->setMarkers(restarts, tr("restart"));
   memory_->setTrends(std::move(trends));
   // The limit line only when it is within sight: far above, it would flatten every line.
   const bool near = !std::isnan(limit) && highest > 0 && limit < 3 * highest;

@@ -25,6 +25,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QStyle>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -201,6 +202,16 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   stallTimeout_->setSuffix(tr(" s"));
   stallTimeout_->setProperty("hint", tr("Stop the job, as failed, once it has made no progress for this long "
                                         "while a stall finding names why (--stall-timeout-s)"));
+  maxRestarts_ =
+      static_cast<QSpinBox*>(add(QStringLiteral("max_restarts"), integer(this, 0, 1000, tr("none"))));
+  maxRestarts_->setProperty("hint",
+                            tr("When a rank fails, stop the others and start every rank again from the "
+                               "last checkpoint, at most this many times (--max-restarts)"));
+  minRanks_ =
+      static_cast<QSpinBox*>(add(QStringLiteral("min_ranks"), integer(this, 0, 4096, tr("every rank"))));
+  minRanks_->setProperty("hint",
+                         tr("With restarts: when a host is gone at a restart, go on with the ranks of the "
+                            "hosts that remain if they are at least this many (--min-ranks)"));
   straggler_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.stragglers"), new QLineEdit(this)));
   straggler_->setPlaceholderText(tr("RANK:MS[@STEP], e.g. 2:50"));
   leak_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.leaks"), new QLineEdit(this)));
@@ -247,6 +258,8 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   jobForm_->addRow(tr("Hosts"), withButton(hosts_, useConnected_));
   jobForm_->addRow(tr("Timeline"), timeline_);
   jobForm_->addRow(tr("Stop when stalled for"), stallTimeout_);
+  jobForm_->addRow(tr("Max restarts"), maxRestarts_);
+  jobForm_->addRow(tr("Min ranks"), minRanks_);
   trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
 
   auto* slurmForm = new QFormLayout(slurm_);
@@ -375,8 +388,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
   layout->addLayout(commandRow);
   layout->addWidget(sbatch_);
-  layout->addLayout(presetRow);
-  layout->addStretch(1);  // the command line and Launch stay under the form, however short it is
+  layout->addStretch(1);  // the command line stays under the form, however short it is
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(inner);
   scroll->setWidgetResizable(true);
@@ -384,7 +396,11 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  outer->addWidget(scroll);
+  outer->addWidget(scroll, 1);
+  // Presets, Tune and Launch below the scrolled form: always in sight, however tall the form.
+  const int margin = style()->pixelMetric(QStyle::PM_LayoutLeftMargin);
+  presetRow->setContentsMargins(margin, margin / 2, margin, margin);
+  outer->addLayout(presetRow);
 
   for (QWidget* w : fields_) {
     if (auto* e = qobject_cast<QLineEdit*>(w))
@@ -484,6 +500,8 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
   hosts_->setText(hosts.join(QLatin1Char(',')));
   timeline_->setChecked(spec.timeline());
   stallTimeout_->setValue(static_cast<int>(std::lround(spec.stall_timeout_s())));
+  maxRestarts_->setValue(static_cast<int>(spec.max_restarts()));
+  minRanks_->setValue(static_cast<int>(spec.min_ranks()));
   // A program's spec leaves the training fields as they are, and a training spec the program's.
   if (isUserProgram(spec)) {
     const auto& program = spec.program();
@@ -551,6 +569,8 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   spec.set_world_size(static_cast<uint32_t>(ranks_->value()));
   spec.set_timeline(timeline_->isChecked());
   spec.set_stall_timeout_s(stallTimeout_->value());
+  spec.set_max_restarts(static_cast<uint32_t>(maxRestarts_->value()));
+  spec.set_min_ranks(static_cast<uint32_t>(minRanks_->value()));
   // Slurm places the ranks on the nodes it allocates.
   const QString hostText = submitsToSlurm() ? QString() : hosts_->text().trimmed();
   if (!hostText.isEmpty()) {
@@ -654,7 +674,7 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
         *e.phrase.pattern ? console::translated(e.phrase) : QString::fromStdString(e.message);
     const QRegularExpressionMatch m = programField.match(field);
     if (!m.hasMatch()) {
-      found.append({field, QStringLiteral("%1: %2").arg(field, message)});
+      found.append({field, QStringLiteral("%1: %2").arg(labelOf(field), message)});
       continue;
     }
     const QString name = m.captured(1);
@@ -672,6 +692,37 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
     }
   }
   return found;
+}
+
+QString LaunchPage::labelOf(const QString& field) const {
+  // "faults.stragglers[0].rank" is the Straggler field's: indexes go, then trailing parts until a field has
+  // the name.
+  static const QRegularExpression index(QStringLiteral("\\[\\d+\\]"));
+  QString name = field;
+  name.remove(index);
+  const QWidget* widget = nullptr;
+  for (;;) {
+    if (auto it = fields_.find(name); it != fields_.end()) {
+      widget = *it;
+      break;
+    }
+    const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
+    if (dot < 0) return field;
+    name.truncate(dot);
+  }
+  // The label of the form row holding it, alone or beside its button.
+  for (const QFormLayout* form : findChildren<QFormLayout*>()) {
+    for (int row = 0; row < form->rowCount(); ++row) {
+      QLayoutItem* item = form->itemAt(row, QFormLayout::FieldRole);
+      const QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole);
+      if (!item || !label) continue;
+      const bool holds = item->widget() == widget || (item->layout() && item->layout()->indexOf(widget) >= 0);
+      if (!holds) continue;
+      if (const auto* text = qobject_cast<const QLabel*>(label->widget()); text && !text->text().isEmpty())
+        return text->text();
+    }
+  }
+  return field;
 }
 
 bool LaunchPage::submitsToSlurm() const {

@@ -92,6 +92,9 @@ class LaunchPage : public QWidget {
     QString text;
   };
   QList<Problem> findProblems() const;
+  // The label a field (a FieldError's name, e.g. "hyper.batch_size") has on the form; the name itself when it
+  // has none.
+  QString labelOf(const QString& field) const;
   void revalidate();
   // Builds the spec; text fields that do not parse add to `problems`.
   v1::JobSpec build(QList<Problem>* problems) const;
@@ -141,6 +144,8 @@ class LaunchPage : public QWidget {
   QSpinBox* checkpointEvery_;
   QCheckBox* timeline_;
   QSpinBox* stallTimeout_;
+  QSpinBox* maxRestarts_;
+  QSpinBox* minRanks_;
   QLineEdit* straggler_;
   QLineEdit* leak_;
   QLineEdit* crash_;

@@ -3,6 +3,8 @@
 
 #include <QCategoryAxis>
 #include <QFontMetricsF>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <algorithm>
 #include <cmath>
@@ -174,6 +176,36 @@ void SeriesChart::setLimit(double value, const QString& label) {
   limitValue_ = value;
 }
 
+void SeriesChart::setMarkers(const std::vector<double>& steps, const QString& label) {
+  if (steps == markerSteps_) return;
+  for (QLineSeries* s : markerSeries_) {
+    chart()->removeSeries(s);
+    delete s;
+  }
+  markerSeries_.clear();
+  markerSteps_ = steps;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto* s = new QLineSeries(chart());
+    chart()->addSeries(s);
+    s->attachAxis(xAxis_);
+    s->attachAxis(yAxis_);
+    s->setName(label);
+    QPen pen(QColor(0xe0, 0x8a, 0x00));
+    pen.setStyle(Qt::DashDotLine);
+    pen.setWidthF(1.5);
+    s->setPen(pen);
+    // One entry in the legend says what the lines are.
+    if (i > 0) {
+      for (QLegendMarker* m : chart()->legend()->markers(s)) m->setVisible(false);
+    }
+    markerSeries_.push_back(s);
+  }
+}
+
+QList<QPointF> SeriesChart::markerPoints(size_t i) const {
+  return markerSeries_.at(i)->points();
+}
+
 qsizetype SeriesChart::pointCount(int line) const {
   return series_.at(static_cast<size_t>(line))->count();
 }
@@ -277,6 +309,14 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     // The plot changed height (the window was resized, a legend came): as many ticks as fit now.
     yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
     setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_, true);
+  }
+  for (size_t i = 0; i < markerSteps_.size(); ++i) {
+    const double x = markerSteps_[i];
+    if (x < x0 || x > x1) {
+      markerSeries_[i]->clear();
+      continue;
+    }
+    markerSeries_[i]->replace(QList<QPointF>{{x, yMin_}, {x, std::max(yMax_, yMin_ + 1e-9)}});
   }
   return pushed;
 }

@@ -57,6 +57,11 @@ class SeriesChart : public QChartView {
   void setTrends(std::vector<Trend> trends);
   // Draws a horizontal reference line (e.g. the host memory limit); NaN removes it.
   void setLimit(double value, const QString& label);
+  // Draws a vertical line across the plot at each step (e.g. where a job restarted); empty removes them.
+  void setMarkers(const std::vector<double>& steps, const QString& label);
+  const std::vector<double>& markers() const { return markerSteps_; }
+  // The points of marker `i` as drawn by the last refresh (tests look at what the user sees).
+  QList<QPointF> markerPoints(size_t i) const;
   void setDarkTheme(bool dark);
   // The axes as drawn: their ranges and tick labels (tests look at what the user reads).
   QCategoryAxis* xAxis() const { return xAxis_; }
@@ -73,6 +78,8 @@ class SeriesChart : public QChartView {
   QLineSeries* bandLow_ = nullptr;
   std::vector<Trend> trends_;
   std::vector<QLineSeries*> trendSeries_;
+  std::vector<double> markerSteps_;
+  std::vector<QLineSeries*> markerSeries_;
   double limitValue_;
   QCategoryAxis* xAxis_;
   QCategoryAxis* yAxis_;

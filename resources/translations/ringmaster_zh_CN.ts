@@ -898,6 +898,10 @@
         <source>What was found</source>
         <translation>发现的问题</translation>
     </message>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::HostsModel</name>
@@ -1461,6 +1465,10 @@
         <source>Step phases per rank (mean ms)</source>
         <translation>每个 rank 的步阶段（平均毫秒）</translation>
     </message>
+    <message>
+        <source>restart</source>
+        <translation>重启</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::FindingsPage</name>
@@ -2012,6 +2020,30 @@
     <message>
         <source>Search this job&apos;s bucket cap or fusion threshold × cycle time with short runs</source>
         <translation>用几次短运行搜索此作业的桶上限或融合阈值 × 周期时间</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>不重启</translation>
+    </message>
+    <message>
+        <source>When a rank fails, stop the others and start every rank again from the last checkpoint, at most this many times (--max-restarts)</source>
+        <translation>某个 rank 失败时，停止其他 rank，从最近的检查点重新启动全部 rank，最多重启这么多次（--max-restarts）</translation>
+    </message>
+    <message>
+        <source>every rank</source>
+        <translation>全部 rank</translation>
+    </message>
+    <message>
+        <source>With restarts: when a host is gone at a restart, go on with the ranks of the hosts that remain if they are at least this many (--min-ranks)</source>
+        <translation>允许重启时：重启时若有主机已失联，只要其余主机上的 rank 不少于此数，就用它们继续（--min-ranks）</translation>
+    </message>
+    <message>
+        <source>Max restarts</source>
+        <translation>最多重启次数</translation>
+    </message>
+    <message>
+        <source>Min ranks</source>
+        <translation>最少 rank 数</translation>
     </message>
 </context>
 <context>

@@ -311,6 +311,44 @@ TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
   check("reopened");
 }
 
+// A rank that crashes with a restart left: the run finishes as one run, and every step chart marks the step
+// the restart resumed from with a vertical line, live and reopened.
+TEST_F(DashboardTest, ARestartIsMarkedOnTheStepAxis) {
+  MainWindow& window = openWindow();
+  DashboardPage* page = window.dashboardPage();
+  v1::JobSpec spec = test::smallJob(2, 80);
+  spec.set_name("restarted");
+  spec.set_max_restarts(1);
+  spec.set_checkpoint_every(10);
+  auto* crash = spec.mutable_faults()->add_crashes();
+  crash->set_rank(1);
+  crash->set_step(30);
+  window.launch(spec);
+  ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
+  ASSERT_EQ(status, QStringLiteral("finished")) << window.bannerText().toStdString();
+  const int64_t runId = window.liveRun()->runId();
+
+  const auto check = [&](const char* when) {
+    page->redraw();
+    for (SeriesChart* chart : {page->throughputChart(), page->lossChart(), page->memoryChart()}) {
+      const std::string what = std::string(when) + ": " + chart->chart()->title().toStdString();
+      ASSERT_EQ(chart->markers().size(), 1u) << what;
+      const double step = chart->markers()[0];
+      EXPECT_TRUE(step == 20 || step == 30) << what << ": the last checkpoint before step 30, not " << step;
+      const QList<QPointF> line = chart->markerPoints(0);
+      ASSERT_EQ(line.size(), 2) << what;
+      EXPECT_EQ(line[0].x(), step) << what;
+      EXPECT_EQ(line[1].x(), step) << what;
+      EXPECT_EQ(line[0].y(), chart->yAxis()->min()) << what << ": from the bottom of the plot";
+      EXPECT_EQ(line[1].y(), chart->yAxis()->max()) << what << ": to its top";
+    }
+  };
+  check("live run that ended");
+  screenshot(page, QStringLiteral("dashboard_restart.png"));
+  ASSERT_TRUE(test::openAndWait(window, runId));
+  check("reopened");
+}
+
 TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {
   MainWindow window(options);
   window.setStoreWatchInterval(std::chrono::milliseconds(200));

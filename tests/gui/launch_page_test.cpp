@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <wordexp.h>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -18,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -137,6 +139,8 @@ TEST_F(LaunchPageTest, TheCommandLineParsesBackToTheFormsSpec) {
   fieldOf<QSpinBox>(page, "hyper.steps")->setValue(40);
   fieldOf<QCheckBox>(page, "timeline")->setChecked(true);
   fieldOf<QSpinBox>(page, "stall_timeout_s")->setValue(120);
+  fieldOf<QSpinBox>(page, "max_restarts")->setValue(3);
+  fieldOf<QSpinBox>(page, "min_ranks")->setValue(2);
   fieldOf<QLineEdit>(page, "faults.stragglers")->setText("1:50@5 3:12.5");
   fieldOf<QLineEdit>(page, "faults.leaks")->setText("2:1.5");
   ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
@@ -152,6 +156,8 @@ TEST_F(LaunchPageTest, TheCommandLineParsesBackToTheFormsSpec) {
   EXPECT_EQ(flags.spec.name(), "resnet18 'horovod' baseline $HOME") << line.toStdString();
   EXPECT_TRUE(flags.spec.timeline()) << "record from the start: " << line.toStdString();
   EXPECT_EQ(flags.spec.stall_timeout_s(), 120) << line.toStdString();
+  EXPECT_EQ(flags.spec.max_restarts(), 3u) << line.toStdString();
+  EXPECT_EQ(flags.spec.min_ranks(), 2u) << line.toStdString();
   EXPECT_EQ(flags.ranks, 4);
   EXPECT_EQ(flags.hostList, "node-a:2,node-b:2");
   const std::vector<HostSlots> hosts = parseHostList(flags.hostList);
@@ -313,8 +319,12 @@ TEST_F(LaunchPageTest, BadInputIsNamedAndBlocksTheLaunch) {
   fieldOf<QLineEdit>(page, "hosts")->setText("node-a:1");
   const QStringList problems = page.problems();
   ASSERT_EQ(problems.size(), 2) << problems.join('\n').toStdString();
-  EXPECT_TRUE(problems.join('\n').contains("faults.stragglers[0].rank: rank 5 is outside 0..1"));
-  EXPECT_TRUE(problems.join('\n').contains("hosts: offer 1 slots for world_size 2"));
+  // Named by their labels on the form, not by the spec's field names.
+  EXPECT_TRUE(problems.join('\n').contains("Straggler: rank 5 is outside 0..1"))
+      << problems.join('\n').toStdString();
+  EXPECT_TRUE(problems.join('\n').contains("Hosts: offer 1 slots for world_size 2"))
+      << problems.join('\n').toStdString();
+  EXPECT_FALSE(problems.join('\n').contains("faults.")) << problems.join('\n').toStdString();
   EXPECT_TRUE(page.findChild<QLabel*>(QStringLiteral("problems"))->text().contains("rank 5 is outside"));
   auto* launch = page.findChild<QPushButton*>(QStringLiteral("launch"));
   EXPECT_FALSE(launch->isEnabled());
@@ -324,6 +334,26 @@ TEST_F(LaunchPageTest, BadInputIsNamedAndBlocksTheLaunch) {
   fieldOf<QLineEdit>(page, "faults.stragglers")->setText("1:fast");
   EXPECT_TRUE(page.problems().join('\n').startsWith("Fault injection:"))
       << page.problems().join('\n').toStdString();
+}
+
+// However tall the form, Launch and Tune stay in sight: they are below the scrolled part, not in it.
+TEST_F(LaunchPageTest, LaunchAndTuneStayInSightWhenTheFormScrolls) {
+  LaunchPage page;
+  page.resize(1440, 500);
+  page.show();
+  QApplication::processEvents();
+  auto* scroll = page.findChild<QScrollArea*>();
+  ASSERT_NE(scroll, nullptr);
+  ASSERT_GT(scroll->widget()->height(), scroll->viewport()->height())
+      << "the form does not scroll at this size";
+  for (const char* name : {"launch", "tune"}) {
+    auto* button = page.findChild<QPushButton*>(QString::fromLatin1(name));
+    ASSERT_NE(button, nullptr) << name;
+    EXPECT_FALSE(scroll->widget()->isAncestorOf(button)) << name << " scrolls with the form";
+    const QRect shown(button->mapTo(&page, QPoint(0, 0)), button->size());
+    EXPECT_TRUE(page.rect().contains(shown)) << name;
+    EXPECT_FALSE(button->visibleRegion().isEmpty()) << name;
+  }
 }
 
 TEST_F(LaunchPageTest, PresetsRoundTrip) {
