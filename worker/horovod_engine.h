@@ -10,9 +10,12 @@
 //    from each rank's cache afterwards: a cycle is one small bitwise-AND all-reduce of which cached tensors
 //    each rank has ready, and goes through rank 0 only for new or changed tensors, or when rank 0's stall
 //    inspector needs every rank's ready times (worker/response_cache.h).
+//  - With the cache, a synchronised step plans the next: its gradients in their ready order, grouped into
+//    fusion buffers. Inside a planned backward a rank starts a cycle when the next planned buffer is complete
+//    instead of every cycle_time_ms, so a model whose gradients fit one buffer costs one cycle and one
+//    all-reduce a step; a rank still cycles now and then while it holds back, for the stall inspector.
 //  - Answered tensors of one dtype are packed into fusion buffers up to fusion_threshold_mb and each buffer
-//  is
-//    reduced with one all-reduce on the job's group; a completion thread unpacks (average or sum).
+//    is reduced with one all-reduce on the job's group; a completion thread unpacks (average or sum).
 //  - finishBackward() is synchronize(): it waits for every handle of the step.
 //  - Rank 0's stall inspector warns when some ranks submitted a tensor and others have not for stall_check_s.
 //
