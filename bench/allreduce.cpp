@@ -5,13 +5,17 @@
 // Times are medians over the iterations. algbw = bytes / time and busbw = algbw * 2(n-1)/n, as nccl-tests
 // define them (GB = 1e9 bytes). An engine's time is its own collective, launched to completed, as the engine
 // records it (AllreduceOp); "+step" is its whole step (beforeBackward, backward, finishBackward) minus the
-// same backward without an engine: what it adds to deliver averaged gradients. The measuring code is
-// worker/comm_benchmark.cpp.
+// same backward without an engine: what it adds to deliver averaged gradients. Every path is measured once
+// per round, in turn with the others, so that other work on a shared machine falls on all of them alike;
+// "/ctl" is an engine's bandwidth against the raw all-reduce right after a backward (raw+bw), the setting it
+// runs in. The measuring code is worker/comm_benchmark.cpp.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -34,15 +38,19 @@ void printTable(int world, const CommBenchResult& result) {
   auto algbw = [](int64_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e9 : 0.0; };
   auto busbw = [&](int64_t bytes, double s) { return algbw(bytes, s) * factor; };
   std::printf(
-      "\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); "
-      "raw+bw: raw right after a backward; +step: what the engine's step adds to the bare backward (us)\n",
+      "\n%d ranks, float32, Gloo over loopback; time per all-reduce (us), bandwidth (GB/s); raw+bw: raw "
+      "right "
+      "after a backward; ratio: engine busbw / raw busbw; /ctl: engine busbw / raw+bw busbw; +step: what the "
+      "engine's step adds to the bare backward (us); bw flt: minor page faults per bare backward; +flt: what "
+      "the engine's step adds to them\n",
       world);
-  std::printf("%8s | %9s %7s %7s | %9s %7s | %9s %7s %5s %9s | %9s %7s %5s %9s", "size", "raw time", "algbw",
-              "busbw", "raw+bw", "busbw", "ddp time", "busbw", "ratio", "+step", "hvd time", "busbw", "ratio",
-              "+step");
+  std::printf("%8s | %9s %7s %7s | %9s %7s %7s | %9s %7s %5s %5s %9s %6s | %9s %7s %5s %5s %9s %6s", "size",
+              "raw time", "algbw", "busbw", "raw+bw", "busbw", "bw flt", "ddp time", "busbw", "ratio", "/ctl",
+              "+step", "+flt", "hvd time", "busbw", "ratio", "/ctl", "+step", "+flt");
   if (result.withNccl) std::printf(" | %9s %7s %7s", "nccl time", "algbw", "busbw");
   std::printf("\n");
-  auto engineCell = [&](int64_t bytes, const ringmaster::worker::EngineCell& cell, double raw) {
+  auto engineCell = [&](int64_t bytes, const ringmaster::worker::EngineCell& cell, double raw,
+                        double control) {
     char added[16];
     // At or below zero: the bare backward's median was noisier than the engine's cost.
     if (cell.added > 0) {
@@ -50,22 +58,34 @@ void printTable(int world, const CommBenchResult& result) {
     } else {
       std::snprintf(added, sizeof added, "%9s", "~0");
     }
-    char text[64];
-    std::snprintf(text, sizeof text, "%9.1f %7.3f %5.2f %s", cell.collective * 1e6,
-                  busbw(bytes, cell.collective), busbw(bytes, cell.collective) / raw, added);
+    const double bw = busbw(bytes, cell.collective);
+    const double faults = std::abs(cell.addedFaults) < 0.5 ? 0.0 : cell.addedFaults;  // no "-0"
+    char text[96];
+    std::snprintf(text, sizeof text, "%9.1f %7.3f %5.2f %5.2f %s %6.0f", cell.collective * 1e6, bw, bw / raw,
+                  bw / control, added, faults);
     return std::string(text);
   };
   for (const auto& r : result.rows) {
     const double raw = busbw(r.bytes, r.raw);
-    std::printf("%8s | %9.1f %7.3f %7.3f | %9.1f %7.3f | %s | %s", sizeLabel(r.bytes).c_str(), r.raw * 1e6,
-                algbw(r.bytes, r.raw), raw, r.rawAfterBackward * 1e6, busbw(r.bytes, r.rawAfterBackward),
-                engineCell(r.bytes, r.ddp, raw).c_str(), engineCell(r.bytes, r.horovod, raw).c_str());
+    const double control = busbw(r.bytes, r.rawAfterBackward);
+    std::printf("%8s | %9.1f %7.3f %7.3f | %9.1f %7.3f %7.0f | %s | %s", sizeLabel(r.bytes).c_str(),
+                r.raw * 1e6, algbw(r.bytes, r.raw), raw, r.rawAfterBackward * 1e6, control, r.bareFaults,
+                engineCell(r.bytes, r.ddp, raw, control).c_str(),
+                engineCell(r.bytes, r.horovod, raw, control).c_str());
     if (result.withNccl) {
       std::printf(" | %9.1f %7.3f %7.3f", r.nccl * 1e6, algbw(r.bytes, r.nccl), busbw(r.bytes, r.nccl));
     }
     std::printf("\n");
   }
   if (!result.withNccl) std::printf("nccl rows: %s\n", result.ncclNote.c_str());
+  std::fflush(stdout);
+}
+
+// The figures only mean something on an otherwise idle machine: say how idle it was.
+void printLoad(const char* when) {
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) == 3)
+    std::printf("load average at the %s: %.2f %.2f %.2f\n", when, load[0], load[1], load[2]);
   std::fflush(stdout);
 }
 
@@ -115,6 +135,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-mib", maxMiB, "Largest message (MiB)")->check(CLI::Range(0.001, 4096.0));
   app.add_option("--seconds-per-cell", options.secondsPerCell, "Measuring time per size and path (s)")
       ->check(CLI::Range(0.01, 60.0));
+  app.add_option("--rounds", options.rounds,
+                 "Rounds per size: every path is measured once per round, in turn with the others")
+      ->check(CLI::Range(1, 100));
   app.add_option("--cycle-time-ms", options.cycleTimeMs, "Horovod cycle time (ms)")
       ->check(CLI::Range(0.01, 1000.0));
   CLI11_PARSE(app, argc, argv);
@@ -127,8 +150,9 @@ int main(int argc, char** argv) {
       "ringmaster all-reduce benchmark: %s .. %s in powers of 4; ratio = engine busbw / raw Gloo busbw "
       "(goal >= 0.95 from 1 MiB)\n",
       sizeLabel(options.minBytes).c_str(), sizeLabel(options.maxBytes).c_str());
-  std::fflush(stdout);
+  printLoad("start");
   bool ok = true;
   for (int world : worlds) ok = runWorld(world, options) && ok;
+  printLoad("end");
   return ok ? 0 : 1;
 }

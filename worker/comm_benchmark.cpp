@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/comm_benchmark.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -14,6 +17,12 @@
 
 namespace ringmaster::worker {
 namespace {
+
+int64_t minorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
 
 double seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -39,24 +48,25 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Seconds per call of `once` after two warm-up calls: the median of the calls, which shrugs off the scheduler
-// hiccups of a machine shared with other work.
+// Times `once` after two warm-up calls: appends each call's seconds to `times` and returns the minor page
+// faults per call (this process, all its threads) during the timed calls.
 template <typename Once>
-double timeLoop(c10d::ProcessGroup& control, double budget, Once&& once) {
+double timeLoop(c10d::ProcessGroup& control, double budget, std::vector<double>& times, Once&& once) {
   barrier(control);
   double t0 = seconds();
   once();
   once();
   const int iterations = agreeIterations(control, (seconds() - t0) / 2, budget);
   barrier(control);
-  std::vector<double> times(iterations);
-  for (auto& time : times) {
+  const int64_t faults0 = minorFaults();
+  for (int i = 0; i < iterations; ++i) {
     t0 = seconds();
     once();
-    time = seconds() - t0;
+    times.push_back(seconds() - t0);
   }
+  const int64_t faults = minorFaults() - faults0;
   barrier(control);
-  return median(std::move(times));
+  return static_cast<double>(faults) / iterations;
 }
 
 }  // namespace
@@ -102,62 +112,95 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
   context.hyper.set_reduce_op(v1::REDUCE_OP_AVERAGE);
   context.probe = &probe;
 
+  // Every path is measured in each of `rounds` rounds, the backward-based ones in an order that rotates from
+  // round to round, and each figure is the median of all its rounds' calls: a burst of other work on a shared
+  // machine then falls on every path alike instead of on whichever cell it happened to meet.
+  const int rounds = std::max(options.rounds, 1);
+  const double budget = options.secondsPerCell / rounds;
   for (int64_t bytes = options.minBytes; bytes <= options.maxBytes; bytes *= 4) {
     CommBenchRow row;
     row.bytes = bytes;
     const int64_t elements = bytes / 4;
     std::vector<at::Tensor> message{torch::full({elements}, 1.0f + rank)};
-    row.raw = timeLoop(*group, options.secondsPerCell, [&] { group->allreduce(message)->wait(); });
-    if (result.withNccl) {
-      row.nccl = timeLoop(*group, options.secondsPerCell, [&] { nccl->allreduce(message)->wait(); });
-    }
 
     // The gradient of sum(param * c) is c: a backward that costs one pass over the message.
     auto param = torch::zeros({elements}, torch::requires_grad());
     auto coefficient = torch::full({elements}, 0.5f + rank);
     auto backward = [&] { (param * coefficient).sum().backward(); };
-    const double bare = timeLoop(*group, options.secondsPerCell, backward);
-    // The control for the engines: the same backward, then a raw all-reduce of its gradient, timed alone. It
-    // runs where an engine's collective runs (after a backward, the peer maybe still computing), without an
-    // engine.
-    {
-      std::vector<double> afterBackward;
-      timeLoop(*group, options.secondsPerCell, [&] {
-        backward();
-        std::vector<at::Tensor> grad{param.grad()};
-        const double t0 = seconds();
-        group->allreduce(grad)->wait();
-        afterBackward.push_back(seconds() - t0);
-      });
-      row.rawAfterBackward = median(afterBackward);
-    }
+
+    std::vector<double> raw, ncclTimes, bare, afterBackward;
+    struct EngineSamples {
+      std::vector<double> collectives, steps;
+      double faults = 0;
+    } ddpSamples, horovodSamples;
+    double bareFaults = 0;
     // Each engine records its own collectives (AllreduceOp: launched .. completed); their median is the
     // engine's communication time, measured where it happens instead of as a difference of two noisy medians.
-    std::vector<double> collectiveSeconds;
-    auto step = [&](GradientEngine& engine) {
+    auto step = [&](GradientEngine& engine, std::vector<double>& collectives) {
       engine.beforeBackward(0, true);
       backward();
       engine.finishBackward();
       for (const auto& record : probe.buffer().drain(1 << 12)) {
         if (record.has_allreduce()) {
-          collectiveSeconds.push_back(
+          collectives.push_back(
               static_cast<double>(record.allreduce().end_ns() - record.allreduce().start_ns()) * 1e-9);
         }
       }
     };
-    auto engineCell = [&](GradientEngine& engine, EngineCell& cell) {
-      collectiveSeconds.clear();
-      cell.added = timeLoop(*group, options.secondsPerCell, [&] { step(engine); }) - bare;
-      cell.collective = median(collectiveSeconds);
+    auto engineRound = [&](GradientEngine& engine, EngineSamples& samples) {
+      std::vector<double> collectives;
+      samples.faults += timeLoop(*group, budget, samples.steps, [&] { step(engine, collectives); }) / rounds;
+      // The warm-up calls' collectives (the first one builds the buckets) are not the engine's steady state.
+      const size_t warmup = std::min<size_t>(2, collectives.size());
+      samples.collectives.insert(samples.collectives.end(), collectives.begin() + warmup, collectives.end());
     };
-    {
-      auto ddp = makeDdpEngine(context, {param});
-      engineCell(*ddp, row.ddp);
+    const std::vector<std::function<void()>> backwardPaths{
+        [&] { bareFaults += timeLoop(*group, budget, bare, backward) / rounds; },
+        // The control for the engines: the same backward, then a raw all-reduce of its gradient, timed alone.
+        // It runs where an engine's collective runs (after a backward, the peer maybe still computing),
+        // without an engine.
+        [&] {
+          std::vector<double> calls, collectives;
+          timeLoop(*group, budget, calls, [&] {
+            backward();
+            std::vector<at::Tensor> grad{param.grad()};
+            const double t0 = seconds();
+            group->allreduce(grad)->wait();
+            collectives.push_back(seconds() - t0);
+          });
+          // The all-reduces of the timed calls (not of the two warm-up calls), without their backward.
+          afterBackward.insert(afterBackward.end(), collectives.begin() + 2, collectives.end());
+        },
+        [&] {
+          auto ddp = makeDdpEngine(context, {param});
+          engineRound(*ddp, ddpSamples);
+        },
+        [&] {
+          auto horovod = makeHorovodEngine(context, {{"gradient", param}});
+          engineRound(*horovod, horovodSamples);
+        },
+    };
+    for (int round = 0; round < rounds; ++round) {
+      timeLoop(*group, budget, raw, [&] { group->allreduce(message)->wait(); });
+      if (result.withNccl) {
+        timeLoop(*group, budget, ncclTimes, [&] { nccl->allreduce(message)->wait(); });
+      }
+      for (size_t i = 0; i < backwardPaths.size(); ++i) {
+        backwardPaths[(i + static_cast<size_t>(round)) % backwardPaths.size()]();
+      }
     }
-    {
-      auto horovod = makeHorovodEngine(context, {{"gradient", param}});
-      engineCell(*horovod, row.horovod);
-    }
+    row.raw = median(raw);
+    if (result.withNccl) row.nccl = median(ncclTimes);
+    row.rawAfterBackward = median(afterBackward);
+    const double bareStep = median(bare);
+    row.bareFaults = bareFaults;
+    auto finish = [&](const EngineSamples& samples, EngineCell& cell) {
+      cell.collective = median(samples.collectives);
+      cell.added = median(samples.steps) - bareStep;
+      cell.addedFaults = samples.faults - bareFaults;
+    };
+    finish(ddpSamples, row.ddp);
+    finish(horovodSamples, row.horovod);
     result.rows.push_back(row);
     if (rank == 0)
       std::fprintf(stderr, "  %d ranks: %lld bytes done\n", worldSize, static_cast<long long>(bytes));
