@@ -2,7 +2,9 @@
 // Timeline frame time: a TimelineView offscreen at 1600 x 900 over 1 M and 10 M events (64 ranks, compute and
 // comm lanes), painting frame after frame while zooming out to the whole run, zooming in, and panning at
 // three zoom levels. Goal: under 16 ms per frame at 1 M events. Also: the load time of a Horovod timeline
-// file of a given size (default 1 GB) read with the store's streaming reader straight into the view's model.
+// file of a given size (default 1 GB) read with the store's streaming reader straight into the view's model,
+// and the same file imported into a store and opened from there, its timeline read whole or a range at a
+// time.
 //
 //   timeline_frame [--events N ...] [--horovod-mb MB]     (default: 1000000 10000000, 1000 MB; 0 skips the
 //   file)
@@ -21,12 +23,19 @@
 
 #include "bench/bench_support.h"
 #include "common/horovod_timeline_reader.h"
+#include "console/run_data.h"
 #include "console/timeline_model.h"
 #include "gui/timeline_view.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
 
+using ringmaster::RunStore;
+using ringmaster::TimelineExtent;
+using ringmaster::console::kTimelineEventsAtOnce;
+using ringmaster::console::loadRun;
+using ringmaster::console::loadTimeline;
+using ringmaster::console::RunData;
 using ringmaster::console::TimelineModel;
 using ringmaster::gui::TimelineView;
 namespace v1 = ringmaster::v1;
@@ -196,6 +205,40 @@ void runHorovodLoad(double mb) {
       model.eventCount(), seconds, static_cast<double>(bytes) / 1e6 / seconds, firstFrameMs,
       static_cast<double>(ringmaster::bench::peakRssBytes() - rssBefore) / 1e6,
       static_cast<double>(model.bytesHeld()) / 1e6);
+  view.setModel(nullptr);
+  model.clear();
+
+  // The same file imported into a store, then opened as the window opens a stored run: the timeline read
+  // whole (as before ranges), or the window at its beginning; then a range of the same width in the middle,
+  // as the view reads it when panned there.
+  const std::string storePath = scratch.file("store.db");
+  RunStore store(storePath);
+  const int64_t runId = ringmaster::importTraces(store, {path}).runId;
+  auto open = [&](const char* what, int64_t atOnce) {
+    const auto begin = std::chrono::steady_clock::now();
+    const double cpuBegin = ringmaster::bench::cpuSeconds();
+    const RunData data = loadRun(store, runId, atOnce);
+    const double seconds = ringmaster::bench::secondsSince(begin);
+    const double cpu = ringmaster::bench::cpuSeconds() - cpuBegin;
+    TimelineView shown;
+    shown.resize(1600, 900);
+    shown.setModel(&data.timeline);
+    const auto paintStart = std::chrono::steady_clock::now();
+    (void)shown.grab();
+    std::printf("  opened from the store, %s: %.2f s (%.2f s CPU), %zu events held, first frame %.1f ms\n",
+                what, seconds, cpu, data.timeline.eventCount(),
+                ringmaster::bench::secondsSince(paintStart) * 1e3);
+    return data.timelineExtent;
+  };
+  open("timeline whole", INT64_MAX);
+  const TimelineExtent extent = open("the beginning", kTimelineEventsAtOnce);
+  const int64_t width = static_cast<int64_t>(double(extent.endNs - extent.beginNs) * kTimelineEventsAtOnce /
+                                             double(extent.events));
+  const int64_t middle = extent.beginNs + (extent.endNs - extent.beginNs) / 2;
+  const auto begin = std::chrono::steady_clock::now();
+  const TimelineModel range = loadTimeline(store, runId, extent, middle, middle + width);
+  std::printf("  a range of the same width in the middle: %.2f s, %zu events\n",
+              ringmaster::bench::secondsSince(begin), range.eventCount());
 }
 
 }  // namespace

@@ -11,10 +11,81 @@
 #include "common/diagnosis/run_diagnosis.h"
 #include "common/diagnosis/summary_text.h"
 
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
+// the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
 namespace ringmaster {
 
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
+
+// Who: "run 7 (baseline)", "run 7"; "run 7 on 4 ranks", "run 3 on 2".
+const char kRunNamed[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "run %1 (%2)");
+const char kRun[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "run %1");
+const char kOnRanks[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 on %2 ranks");
+const char kOn[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 on %2");
+// What a run lacks.
+const char kNeitherRunHas[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "neither run has %1");
+const char kRunHasNo[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has no %2");
+const char kStepSamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "step samples");
+const char kSampleCounts[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "sample counts (a profiler trace has no batch sizes)");
+const char kAllreduceOps[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce ops");
+const char kMemorySamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "memory samples");
+// Verdicts.
+const char kCannotCompareSteps[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1: step times cannot be compared");
+const char kOnlyByThroughput[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Comparison", "%1: runs of different rank counts compare only by throughput");
+const char kHigherThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has %2% higher throughput than %3 (95% CI %4% to %5%)");
+const char kLowerThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has %2% lower throughput than %3 (95% CI %4% to %5%)");
+const char kSameThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison",
+                      "no significant difference in throughput between %1 and %2 (%3%, 95% CI %4% to %5%)");
+const char kFaster[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 is %2% faster than %3 (step time, 95% CI %4% to %5%)");
+const char kSlower[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 is %2% slower than %3 (step time, 95% CI %4% to %5%)");
+const char kSameStepTime[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison",
+                      "no significant difference in step time between %1 and %2 (%3%, 95% CI %4% to %5%)");
+const char kNoStepSamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "no step samples to compare");
+
+constexpr unsigned part(int figure) {
+  return 1u << (figure - 1);
+}
+
+std::string percent(const char* format, double value) {
+  return diagnosis::format(format, value);
+}
+}  // namespace
+
+const std::vector<PatternEntry>& comparisonPatterns() {
+  static const std::vector<PatternEntry> table = {
+      {kRunNamed},
+      {kRun},
+      {kOnRanks, part(1)},
+      {kOn, part(1)},
+      {kNeitherRunHas, part(1)},
+      {kRunHasNo, part(1) | part(2)},
+      {kStepSamples},
+      {kSampleCounts},
+      {kAllreduceOps},
+      {kMemorySamples},
+      {kCannotCompareSteps, part(1)},
+      {kOnlyByThroughput, part(1)},
+      {kHigherThroughput, part(1) | part(3)},
+      {kLowerThroughput, part(1) | part(3)},
+      {kSameThroughput, part(1) | part(2)},
+      {kFaster, part(1) | part(3)},
+      {kSlower, part(1) | part(3)},
+      {kSameStepTime, part(1) | part(2)},
+      {kNoStepSamples},
+  };
+  return table;
 }
 
 double PhaseTimes::otherMs() const {
@@ -158,7 +229,8 @@ MetricDelta delta(const std::string& metric, const std::string& unit, double bas
 }
 
 std::string label(const RunInfo& info) {
-  return "run " + std::to_string(info.id) + (info.name.empty() ? "" : " (" + info.name + ")");
+  const std::string id = std::to_string(info.id);
+  return info.name.empty() ? fillPattern(kRun, {id}) : fillPattern(kRunNamed, {id, info.name});
 }
 
 // What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
@@ -175,8 +247,8 @@ Measured measuredIn(const RunMetrics& run) {
 // "run 7 has no all-reduce ops", "neither run has memory samples", or "" when both have them.
 std::string missingText(bool inBase, bool inOther, const RunComparison& c, const char* what) {
   if (inBase && inOther) return "";
-  if (!inBase && !inOther) return std::string("neither run has ") + what;
-  return (inBase ? c.otherName : c.baseName) + " has no " + what;
+  if (!inBase && !inOther) return fillPattern(kNeitherRunHas, {what});
+  return fillPattern(kRunHasNo, {inBase ? c.otherName : c.baseName, what});
 }
 
 }  // namespace
@@ -208,13 +280,11 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
         stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
   }
   const Measured b = measuredIn(base), o = measuredIn(other);
-  const std::string noSteps = missingText(b.steps, o.steps, c, "step samples");
+  const std::string noSteps = missingText(b.steps, o.steps, c, kStepSamples);
   const std::string noSamples =
-      noSteps.empty()
-          ? missingText(b.samples, o.samples, c, "sample counts (a profiler trace has no batch sizes)")
-          : noSteps;
-  const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, "all-reduce ops");
-  const std::string noMemory = missingText(b.memory, o.memory, c, "memory samples");
+      noSteps.empty() ? missingText(b.samples, o.samples, c, kSampleCounts) : noSteps;
+  const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, kAllreduceOps);
+  const std::string noMemory = missingText(b.memory, o.memory, c, kMemorySamples);
   // A metric one run lacks is said so, never shown as a change.
   auto unless = [](const std::string& missing, MetricDelta d) {
     if (!missing.empty()) {
@@ -245,43 +315,41 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
       delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
   if (!noSteps.empty()) {
-    c.verdict = noSteps + ": step times cannot be compared";
+    c.verdict = fillPattern(kCannotCompareSteps, {noSteps});
   } else if (base.ranks != other.ranks && !noSamples.empty()) {
-    c.verdict = noSamples + ": runs of different rank counts compare only by throughput";
+    c.verdict = fillPattern(kOnlyByThroughput, {noSamples});
   } else if (base.ranks != other.ranks && throughput.interval) {
     // Steps of different rank counts do different work: only throughput (samples per second) compares them.
     const auto& ci = *throughput.interval;
-    const std::string who = diagnosis::format("%s on %d ranks", c.otherName.c_str(), other.ranks);
-    const std::string against = diagnosis::format("%s on %d", c.baseName.c_str(), base.ranks);
+    const std::string who = fillPattern(kOnRanks, {c.otherName, std::to_string(other.ranks)});
+    const std::string against = fillPattern(kOn, {c.baseName, std::to_string(base.ranks)});
     if (ci.upper < 0 || ci.lower > 0) {
       const bool higher = ci.estimate > 0;
-      c.verdict = diagnosis::format("%s has %.1f%% %s throughput than %s (95%% CI %.1f%% to %.1f%%)",
-                                    who.c_str(), std::fabs(100 * ci.estimate), higher ? "higher" : "lower",
-                                    against.c_str(), std::fabs(100 * (higher ? ci.lower : ci.upper)),
-                                    std::fabs(100 * (higher ? ci.upper : ci.lower)));
+      c.verdict = fillPattern(higher ? kHigherThroughput : kLowerThroughput,
+                              {who, percent("%.1f", std::fabs(100 * ci.estimate)), against,
+                               percent("%.1f", std::fabs(100 * (higher ? ci.lower : ci.upper))),
+                               percent("%.1f", std::fabs(100 * (higher ? ci.upper : ci.lower)))});
     } else {
-      c.verdict = diagnosis::format(
-          "no significant difference in throughput between %s and %s (%+.1f%%, 95%% CI "
-          "%+.1f%% to %+.1f%%)",
-          who.c_str(), against.c_str(), 100 * ci.estimate, 100 * ci.lower, 100 * ci.upper);
+      c.verdict =
+          fillPattern(kSameThroughput, {who, against, percent("%+.1f", 100 * ci.estimate),
+                                        percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
     }
   } else if (meanStep.interval) {
     const auto& ci = *meanStep.interval;
     // Step time lower = faster; speed-up expressed on the step time's relative change.
     if (ci.upper < 0 || ci.lower > 0) {
       bool faster = ci.estimate < 0;
-      c.verdict = diagnosis::format(
-          "%s is %.1f%% %s than %s (step time, 95%% CI %.1f%% to %.1f%%)", c.otherName.c_str(),
-          std::fabs(100 * ci.estimate), faster ? "faster" : "slower", c.baseName.c_str(),
-          std::fabs(100 * (faster ? ci.upper : ci.lower)), std::fabs(100 * (faster ? ci.lower : ci.upper)));
+      c.verdict = fillPattern(faster ? kFaster : kSlower,
+                              {c.otherName, percent("%.1f", std::fabs(100 * ci.estimate)), c.baseName,
+                               percent("%.1f", std::fabs(100 * (faster ? ci.upper : ci.lower))),
+                               percent("%.1f", std::fabs(100 * (faster ? ci.lower : ci.upper)))});
     } else {
-      c.verdict = diagnosis::format(
-          "no significant difference in step time between %s and %s (%+.1f%%, 95%% CI "
-          "%+.1f%% to %+.1f%%)",
-          c.otherName.c_str(), c.baseName.c_str(), 100 * ci.estimate, 100 * ci.lower, 100 * ci.upper);
+      c.verdict =
+          fillPattern(kSameStepTime, {c.otherName, c.baseName, percent("%+.1f", 100 * ci.estimate),
+                                      percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
     }
   } else {
-    c.verdict = "no step samples to compare";
+    c.verdict = kNoStepSamples;
   }
   return c;
 }

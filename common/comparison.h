@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/diagnosis/memory_leak_detector.h"
+#include "common/phrase.h"
 #include "common/run_store.h"
 #include "common/statistics.h"
 
@@ -86,6 +87,11 @@ struct RunComparison {
   // "run B is 12.3% faster than run A (95% CI 10.1% to 14.5%)", or that the difference is not significant.
   std::string verdict;
 };
+
+// The sentences of a comparison's verdict and of what a run lacks, as English patterns (common/phrase.h) in
+// one table: compareRuns fills them, and the window shows a verdict's translation (console::translated).
+inline constexpr char kComparisonContext[] = "ringmaster::Comparison";
+const std::vector<PatternEntry>& comparisonPatterns();
 
 // Compares `other` against `base`. Runs of the same rank count are judged on step time; of different rank
 // counts on throughput, since their steps do different work.

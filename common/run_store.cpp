@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -1268,6 +1269,37 @@ std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
     out.push_back(std::move(f));
   }
   return out;
+}
+
+TimelineExtent RunStore::timelineExtent(int64_t runId) const {
+  TimelineExtent extent;
+  std::set<std::pair<int, std::string>> seen;
+  // Rows of runs stored before chunks come first, as forEachTimelineEvent reads them.
+  for (const char* query :
+       {"SELECT rank, lane, count(*), min(start_ns), max(end_ns) FROM timeline_events WHERE run_id = ? GROUP "
+        "BY rank, lane ORDER BY min(rowid)",
+        "SELECT rank, lane, sum(events), min(first_start_ns), max(last_end_ns) FROM timeline_chunks WHERE "
+        "run_id = ? GROUP BY rank, lane ORDER BY min(id)"}) {
+    auto q = impl_->prepare(query);
+    q->bind(1, runId);
+    while (q->step()) {
+      const int64_t begin = q->int64(3), end = q->int64(4);
+      extent.beginNs = extent.events ? std::min(extent.beginNs, begin) : begin;
+      extent.endNs = extent.events ? std::max(extent.endNs, end) : end;
+      extent.events += q->int64(2);
+      TimelineExtent::Lane lane{q->integer(0), std::string(q->text(1)), begin};
+      if (seen.insert({lane.rank, lane.name}).second) {
+        extent.lanes.push_back(std::move(lane));
+      } else {
+        for (auto& known : extent.lanes) {
+          if (known.rank == lane.rank && known.name == lane.name) {
+            known.firstStartNs = std::min(known.firstStartNs, begin);
+          }
+        }
+      }
+    }
+  }
+  return extent;
 }
 
 void RunStore::forEachTimelineEvent(int64_t runId,

@@ -73,6 +73,19 @@ struct RankInfo {
 };
 
 // Rows a run holds, per table.
+struct TimelineExtent {
+  int64_t events = 0;
+  int64_t beginNs = 0;
+  int64_t endNs = 0;
+  // Its lanes in the order a reader of the whole timeline meets them, each with its earliest start.
+  struct Lane {
+    int rank = 0;
+    std::string name;
+    int64_t firstStartNs = 0;
+  };
+  std::vector<Lane> lanes;
+};
+
 struct RunCounts {
   int64_t steps = 0;
   int64_t allreduceOps = 0;
@@ -199,6 +212,10 @@ class RunStore {
   std::vector<v1::LogLine> logs(int64_t runId, std::optional<int> rank = std::nullopt) const;
   std::vector<v1::StallReport> stallReports(int64_t runId) const;
   std::vector<v1::Finding> findings(int64_t runId) const;
+  // How many timeline events the run has and the time they span (earliest start, latest end; 0 and 0 for
+  // none), from the chunks' rows without unpacking any: what a reader needs to read a long run a range at a
+  // time.
+  TimelineExtent timelineExtent(int64_t runId) const;
   // Streams the run's timeline without holding it in memory, chunk by chunk as they were stored: each lane's
   // events in the order they were added (those of runs stored before chunks, row by row, come first). Throws
   // StoreError naming the run and lane when a chunk is damaged.

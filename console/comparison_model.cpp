@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "console/translated.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -59,9 +61,13 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
   const bool isDelta = (column - 2) % 2 == 1;
   if (!isDelta) return role == Qt::DisplayRole ? QVariant(QString::number(d.other, 'g', 4)) : QVariant();
   if (role == Qt::DisplayRole) return formatDelta(d);
-  if (role == Qt::ToolTipRole) return QString::fromStdString(d.missing.empty() ? c.verdict : d.missing);
+  if (role == Qt::ToolTipRole) return sentenceText(d.missing.empty() ? c.verdict : d.missing);
   if (role == VerdictRole) return d.verdict();
   return {};
+}
+
+QString ComparisonModel::sentenceText(const std::string& english) {
+  return translated(english, comparisonPatterns(), kComparisonContext);
 }
 
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {

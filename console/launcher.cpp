@@ -16,6 +16,7 @@
 #include "agent/host_info.h"
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "console/outcome_text.h"
 
 namespace ringmaster::console {
 namespace {
@@ -52,11 +53,11 @@ bool isFailure(const v1::RankState& s) {
 }
 
 std::string describeExit(const RankExit& e) {
-  std::string how = e.signal != 0     ? "was killed by " + agent::signalName(e.signal)
-                    : e.exitCode != 0 ? "exited with code " + std::to_string(e.exitCode)
-                                      : "exited normally";
+  std::string how = e.signal != 0     ? fillPattern(text::kWasKilledBy, {agent::signalName(e.signal)})
+                    : e.exitCode != 0 ? fillPattern(text::kExitedWithCode, {std::to_string(e.exitCode)})
+                                      : text::kExitedNormally;
   if (!e.message.empty() && e.signal == 0 && e.exitCode == 0) how = e.message;
-  return "rank " + std::to_string(e.rank) + " on host " + e.host + " " + how;
+  return fillPattern(text::kRankOnHostEnded, {std::to_string(e.rank), e.host, how});
 }
 
 }  // namespace
@@ -297,8 +298,8 @@ void Launcher::onEnd(Host& host, const grpc::Status& status) {
     std::lock_guard lock(mutex_);
     host.finished = true;
     if (!status.ok() && status.error_code() != grpc::CANCELLED && lostHost_.empty()) {
-      lostHost_ = "lost host " + placements_[host.index].host + ": " +
-                  describeStatus(status, host.client->endpoint());
+      lostHost_ = fillPattern(
+          text::kLostHost, {placements_[host.index].host, describeStatus(status, host.client->endpoint())});
     }
   }
   changed_.notify_all();
@@ -375,7 +376,7 @@ JobOutcome Launcher::outcomeLocked() const {
   JobOutcome outcome;
   if (detached_) {
     outcome.status = JobStatus::Detached;
-    outcome.message = "left running on its hosts; their agents keep its journal";
+    outcome.message = text::kLeftRunning;
     return outcome;
   }
   for (const auto& host : hosts_) {
@@ -394,14 +395,14 @@ JobOutcome Launcher::outcomeLocked() const {
   }
   if (stopRequested_) {
     outcome.status = JobStatus::Stopped;
-    outcome.message = "stopped on request";
+    outcome.message = text::kStoppedOnRequest;
     return outcome;
   }
   for (int rank = 0; rank < static_cast<int>(plan_.spec.world_size()); ++rank) {
     auto it = exits_.find(rank);
     if (it == exits_.end()) {
       outcome.status = JobStatus::Failed;
-      outcome.message = "rank " + std::to_string(rank) + " never reported its exit";
+      outcome.message = fillPattern(text::kNeverReportedExit, {std::to_string(rank)});
       return outcome;
     }
     if (it->second.exitCode != 0 || it->second.signal != 0) {
@@ -412,7 +413,7 @@ JobOutcome Launcher::outcomeLocked() const {
     }
   }
   outcome.status = JobStatus::Succeeded;
-  outcome.message = "every rank finished";
+  outcome.message = text::kEveryRankFinished;
   return outcome;
 }
 
@@ -431,8 +432,8 @@ std::optional<JobOutcome> Launcher::waitFor(std::chrono::milliseconds timeout) {
           now - since > std::chrono::seconds(kHostLostAfterS)) {
         host->finished = true;
         if (lostHost_.empty()) {
-          lostHost_ = "lost host " + placements_[host->index].host + ": its agent has not answered for " +
-                      std::to_string(kHostLostAfterS) + " s";
+          lostHost_ = fillPattern(text::kLostHostSilent,
+                                  {placements_[host->index].host, std::to_string(kHostLostAfterS)});
         }
         lock.unlock();
         stopAllAfterFailure();

@@ -84,7 +84,21 @@ std::vector<RankRow> RunData::rankRows() const {
   return out;
 }
 
-RunData loadRun(const RunStore& store, int64_t runId) {
+TimelineModel loadTimeline(const RunStore& store, int64_t runId, const TimelineExtent& extent, int64_t fromNs,
+                           int64_t toNs) {
+  TimelineModel model;
+  if (fromNs <= extent.beginNs && toNs > extent.endNs) {
+    store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { model.add(e); });
+    return model;
+  }
+  for (const TimelineExtent::Lane& lane : extent.lanes)
+    model.addLane(lane.rank, lane.name, lane.firstStartNs);
+  store.forEachTimelineEvent(runId, fromNs, toNs, [&](const v1::TimelineEvent& e) { model.add(e); });
+  model.setWindow({fromNs, toNs, extent.beginNs, extent.endNs, extent.events});
+  return model;
+}
+
+RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOnce) {
   RunData data;
   data.info = store.run(runId);
   if (!data.info) throw StoreError("run " + std::to_string(runId) + " is not in " + store.path());
@@ -93,7 +107,16 @@ RunData loadRun(const RunStore& store, int64_t runId) {
     for (const auto& op : rank.allreduce) data.series.ingest(op);
     for (const auto& m : rank.memory) data.series.ingest(m);
   }
-  store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
+  data.timelineExtent = store.timelineExtent(runId);
+  const TimelineExtent& extent = data.timelineExtent;
+  if (extent.events <= timelineEventsAtOnce) {
+    store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
+  } else {
+    // The beginning: as long a time as holds about timelineEventsAtOnce events where they come evenly.
+    const double share = double(timelineEventsAtOnce) / double(extent.events);
+    const auto span = static_cast<int64_t>(share * double(extent.endNs - extent.beginNs)) + 1;
+    data.timeline = loadTimeline(store, runId, extent, extent.beginNs, extent.beginNs + span);
+  }
   data.logs = store.logs(runId);
   data.findings = diagnosis::storedFindings(store, runId);
   data.hosts = store.hosts(runId);

@@ -35,6 +35,7 @@ struct RunData {
   std::optional<RunInfo> info;  // set for stored runs
   LiveSeries series;
   TimelineModel timeline;
+  TimelineExtent timelineExtent;  // a stored run's whole timeline, for reading more of it (loadTimeline)
   std::vector<v1::LogLine> logs;
   std::vector<v1::Finding>
       findings;  // the run session's diagnosis (live), or the stored or replayed findings
@@ -50,8 +51,20 @@ struct RunData {
   std::vector<RankRow> rankRows() const;
 };
 
-// Reads a stored run whole: run info, per-rank series, timeline, logs, findings (stored, else replayed),
-// ranks and hosts. Throws StoreError. Slow for big runs: call it off the GUI thread.
-RunData loadRun(const RunStore& store, int64_t runId);
+// A stored run's timeline of more events than this is read a range at a time: opening the run reads its
+// beginning (a window of about this many events), and the Timeline page reads what it shows, with a margin,
+// as it zooms and pans (loadTimeline).
+inline constexpr int64_t kTimelineEventsAtOnce = 250'000;
+
+// Reads a stored run: run info, per-rank series, timeline (whole, or the window at its beginning when it has
+// more than `timelineEventsAtOnce` events), logs, findings (stored, else replayed), ranks and hosts. Throws
+// StoreError. Slow for big runs: call it off the GUI thread.
+RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOnce = kTimelineEventsAtOnce);
+
+// The events of a run's timeline that overlap [fromNs, toNs), with every lane of the run, as a model with
+// that window; the whole timeline, without a window, where the range covers `extent` (the run's, from
+// RunStore::timelineExtent).
+TimelineModel loadTimeline(const RunStore& store, int64_t runId, const TimelineExtent& extent, int64_t fromNs,
+                           int64_t toNs);
 
 }  // namespace ringmaster::console

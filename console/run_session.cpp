@@ -6,10 +6,12 @@
 #include <thread>
 #include <utility>
 
+#include "common/diagnosis/summary_text.h"
 #include "common/error.h"
 #include "common/job_spec.h"
 #include "console/host_facts.h"
 #include "console/ingest.h"
+#include "console/outcome_text.h"
 #include "console/run_summary.h"
 #include "console/slurm_job.h"
 #include "console/timeline_sink.h"
@@ -293,7 +295,8 @@ std::string RunSession::checkSlurm() {
     finding.set_severity(v1::Finding::SEVERITY_CRITICAL);
     finding.set_rank(-1);
     finding.set_cause("slurm");
-    finding.set_summary(cause + " (Slurm job " + slurm_->slurmJobId() + ": " + state.state + ")");
+    finding.set_summary(
+        diagnosis::say(diagnosis::text::kSlurmEndedJob, {cause, slurm_->slurmJobId(), state.state}));
     addFinding(finding);
   }
   return state.state;
@@ -310,7 +313,7 @@ std::optional<JobOutcome> RunSession::followSlurm() {
   if (now - *slurmEndedAt_ < kSlurmEndGrace) return std::nullopt;
   // Slurm ended the job and its agents with it: what they had to say has arrived.
   detach();
-  return JobOutcome{JobStatus::Failed, "Slurm ended job " + slurm_->slurmJobId() + ": " + slurmEnd_,
+  return JobOutcome{JobStatus::Failed, fillPattern(text::kSlurmEndedJob, {slurm_->slurmJobId(), slurmEnd_}),
                     std::nullopt};
 }
 
@@ -338,8 +341,7 @@ void RunSession::stopWhenStalledTooLong() {
   std::lock_guard lock(mutex_);
   if (!stalledStop_.empty() || finished_ || detached_) return;
   const std::string seconds = formatNumber(limitS);
-  stalledStop_ =
-      "stopped after a stall of " + seconds + " s (--stall-timeout-s " + seconds + "): " + why->summary();
+  stalledStop_ = fillPattern(text::kStoppedAfterStall, {seconds, why->summary()});
   stalledWhy_ = *why;
   launcher_->stop(5);
 }

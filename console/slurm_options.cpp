@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/diagnosis/summary_text.h"
 #include "common/printable.h"
 
 namespace ringmaster::console {
@@ -116,12 +117,13 @@ bool slurmJobEnded(const std::string& state) {
 }
 
 std::string slurmEndCause(const std::string& state) {
-  if (state == "TIMEOUT") return "Slurm ended the job at its time limit";
-  if (state == "NODE_FAIL") return "Slurm ended the job because one of its nodes failed";
-  if (state == "PREEMPTED") return "Slurm preempted the job for another one";
-  if (state == "OUT_OF_MEMORY") return "Slurm killed the job for using more memory than it asked for";
-  if (state == "BOOT_FAIL") return "Slurm could not boot the job's nodes";
-  if (state == "DEADLINE") return "Slurm ended the job at its deadline";
+  using namespace diagnosis::text;
+  if (state == "TIMEOUT") return kSlurmTimeLimit;
+  if (state == "NODE_FAIL") return kSlurmNodeFailed;
+  if (state == "PREEMPTED") return kSlurmPreempted;
+  if (state == "OUT_OF_MEMORY") return kSlurmOutOfMemory;
+  if (state == "BOOT_FAIL") return kSlurmBootFailed;
+  if (state == "DEADLINE") return kSlurmDeadline;
   return {};
 }
 

@@ -53,6 +53,11 @@ int TimelineModel::laneIndex(int rank, const std::string& name) {
   return it->second;
 }
 
+void TimelineModel::addLane(int rank, const std::string& name, int64_t firstStartNs) {
+  LaneData& lane = lanes_[static_cast<size_t>(laneIndex(rank, name))];
+  lane.firstStartNs = std::min(lane.firstStartNs, firstStartNs);
+}
+
 void TimelineModel::add(const v1::TimelineEvent& record) {
   const int laneId = laneIndex(record.rank(), record.lane());
   LaneData& lane = lanes_[static_cast<size_t>(laneId)];
@@ -219,7 +224,8 @@ std::vector<int> TimelineModel::tensorRows() const {
   std::vector<std::pair<int64_t, int>> byFirstEvent;
   for (const auto& [tensor, index] : lowest) {
     const auto& ev = events(index);
-    byFirstEvent.push_back({ev.empty() ? INT64_MAX : ev.front().startNs, index});
+    const int64_t held = ev.empty() ? INT64_MAX : ev.front().startNs;
+    byFirstEvent.push_back({std::min(held, lanes_[static_cast<size_t>(index)].firstStartNs), index});
   }
   std::stable_sort(byFirstEvent.begin(), byFirstEvent.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

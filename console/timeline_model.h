@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -74,6 +75,29 @@ class TimelineModel {
   };
   // rank -> phase name -> stats
   using RangeStats = std::map<int, std::map<std::string, PhaseStats>>;
+
+  // A stored run's timeline read a range at a time (console::loadTimeline): the model holds every event
+  // that overlaps [fromNs, toNs) of a run whose events span [runBeginNs, runEndNs].
+  struct Window {
+    int64_t fromNs = 0;
+    int64_t toNs = 0;
+    int64_t runBeginNs = 0;
+    int64_t runEndNs = 0;
+    int64_t runEvents = 0;
+  };
+  // Unset for a model that holds its run whole.
+  void setWindow(const Window& window) { window_ = window; }
+  const std::optional<Window>& window() const { return window_; }
+  // Whether every event overlapping [t0, t1) is held.
+  bool holds(int64_t t0, int64_t t1) const {
+    return !window_ || (t0 >= window_->fromNs && t1 <= window_->toNs);
+  }
+  // The run's extent: its events', or the window's run's.
+  int64_t runBeginNs() const { return window_ ? window_->runBeginNs : beginNs(); }
+  int64_t runEndNs() const { return window_ ? window_->runEndNs : endNs(); }
+  // A lane of the run before any of its events (a window's run has lanes without events in the window),
+  // with the earliest start of its events in the whole run, so that rows keep their places.
+  void addLane(int rank, const std::string& name, int64_t firstStartNs);
 
   void add(const v1::TimelineEvent& event);
   // Adds every timeline record of a batch (others are ignored).
@@ -154,6 +178,7 @@ class TimelineModel {
     std::vector<int64_t> maxEndSoFar;  // running maximum of end over events[0..i], for range searches
     std::vector<Chunk> chunks;         // of the complete chunks of a sorted lane, built as frames ask
     bool sorted = true;
+    int64_t firstStartNs = INT64_MAX;  // of its events in the whole run, where known beyond those held
   };
 
   NameId intern(const std::string& name);
@@ -174,6 +199,7 @@ class TimelineModel {
   // Tensor name -> (time, rank) ticks, kept sorted lazily.
   mutable std::map<std::string, std::vector<Tick>> ticks_;
   mutable bool ticksSorted_ = true;
+  std::optional<Window> window_;
   size_t eventCount_ = 0;
   int64_t beginNs_ = INT64_MAX;
   int64_t endNs_ = INT64_MIN;

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "console/outcome_text.h"
 #include "console/run_session.h"
 #include "console/store_location.h"
 
@@ -144,7 +145,7 @@ TrialResult TuneSession::runTrial(const TuneSetting& setting, size_t round,
   RunStore::Options readOnly;
   readOnly.readOnly = true;
   trial.metrics = measureTrial(RunStore(storePath_, readOnly), trial.runId);
-  if (!trial.measured()) trial.failure = "no step samples after the warm-up were stored";
+  if (!trial.measured()) trial.failure = text::kNoStepsAfterWarmUp;
   return trial;
 }
 

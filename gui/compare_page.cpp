@@ -222,7 +222,7 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
   std::vector<RunComparison> comparisons;
   for (size_t i = 1; i < runs.size(); ++i) comparisons.push_back(compareRuns(runs.front(), runs[i]));
   QStringList verdicts;
-  for (const auto& c : comparisons) verdicts << QString::fromStdString(c.verdict);
+  for (const auto& c : comparisons) verdicts << console::ComparisonModel::sentenceText(c.verdict);
   model_->setComparisons(std::move(comparisons));
   status_->setText(verdicts.join(QStringLiteral("\n")));
   Q_EMIT compared();

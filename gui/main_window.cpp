@@ -18,6 +18,7 @@
 #include "common/json.h"
 #include "console/background.h"
 #include "console/host_registry.h"
+#include "console/outcome_text.h"
 #include "console/slurm_job.h"
 #include "console/store_access.h"
 #include "console/store_location.h"
@@ -64,6 +65,8 @@ bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Findi
 constexpr int kReconnectedBannerMs = 5000;
 constexpr std::chrono::seconds kSinfoTimeout{5};
 constexpr std::chrono::milliseconds kStoreWatchInterval{1000};
+// A wheel's or a drag's many steps make one read of the timeline.
+constexpr std::chrono::milliseconds kTimelineReadDelay{100};
 
 QString workerBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
@@ -152,7 +155,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
   connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTraces);
-  connect(runs_, &RunsPage::openRequested, this, &MainWindow::openRun);
+  connect(runs_, &RunsPage::openRequested, this, [this](int64_t runId) { openRun(runId); });
   connect(runs_, &RunsPage::refreshRequested, this, &MainWindow::refreshRuns);
   connect(runs_, &RunsPage::reportRequested, this, [this](int64_t id) {
     auto* dialog = new ReportDialog(store_, id, this);
@@ -209,6 +212,14 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       known.insert(host.isLocal() ? QString() : hostName(host.address), host.info);
     }
     launch_->setKnownHosts(known);
+  });
+
+  timelineRead_ = new QTimer(this);
+  timelineRead_->setSingleShot(true);
+  timelineRead_->setInterval(kTimelineReadDelay);
+  connect(timelineRead_, &QTimer::timeout, this, &MainWindow::readTimelineRange);
+  connect(timeline_->view(), &TimelineView::visibleRangeChanged, this, [this](int64_t t0, int64_t t1) {
+    if (run_ && !run_->timeline.holds(t0, t1)) timelineRead_->start();
   });
 
   // Runs started elsewhere (the CLI, another console) appear without a manual refresh.
@@ -362,11 +373,14 @@ void MainWindow::refreshRuns() {
       });
 }
 
-void MainWindow::openRun(int64_t runId) {
+void MainWindow::openRun(int64_t runId, Page page) {
   setBanner(tr("Opening run %1…").arg(runId));
   store_->post<std::shared_ptr<console::RunData>>(
-      this, [runId](RunStore& s) { return std::make_shared<console::RunData>(console::loadRun(s, runId)); },
-      [this, runId](std::shared_ptr<console::RunData> data) {
+      this,
+      [runId, atOnce = options_.timelineEventsAtOnce](RunStore& s) {
+        return std::make_shared<console::RunData>(console::loadRun(s, runId, atOnce));
+      },
+      [this, runId, page](std::shared_ptr<console::RunData> data) {
         RunHeading heading;
         heading.runId = runId;
         heading.name = QString::fromStdString(data->info->name);
@@ -375,7 +389,7 @@ void MainWindow::openRun(int64_t runId) {
         auto owned = std::make_unique<console::RunData>(std::move(*data));
         setBanner({});
         showRunData(std::move(owned), heading);
-        pages_->setCurrentWidget(dashboard_);
+        pages_->setCurrentIndex(page);
       });
 }
 
@@ -507,7 +521,8 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
   });
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
-    setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), message), !succeeded);
+    const QString how = console::translatedOutcome(message.toStdString());
+    setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), how), !succeeded);
     if (live_->runId() > 0 && shownRunId_ == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();
@@ -616,6 +631,45 @@ void MainWindow::showEvidence(const v1::Finding& finding) {
   if (t0 < t1) timeline_->showRange(t0, t1);
 }
 
+void MainWindow::readTimelineRange() {
+  if (!run_ || timelineReading_) return;  // the read under way looks again when it ends
+  const int64_t t0 = timeline_->view()->visibleBegin(), t1 = timeline_->view()->visibleEnd();
+  if (run_->timeline.holds(t0, t1)) return;
+  const int64_t width = t1 - t0;
+  struct Read {
+    std::shared_ptr<console::TimelineModel> model;
+    std::string error;
+  };
+  timelineReading_ = true;
+  store_->post<Read>(
+      this,
+      [runId = shownRunId_, extent = run_->timelineExtent, from = t0 - width, to = t1 + width](RunStore& s) {
+        Read read;
+        try {
+          read.model =
+              std::make_shared<console::TimelineModel>(console::loadTimeline(s, runId, extent, from, to));
+        } catch (const std::exception& error) {
+          read.error = error.what();
+        }
+        return read;
+      },
+      [this, runId = shownRunId_](Read read) {
+        timelineReading_ = false;
+        if (!run_ || shownRunId_ != runId) {
+          readTimelineRange();  // for the run shown now, if it needs one
+          return;
+        }
+        if (!read.model) {
+          setBanner(tr("Could not read the timeline: %1").arg(QString::fromStdString(read.error)), true);
+          return;
+        }
+        timeline_->replaceModel([&] { run_->timeline = std::move(*read.model); });
+        timelineEventsShown_ = run_->timeline.eventCount();
+        Q_EMIT timelineRead();
+        readTimelineRange();  // the view may have moved on meanwhile
+      });
+}
+
 void MainWindow::importTraces(const QStringList& paths) {
   if (paths.isEmpty()) return;
   const QString what =
@@ -637,12 +691,13 @@ void MainWindow::importTraces(const QStringList& paths) {
         }
         if (!result.summary.complete)
           text += QLatin1Char(' ') + tr("A file was cut short; what was whole is kept.");
-        setBanner(text, !result.summary.complete);
         refreshRuns();
-        openRun(result.runId);
+        // Opening the run clears the banner; the import's account comes back once the run is shown.
         connect(
-            this, &MainWindow::runShown, this, [this] { pages_->setCurrentWidget(timeline_); },
+            this, &MainWindow::runShown, this,
+            [this, text, warning = !result.summary.complete] { setBanner(text, warning); },
             Qt::SingleShotConnection);
+        openRun(result.runId, Timeline);
       });
 }
 

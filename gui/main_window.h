@@ -43,6 +43,8 @@ struct MainWindowOptions {
   QString workerPath;  // empty: ringmaster-worker beside this program
   QString stateDir;    // empty: the embedded agent's default
   QString agentPath;   // ringmaster-agent as a Slurm job's nodes run it; empty: the one beside this program
+  // A stored run's timeline of more events is read a range at a time.
+  int64_t timelineEventsAtOnce = console::kTimelineEventsAtOnce;
 };
 
 class MainWindow : public QMainWindow {
@@ -54,8 +56,9 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens a stored run in every view (loaded off the GUI thread); runShown() tells when it is there.
-  void openRun(int64_t runId);
+  // Opens a stored run in every view (loaded off the GUI thread) and shows `page`; runShown() tells when it
+  // is there.
+  void openRun(int64_t runId, Page page = Dashboard);
   // Launches `spec` and shows it live: on its hosts (reached as the Hosts page connects to them), or on this
   // machine through the embedded agent when it names none.
   void launch(const v1::JobSpec& spec);
@@ -77,7 +80,8 @@ class MainWindow : public QMainWindow {
   QStringList saveScreenshots(const QString& dir, const QString& suffix = {});
   void showPage(Page page);
   // Imports trace files as one run (per-rank PyTorch profiler traces: one rank per file; or a folder of
-  // them; or one Horovod timeline or Chrome trace) into the store and opens it.
+  // them; or one Horovod timeline or Chrome trace) into the store and opens it on the Timeline page, since a
+  // trace is mostly timeline.
   void importTraces(const QStringList& paths);
   void importTimeline(const QString& path) { importTraces({path}); }
 
@@ -110,6 +114,8 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void runShown(int64_t runId);
+  // The Timeline page holds another range of a long stored run's timeline, read as it zoomed or panned.
+  void timelineRead();
   void runsRefreshed();
   void liveRunEnded(const QString& status);
   void problem(const QString& message);
@@ -130,6 +136,9 @@ class MainWindow : public QMainWindow {
   void checkStoreChanged();
   void ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings);
   void showEvidence(const v1::Finding& finding);
+  // A long stored run's timeline is read a range at a time: once the Timeline page shows time it does not
+  // hold, what it shows with a view's width on either side (coalesced; one read at a time).
+  void readTimelineRange();
   void setBanner(const QString& text, bool warning = false);
   void updateLiveControls();
   void restoreSettings();
@@ -162,6 +171,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<LiveRun> live_;
   int selectedRank_ = -1;
   size_t timelineEventsShown_ = 0;
+  QTimer* timelineRead_;
+  bool timelineReading_ = false;
   QTimer* storeWatch_;
   int64_t storeVersion_ = -1;
   bool storeCheckPending_ = false;

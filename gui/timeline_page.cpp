@@ -15,7 +15,9 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/chrome_trace.h"
 #include "common/duration_text.h"
@@ -216,6 +218,34 @@ void TimelinePage::setModel(const console::TimelineModel* model) {
 
 void TimelinePage::modelChanged() {
   view_->modelChanged();
+}
+
+void TimelinePage::replaceModel(const std::function<void()>& replace) {
+  const auto [lane, index] = view_->selectedEvent();
+  std::optional<console::TimelineModel::Event> chosen;
+  std::string name;
+  std::pair<int, std::string> key;
+  if (model_ && lane >= 0) {
+    chosen = model_->events(lane)[static_cast<size_t>(index)];
+    name = model_->name(chosen->name);
+    key = {model_->lane(lane).rank, model_->lane(lane).name};
+  }
+  replace();
+  resetFind();
+  int found = -1;
+  if (chosen && lane < model_->laneCount() && model_->lane(lane).rank == key.first &&
+      model_->lane(lane).name == key.second) {
+    const auto& events = model_->events(lane);
+    auto it = std::lower_bound(events.begin(), events.end(), chosen->startNs,
+                               [](const auto& e, int64_t t) { return e.startNs < t; });
+    for (; it != events.end() && it->startNs == chosen->startNs; ++it) {
+      if (it->endNs == chosen->endNs && model_->name(it->name) == name) {
+        found = static_cast<int>(it - events.begin());
+        break;
+      }
+    }
+  }
+  view_->modelReplaced(lane, found);
 }
 
 void TimelinePage::highlightRank(int rank) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 
 #include "console/timeline_model.h"
 
@@ -26,6 +27,10 @@ class TimelinePage : public QWidget {
 
   void setModel(const console::TimelineModel* model);
   void modelChanged();
+  // The model's events are read again for another range of the same run (`replace` swaps them in): the
+  // range shown, the selected range and the rows stay; the selected event is found again by its lane and
+  // times, or let go.
+  void replaceModel(const std::function<void()>& replace);
   void highlightRank(int rank);
   // Moves to [t0, t1) and selects it (a finding's evidence).
   void showRange(int64_t t0, int64_t t1);

@@ -103,7 +103,22 @@ void TimelineView::setModel(const console::TimelineModel* model) {
   selBegin_ = selEnd_ = 0;
   rowScroll_ = 0;
   rebuildRows();
-  zoomToFit();
+  if (model && model->window()) {
+    // A long stored run opens on the beginning it holds, with room to pan before it reads more.
+    const auto& w = *model->window();
+    setVisibleRange(w.fromNs, w.fromNs + (w.toNs - w.fromNs) / 3);
+    openedRange_ = {w.fromNs, w.fromNs + (w.toNs - w.fromNs) / 3};
+  } else {
+    zoomToFit();
+  }
+  Q_EMIT selectionChanged();
+}
+
+void TimelineView::modelReplaced(int lane, int event) {
+  selectedLane_ = event >= 0 ? lane : -1;
+  selectedEvent_ = lane >= 0 ? event : -1;
+  rebuildRows();
+  update();
   Q_EMIT selectionChanged();
 }
 
@@ -200,6 +215,7 @@ int TimelineView::rowAt(double y) const {
 
 void TimelineView::setVisibleRange(int64_t t0, int64_t t1) {
   fitted_ = false;
+  openedRange_.reset();
   if (t1 <= t0) t1 = t0 + 1000;
   t0_ = t0;
   nsPerPixel_ = std::max(kMinNsPerPixel, static_cast<double>(t1 - t0) / plotRect().width());
@@ -208,17 +224,18 @@ void TimelineView::setVisibleRange(int64_t t0, int64_t t1) {
 }
 
 void TimelineView::zoomToFit() {
-  if (!model_ || model_->eventCount() == 0) {
+  if (!model_ || (model_->eventCount() == 0 && !model_->window())) {
     setVisibleRange(0, 1'000'000'000);
     return;
   }
-  const int64_t span = std::max<int64_t>(model_->endNs() - model_->beginNs(), 1000);
-  setVisibleRange(model_->beginNs() - span / 50, model_->endNs() + span / 50);
+  const int64_t span = std::max<int64_t>(model_->runEndNs() - model_->runBeginNs(), 1000);
+  setVisibleRange(model_->runBeginNs() - span / 50, model_->runEndNs() + span / 50);
   fitted_ = true;  // kept fitted when the view changes size, until the user zooms or pans
 }
 
 void TimelineView::zoomAt(double x, double factor) {
   fitted_ = false;
+  openedRange_.reset();
   const int64_t anchor = timeAt(x);
   nsPerPixel_ = std::max(kMinNsPerPixel, nsPerPixel_ / factor);
   t0_ = anchor - static_cast<int64_t>(std::llround((x - plotRect().left()) * nsPerPixel_));
@@ -228,6 +245,7 @@ void TimelineView::zoomAt(double x, double factor) {
 
 void TimelineView::panPixels(double dx) {
   fitted_ = false;
+  openedRange_.reset();
   t0_ -= static_cast<int64_t>(std::llround(dx * nsPerPixel_));
   Q_EMIT visibleRangeChanged(t0_, visibleEnd());
   update();
@@ -307,7 +325,12 @@ void TimelineView::zoomToSelection() {
 void TimelineView::resizeEvent(QResizeEvent* event) {
   labelWidth_ = -1;
   QWidget::resizeEvent(event);
-  if (fitted_) zoomToFit();
+  if (fitted_) {
+    zoomToFit();
+  } else if (const auto opened = openedRange_) {
+    setVisibleRange(opened->first, opened->second);
+    openedRange_ = opened;
+  }
   Q_EMIT visibleRangeChanged(t0_, visibleEnd());
 }
 

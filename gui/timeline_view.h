@@ -9,6 +9,8 @@
 #include <QFontMetrics>
 #include <QStringList>
 #include <QWidget>
+#include <optional>
+#include <utility>
 
 #include "console/timeline_model.h"
 
@@ -25,6 +27,9 @@ class TimelineView : public QWidget {
   // Not owned; call modelChanged() after adding events.
   void setModel(const console::TimelineModel* model);
   void modelChanged();
+  // Its events were read again for another range of the same run: rows rebuilt; the range shown and the
+  // selected range kept; the selected event is now `event` of `lane` (-1: none), left where it is.
+  void modelReplaced(int lane = -1, int event = -1);
   void setRowMode(RowMode mode);
   RowMode rowMode() const { return mode_; }
 
@@ -120,8 +125,10 @@ class TimelineView : public QWidget {
   size_t lastBoxes_ = 0;
   QStringList axisLabels_;
   QStringList legendEntries_;
-  double hoverX_ = -1;           // where the pointer rests over the view, for keyboard zoom; -1 when outside
-  bool fitted_ = false;          // the range is Fit's: a new size fits again
+  double hoverX_ = -1;   // where the pointer rests over the view, for keyboard zoom; -1 when outside
+  bool fitted_ = false;  // the range is Fit's: a new size fits again
+  // The beginning a long stored run opened on: a new size shows the same range, until the user zooms or pans.
+  std::optional<std::pair<int64_t, int64_t>> openedRange_;
   mutable int labelWidth_ = -1;  // width of the row labels' column; -1 until measured for the current font
 };
 

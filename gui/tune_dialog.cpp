@@ -25,6 +25,8 @@
 
 #include "common/error.h"
 #include "console/comparison_model.h"
+#include "console/outcome_text.h"
+#include "console/runs_model.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {
@@ -269,8 +271,10 @@ void TuneDialog::addTrial(const console::TrialResult& trial) {
                                                              : QColor(0xd6, 0x28, 0x28));
   }
   cell(RunId, QString::number(trial.runId), true);
-  QTableWidgetItem* status = cell(Status, text(trial.status));
-  if (!trial.failure.empty()) status->setToolTip(text(trial.failure));
+  QTableWidgetItem* status = cell(Status, console::RunsModel::statusText(text(trial.status)));
+  if (!trial.failure.empty()) {
+    status->setToolTip(console::translatedOutcome(trial.failure));
+  }
 
   if (trial.measured()) {
     points_->append(number, trial.metrics.throughput);
@@ -291,8 +295,11 @@ void TuneDialog::addTrial(const console::TrialResult& trial) {
   rescale();
   status_->setText(
       running_ && !stopRequested_
-          ? tr("Trial %1 ended (%2); running trial %3…").arg(number).arg(text(trial.status)).arg(number + 1)
-          : tr("Trial %1 ended (%2).").arg(number).arg(text(trial.status)));
+          ? tr("Trial %1 ended (%2); running trial %3…")
+                .arg(number)
+                .arg(console::RunsModel::statusText(text(trial.status)))
+                .arg(number + 1)
+          : tr("Trial %1 ended (%2).").arg(number).arg(console::RunsModel::statusText(text(trial.status))));
   Q_EMIT trialEnded(number);
 }
 

@@ -131,6 +131,19 @@ const char kScalingEfficiency[] = QT_TRANSLATE_NOOP(
     "ringmaster::Finding",
     "scaling efficiency %1%: %2 on %3 ranks reaches %4 samples/s, where linear scaling from %5 "
     "on %6 would give %7");
+
+const char kSlurmEndedJob[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 (Slurm job %2: %3)");
+const char kSlurmTimeLimit[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm ended the job at its time limit");
+const char kSlurmNodeFailed[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm ended the job because one of its nodes failed");
+const char kSlurmPreempted[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm preempted the job for another one");
+const char kSlurmOutOfMemory[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm killed the job for using more memory than it asked for");
+const char kSlurmBootFailed[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm could not boot the job's nodes");
+const char kSlurmDeadline[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm ended the job at its deadline");
 }  // namespace text
 
 std::string say(const char* pattern, const std::vector<std::string>& args) {
@@ -203,6 +216,13 @@ const std::vector<PatternEntry>& findingPatterns() {
       {kImplausibleDuration},
       {kImplausibleDurations},
       {kScalingEfficiency},
+      {kSlurmEndedJob, part(1)},
+      {kSlurmTimeLimit},
+      {kSlurmNodeFailed},
+      {kSlurmPreempted},
+      {kSlurmOutOfMemory},
+      {kSlurmBootFailed},
+      {kSlurmDeadline},
       // The causes findings name (Finding.cause), shown in the summary and beside it.
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "compute")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "data")},

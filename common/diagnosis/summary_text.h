@@ -78,6 +78,14 @@ extern const char kImplausibleDuration[];
 extern const char kImplausibleDurations[];
 // Comparing runs.
 extern const char kScalingEfficiency[];
+// Slurm ended the job: why, then which job and its state.
+extern const char kSlurmEndedJob[];
+extern const char kSlurmTimeLimit[];
+extern const char kSlurmNodeFailed[];
+extern const char kSlurmPreempted[];
+extern const char kSlurmOutOfMemory[];
+extern const char kSlurmBootFailed[];
+extern const char kSlurmDeadline[];
 }  // namespace text
 
 // The English sentence: `pattern` (one of text::k…) filled with `args`.

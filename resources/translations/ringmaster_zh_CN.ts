@@ -161,6 +161,85 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::Comparison</name>
+    <message>
+        <source>run %1 (%2)</source>
+        <translation>运行 %1（%2）</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2 ranks</source>
+        <translation>%1（%2 个 rank）</translation>
+    </message>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1（%2 个 rank）</translation>
+    </message>
+    <message>
+        <source>neither run has %1</source>
+        <translation>两次运行都没有%1</translation>
+    </message>
+    <message>
+        <source>%1 has no %2</source>
+        <translation>%1 没有%2</translation>
+    </message>
+    <message>
+        <source>step samples</source>
+        <translation>步样本</translation>
+    </message>
+    <message>
+        <source>sample counts (a profiler trace has no batch sizes)</source>
+        <translation>样本数（性能分析器的 trace 没有批大小）</translation>
+    </message>
+    <message>
+        <source>all-reduce ops</source>
+        <translation>all-reduce 操作</translation>
+    </message>
+    <message>
+        <source>memory samples</source>
+        <translation>内存样本</translation>
+    </message>
+    <message>
+        <source>%1: step times cannot be compared</source>
+        <translation>%1：无法比较步时间</translation>
+    </message>
+    <message>
+        <source>%1: runs of different rank counts compare only by throughput</source>
+        <translation>%1：rank 数不同的运行只能按吞吐量比较</translation>
+    </message>
+    <message>
+        <source>%1 has %2% higher throughput than %3 (95% CI %4% to %5%)</source>
+        <translation>%1 的吞吐量比 %3 高 %2%（95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>%1 has %2% lower throughput than %3 (95% CI %4% to %5%)</source>
+        <translation>%1 的吞吐量比 %3 低 %2%（95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>no significant difference in throughput between %1 and %2 (%3%, 95% CI %4% to %5%)</source>
+        <translation>%1 与 %2 的吞吐量无显著差异（%3%，95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>%1 is %2% faster than %3 (step time, 95% CI %4% to %5%)</source>
+        <translation>%1 比 %3 快 %2%（步时间，95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>%1 is %2% slower than %3 (step time, 95% CI %4% to %5%)</source>
+        <translation>%1 比 %3 慢 %2%（步时间，95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>no significant difference in step time between %1 and %2 (%3%, 95% CI %4% to %5%)</source>
+        <translation>%1 与 %2 的步时间无显著差异（%3%，95% 置信区间 %4% 至 %5%）</translation>
+    </message>
+    <message>
+        <source>no step samples to compare</source>
+        <translation>没有可比较的步样本</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::Evidence</name>
     <message>
         <source>throughput lost</source>
@@ -644,6 +723,89 @@
     <message>
         <source>slurm</source>
         <translation>Slurm</translation>
+    </message>
+    <message>
+        <source>%1 (Slurm job %2: %3)</source>
+        <translation>%1（Slurm 作业 %2：%3）</translation>
+    </message>
+    <message>
+        <source>Slurm ended the job at its time limit</source>
+        <translation>作业达到时间上限，Slurm 结束了它</translation>
+    </message>
+    <message>
+        <source>Slurm ended the job because one of its nodes failed</source>
+        <translation>作业的一个节点出现故障，Slurm 结束了它</translation>
+    </message>
+    <message>
+        <source>Slurm preempted the job for another one</source>
+        <translation>Slurm 为另一个作业抢占了它</translation>
+    </message>
+    <message>
+        <source>Slurm killed the job for using more memory than it asked for</source>
+        <translation>作业使用的内存超过了申请量，Slurm 终止了它</translation>
+    </message>
+    <message>
+        <source>Slurm could not boot the job&apos;s nodes</source>
+        <translation>Slurm 无法启动作业的节点</translation>
+    </message>
+    <message>
+        <source>Slurm ended the job at its deadline</source>
+        <translation>作业到达截止时间，Slurm 结束了它</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::RunOutcome</name>
+    <message>
+        <source>rank %1 on host %2 %3</source>
+        <translation>主机 %2 上的 rank %1 %3</translation>
+    </message>
+    <message>
+        <source>was killed by %1</source>
+        <translation>被 %1 终止</translation>
+    </message>
+    <message>
+        <source>exited with code %1</source>
+        <translation>以退出码 %1 退出</translation>
+    </message>
+    <message>
+        <source>exited normally</source>
+        <translation>正常退出</translation>
+    </message>
+    <message>
+        <source>every rank finished</source>
+        <translation>所有 rank 均已完成</translation>
+    </message>
+    <message>
+        <source>stopped on request</source>
+        <translation>已按请求停止</translation>
+    </message>
+    <message>
+        <source>left running on its hosts; their agents keep its journal</source>
+        <translation>留在其主机上继续运行；各主机的 agent 保留其 journal</translation>
+    </message>
+    <message>
+        <source>rank %1 never reported its exit</source>
+        <translation>rank %1 始终未报告其退出</translation>
+    </message>
+    <message>
+        <source>lost host %1: %2</source>
+        <translation>与主机 %1 失去联系：%2</translation>
+    </message>
+    <message>
+        <source>lost host %1: its agent has not answered for %2 s</source>
+        <translation>与主机 %1 失去联系：其 agent 已 %2 秒未应答</translation>
+    </message>
+    <message>
+        <source>stopped after a stall of %1 s (--stall-timeout-s %1): %2</source>
+        <translation>停滞 %1 秒后已停止（--stall-timeout-s %1）：%2</translation>
+    </message>
+    <message>
+        <source>Slurm ended job %1: %2</source>
+        <translation>Slurm 结束了作业 %1：%2</translation>
+    </message>
+    <message>
+        <source>no step samples after the warm-up were stored</source>
+        <translation>预热之后没有存储任何步样本</translation>
     </message>
 </context>
 <context>
@@ -2249,6 +2411,10 @@
     <message>
         <source>The Launch form now has %1.</source>
         <translation>启动表单现已设为 %1。</translation>
+    </message>
+    <message>
+        <source>Could not read the timeline: %1</source>
+        <translation>无法读取时间线：%1</translation>
     </message>
 </context>
 <context>

@@ -24,6 +24,8 @@
 
 #include "common/chrome_trace.h"
 #include "common/json.h"
+#include "common/run_store.h"
+#include "console/run_data.h"
 #include "gui/main_window.h"
 #include "gui/timeline_page.h"
 #include "gui/translations.h"
@@ -549,6 +551,152 @@ TEST_F(TimelineRunsTest, ASelectionStaysWithItsRun) {
   EXPECT_GE(view->visibleEnd(), window.shownRun()->timeline.endNs());
   window.showPage(MainWindow::Timeline);
   screenshot(&window, QStringLiteral("timeline_second_run.png"));
+}
+
+// A long stored run's timeline is read a range at a time. Importing it opens the Timeline page on the
+// beginning of the run, holding a part of it; zoomed in anywhere, then zoomed out to the whole run, the view
+// holds what it shows and shows there what the whole timeline has: the same rows, the same events, the same
+// boxes; a selected event stays selected as other ranges are read.
+TEST_F(TimelineRunsTest, ALongRunIsReadARangeAtATimeAndShowsWhatTheWholeTimelineShows) {
+  constexpr int kSteps = 1000;
+  constexpr int64_t kStepNs = 1'000'000;
+  const std::string path = dir.filePath(QStringLiteral("long.json")).toStdString();
+  {
+    ChromeTraceWriter writer(path);
+    for (int step = 0; step < kSteps; ++step) {
+      for (int rank = 0; rank < 2; ++rank) {
+        int64_t at = step * kStepNs + rank * 10'000;
+        for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "OPTIMIZER"}) {
+          writer.add(event(rank, "compute", phase, at, at + kStepNs / 5, static_cast<uint64_t>(step)));
+          at += kStepNs / 4;
+        }
+        // Steps of rank 1 with an all-reduce: a lane that has no events in some ranges.
+        if (rank == 1 && step % 100 == 50) {
+          writer.add(event(rank, "comm", "ALLREDUCE", at - kStepNs / 2, at, static_cast<uint64_t>(step)));
+        }
+      }
+    }
+    writer.flush();
+  }
+  options.timelineEventsAtOnce = 1000;
+  MainWindow window(options);
+  window.resize(1440, 900);
+  window.show();
+  int64_t runId = -1;
+  int reads = 0;
+  QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { runId = id; });
+  QObject::connect(&window, &MainWindow::timelineRead, [&] { ++reads; });
+  window.importTimeline(QString::fromStdString(path));
+  ASSERT_TRUE(test::waitUntil([&] { return runId >= 0; }, 60'000));
+  QCoreApplication::processEvents();
+  EXPECT_EQ(window.pages()->currentWidget(), window.timelinePage()) << "an import opens its timeline";
+  EXPECT_TRUE(window.bannerText().startsWith(QStringLiteral("Imported long.json")))
+      << window.bannerText().toStdString();
+
+  RunStore::Options readOnly;
+  readOnly.readOnly = true;
+  const console::TimelineModel whole =
+      console::loadRun(RunStore(options.storePath.toStdString(), readOnly), runId, INT64_MAX).timeline;
+  ASSERT_EQ(whole.eventCount(), size_t(kSteps * 8 + 10));
+  ASSERT_FALSE(whole.window());
+  const console::TimelineModel& shown = window.shownRun()->timeline;
+  TimelineView* view = window.timelinePage()->view();
+  ASSERT_TRUE(shown.window()) << "read whole";
+  EXPECT_EQ(reads, 0) << "the beginning it opened on is what it shows";
+  EXPECT_LT(shown.eventCount(), whole.eventCount() / 4);
+  EXPECT_LT(view->visibleEnd(), whole.endNs() / 4) << "it opens on the beginning";
+
+  using Key = std::pair<int, std::string>;
+  auto keyOf = [](const console::TimelineModel& m, int lane) {
+    return Key{m.lane(lane).rank, m.lane(lane).name};
+  };
+  auto laneIn = [&](const console::TimelineModel& m, const Key& key) {
+    for (int lane = 0; lane < m.laneCount(); ++lane) {
+      if (keyOf(m, lane) == key) return lane;
+    }
+    return -1;
+  };
+  // The rows, and per row the events and the boxes of the visible range, as the whole timeline has them.
+  auto sameAsWhole = [&](const std::string& where) {
+    SCOPED_TRACE(where);
+    const int64_t t0 = view->visibleBegin(), t1 = view->visibleEnd();
+    ASSERT_TRUE(shown.holds(t0, t1));
+    std::vector<Key> rows, wholeRows;
+    for (int lane : view->rows()) rows.push_back(keyOf(shown, lane));
+    for (int lane : whole.rankRows()) wholeRows.push_back(keyOf(whole, lane));
+    ASSERT_EQ(rows, wholeRows);
+    const double nsPerPixel = double(t1 - t0) / 1200;
+    size_t seen = 0;
+    for (const Key& key : rows) {
+      const int a = laneIn(shown, key), b = laneIn(whole, key);
+      auto eventsOf = [&](const console::TimelineModel& m, int lane) {
+        std::vector<std::tuple<int64_t, int64_t, std::string, uint32_t>> out;
+        for (const auto& e : m.events(lane)) {
+          if (e.startNs < t1 && e.endNs >= t0) out.emplace_back(e.startNs, e.endNs, m.name(e.name), e.step);
+        }
+        return out;
+      };
+      auto boxesOf = [&](const console::TimelineModel& m, int lane) {
+        std::vector<std::tuple<int64_t, int64_t, std::string, uint32_t, int64_t>> out;
+        for (const auto& box : m.boxes(lane, t0, t1, nsPerPixel)) {
+          out.emplace_back(box.startNs, box.endNs, m.name(box.name), box.count, box.sumNs);
+        }
+        return out;
+      };
+      const auto events = eventsOf(shown, a);
+      EXPECT_EQ(events, eventsOf(whole, b)) << key.first << " " << key.second;
+      EXPECT_EQ(boxesOf(shown, a), boxesOf(whole, b)) << key.first << " " << key.second;
+      seen += events.size();
+    }
+    EXPECT_GT(seen, 0u);
+  };
+  sameAsWhole("opened");
+
+  auto showAndRead = [&](int64_t t0, int64_t t1) {
+    view->setVisibleRange(t0, t1);
+    return test::waitUntil([&] { return shown.holds(view->visibleBegin(), view->visibleEnd()); }, 30'000);
+  };
+  // Zoomed in: ten steps in the middle, the last five, a quarter of the run after the first.
+  ASSERT_TRUE(showAndRead(500 * kStepNs, 510 * kStepNs));
+  sameAsWhole("ten steps in the middle");
+  EXPECT_TRUE(shown.window()) << "ten steps are read, not the run";
+  ASSERT_TRUE(showAndRead(995 * kStepNs, 1000 * kStepNs));
+  sameAsWhole("the last five steps");
+  ASSERT_TRUE(showAndRead(250 * kStepNs, 500 * kStepNs));
+  sameAsWhole("the second quarter");
+
+  // An event selected stays selected, where it is, as the view moves on to time it does not hold (while the
+  // event is among those read).
+  ASSERT_TRUE(showAndRead(900 * kStepNs, 902 * kStepNs));
+  const int lane = view->rows().front();
+  const auto& events = shown.events(lane);
+  const auto chosen =
+      std::find_if(events.begin(), events.end(), [](const auto& e) { return e.startNs >= 901 * kStepNs; });
+  ASSERT_NE(chosen, events.end());
+  const auto chosenEvent = *chosen;
+  const std::string chosenName = shown.name(chosen->name);
+  view->selectEvent(lane, static_cast<int>(chosen - events.begin()));
+  const int before = reads;
+  const int64_t panned = 902 * kStepNs + kStepNs / 2;
+  ASSERT_FALSE(shown.holds(panned, 905 * kStepNs));
+  view->setVisibleRange(panned, 905 * kStepNs);
+  ASSERT_TRUE(test::waitUntil([&] { return reads > before; }, 30'000));
+  EXPECT_EQ(view->visibleBegin(), panned) << "the view stays where it was taken";
+  const auto [selectedLane, selectedIndex] = view->selectedEvent();
+  ASSERT_EQ(selectedLane, lane);
+  ASSERT_GE(selectedIndex, 0);
+  const auto& selected = shown.events(lane)[static_cast<size_t>(selectedIndex)];
+  EXPECT_EQ(selected.startNs, chosenEvent.startNs);
+  EXPECT_EQ(selected.endNs, chosenEvent.endNs);
+  EXPECT_EQ(shown.name(selected.name), chosenName);
+
+  // Zoomed out to the whole run, it is read whole.
+  view->zoomToFit();
+  ASSERT_TRUE(test::waitUntil([&] { return !shown.window(); }, 60'000));
+  EXPECT_EQ(shown.eventCount(), whole.eventCount());
+  sameAsWhole("the whole run");
+  window.showPage(MainWindow::Timeline);
+  screenshot(&window, QStringLiteral("timeline_long_run.png"));
 }
 
 }  // namespace ringmaster::gui

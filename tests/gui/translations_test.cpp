@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QXmlStreamReader>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -19,9 +20,13 @@
 #include "common/chrome_trace.h"
 #include "common/comparison.h"
 #include "common/diagnosis/run_diagnosis.h"
+#include "common/diagnosis/summary_text.h"
 #include "console/comparison_model.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
+#include "console/outcome_text.h"
+#include "console/slurm_options.h"
+#include "console/translated.h"
 #include "console/tune_search.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
@@ -246,6 +251,8 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   base.info.name = "base";
   other.info.name = "other";
   comparison.setComparisons({compareRuns(base, other)});
+  EXPECT_FALSE(console::ComparisonModel::sentenceText(comparison.comparisons().front().verdict).isEmpty());
+  EXPECT_FALSE(console::translatedOutcome("every rank finished").isEmpty());
   for (int column = 0; column < comparison.columnCount(); ++column) {
     EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
   }
@@ -272,6 +279,101 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   for (const auto& [context, texts] : messagesOf(test::readFile(kCatalogue))) {
     EXPECT_TRUE(used.count(context)) << context.toStdString()
                                      << " is a context of the .ts that the console never looked up";
+  }
+}
+
+// Whether `text` holds a Chinese character (and so is not the English left as it was).
+bool hasChinese(const QString& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](QChar c) { return c.unicode() >= 0x4e00 && c.unicode() <= 0x9fff; });
+}
+
+// Sentences the console makes of its own (not tr() strings), in Chinese with their figures kept: how a run
+// ended, as the window's banner says it; a comparison's verdict; and the finding of a job Slurm ended.
+TEST_F(ChineseConsole, RunEndingsVerdictsAndSlurmFindingsComeOutInChinese) {
+  const auto outcome = [](const std::string& english) { return console::translatedOutcome(english); };
+  const QString killed = outcome("rank 1 on host vm was killed by SIGABRT");
+  EXPECT_TRUE(hasChinese(killed) && killed.contains(QStringLiteral("SIGABRT")) &&
+              killed.contains(QStringLiteral("vm")) && !killed.contains(QStringLiteral("killed")))
+      << killed.toStdString();
+  const QString exited = outcome("rank 2 on host node2 exited with code 3");
+  EXPECT_TRUE(hasChinese(exited) && exited.contains(QStringLiteral("node2")) &&
+              exited.contains(QLatin1Char('3')) && !exited.contains(QStringLiteral("exited")))
+      << exited.toStdString();
+  // A stall's stop carries the stall finding's own summary, which is translated in its own context.
+  const std::string silent =
+      diagnosis::say(diagnosis::text::kWentSilentOneWaits,
+                     {diagnosis::rankOnHost(1, "node2"), diagnosis::say(diagnosis::text::kAfterStep, {"5"}),
+                      diagnosis::say(diagnosis::text::kSentNothingFor, {"61"}), "0", "61"});
+  const QString stalled = outcome("stopped after a stall of 60 s (--stall-timeout-s 60): " + silent);
+  EXPECT_TRUE(hasChinese(stalled) && stalled.contains(QStringLiteral("--stall-timeout-s 60")) &&
+              !stalled.contains(QStringLiteral("went silent")) &&
+              !stalled.contains(QStringLiteral("stopped after")))
+      << stalled.toStdString();
+  for (const std::string& english : {std::string("every rank finished"), std::string("stopped on request"),
+                                     std::string("left running on its hosts; their agents keep its journal"),
+                                     std::string("rank 3 never reported its exit"),
+                                     std::string("lost host node2: its agent has not answered for 30 s"),
+                                     std::string("Slurm ended job 77: TIMEOUT"),
+                                     std::string("no step samples after the warm-up were stored")}) {
+    const QString shown = outcome(english);
+    EXPECT_TRUE(hasChinese(shown)) << english << " -> " << shown.toStdString();
+  }
+
+  // Verdicts: faster on step time; of different rank counts by throughput; and what a run lacks.
+  RunMetrics base, faster, wider, empty;
+  base.info.id = 1;
+  base.info.name = "base";
+  base.ranks = 2;
+  base.steps = 50;
+  base.throughput = 100;
+  faster = wider = empty = base;
+  faster.info.id = 2;
+  faster.info.name = "quick";
+  wider.info.id = 3;
+  wider.info.name = "wider";
+  wider.ranks = 4;
+  empty.info.id = 4;
+  empty.info.name = "empty";
+  empty.steps = 0;
+  for (int i = 0; i < 50; ++i) {
+    base.stepTimesMs.push_back(100 + i % 5);
+    faster.stepTimesMs.push_back(80 + i % 5);
+    base.stepThroughput.push_back(100 + i % 5);
+    faster.stepThroughput.push_back(125 + i % 5);
+    wider.stepTimesMs.push_back(100 + i % 5);
+    wider.stepThroughput.push_back(150 + i % 5);
+  }
+  const std::vector<std::pair<RunComparison, const char*>> verdicts = {
+      {compareRuns(base, faster), "faster"},
+      {compareRuns(base, wider), "higher throughput"},
+      {compareRuns(base, empty), "has no"}};
+  for (const auto& [comparison, english] : verdicts) {
+    ASSERT_NE(comparison.verdict.find(english), std::string::npos) << comparison.verdict;
+    const QString shown = console::ComparisonModel::sentenceText(comparison.verdict);
+    EXPECT_TRUE(hasChinese(shown) && !shown.contains(QString::fromLatin1(english)))
+        << comparison.verdict << " -> " << shown.toStdString();
+  }
+
+  // Slurm ended the job: the finding the run session makes, on the Findings page.
+  v1::Finding slurm;
+  slurm.set_kind(v1::Finding::KIND_CRASH);
+  slurm.set_cause("slurm");
+  slurm.set_summary(
+      diagnosis::say(diagnosis::text::kSlurmEndedJob, {console::slurmEndCause("TIMEOUT"), "77", "TIMEOUT"}));
+  EXPECT_EQ(slurm.summary(), "Slurm ended the job at its time limit (Slurm job 77: TIMEOUT)");
+  const QString shown = console::FindingsModel::summaryText(slurm);
+  EXPECT_TRUE(hasChinese(shown) && shown.contains(QStringLiteral("77")) &&
+              shown.contains(QStringLiteral("TIMEOUT")) && !shown.contains(QStringLiteral("time limit")))
+      << shown.toStdString();
+  for (const char* state : {"NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}) {
+    slurm.set_summary(
+        diagnosis::say(diagnosis::text::kSlurmEndedJob, {console::slurmEndCause(state), "77", state}));
+    EXPECT_TRUE(hasChinese(console::FindingsModel::summaryText(slurm))) << slurm.summary();
+  }
+  for (const QString& missing : translator.unanswered()) {
+    ADD_FAILURE() << "the console looked up " << missing.toStdString()
+                  << ", which the catalogue does not hold";
   }
 }
 
