@@ -7,6 +7,7 @@
 #include "common/diagnosis/advice.h"
 #include "common/diagnosis/summary_text.h"
 #include "common/evidence_text.h"
+#include "console/outcome_text.h"
 #include "console/translated.h"
 
 namespace ringmaster::console {
@@ -65,6 +66,8 @@ QString FindingsModel::severityText(v1::Finding::Severity severity) {
 }
 
 QString FindingsModel::summaryText(const v1::Finding& finding) {
+  // A restart tells how the attempt before it ended, in the sentences of a run's outcome.
+  if (finding.kind() == v1::Finding::KIND_RESTART) return translatedOutcome(finding.summary());
   return translated(finding.summary(), diagnosis::findingPatterns(), diagnosis::kFindingContext);
 }
 

@@ -58,10 +58,12 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
   store(copy);
 }
 
-void RunIngest::restarted(const v1::Finding& finding, int worldSize) {
+void RunIngest::restarted(const v1::Finding& finding, int worldSize,
+                          std::function<std::string(uint64_t step)> resumedSummary) {
   std::lock_guard lock(mutex_);
   diagnosis_.restarted(worldSize);
   restart_ = finding;
+  restartSummary_ = std::move(resumedSummary);
   v1::Record record;
   *record.mutable_finding() = finding;
   store({record});
@@ -78,7 +80,7 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
       v1::Finding& f = *restart_;
       f.set_since_step(resumedAt);
       (*f.mutable_evidence())["resumed_from_step"] = static_cast<double>(resumedAt);
-      f.set_summary(f.summary() + "; resumed from step " + std::to_string(resumedAt));
+      if (restartSummary_) f.set_summary(restartSummary_(resumedAt));
       withRestart = given;
       *withRestart.emplace_back().mutable_finding() = f;
       batch = &withRestart;

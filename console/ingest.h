@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -44,9 +45,10 @@ class RunIngest : public RecordSink {
   void finish(const std::string& status);
   // The job restarted every rank (--max-restarts; `worldSize` of them now) after the failure `finding`
   // (KIND_RESTART) tells of. The finding is kept at once; the new attempt's first steps say which step it
-  // resumed from: the finding then says so too, and the stored steps from there on are forgotten, so that the
-  // new attempt's replace them.
-  void restarted(const v1::Finding& finding, int worldSize);
+  // resumed from: the finding's summary is then `resumedSummary(step)`, and the stored steps from there on
+  // are forgotten, so that the new attempt's replace them.
+  void restarted(const v1::Finding& finding, int worldSize,
+                 std::function<std::string(uint64_t step)> resumedSummary);
   // Records the run's environment and what each host told about itself (facts by host).
   void recordEnvironment(const std::map<std::string, std::string>& environment,
                          const std::map<std::string, std::map<std::string, std::string>>& hosts);
@@ -70,6 +72,7 @@ class RunIngest : public RecordSink {
   uint64_t recordsLost_ = 0;
   std::string storeProblem_;
   std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
+  std::function<std::string(uint64_t)> restartSummary_;
 };
 
 }  // namespace ringmaster::console

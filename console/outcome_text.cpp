@@ -28,6 +28,21 @@ const char kStoppedAfterStall[] =
 const char kSlurmEndedJob[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "Slurm ended job %1: %2");
 const char kNoStepsAfterWarmUp[] =
     QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "no step samples after the warm-up were stored");
+const char kRestartAfter[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "restart %1 of %2 after %3");
+const char kRestartAfterResumed[] =
+    QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "restart %1 of %2 after %3; resumed from step %4");
+const char kRestartAfterOnRanks[] =
+    QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "restart %1 of %2 after %3 on %4 ranks (host %5 gone)");
+const char kRestartAfterOnRanksResumed[] = QT_TRANSLATE_NOOP(
+    "ringmaster::RunOutcome", "restart %1 of %2 after %3 on %4 ranks (host %5 gone); resumed from step %6");
+const char kRestartCouldNotStart[] =
+    QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "restart %1 of %2 could not start: %3");
+const char kAfterOneRestart[] =
+    QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "%1 (after 1 restart, --max-restarts %2)");
+const char kAfterRestarts[] =
+    QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "%1 (after %2 restarts, --max-restarts %3)");
+const char kFewerThanMinRanks[] = QT_TRANSLATE_NOOP(
+    "ringmaster::RunOutcome", "%1; host %2 gone, and the %3 ranks left are fewer than --min-ranks %4");
 }  // namespace text
 
 const std::vector<PatternEntry>& outcomePatterns() {
@@ -47,6 +62,14 @@ const std::vector<PatternEntry>& outcomePatterns() {
         {kStoppedAfterStall, 1u << 1},
         {kSlurmEndedJob},
         {kNoStepsAfterWarmUp},
+        {kRestartAfter, 1u << 2},
+        {kRestartAfterResumed, 1u << 2},
+        {kRestartAfterOnRanks, 1u << 2},
+        {kRestartAfterOnRanksResumed, 1u << 2},
+        {kRestartCouldNotStart},
+        {kAfterOneRestart, 1u << 0},
+        {kAfterRestarts, 1u << 0},
+        {kFewerThanMinRanks, 1u << 0},
     };
     const auto& findings = diagnosis::findingPatterns();
     t.insert(t.end(), findings.begin(), findings.end());

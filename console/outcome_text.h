@@ -29,6 +29,15 @@ extern const char kLostHostSilent[];
 extern const char kStoppedAfterStall[];  // %3: the stall finding's summary
 extern const char kSlurmEndedJob[];
 extern const char kNoStepsAfterWarmUp[];
+// Elastic restarts (--max-restarts, --min-ranks): %3 is the message of the attempt that failed.
+extern const char kRestartAfter[];
+extern const char kRestartAfterResumed[];
+extern const char kRestartAfterOnRanks[];
+extern const char kRestartAfterOnRanksResumed[];
+extern const char kRestartCouldNotStart[];
+extern const char kAfterOneRestart[];
+extern const char kAfterRestarts[];
+extern const char kFewerThanMinRanks[];
 }  // namespace text
 
 // The table, followed by the findings' (a stall's summary inside a message is one).

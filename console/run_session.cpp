@@ -6,9 +6,11 @@
 #include <thread>
 #include <utility>
 
+#include "common/diagnosis/advice.h"
 #include "common/diagnosis/summary_text.h"
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "common/phrase.h"
 #include "console/host_facts.h"
 #include "console/ingest.h"
 #include "console/outcome_text.h"
@@ -187,9 +189,10 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
     restart = outcome->status == JobStatus::Failed && !stopRequested_ && !detached_ && !finished_ &&
               !slurmEndedAt_ && restarts_ < static_cast<int>(plan_.spec.max_restarts());
     if (outcome->status == JobStatus::Failed && !restart && restarts_ > 0) {
-      outcome->message += " (after " + std::to_string(restarts_) +
-                          (restarts_ == 1 ? " restart" : " restarts") + ", --max-restarts " +
-                          std::to_string(plan_.spec.max_restarts()) + ")";
+      const std::string max = std::to_string(plan_.spec.max_restarts());
+      outcome->message = restarts_ == 1 ? fillPattern(text::kAfterOneRestart, {outcome->message, max})
+                                        : fillPattern(text::kAfterRestarts,
+                                                      {outcome->message, std::to_string(restarts_), max});
     }
   }
   if (restart) return restartAfter(*outcome);
@@ -198,7 +201,9 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
 
 std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   const int number = restarts_ + 1;
-  const std::string ofMax = std::to_string(number) + " of " + std::to_string(plan_.spec.max_restarts());
+  const std::string numberText = std::to_string(number);
+  const std::string maxText = std::to_string(plan_.spec.max_restarts());
+  const std::string ofMax = numberText + " of " + maxText;
   v1::Finding finding;
   finding.set_kind(v1::Finding::KIND_RESTART);
   finding.set_severity(v1::Finding::SEVERITY_WARNING);
@@ -230,6 +235,7 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   // --min-ranks: the hosts whose agents are gone are left out, and the job goes on with fewer ranks when
   // enough remain. Without it a gone host makes the restart fail to start, which ends the job.
   std::string shrunk;
+  std::string goneHosts;
   if (plan_.spec.min_ranks() > 0 && !next.hosts.empty()) {
     const std::vector<std::string> gone = launcher()->unreachableHosts(kHostProbeTimeout);
     if (!gone.empty()) {
@@ -245,19 +251,33 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
       for (const auto& host : gone) names += (names.empty() ? "" : ", ") + host;
       if (ranks < static_cast<int>(plan_.spec.min_ranks())) {
         return JobOutcome{JobStatus::Failed,
-                          failed.message + "; host " + names + " gone, and the " + std::to_string(ranks) +
-                              " ranks left are fewer than --min-ranks " +
-                              std::to_string(plan_.spec.min_ranks()),
+                          fillPattern(text::kFewerThanMinRanks, {failed.message, names, std::to_string(ranks),
+                                                                 std::to_string(plan_.spec.min_ranks())}),
                           failed.failedRank};
       }
       next.hosts = remaining;
       spec.set_world_size(static_cast<uint32_t>(ranks));
       shrunk = " on " + std::to_string(ranks) + " ranks (host " + names + " gone)";
       evidence["world_size"] = ranks;
+      goneHosts = names;
+      if (finding.host().empty()) finding.set_host(names);
     }
   }
-  finding.set_summary("restart " + ofMax + " after " + failed.message + shrunk);
-  ingest_->restarted(finding, static_cast<int>(spec.world_size()));
+  // The summary and, once the new attempt's first step says where it resumed, the same with that step: both
+  // sentences of the outcome table, so that the window shows them translated.
+  std::vector<std::string> args{numberText, maxText, failed.message};
+  if (!shrunk.empty()) {
+    args.push_back(std::to_string(spec.world_size()));
+    args.push_back(goneHosts);
+  }
+  finding.set_summary(fillPattern(shrunk.empty() ? text::kRestartAfter : text::kRestartAfterOnRanks, args));
+  diagnosis::addAdvice(finding);
+  ingest_->restarted(finding, static_cast<int>(spec.world_size()), [args, shrunk](uint64_t step) {
+    std::vector<std::string> withStep = args;
+    withStep.push_back(std::to_string(step));
+    return fillPattern(shrunk.empty() ? text::kRestartAfterResumed : text::kRestartAfterOnRanksResumed,
+                       withStep);
+  });
   spec.set_restart_count(static_cast<uint32_t>(number));
   // Without a folder of the user's, the agents resume from their default one (see the agent's Launch).
   if (!spec.checkpoint_dir().empty()) spec.set_resume(true);
@@ -278,7 +298,8 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   try {
     launcher_->start();
   } catch (const std::exception& e) {
-    return JobOutcome{JobStatus::Failed, "restart " + ofMax + " could not start: " + e.what(),
+    return JobOutcome{JobStatus::Failed,
+                      fillPattern(text::kRestartCouldNotStart, {numberText, maxText, e.what()}),
                       failed.failedRank};
   }
   return std::nullopt;

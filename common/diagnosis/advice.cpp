@@ -335,6 +335,26 @@ Phrase crashAdvice(const v1::Finding& f) {
                 {rank(f), figure(f, "exit_code")});
 }
 
+// A restart recovered the job; what failed still wants fixing, or every restart pays for it again.
+Phrase restartAdvice(const v1::Finding& f) {
+  if (f.cause() == "exit" || f.cause() == "signal") return crashAdvice(f);
+  if (f.cause() == "stall") {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 stalled and every rank was started again from the last "
+                                    "checkpoint: if it stalls again at the same step, look at what that step "
+                                    "does on rank %1 (its data, a collective only some ranks reach); if not, "
+                                    "at its host (swapping, another job)."),
+                  {rank(f)});
+  }
+  if (f.cause() == "lost host" && !f.host().empty()) {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Check that the agent on %1 still runs and that the host answers on the "
+                                    "network; once it is back, a new run can use all hosts again."),
+                  {f.host()});
+  }
+  return {};
+}
+
 Phrase importAdvice(const v1::Finding& f) {
   if (f.cause() == "implausible durations") {
     return phrase(
@@ -364,6 +384,8 @@ Phrase adviceFor(const v1::Finding& f) {
       return divergenceAdvice(f);
     case v1::Finding::KIND_CRASH:
       return crashAdvice(f);
+    case v1::Finding::KIND_RESTART:
+      return restartAdvice(f);
     default:
       return importAdvice(f);
   }

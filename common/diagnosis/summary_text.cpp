@@ -242,6 +242,11 @@ const std::vector<PatternEntry>& findingPatterns() {
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "scaling")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "implausible durations")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "slurm")},
+      // What a restart recovered from.
+      {QT_TRANSLATE_NOOP("ringmaster::Finding", "exit")},
+      {QT_TRANSLATE_NOOP("ringmaster::Finding", "signal")},
+      {QT_TRANSLATE_NOOP("ringmaster::Finding", "stall")},
+      {QT_TRANSLATE_NOOP("ringmaster::Finding", "lost host")},
   };
   return table;
 }

@@ -159,6 +159,14 @@
         <source>Nothing to fix in training: the profiler recorded events longer than the trace itself, most often because it stopped before they ended. Record the trace again if you need their true length.</source>
         <translation>训练本身无需修复：性能分析器记录的事件比整个追踪还长，通常是因为它在事件结束前就停止了。如果需要这些事件的真实时长，请重新记录追踪。</translation>
     </message>
+    <message>
+        <source>Rank %1 stalled and every rank was started again from the last checkpoint: if it stalls again at the same step, look at what that step does on rank %1 (its data, a collective only some ranks reach); if not, at its host (swapping, another job).</source>
+        <translation>rank %1 停滞后，所有 rank 已从最近的检查点重新启动：如果它在同一步再次停滞，请查看该步在 rank %1 上做了什么（它的数据、只有部分 rank 会到达的集合通信）；如果没有，请检查它所在的主机（换页、其他作业）。</translation>
+    </message>
+    <message>
+        <source>Check that the agent on %1 still runs and that the host answers on the network; once it is back, a new run can use all hosts again.</source>
+        <translation>请检查 %1 上的代理是否仍在运行、该主机在网络上是否有响应；恢复之后，新的运行即可再次使用全部主机。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -752,6 +760,22 @@
         <source>Slurm ended the job at its deadline</source>
         <translation>作业到达截止时间，Slurm 结束了它</translation>
     </message>
+    <message>
+        <source>exit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>signal</source>
+        <translation>信号</translation>
+    </message>
+    <message>
+        <source>stall</source>
+        <translation>停滞</translation>
+    </message>
+    <message>
+        <source>lost host</source>
+        <translation>主机丢失</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::RunOutcome</name>
@@ -806,6 +830,38 @@
     <message>
         <source>no step samples after the warm-up were stored</source>
         <translation>预热之后没有存储任何步样本</translation>
+    </message>
+    <message>
+        <source>restart %1 of %2 after %3</source>
+        <translation>第 %1 次重启（共 %2 次），原因：%3</translation>
+    </message>
+    <message>
+        <source>restart %1 of %2 after %3; resumed from step %4</source>
+        <translation>第 %1 次重启（共 %2 次），原因：%3；从第 %4 步继续</translation>
+    </message>
+    <message>
+        <source>restart %1 of %2 after %3 on %4 ranks (host %5 gone)</source>
+        <translation>第 %1 次重启（共 %2 次），原因：%3；以 %4 个 rank 继续（主机 %5 已丢失）</translation>
+    </message>
+    <message>
+        <source>restart %1 of %2 after %3 on %4 ranks (host %5 gone); resumed from step %6</source>
+        <translation>第 %1 次重启（共 %2 次），原因：%3；以 %4 个 rank 继续（主机 %5 已丢失）；从第 %6 步继续</translation>
+    </message>
+    <message>
+        <source>restart %1 of %2 could not start: %3</source>
+        <translation>第 %1 次重启（共 %2 次）无法启动：%3</translation>
+    </message>
+    <message>
+        <source>%1 (after 1 restart, --max-restarts %2)</source>
+        <translation>%1（已重启 1 次，--max-restarts %2）</translation>
+    </message>
+    <message>
+        <source>%1 (after %2 restarts, --max-restarts %3)</source>
+        <translation>%1（已重启 %2 次，--max-restarts %3）</translation>
+    </message>
+    <message>
+        <source>%1; host %2 gone, and the %3 ranks left are fewer than --min-ranks %4</source>
+        <translation>%1；主机 %2 已丢失，剩余的 %3 个 rank 少于 --min-ranks %4</translation>
     </message>
 </context>
 <context>

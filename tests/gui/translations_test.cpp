@@ -377,5 +377,40 @@ TEST_F(ChineseConsole, RunEndingsVerdictsAndSlurmFindingsComeOutInChinese) {
   }
 }
 
+// A restart's finding tells how the attempt before it ended and where the next resumed: in Chinese with its
+// figures, its cause word and its advice; and a job out of restarts says so in Chinese.
+TEST_F(ChineseConsole, RestartsComeOutInChinese) {
+  v1::Finding restart;
+  restart.set_kind(v1::Finding::KIND_RESTART);
+  restart.set_rank(1);
+  restart.set_host("vm");
+  restart.set_cause("signal");
+  (*restart.mutable_evidence())["signal"] = 6;
+  restart.set_summary(fillPattern(console::text::kRestartAfterResumed,
+                                  {"1", "2", "rank 1 on host vm was killed by SIGABRT", "30"}));
+  const QString summary = console::FindingsModel::summaryText(restart);
+  EXPECT_TRUE(hasChinese(summary) && summary.contains(QStringLiteral("SIGABRT")) &&
+              summary.contains(QStringLiteral("30")) && !summary.contains(QStringLiteral("restart")) &&
+              !summary.contains(QStringLiteral("killed")))
+      << summary.toStdString();
+  EXPECT_TRUE(hasChinese(console::FindingsModel::causeText(restart)));
+  EXPECT_TRUE(hasChinese(console::FindingsModel::adviceText(restart)));
+
+  restart.set_summary(
+      fillPattern(console::text::kRestartAfterOnRanks,
+                  {"1", "1", "lost host node2: its agent has not answered for 30 s", "2", "node2"}));
+  const QString shrunk = console::FindingsModel::summaryText(restart);
+  EXPECT_TRUE(hasChinese(shrunk) && shrunk.contains(QStringLiteral("node2")) &&
+              !shrunk.contains(QStringLiteral("gone")) && !shrunk.contains(QStringLiteral("answered")))
+      << shrunk.toStdString();
+
+  const QString exhausted = console::translatedOutcome(
+      fillPattern(console::text::kAfterRestarts, {"rank 1 on host vm exited with code 1", "2", "2"}));
+  EXPECT_TRUE(hasChinese(exhausted) && exhausted.contains(QStringLiteral("--max-restarts 2")) &&
+              !exhausted.contains(QStringLiteral("restarts,")) &&
+              !exhausted.contains(QStringLiteral("exited")))
+      << exhausted.toStdString();
+}
+
 }  // namespace
 }  // namespace ringmaster::gui

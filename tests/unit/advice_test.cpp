@@ -18,6 +18,7 @@ using ringmaster::evidenceLine;
 using ringmaster::evidenceText;
 using ringmaster::evidenceTexts;
 using ringmaster::fillPattern;
+using ringmaster::toText;
 using ringmaster::test::generate;
 using ringmaster::test::SyntheticRun;
 
@@ -364,4 +365,29 @@ TEST(Advice, EveryFindingOfARunCarriesTheAdviceItsFiguresGive) {
     addAdvice(stored);
     EXPECT_EQ(stored.advice(), f.advice()) << "the stored figures give the same advice";
   }
+}
+
+TEST(Advice, ARestartSaysWhatToFixSoThatTheNextAttemptDoesNotNeedOne) {
+  v1::Finding killed;
+  killed.set_kind(v1::Finding::KIND_RESTART);
+  killed.set_rank(1);
+  killed.set_host("node1");
+  killed.set_cause("signal");
+  (*killed.mutable_evidence())["signal"] = SIGKILL;
+  EXPECT_TRUE(contains(toText(adviceFor(killed)), "out-of-memory killer. Check `dmesg` on node1"));
+
+  v1::Finding stalled = killed;
+  stalled.set_cause("stall");
+  stalled.mutable_evidence()->clear();
+  EXPECT_TRUE(contains(toText(adviceFor(stalled)), "Rank 1 stalled and every rank was started again"))
+      << toText(adviceFor(stalled));
+
+  v1::Finding lost;
+  lost.set_kind(v1::Finding::KIND_RESTART);
+  lost.set_rank(-1);
+  lost.set_host("node2");
+  lost.set_cause("lost host");
+  EXPECT_TRUE(contains(toText(adviceFor(lost)), "Check that the agent on node2 still runs"));
+  lost.clear_host();
+  EXPECT_EQ(toText(adviceFor(lost)), "") << "no host to name, nothing specific to say";
 }
