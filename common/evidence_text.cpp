@@ -89,6 +89,10 @@ constexpr Key kKeys[] = {
     {"last_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last step finished"), Unit::Step},
     {"first_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "first step"), Unit::Step},
     {"last_finite_loss", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last finite loss"), Unit::Number},
+    // Restarts.
+    {"restart", QT_TRANSLATE_NOOP("ringmaster::Evidence", "restart"), Unit::Count},
+    {"resumed_from_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "resumed from step"), Unit::Step},
+    {"world_size", QT_TRANSLATE_NOOP("ringmaster::Evidence", "ranks from then on"), Unit::Count},
     // Scaling.
     {"efficiency_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "scaling efficiency"), Unit::Percent},
     {"throughput", QT_TRANSLATE_NOOP("ringmaster::Evidence", "throughput, samples/s"), Unit::Number},

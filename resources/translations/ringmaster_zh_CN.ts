@@ -453,6 +453,18 @@
         <source>longest recorded duration</source>
         <translation>记录的最长时长</translation>
     </message>
+    <message>
+        <source>restart</source>
+        <translation>重启序号</translation>
+    </message>
+    <message>
+        <source>resumed from step</source>
+        <translation>恢复起点</translation>
+    </message>
+    <message>
+        <source>ranks from then on</source>
+        <translation>此后的 rank 数</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Finding</name>

@@ -395,6 +395,12 @@ TEST_F(ChineseConsole, RestartsComeOutInChinese) {
       << summary.toStdString();
   EXPECT_TRUE(hasChinese(console::FindingsModel::causeText(restart)));
   EXPECT_TRUE(hasChinese(console::FindingsModel::adviceText(restart)));
+  (*restart.mutable_evidence())["restart"] = 1;
+  (*restart.mutable_evidence())["resumed_from_step"] = 30;
+  const QString evidence = console::FindingsModel::evidenceTexts(restart).join(QStringLiteral(" · "));
+  EXPECT_TRUE(hasChinese(evidence) && !evidence.contains(QStringLiteral("resumed")) &&
+              !evidence.contains(QStringLiteral("restart")))
+      << evidence.toStdString();
 
   restart.set_summary(
       fillPattern(console::text::kRestartAfterOnRanks,
