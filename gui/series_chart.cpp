@@ -139,17 +139,22 @@ void SeriesChart::setTrends(std::vector<Trend> trends) {
   trendSeries_.clear();
   trends_ = std::move(trends);
   for (const Trend& t : trends_) {
-    auto* s = new QLineSeries(chart());
-    chart()->addSeries(s);
-    s->attachAxis(xAxis_);
-    s->attachAxis(yAxis_);
-    s->setName(t.name);
-    QPen pen(t.color);
-    pen.setStyle(Qt::DashLine);
-    pen.setWidthF(2.0);
-    s->setPen(pen);
-    trendSeries_.push_back(s);
+    trendSeries_.push_back(addOverlay(t.name, t.color, Qt::DashLine, 2.0));
   }
+}
+
+QLineSeries* SeriesChart::addOverlay(const QString& name, const QColor& color, Qt::PenStyle style,
+                                     double width) {
+  auto* s = new QLineSeries(chart());
+  chart()->addSeries(s);
+  s->attachAxis(xAxis_);
+  s->attachAxis(yAxis_);
+  s->setName(name);
+  QPen pen(color);
+  pen.setStyle(style);
+  pen.setWidthF(width);
+  s->setPen(pen);
+  return s;
 }
 
 void SeriesChart::setLimit(double value, const QString& label) {
@@ -163,14 +168,7 @@ void SeriesChart::setLimit(double value, const QString& label) {
     return;
   }
   if (!limit_) {
-    limit_ = new QLineSeries(chart());
-    chart()->addSeries(limit_);
-    limit_->attachAxis(xAxis_);
-    limit_->attachAxis(yAxis_);
-    QPen pen(QColor(0xd6, 0x28, 0x28));
-    pen.setStyle(Qt::DashLine);
-    pen.setWidthF(1.5);
-    limit_->setPen(pen);
+    limit_ = addOverlay(label, QColor(0xd6, 0x28, 0x28), Qt::DashLine, 1.5);
   }
   limit_->setName(label);
   limitValue_ = value;
@@ -185,15 +183,7 @@ void SeriesChart::setMarkers(const std::vector<double>& steps, const QString& la
   markerSeries_.clear();
   markerSteps_ = steps;
   for (size_t i = 0; i < steps.size(); ++i) {
-    auto* s = new QLineSeries(chart());
-    chart()->addSeries(s);
-    s->attachAxis(xAxis_);
-    s->attachAxis(yAxis_);
-    s->setName(label);
-    QPen pen(QColor(0xe0, 0x8a, 0x00));
-    pen.setStyle(Qt::DashDotLine);
-    pen.setWidthF(1.5);
-    s->setPen(pen);
+    QLineSeries* s = addOverlay(label, QColor(0xe0, 0x8a, 0x00), Qt::DashDotLine, 1.5);
     // One entry in the legend says what the lines are.
     if (i > 0) {
       for (QLegendMarker* m : chart()->legend()->markers(s)) m->setVisible(false);

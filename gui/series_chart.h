@@ -69,6 +69,8 @@ class SeriesChart : public QChartView {
 
  private:
   void applyPens();
+  // A line drawn over the data (trend, limit, marker) on the chart's axes, with its legend name and pen.
+  QLineSeries* addOverlay(const QString& name, const QColor& color, Qt::PenStyle style, double width);
 
   QString unit_;
   std::vector<Line> lines_;
