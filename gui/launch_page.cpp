@@ -112,6 +112,11 @@ QHBoxLayout* withButton(QWidget* edit, QPushButton* button) {
   return row;
 }
 
+// Where a preset's Slurm options go, beside its spec under "presets/<name>".
+QString slurmPresetKey(const QString& name) {
+  return QStringLiteral("presetSlurm/") + name;
+}
+
 }  // namespace
 
 LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
@@ -900,6 +905,10 @@ void LaunchPage::useConnectedHosts() {
 void LaunchPage::savePreset(const QString& name) {
   QSettings settings;
   settings.setValue(QStringLiteral("presets/") + name, QString::fromStdString(messageToJson(spec())));
+  QVariantMap slurm{{QStringLiteral("submit"), slurm_->isChecked()},
+                    {QStringLiteral("nodes"), slurmNodes_->value()}};
+  for (QLineEdit* edit : slurmTexts()) slurm.insert(fields_.key(edit), edit->text());
+  settings.setValue(slurmPresetKey(name), slurm);
   presets_->clear();
   presets_->addItems(presetNames());
   presets_->setCurrentText(name);
@@ -911,7 +920,16 @@ bool LaunchPage::loadPreset(const QString& name) {
   v1::JobSpec spec;
   if (json.isEmpty() || !messageFromJson(json.toStdString(), spec)) return false;
   setSpec(spec);
+  // A preset saved without Slurm options (or before presets kept them) runs without Slurm.
+  const QVariantMap slurm = settings.value(slurmPresetKey(name)).toMap();
+  slurmNodes_->setValue(slurm.value(QStringLiteral("nodes"), 0).toInt());
+  for (QLineEdit* edit : slurmTexts()) edit->setText(slurm.value(fields_.key(edit)).toString());
+  slurm_->setChecked(slurm.value(QStringLiteral("submit"), false).toBool());
   return true;
+}
+
+QList<QLineEdit*> LaunchPage::slurmTexts() const {
+  return {partition_, time_, account_, qos_, constraint_, gres_, slurmExtra_, slurmFolder_};
 }
 
 QStringList LaunchPage::presetNames() const {

@@ -48,7 +48,8 @@ class LaunchPage : public QWidget {
   // without Slurm.
   QString sbatchLine() const;
 
-  // Presets live in QSettings under "presets/<name>".
+  // Presets live in QSettings: the spec under "presets/<name>", the Slurm group (submit or not, and its
+  // options) under "presetSlurm/<name>".
   void savePreset(const QString& name);
   bool loadPreset(const QString& name);
   QStringList presetNames() const;
@@ -92,6 +93,8 @@ class LaunchPage : public QWidget {
     QString text;
   };
   QList<Problem> findProblems() const;
+  // The Slurm group's text fields.
+  QList<QLineEdit*> slurmTexts() const;
   // The label a field (a FieldError's name, e.g. "hyper.batch_size") has on the form; the name itself when it
   // has none.
   QString labelOf(const QString& field) const;

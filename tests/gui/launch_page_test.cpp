@@ -78,6 +78,7 @@ class LaunchPageTest : public ::testing::Test {
   void SetUp() override {
     test::guiApp();
     QSettings().remove(QStringLiteral("presets"));
+    QSettings().remove(QStringLiteral("presetSlurm"));
   }
 };
 
@@ -371,6 +372,39 @@ TEST_F(LaunchPageTest, PresetsRoundTrip) {
   EXPECT_EQ(other.spec().engine(), v1::ENGINE_HOROVOD);
   EXPECT_EQ(other.spec().name(), "horovod four");
   EXPECT_FALSE(other.loadPreset("no such preset"));
+}
+
+TEST_F(LaunchPageTest, PresetsKeepTheSlurmOptions) {
+  LaunchPage page;
+  fieldOf<QSpinBox>(page, "world_size")->setValue(8);
+  fieldOf<QGroupBox>(page, "slurm")->setChecked(true);
+  fieldOf<QSpinBox>(page, "slurm.nodes")->setValue(2);
+  fieldOf<QLineEdit>(page, "slurm.partition")->setText("gpu");
+  fieldOf<QLineEdit>(page, "slurm.time")->setText("00:30:00");
+  fieldOf<QLineEdit>(page, "slurm.extra")->setText("--mem=8G --exclusive");
+  page.savePreset("on the cluster");
+  const QString sbatch = page.sbatchLine(), command = page.commandLine();
+  ASSERT_FALSE(sbatch.isEmpty());
+  fieldOf<QGroupBox>(page, "slurm")->setChecked(false);
+  page.savePreset("here");
+
+  LaunchPage other;
+  ASSERT_TRUE(other.loadPreset("on the cluster"));
+  EXPECT_TRUE(other.submitsToSlurm());
+  EXPECT_EQ(fieldOf<QSpinBox>(other, "slurm.nodes")->value(), 2);
+  EXPECT_EQ(fieldOf<QLineEdit>(other, "slurm.partition")->text(), "gpu");
+  EXPECT_EQ(other.sbatchLine(), sbatch);
+  EXPECT_EQ(other.commandLine(), command);
+
+  // A preset without Slurm turns it off again, and one saved before presets kept Slurm options loads too.
+  ASSERT_TRUE(other.loadPreset("here"));
+  EXPECT_FALSE(other.submitsToSlurm());
+  EXPECT_TRUE(other.sbatchLine().isEmpty());
+  QSettings().remove("presetSlurm/here");
+  fieldOf<QGroupBox>(other, "slurm")->setChecked(true);
+  ASSERT_TRUE(other.loadPreset("here"));
+  EXPECT_FALSE(other.submitsToSlurm());
+  EXPECT_EQ(other.spec().world_size(), 8u);
 }
 
 // Your program: an executable, its arguments split as QProcess::splitCommand splits them (double quotes keep
