@@ -22,6 +22,7 @@
 #include <QTableWidget>
 #include <algorithm>
 
+#include "console/runs_model.h"
 #include "console/tune_search.h"
 #include "gui/launch_page.h"
 #include "gui/main_window.h"
@@ -166,6 +167,16 @@ TEST_F(TuneDialogTest, StopEndsARunningSessionInTheChineseInterface) {
   EXPECT_FALSE(dialog->running());
   EXPECT_LT(dialog->trials().size(), 4u) << "no trial starts after Stop";
   EXPECT_EQ(dialog->table()->rowCount(), static_cast<int>(dialog->trials().size()));
+  // Each trial's run status in the table is the Chinese word the Runs page uses.
+  const int statusColumn = dialog->table()->columnCount() - 1;
+  EXPECT_EQ(dialog->table()->horizontalHeaderItem(statusColumn)->text(), TuneDialog::tr("Status"));
+  for (int row = 0; row < dialog->table()->rowCount(); ++row) {
+    const std::string& status = dialog->trials()[static_cast<size_t>(row)].status;
+    const QString shown = dialog->table()->item(row, statusColumn)->text();
+    EXPECT_EQ(shown, console::RunsModel::statusText(QString::fromStdString(status))) << status;
+    EXPECT_NE(shown, QString::fromStdString(status)) << "row " << row << " shows the English word";
+  }
+  EXPECT_EQ(dialog->table()->item(0, statusColumn)->text(), QStringLiteral("已完成"));
   EXPECT_TRUE(dialog->startButton()->isEnabled());
   EXPECT_TRUE(dialog->recommendationLabel()->text().contains(QStringLiteral("默认配置")))
       << "the session's recommendation in Chinese: " << dialog->recommendationLabel()->text().toStdString();

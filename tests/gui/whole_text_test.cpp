@@ -142,9 +142,13 @@ class WholeTextTest : public test::ConsoleTest {
 };
 
 TEST_F(WholeTextTest, EveryPageAtTheDefaultSizeShowsItsTextsWholeInEnglishAndChinese) {
-  // A real run to show: rank 1 slow, rank 0 leaking, rank 1 crashing before the end.
+  // A real run to show: rank 1 slow, rank 0 leaking, rank 1 crashing before the end; run in Chinese, whose
+  // banner then says how it ended in Chinese, the signal and host as they were.
   int64_t runId = -1;
   {
+    QTranslator chinese;
+    ASSERT_TRUE(chinese.load(QStringLiteral(":/i18n/ringmaster_zh_CN.qm")));
+    ASSERT_TRUE(QCoreApplication::installTranslator(&chinese));
     MainWindow window(options);
     window.show();
     QString status;
@@ -164,6 +168,17 @@ TEST_F(WholeTextTest, EveryPageAtTheDefaultSizeShowsItsTextsWholeInEnglishAndChi
     ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
     ASSERT_EQ(status, QStringLiteral("failed")) << window.bannerText().toStdString();
     runId = window.liveRun()->runId();
+    const QString banner = window.bannerText();
+    // Rank 1 aborts (SIGABRT); rank 0 may fail first on the broken all-reduce (an exit code): either way the
+    // sentence is Chinese around the figures.
+    EXPECT_TRUE(banner.contains(QStringLiteral("主机")) && !banner.contains(QStringLiteral("on host")) &&
+                !banner.contains(QStringLiteral("was killed")) &&
+                !banner.contains(QStringLiteral("exited")) && !banner.contains(QStringLiteral("failed")))
+        << banner.toStdString();
+    EXPECT_TRUE(
+        banner.startsWith(MainWindow::tr("The run ended: %1 (%2).").section(QStringLiteral("%1"), 0, 0)))
+        << banner.toStdString();
+    QCoreApplication::removeTranslator(&chinese);
   }
   const QString screenshots = QStringLiteral(RM_BUILD_DIR "/screenshots");
   QDir().mkpath(screenshots);
