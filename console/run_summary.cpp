@@ -57,7 +57,9 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
         const auto& s = record.step();
         Rank& r = ranks_[s.rank()];
         r.host = host;
-        r.steps += 1;
+        r.stepsRun += 1;
+        if (r.lastStep && s.step() <= *r.lastStep) r.stepsRedone += 1;
+        r.lastStep = std::max(s.step(), r.lastStep.value_or(0));
         r.samples += s.samples();
         r.dataNs += s.data_ns();
         r.forwardNs += s.forward_ns();
@@ -81,6 +83,10 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
         const auto& m = record.memory();
         Rank& r = ranks_[m.rank()];
         r.peakRss = std::max(r.peakRss, m.rss_bytes());
+        // A step at or before the last one is a restarted rank: a new process, whose growth is measured
+        // alone.
+        if (!r.rssByStep.empty() && r.rssByStep.back().first >= static_cast<double>(m.step()))
+          r.rssByStep.clear();
         r.rssByStep.emplace_back(static_cast<double>(m.step()),
                                  static_cast<double>(m.rss_bytes()) / (1 << 20));
         break;
@@ -165,7 +171,7 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
   json.StartArray();
   for (const auto& [rank, r] : ranks_) {
     auto meanMs = [&](int64_t ns) {
-      return r.steps ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.steps) : 0.0;
+      return r.stepsRun ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.stepsRun) : 0.0;
     };
     double samplesPerS =
         r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0;
@@ -181,7 +187,8 @@ std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome
     json.StartObject();
     writeMember(json, "rank", rank);
     writeMember(json, "host", r.host);
-    writeMember(json, "steps", r.steps);
+    writeMember(json, "steps", r.stepsRun - r.stepsRedone);
+    writeMember(json, "steps_redone", r.stepsRedone);
     writeMember(json, "samples_per_s", samplesPerS);
     json.Key("step_ms");
     json.StartObject();

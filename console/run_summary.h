@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The summary of one run, built from its records as they arrive, written by `ringmaster run --summary-json`:
 // status, per-rank throughput and step-phase means, all-reduce statistics, memory peak and slope, final loss
-// and accuracy, and each rank's parameter checksum.
+// and accuracy, and each rank's parameter checksum. After a restart a rank does steps again from the
+// checkpoint: its "steps" counts each step once and "steps_redone" the repeats; throughput and the phase
+// means are over every step it ran, and the memory slope is the last attempt's.
 #pragma once
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +34,9 @@ class RunSummaryBuilder : public RecordSink {
  private:
   struct Rank {
     std::string host;
-    uint64_t steps = 0;
+    uint64_t stepsRun = 0;     // step records, a step done again after a restart counted each time
+    uint64_t stepsRedone = 0;  // of those, steps at or below one this rank had already reported
+    std::optional<uint64_t> lastStep;
     uint64_t samples = 0;
     int64_t dataNs = 0, forwardNs = 0, backwardNs = 0, commWaitNs = 0, optimizerNs = 0, totalNs = 0;
     double lastLoss = 0;
