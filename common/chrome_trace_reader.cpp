@@ -261,9 +261,10 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
 // Reads through zlib's gz* interface, which passes plain files through as they are.
 class TraceFile::Buffer : public std::streambuf {
  public:
+  // The file is closed also when the first read below throws (damaged compressed data).
   explicit Buffer(const std::string& path) : file_(gzopen(path.c_str(), "rb")), data_(kChunk) {
     if (!file_) throw InputError("cannot read " + path + ": no such file or not readable");
-    gzbuffer(file_, kChunk);
+    gzbuffer(file_.get(), kChunk);
     setg(data_.data(), data_.data(), data_.data());
     // A UTF-8 byte order mark (some Windows tools write one) is no part of the JSON.
     if (underflow() != traits_type::eof() && egptr() - gptr() >= 3 &&
@@ -271,15 +272,14 @@ class TraceFile::Buffer : public std::streambuf {
       gbump(3);
     }
   }
-  ~Buffer() override { gzclose(file_); }
 
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    int n = gzread(file_, data_.data(), unsigned(data_.size()));
+    int n = gzread(file_.get(), data_.data(), unsigned(data_.size()));
     if (n < 0) {
       int code = 0;
-      const char* message = gzerror(file_, &code);
+      const char* message = gzerror(file_.get(), &code);
       // A compressed file cut short reads as a trace cut short; damaged data is refused.
       if (code != Z_BUF_ERROR)
         throw InputError(std::string("the compressed data is damaged (") + message + ")");
@@ -291,7 +291,10 @@ class TraceFile::Buffer : public std::streambuf {
 
  private:
   static constexpr unsigned kChunk = 1u << 18;
-  gzFile file_;
+  struct Close {
+    void operator()(gzFile file) const { gzclose(file); }
+  };
+  std::unique_ptr<gzFile_s, Close> file_;
   std::vector<char> data_;
 };
 
