@@ -165,6 +165,9 @@ TEST_F(ProbeProgram, TheLibTorchExampleBuiltAgainstTheInstalledPackageIsMeasured
                                         "-DCMAKE_PREFIX_PATH=" + prefix,
                                         "-DTorch_DIR=" RM_TORCH_DIR};
   if (std::string(RM_CCACHE).size() > 0) configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" RM_CCACHE);
+  // The flags Ringmaster was built with: a sanitizer build's example links the sanitizer runtime its
+  // instrumented probe library needs.
+  if (std::string(RM_CXX_FLAGS).size() > 0) configure.push_back("-DCMAKE_CXX_FLAGS=" RM_CXX_FLAGS);
   auto configured = runProcess(configure, ccache, 120s);
   ASSERT_EQ(configured.exitCode, 0) << configured.out << configured.err;
   const std::string cache = readFile(build + "/CMakeCache.txt");
