@@ -50,8 +50,10 @@ void setRoundTicks(QCategoryAxis* axis, double lo, double hi, int maxIntervals, 
 }
 
 SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* parent)
-    : QChartView(parent), unit_(unit), limitValue_(std::nan("")) {
-  auto* chart = new QChart();
+    : QChartView(new QChart(), parent), unit_(unit), limitValue_(std::nan("")) {
+  // The view owns the chart it is made with; one given later with setChart() would leave the view's first
+  // chart to no one.
+  QChart* chart = this->chart();
   // The unit beside the title rather than along the y axis: Qt Charts turns a vertical axis title on its
   // side, and Chinese and Japanese text turned on its side overlaps its glyphs (fallback fonts laid out along
   // the rotated baseline) or is cut to "..." where the axis is narrow.
@@ -68,7 +70,6 @@ SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* par
   chart->addAxis(yAxis_, Qt::AlignLeft);
   setRoundTicks(xAxis_, 0, 10, kXIntervals);
   setRoundTicks(yAxis_, 0, 1, kYIntervals);
-  setChart(chart);
   setRenderHint(QPainter::Antialiasing, true);
   setMinimumSize(320, 200);
   addChartExport(this, title);
