@@ -2,6 +2,7 @@
 #include "gui/live_run.h"
 
 #include <QPointer>
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -230,9 +231,19 @@ void LiveRun::onRecords(const std::string&, const std::string& host, const std::
     if (next != 0 && r.seq() != next) sequenceFaults_ += 1;
     next = r.seq() + 1;
   }
+  // The diagnosis fits every rank's whole series, so it runs a few times a second rather than for every
+  // batch, which on a long run would leave the records behind; a batch with news (a finding, a rank that
+  // ended, a stall report) gets fresh findings at once.
+  const bool news = std::any_of(records.begin(), records.end(), [](const v1::Record& r) {
+    return r.has_finding() || r.has_rank_state() || r.has_stall();
+  });
+  const auto now = std::chrono::steady_clock::now();
+  if (news || !findings_ || now - findingsAt_ >= kFindingsInterval) {
+    findings_ = std::make_shared<const std::vector<v1::Finding>>(session()->findings());
+    findingsAt_ = now;
+  }
   auto batch = std::make_shared<std::vector<v1::Record>>(records);
-  auto findings = std::make_shared<std::vector<v1::Finding>>(session()->findings());
-  post([batch, findings](LiveRun& run) {
+  post([batch, findings = findings_](LiveRun& run) {
     if (run.onRecords_) run.onRecords_(*batch, *findings);
   });
 }

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <list>
 #include <map>
@@ -127,6 +128,10 @@ class LiveRun : public QObject, public console::RecordSink {
   std::thread runner_;
   std::list<std::thread> controls_;          // Control calls in flight; joined before the session goes
   std::map<std::string, uint64_t> nextSeq_;  // by host; touched by the launcher's sink calls only
+  // The last findings passed on with records, and when they were computed (the sink calls' too).
+  static constexpr std::chrono::milliseconds kFindingsInterval{250};
+  std::shared_ptr<const std::vector<v1::Finding>> findings_;
+  std::chrono::steady_clock::time_point findingsAt_;
   std::atomic<uint64_t> sequenceFaults_{0};
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> left_{false};  // detached while waiting for Slurm
