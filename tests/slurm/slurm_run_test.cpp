@@ -199,6 +199,26 @@ TEST_F(SlurmRun, AUsersProgramRunsThroughSlurm) {
   expectNoStrayProcess();
 }
 
+// A rank that fails inside the allocation restarts there: every rank starts again on the same agents from the
+// last checkpoint (rank 0's, under its agent's state folder on n1), and the job ends as one run.
+TEST_F(SlurmRun, ACrashedRankRestartsInsideTheAllocation) {
+  auto run =
+      runProcess(slurmRun(60, {"--inject-crash", "3:30", "--max-restarts", "1", "--checkpoint-every", "10"}),
+                 cluster_->env(), 240s);
+  ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
+  EXPECT_NE(run.out.find("restart 1 of 1: rank 3 on host n2"), std::string::npos) << run.out;
+  const std::string id = submittedJob(run.err);
+  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+      << cluster_->jobState(id);
+  auto shown = show("1");
+  ASSERT_EQ(shown.exitCode, 0) << shown.err;
+  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("restart 1 of 1 after rank 3 on host n2"), std::string::npos)
+      << "the restart is a finding: " << shown.out;
+  expectNoStrayProcess();
+}
+
 TEST_F(SlurmRun, ARankKilledBySlurmAtItsTimeLimitIsAFinding) {
   // Slurm's time limits are whole minutes: this test takes over one.
   auto run = runProcess(slurmRun(1000000, {"--time", "1"}), cluster_->env(), 240s);
