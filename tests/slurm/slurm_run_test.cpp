@@ -68,6 +68,18 @@ class SlurmRun : public ::testing::Test {
     return runProcess({binPath("ringmaster"), "show", run, "--store", store()}, {}, 60s);
   }
 
+  // Slurm job `id` completed and run 1 is stored as a finished 4-rank run with that job id: `ringmaster
+  // show`'s text of it.
+  std::string expectCompletedAndStored(const std::string& id) const {
+    EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+        << cluster_->jobState(id);
+    auto shown = show("1");
+    EXPECT_EQ(shown.exitCode, 0) << shown.err;
+    EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
+    return shown.out;
+  }
+
   // Every process this test started is gone within 20 s (the cluster's daemons aside).
   void expectNoStrayProcess() const {
     EXPECT_TRUE(waitUntil([this] { return cluster_->strayProcesses().empty(); }, 20s))
@@ -89,16 +101,10 @@ TEST_F(SlurmRun, ABuiltInJobTrainsOnTwoNodesAndIsStoredWithItsJobIdAndNodes) {
   EXPECT_NE(run.err.find("n2 (ranks 2-3)"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("finished"), std::string::npos) << run.err;
   // The console ended the agents' step once the ranks were done: the job completed.
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
-      << cluster_->jobState(id);
-
-  auto shown = show("1");
-  ASSERT_EQ(shown.exitCode, 0) << shown.err;
-  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
+  const std::string shown = expectCompletedAndStored(id);
   // The allocated nodes are the run's hosts, and only they (not the machine's own name, which both share).
-  EXPECT_EQ(hostLines(shown.out), (std::vector<std::string>{"n1", "n2"})) << shown.out;
-  EXPECT_NE(shown.out.find("over 30 steps"), std::string::npos) << shown.out;
+  EXPECT_EQ(hostLines(shown), (std::vector<std::string>{"n1", "n2"})) << shown;
+  EXPECT_NE(shown.find("over 30 steps"), std::string::npos) << shown;
   expectNoStrayProcess();
 }
 
@@ -207,15 +213,9 @@ TEST_F(SlurmRun, ACrashedRankRestartsInsideTheAllocation) {
                  cluster_->env(), 240s);
   ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
   EXPECT_NE(run.out.find("restart 1 of 1: rank 3 on host n2"), std::string::npos) << run.out;
-  const std::string id = submittedJob(run.err);
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
-      << cluster_->jobState(id);
-  auto shown = show("1");
-  ASSERT_EQ(shown.exitCode, 0) << shown.err;
-  EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("restart 1 of 1 after rank 3 on host n2"), std::string::npos)
-      << "the restart is a finding: " << shown.out;
+  const std::string shown = expectCompletedAndStored(submittedJob(run.err));
+  EXPECT_NE(shown.find("restart 1 of 1 after rank 3 on host n2"), std::string::npos)
+      << "the restart is a finding: " << shown;
   expectNoStrayProcess();
 }
 
