@@ -123,6 +123,25 @@ class NamespacedAgent {
   pid_t pid_ = -1;
 };
 
+// `ringmaster run` from host A against both hosts' agents (-H `hostList`, their port and token) with `flags`.
+// The agents need a moment to listen; the launcher says "cannot reach" until then, so it tries again.
+ProcessResult runFromHostA(const TwoHosts& hosts, const std::string& hostList, int port,
+                           const std::string& token, const std::vector<std::string>& flags,
+                           std::chrono::seconds timeout) {
+  std::vector<std::string> argv = {
+      kIp,       "netns",  "exec",         hosts.name(0),        binPath("ringmaster"), "run",
+      "-H",      hostList, "--agent-port", std::to_string(port), "--token-file",        token,
+      "--model", "mlp",    "--data",       "synthetic",          "--batch-size",        "16"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ProcessResult result;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    result = runProcess(argv, {}, timeout);
+    if (result.err.find("cannot reach the agent") == std::string::npos) break;
+    std::this_thread::sleep_for(500ms);
+  }
+  return result;
+}
+
 TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   TwoHosts hosts;
   if (std::string why = hosts.create(); !why.empty())
@@ -137,37 +156,8 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   // The console runs on host A; rank 0 (and its TCPStore) is there too.
   std::string summary = dir.file("summary.json");
   std::string hostList = hosts.address(0) + ":2," + hosts.address(1) + ":2";
-  ProcessResult result;
-  // The agents need a moment to listen; the launcher says "cannot reach" until then.
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    result = runProcess({kIp,
-                         "netns",
-                         "exec",
-                         hosts.name(0),
-                         binPath("ringmaster"),
-                         "run",
-                         "-np",
-                         "4",
-                         "-H",
-                         hostList,
-                         "--agent-port",
-                         std::to_string(port),
-                         "--token-file",
-                         dir.file("token"),
-                         "--model",
-                         "mlp",
-                         "--data",
-                         "synthetic",
-                         "--steps",
-                         "10",
-                         "--batch-size",
-                         "16",
-                         "--summary-json",
-                         summary},
-                        {}, 300s);
-    if (result.err.find("cannot reach the agent") == std::string::npos) break;
-    std::this_thread::sleep_for(500ms);
-  }
+  const ProcessResult result = runFromHostA(hosts, hostList, port, dir.file("token"),
+                                            {"-np", "4", "--steps", "10", "--summary-json", summary}, 300s);
   ASSERT_EQ(result.exitCode, 0) << result.err;
 
   auto json = ringmaster::parseJson(readFile(summary));
@@ -196,46 +186,11 @@ TEST(LauncherNetns, AHostLostWithMinRanksFinishesOnTheHostThatRemains) {
   const std::string hostList = hosts.address(0) + ":1," + hosts.address(1) + ":1";
   ProcessResult result;
   std::thread run([&] {
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      result = runProcess({kIp,
-                           "netns",
-                           "exec",
-                           hosts.name(0),
-                           binPath("ringmaster"),
-                           "run",
-                           "-np",
-                           "2",
-                           "-H",
-                           hostList,
-                           "--agent-port",
-                           std::to_string(port),
-                           "--token-file",
-                           dir.file("token"),
-                           "--model",
-                           "mlp",
-                           "--data",
-                           "synthetic",
-                           "--steps",
-                           "600",
-                           "--batch-size",
-                           "16",
-                           "--inject-straggler",
-                           "0:20",
-                           "--max-restarts",
-                           "1",
-                           "--min-ranks",
-                           "1",
-                           "--checkpoint-every",
-                           "50",
-                           "--job-id",
-                           jobId,
-                           "--no-store",
-                           "--summary-json",
-                           summary},
-                          {}, 400s);
-      if (result.err.find("cannot reach the agent") == std::string::npos) break;
-      std::this_thread::sleep_for(500ms);
-    }
+    result = runFromHostA(
+        hosts, hostList, port, dir.file("token"),
+        {"-np", "2", "--steps", "600", "--inject-straggler", "0:20", "--max-restarts", "1", "--min-ranks",
+         "1", "--checkpoint-every", "50", "--job-id", jobId, "--no-store", "--summary-json", summary},
+        400s);
   });
   // Host B trains (its journal grows), then it is gone.
   const std::string journal = dir.file("state-b") + "/jobs/" + jobId + "/journal";
