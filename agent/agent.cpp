@@ -9,27 +9,12 @@
 #include <random>
 #include <thread>
 
+#include "agent/child_process.h"
 #include "agent/program_path.h"
 #include "common/job_spec.h"
 
 namespace ringmaster::agent {
 namespace fs = std::filesystem;
-
-namespace {
-
-// 128 random bits as hex: what a job's ranks present when they report.
-std::string newSecret() {
-  std::random_device random;
-  std::string secret;
-  char hex[9];
-  for (int i = 0; i < 4; ++i) {
-    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
-    secret += hex;
-  }
-  return secret;
-}
-
-}  // namespace
 
 bool sameSecret(const std::string& presented, const std::string& expected) {
   unsigned char diff = presented.size() == expected.size() ? 0 : 1;
@@ -40,6 +25,8 @@ bool sameSecret(const std::string& presented, const std::string& expected) {
 }
 
 Agent::Agent(AgentConfig config) : config_(std::move(config)) {
+  // What a job's ranks leave running comes back to this process, which ends it with the job.
+  becomeSubreaper();
   fs::create_directories(fs::path(config_.stateDir) / "jobs");
   pruneOldJournals();
 }
@@ -249,8 +236,7 @@ void Agent::launch(const v1::LaunchRequest& request,
                    directory.string(),
                    host.hostname(),
                    config_.stopGraceS,
-                   config_.pythonRoot,
-                   newSecret()};
+                   config_.pythonRoot};
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {
@@ -328,10 +314,10 @@ grpc::Status Agent::reportTarget(const std::string& jobId, int rank, const std::
     return grpc::Status(grpc::INVALID_ARGUMENT,
                         "rank " + std::to_string(rank) + " is not part of job " + jobId + " here");
   }
-  if (!sameSecret(secret, found->secret())) {
+  if (!sameSecret(secret, found->secretOf(rank))) {
     return grpc::Status(grpc::PERMISSION_DENIED,
-                        "the secret presented is not job " + jobId +
-                            "'s: only the job's own ranks report (RINGMASTER_JOB_SECRET)");
+                        "the secret presented is not rank " + std::to_string(rank) + "'s of job " + jobId +
+                            ": each rank reports as itself only (RINGMASTER_JOB_SECRET)");
   }
   if (found->finished()) return grpc::Status(grpc::FAILED_PRECONDITION, "job " + jobId + " has finished");
   job = found.get();

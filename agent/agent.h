@@ -54,7 +54,7 @@ class Agent {
   // The journal of a job this agent ran (perhaps before a restart); NOT_FOUND otherwise.
   grpc::Status journalFor(const std::string& jobId, std::shared_ptr<Journal>& journal);
   // The job `rank` reports into: NOT_FOUND / INVALID_ARGUMENT / FAILED_PRECONDITION when it cannot,
-  // PERMISSION_DENIED when `secret` is not the one the job's ranks were given (RINGMASTER_JOB_SECRET).
+  // PERMISSION_DENIED when `secret` is not the one `rank` was given (RINGMASTER_JOB_SECRET).
   // Jobs live as long as the agent, so the pointer stays valid.
   grpc::Status reportTarget(const std::string& jobId, int rank, const std::string& secret, Job*& job);
   // Asks every job to stop and waits until their ranks have exited.

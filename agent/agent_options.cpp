@@ -21,6 +21,10 @@ std::string checkAgentOptions(const AgentOptions& o) {
     return "--keep-journals-days must be 0 (keep every journal) or more, got " +
            std::to_string(o.keepJournalsDays);
   }
+  if (!o.tlsCert.empty() && o.tokenFile.empty()) {
+    return "--tls-cert serves consoles over TCP, which needs --token-file FILE too (without a token the agent "
+           "serves this user's consoles over a Unix socket only)";
+  }
   if (o.tlsCert.empty() != o.tlsKey.empty())
     return "--tls-cert and --tls-key go together; give both or neither";
   return {};

@@ -13,7 +13,8 @@ inline constexpr int kDefaultAgentPort = 50551;
 struct AgentOptions {
   std::string listen = "127.0.0.1";  // address to bind
   int port = kDefaultAgentPort;
-  std::string tokenFile;  // required to listen beyond loopback
+  std::string tokenFile;  // required to serve consoles over TCP (without it: this user's socket only)
+  std::string socketPath;  // this user's consoles' socket; default: <runtime dir>/agent-<port>.sock
   std::string tlsCert;
   std::string tlsKey;
   std::string stateDir;         // journals live here; default: XDG state dir

@@ -37,11 +37,20 @@ std::string writeEndpointFile(const std::string& path, int port) {
 }  // namespace
 
 void addAgentFlags(CLI::App& app, AgentOptions& options) {
-  app.add_option("--listen", options.listen, "Address to listen on (other than loopback: give --token-file)")
+  app.add_option("--listen", options.listen, "Address to serve consoles on over TCP (with --token-file)")
       ->capture_default_str()
       ->type_name("ADDRESS");
-  app.add_option("--port", options.port, "TCP port to listen on")->capture_default_str();
-  app.add_option("--token-file", options.tokenFile, "File holding the bearer token consoles must present")
+  app.add_option("--port", options.port,
+                 "TCP port to serve consoles on (with --token-file); it also names this user's socket, "
+                 "agent-PORT.sock, which consoles of this user reach as 127.0.0.1:PORT without a token")
+      ->capture_default_str();
+  app.add_option("--token-file", options.tokenFile,
+                 "File holding the bearer token consoles must present; without it the agent serves no TCP "
+                 "port, only this user's own consoles over a Unix socket (checked by uid)")
+      ->type_name("FILE");
+  app.add_option("--socket", options.socketPath,
+                 "Unix socket for this user's consoles (default: $XDG_RUNTIME_DIR/ringmaster/agent-PORT.sock, "
+                 "else /tmp/ringmaster-UID/agent-PORT.sock)")
       ->type_name("FILE");
   app.add_option("--tls-cert", options.tlsCert, "PEM certificate for TLS (with --tls-key)")
       ->type_name("FILE");
@@ -102,9 +111,12 @@ int runAgentInForeground(const AgentOptions& options, const std::string& program
       return 2;
     }
   }
-  std::cerr << program << ": listening on " << server->localAddress()
-            << (options.tlsCert.empty() ? "" : " (TLS)")
-            << (options.tokenFile.empty() ? "" : " (token required)") << std::endl;
+  std::cerr << program << ": serving consoles on " << server->localAddress() << std::endl;
+  if (!server->servesTcp()) {
+    std::cerr << program << ": no TCP port: only uid " << ::geteuid()
+              << " reaches this agent (as 127.0.0.1:" << server->port()
+              << "); give --token-file to serve consoles of other users or hosts" << std::endl;
+  }
   std::thread signals([&] {
     int sig = 0;
     sigwait(&stopSignals, &sig);

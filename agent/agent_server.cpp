@@ -3,6 +3,8 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <climits>
@@ -10,9 +12,11 @@
 #include <filesystem>
 #include <mutex>
 
+#include "agent/local_socket.h"
 #include "agent/program_path.h"
 #include "common/error.h"
 #include "common/record_checks.h"
+#include "common/runtime_dir.h"
 #include "common/small_file.h"
 #include "ringmaster/v1/agent.grpc.pb.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
@@ -22,12 +26,6 @@ namespace {
 
 constexpr int kMaxMessageBytes = 64 << 20;
 constexpr size_t kWatchBatchRecords = 8192;
-
-bool fromLoopback(const grpc::CallbackServerContext* context) {
-  const std::string peer = context->peer();
-  return peer.rfind("ipv4:127.", 0) == 0 || peer.rfind("ipv6:[::1]", 0) == 0 ||
-         peer.rfind("ipv6:%5B::1%5D", 0) == 0 || peer.rfind("unix:", 0) == 0;
-}
 
 // A streaming call refused before it began.
 template <typename Base>
@@ -231,125 +229,117 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
   bool toldRefusal_ = false;
 };
 
-}  // namespace
+// Every call on the network server needs the bearer token; calls on the same-user socket were vetted by the
+// socket (its folder, its mode and the peer's uid) before the server saw a byte.
+grpc::Status authorize(const grpc::CallbackServerContext* context, const std::string& token) {
+  if (token.empty()) return grpc::Status::OK;
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) {
+    return grpc::Status(grpc::UNAUTHENTICATED,
+                        "this agent requires a token: give the console --token-file with the agent's token");
+  }
+  std::string presented(it->second.data(), it->second.size());
+  if (!sameSecret(presented, "Bearer " + token)) {
+    return grpc::Status(grpc::UNAUTHENTICATED,
+                        "the token presented does not match the agent's --token-file: check the console's "
+                        "--token-file");
+  }
+  return grpc::Status::OK;
+}
 
-class AgentServer::Services {
+// The Agent service for consoles. `token` empty: the same-user socket's instance.
+class AgentService : public v1::Agent::CallbackService {
  public:
-  Services(Agent& agent, std::string token) : agentService(agent, token), telemetryService(agent, token) {}
+  AgentService(Agent& agent, std::string token) : agent_(agent), token_(std::move(token)) {}
 
-  // Every call needs the bearer token when the agent has one.
-  static grpc::Status authorize(const grpc::CallbackServerContext* context, const std::string& token) {
-    if (token.empty()) return grpc::Status::OK;
-    const auto& metadata = context->client_metadata();
-    auto it = metadata.find("authorization");
-    if (it == metadata.end()) {
-      return grpc::Status(
-          grpc::UNAUTHENTICATED,
-          "this agent requires a token: give the console --token-file with the agent's token");
-    }
-    std::string presented(it->second.data(), it->second.size());
-    if (!sameSecret(presented, "Bearer " + token)) {
-      return grpc::Status(grpc::UNAUTHENTICATED,
-                          "the token presented does not match the agent's --token-file: check the console's "
-                          "--token-file");
-    }
-    return grpc::Status::OK;
+  grpc::ServerUnaryReactor* GetHostInfo(grpc::CallbackServerContext* context, const v1::GetHostInfoRequest*,
+                                        v1::HostInfo* reply) override {
+    auto* reactor = context->DefaultReactor();
+    grpc::Status status = authorize(context, token_);
+    if (status.ok()) *reply = agent_.hostInfo();
+    reactor->Finish(status);
+    return reactor;
   }
 
-  class AgentService : public v1::Agent::CallbackService {
-   public:
-    AgentService(Agent& agent, std::string token) : agent_(agent), token_(std::move(token)) {}
-
-    grpc::ServerUnaryReactor* GetHostInfo(grpc::CallbackServerContext* context, const v1::GetHostInfoRequest*,
-                                          v1::HostInfo* reply) override {
-      auto* reactor = context->DefaultReactor();
-      grpc::Status status = authorize(context, token_);
-      if (status.ok()) *reply = agent_.hostInfo();
+  grpc::ServerUnaryReactor* Launch(grpc::CallbackServerContext* context, const v1::LaunchRequest* request,
+                                   v1::LaunchReply* reply) override {
+    auto* reactor = context->DefaultReactor();
+    grpc::Status status = authorize(context, token_);
+    if (!status.ok()) {
       reactor->Finish(status);
       return reactor;
     }
+    agent_.launch(*request, [reactor, reply](const grpc::Status& s, const v1::LaunchReply& r) {
+      *reply = r;
+      reactor->Finish(s);
+    });
+    return reactor;
+  }
 
-    grpc::ServerUnaryReactor* Launch(grpc::CallbackServerContext* context, const v1::LaunchRequest* request,
-                                     v1::LaunchReply* reply) override {
-      auto* reactor = context->DefaultReactor();
-      grpc::Status status = authorize(context, token_);
-      if (!status.ok()) {
-        reactor->Finish(status);
-        return reactor;
-      }
-      agent_.launch(*request, [reactor, reply](const grpc::Status& s, const v1::LaunchReply& r) {
-        *reply = r;
-        reactor->Finish(s);
-      });
-      return reactor;
-    }
+  grpc::ServerUnaryReactor* Stop(grpc::CallbackServerContext* context, const v1::StopRequest* request,
+                                 v1::StopReply*) override {
+    auto* reactor = context->DefaultReactor();
+    grpc::Status status = authorize(context, token_);
+    reactor->Finish(status.ok() ? agent_.stop(*request) : status);
+    return reactor;
+  }
 
-    grpc::ServerUnaryReactor* Stop(grpc::CallbackServerContext* context, const v1::StopRequest* request,
-                                   v1::StopReply*) override {
-      auto* reactor = context->DefaultReactor();
-      grpc::Status status = authorize(context, token_);
-      reactor->Finish(status.ok() ? agent_.stop(*request) : status);
-      return reactor;
-    }
+  grpc::ServerUnaryReactor* Control(grpc::CallbackServerContext* context, const v1::ControlRequest* request,
+                                    v1::ControlReply*) override {
+    auto* reactor = context->DefaultReactor();
+    grpc::Status status = authorize(context, token_);
+    reactor->Finish(status.ok() ? agent_.control(*request) : status);
+    return reactor;
+  }
 
-    grpc::ServerUnaryReactor* Control(grpc::CallbackServerContext* context, const v1::ControlRequest* request,
-                                      v1::ControlReply*) override {
-      auto* reactor = context->DefaultReactor();
-      grpc::Status status = authorize(context, token_);
-      reactor->Finish(status.ok() ? agent_.control(*request) : status);
-      return reactor;
-    }
+  grpc::ServerWriteReactor<v1::WatchReply>* Watch(grpc::CallbackServerContext* context,
+                                                  const v1::WatchRequest* request) override {
+    grpc::Status status = authorize(context, token_);
+    std::shared_ptr<Journal> journal;
+    if (status.ok()) status = agent_.journalFor(request->job_id(), journal);
+    if (!status.ok()) return new Refusal<grpc::ServerWriteReactor<v1::WatchReply>>(status);
+    return new WatchReactor(context, std::move(journal), request->from_seq());
+  }
 
-    grpc::ServerWriteReactor<v1::WatchReply>* Watch(grpc::CallbackServerContext* context,
-                                                    const v1::WatchRequest* request) override {
-      grpc::Status status = authorize(context, token_);
-      std::shared_ptr<Journal> journal;
-      if (status.ok()) status = agent_.journalFor(request->job_id(), journal);
-      if (!status.ok()) return new Refusal<grpc::ServerWriteReactor<v1::WatchReply>>(status);
-      return new WatchReactor(context, std::move(journal), request->from_seq());
-    }
+ private:
+  Agent& agent_;
+  std::string token_;
+};
 
-   private:
-    Agent& agent_;
-    std::string token_;
-  };
+// The Telemetry service for ranks, on a loopback port of its own: every call presents the rank's own secret.
+class TelemetryService : public v1::Telemetry::CallbackService {
+ public:
+  explicit TelemetryService(Agent& agent) : agent_(agent) {}
 
-  class TelemetryService : public v1::Telemetry::CallbackService {
-   public:
-    TelemetryService(Agent& agent, std::string token) : agent_(agent), token_(std::move(token)) {}
+  grpc::ServerReadReactor<v1::ReportRequest>* Report(grpc::CallbackServerContext*,
+                                                     v1::ReportReply* reply) override {
+    return new ReportReactor(agent_, reply);
+  }
 
-    // Ranks report over loopback; anything arriving from elsewhere must hold the token like a console.
-    grpc::Status authorizeRank(const grpc::CallbackServerContext* context) const {
-      return fromLoopback(context) ? grpc::Status::OK : authorize(context, token_);
-    }
+  grpc::ServerUnaryReactor* PollControl(grpc::CallbackServerContext* context,
+                                        const v1::ControlPollRequest* request,
+                                        v1::ControlPollReply* reply) override {
+    auto* reactor = context->DefaultReactor();
+    Job* job = nullptr;
+    grpc::Status status = agent_.reportTarget(request->job_id(), request->rank(), request->secret(), job);
+    if (status.ok()) *reply = job->takeControl(request->rank());
+    reactor->Finish(status);
+    return reactor;
+  }
 
-    grpc::ServerReadReactor<v1::ReportRequest>* Report(grpc::CallbackServerContext* context,
-                                                       v1::ReportReply* reply) override {
-      grpc::Status status = authorizeRank(context);
-      if (!status.ok()) return new Refusal<grpc::ServerReadReactor<v1::ReportRequest>>(status);
-      return new ReportReactor(agent_, reply);
-    }
+ private:
+  Agent& agent_;
+};
 
-    grpc::ServerUnaryReactor* PollControl(grpc::CallbackServerContext* context,
-                                          const v1::ControlPollRequest* request,
-                                          v1::ControlPollReply* reply) override {
-      auto* reactor = context->DefaultReactor();
-      grpc::Status status = authorizeRank(context);
-      Job* job = nullptr;
-      if (status.ok())
-        status = agent_.reportTarget(request->job_id(), request->rank(), request->secret(), job);
-      if (status.ok()) *reply = job->takeControl(request->rank());
-      reactor->Finish(status);
-      return reactor;
-    }
+}  // namespace
 
-   private:
-    Agent& agent_;
-    std::string token_;
-  };
-
-  AgentService agentService;
-  TelemetryService telemetryService;
+struct AgentServer::Services {
+  Services(Agent& agent, const std::string& token)
+      : local(agent, ""), network(agent, token), telemetry(agent) {}
+  AgentService local;
+  AgentService network;
+  TelemetryService telemetry;
 };
 
 namespace {
@@ -360,6 +350,23 @@ std::filesystem::path programDir() {
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return {};
   return std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path();
+}
+
+// A number no agent of this host listens on right now, to name an agent that serves no TCP port (a console's
+// embedded agent, or one started with --port 0 and no token).
+int unusedLocalPortNumber() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port > 0 ? port : static_cast<int>(::getpid() % 60000) + 1024;
 }
 
 }  // namespace
@@ -431,53 +438,98 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   }
   services_ = std::make_unique<Services>(*agent_, token);
 
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (!options.tlsCert.empty()) {
-    grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back(
-        {readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
-    credentials = grpc::SslServerCredentials(ssl);
+  // Ranks report to a loopback port that serves Telemetry only, each with its own secret.
+  {
+    grpc::ServerBuilder builder;
+    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &telemetryPort_);
+    builder.RegisterService(&services_->telemetry);
+    telemetryServer_ = builder.BuildAndStart();
+    if (!telemetryServer_ || telemetryPort_ == 0)
+      throw InputError("cannot listen on a loopback port for the ranks' telemetry");
+    agent_->setTelemetryAddress("127.0.0.1:" + std::to_string(telemetryPort_));
   }
-  std::string host = options.listen;
-  if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
-  grpc::ServerBuilder builder;
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
-                             0);  // a second agent on the same port must fail, not share
-  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(kMaxMessageBytes);
-  builder.AddListeningPort(host + ":" + std::to_string(options.port), credentials, &port_);
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &telemetryPort_);
-  builder.RegisterService(&services_->agentService);
-  builder.RegisterService(&services_->telemetryService);
-  server_ = builder.BuildAndStart();
-  if (!server_ || port_ == 0) {
-    throw InputError("cannot listen on " + host + ":" + std::to_string(options.port) +
-                     ": the port is in use or the address is not one of this host's (see --listen, --port)");
+
+  // Consoles over TCP only with the token: loopback is not trust.
+  if (!token.empty()) {
+    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+    if (!options.tlsCert.empty()) {
+      grpc::SslServerCredentialsOptions ssl;
+      ssl.pem_key_cert_pairs.push_back(
+          {readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
+      credentials = grpc::SslServerCredentials(ssl);
+    }
+    std::string host = options.listen;
+    if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
+    grpc::ServerBuilder builder;
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
+                               0);  // a second agent on the same port must fail, not share
+    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    builder.AddListeningPort(host + ":" + std::to_string(options.port), credentials, &port_);
+    builder.RegisterService(&services_->network);
+    networkServer_ = builder.BuildAndStart();
+    if (!networkServer_ || port_ == 0) {
+      throw InputError("cannot listen on " + host + ":" + std::to_string(options.port) +
+                       ": the port is in use or the address is not one of this host's (see --listen, --port)");
+    }
+  } else {
+    port_ = options.port > 0 ? options.port : unusedLocalPortNumber();
   }
-  agent_->setTelemetryAddress("127.0.0.1:" + std::to_string(telemetryPort_));
+
+  // This user's consoles over a Unix socket in the user's private folder, named by the port.
+  {
+    grpc::ServerBuilder builder;
+    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    builder.RegisterService(&services_->local);
+    localServer_ = builder.BuildAndStart();
+    if (!localServer_) throw InputError("cannot start the agent's same-user service");
+    socket_ = std::make_unique<SameUserSocket>(
+        options.socketPath.empty() ? agentSocketPath(std::to_string(port_)) : options.socketPath);
+    socket_->serve(*localServer_);
+  }
 }
 
 AgentServer::~AgentServer() {
   shutdown();
 }
 
+const std::string& AgentServer::socketPath() const {
+  return socket_->path();
+}
+
 std::string AgentServer::localAddress() const {
+  std::string address = "unix:" + socketPath() + " (this user only)";
+  if (!networkServer_) return address;
   std::string host = options_.listen;
-  if (host == "0.0.0.0" || host == "::") host = "127.0.0.1";  // listening everywhere includes loopback
   if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
-  return host + ":" + std::to_string(port_);
+  return host + ":" + std::to_string(port_) + " (token required" + (options_.tlsCert.empty() ? "" : ", TLS") +
+         ") and " + address;
 }
 
 void AgentServer::wait() {
-  if (server_) server_->Wait();
+  std::unique_lock lock(waitMutex_);
+  shutDownCv_.wait(lock, [this] { return shutDown_; });
 }
 
 void AgentServer::shutdown() {
-  if (shutDown_) return;
-  shutDown_ = true;
+  if (shuttingDown_.exchange(true)) {
+    wait();
+    return;
+  }
   // Ranks first: their journals close, so watchers get job_finished and end their streams.
   agent_->stopAll(agent_->config().stopGraceS);
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(2);
+  socket_->close();
+  localServer_->Shutdown(deadline);
+  if (networkServer_) networkServer_->Shutdown(deadline);
+  telemetryServer_->Shutdown(deadline);
+  {
+    std::lock_guard lock(waitMutex_);
+    shutDown_ = true;
+  }
+  shutDownCv_.notify_all();
 }
 
 }  // namespace ringmaster::agent

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/child_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,7 +11,11 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -45,6 +50,42 @@ std::vector<char*> cStrings(const std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+bool becomeSubreaper() {
+  return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+}
+
+std::vector<pid_t> childrenWithEnvironment(const std::string& entry) {
+  std::vector<pid_t> found;
+  const pid_t self = ::getpid();
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return found;
+  while (dirent* e = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    const std::string dir = std::string("/proc/") + e->d_name;
+    std::ifstream statFile(dir + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(statFile)), {});
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != self) continue;
+    std::ifstream environFile(dir + "/environ", std::ios::binary);
+    std::string environment((std::istreambuf_iterator<char>(environFile)), {});
+    size_t start = 0;
+    for (size_t zero; (zero = environment.find('\0', start)) != std::string::npos; start = zero + 1) {
+      if (environment.compare(start, zero - start, entry) == 0) {
+        found.push_back(static_cast<pid_t>(pid));
+        break;
+      }
+    }
+  }
+  ::closedir(proc);
+  return found;
+}
 
 std::vector<std::string> environmentWith(const std::vector<std::string>& overrides) {
   std::vector<std::string> env;

@@ -53,6 +53,15 @@ class ChildProcess {
   int signal_ = 0;
 };
 
+// Makes this process the reaper of every process its children leave behind (PR_SET_CHILD_SUBREAPER): a
+// daemon a rank starts (setsid, double fork) becomes this process's child instead of escaping to init, so the
+// job that started it can end it. False when the kernel refuses.
+bool becomeSubreaper();
+
+// The processes whose parent is this one and whose environment holds `entry` ("NAME=value"), alive (a zombie
+// shows no environment).
+std::vector<pid_t> childrenWithEnvironment(const std::string& entry);
+
 // The current environment with `overrides` ("NAME=value") replacing or adding entries.
 std::vector<std::string> environmentWith(const std::vector<std::string>& overrides);
 

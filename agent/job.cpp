@@ -4,12 +4,16 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <random>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 #include "agent/child_process.h"
@@ -24,11 +28,24 @@ constexpr size_t kMaxLineBytes = 16 * 1024;  // longer lines are cut into pieces
 constexpr size_t kMaxReadPerTurn = 1 << 20;  // one chatty rank cannot starve the others
 constexpr int kPollIntervalMs = 20;
 
+// 128 random bits as hex: what a rank presents when it reports.
+std::string newSecret() {
+  std::random_device random;
+  std::string secret;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+    secret += hex;
+  }
+  return secret;
+}
+
 }  // namespace
 
 struct Job::Rank {
   int rank = 0;
   int localRank = 0;
+  std::string secret;  // RINGMASTER_JOB_SECRET
   std::unique_ptr<ChildProcess> process;
   std::string partial[2];  // stdout, stderr: text after the last newline
   bool exitReported = false;
@@ -42,6 +59,7 @@ Job::Job(JobSetup setup) : setup_(std::move(setup)) {
     auto rank = std::make_unique<Rank>();
     rank->rank = r.first_rank() + i;
     rank->localRank = i;
+    rank->secret = newSecret();
     ranks_.push_back(std::move(rank));
   }
   wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -57,6 +75,11 @@ Job::~Job() {
 void Job::start(std::function<void(const StartResult&)> started) {
   supervisor_ =
       std::thread([this, started = std::move(started)]() mutable { supervise(std::move(started)); });
+}
+
+const std::string& Job::secretOf(int rank) const {
+  static const std::string none;
+  return hasRank(rank) ? ranks_[static_cast<size_t>(rank - setup_.request.first_rank())]->secret : none;
 }
 
 bool Job::hasRank(int rank) const {
@@ -127,7 +150,7 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
       "MASTER_PORT=" + std::to_string(r.master_port()),
       "RINGMASTER_AGENT=" + setup_.telemetryAddress,
       "RINGMASTER_JOB_ID=" + r.job_id(),
-      "RINGMASTER_JOB_SECRET=" + setup_.secret,
+      "RINGMASTER_JOB_SECRET=" + rank.secret,
       // torchrun's restart count, for built-in ranks too: a restart resumes only from a checkpoint it finds.
       "TORCHELASTIC_RESTART_COUNT=" + std::to_string(r.spec().restart_count()),
       "TORCHELASTIC_MAX_RESTARTS=" + std::to_string(r.spec().max_restarts()),
@@ -296,12 +319,40 @@ void Job::beginStop(const std::string& why, std::vector<v1::Record>& out) {
   }
 }
 
+int Job::followStrays(bool endThem) {
+  std::set<pid_t> killed;
+  for (int round = 0; round < 500; ++round) {
+    std::set<pid_t> ranks;
+    for (const auto& rank : ranks_) {
+      if (rank->process && !rank->process->exited()) ranks.insert(rank->process->pid());
+    }
+    for (pid_t pid : childrenWithEnvironment("RINGMASTER_JOB_ID=" + setup_.request.job_id())) {
+      if (!ranks.count(pid)) strays_.insert(pid);
+    }
+    for (auto it = strays_.begin(); it != strays_.end();) {
+      int status = 0;
+      const pid_t reaped = ::waitpid(*it, &status, WNOHANG);
+      if (reaped == *it || (reaped < 0 && errno == ECHILD)) {
+        it = strays_.erase(it);
+        continue;
+      }
+      if (endThem && !killed.count(*it) && ::kill(*it, SIGKILL) == 0) killed.insert(*it);
+      ++it;
+    }
+    if (!endThem || strays_.empty()) break;
+    // A killed process's own children come to this process as it dies: look again.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return static_cast<int>(killed.size());
+}
+
 void Job::supervise(std::function<void(const StartResult&)> started) {
   StartResult result = spawnRanks();
   started(result);
 
   bool stopping = false;
   Clock::time_point killAt = Clock::time_point::max();
+  Clock::time_point nextStrayCheck = Clock::now();
   std::string stopWhy;
   if (!result.ok) {
     // Take down what did start: a job with a missing rank cannot train.
@@ -392,6 +443,17 @@ void Job::supervise(std::function<void(const StartResult&)> started) {
           rank->stoppedByAgent = true;
           rank->process->signalGroup(SIGKILL);
         }
+      }
+    }
+    if (Clock::now() >= nextStrayCheck) {
+      followStrays(false);
+      nextStrayCheck = Clock::now() + std::chrono::seconds(1);
+    }
+    if (allExited) {
+      if (int ended = followStrays(true); ended > 0) {
+        records.push_back(agentLine(-1, "ended " + std::to_string(ended) + " process" +
+                                            (ended == 1 ? "" : "es") +
+                                            " the job's ranks had started and left running"));
       }
     }
     journal_->append(std::move(records));

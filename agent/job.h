@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,7 +27,6 @@ struct JobSetup {
   std::string hostname;          // named in rank states
   double defaultGraceS = 5;      // SIGTERM to SIGKILL when a stop names no grace
   std::string pythonRoot;        // holds the ringmaster Python package (instrumented programs)
-  std::string secret;            // the ranks present it when they report (RINGMASTER_JOB_SECRET)
 };
 
 // What starting the ranks came to.
@@ -56,7 +56,9 @@ class Job {
 
   const std::string& id() const { return setup_.request.job_id(); }
   const std::string& directory() const { return setup_.directory; }
-  const std::string& secret() const { return setup_.secret; }
+  // What `rank` presents when it reports (its RINGMASTER_JOB_SECRET): one per rank, so that a rank cannot
+  // report as another. Empty for a rank not of this job here.
+  const std::string& secretOf(int rank) const;
   bool hasRank(int rank) const;
   int worldSize() const { return static_cast<int>(setup_.request.spec().world_size()); }
   // A line of the agent's own about `rank` (-1: the job), for the journal.
@@ -75,6 +77,10 @@ class Job {
   std::vector<std::string> rankArguments() const;
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);
   void beginStop(const std::string& why, std::vector<v1::Record>& out);
+  // Processes the ranks started that outlived their parents and came to this process (the agent reaps what
+  // its ranks leave behind): remembered, and reaped when they exit; with `endThem`, killed until none is left.
+  // Returns how many it killed.
+  int followStrays(bool endThem);
   v1::Record rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const;
 
   const JobSetup setup_;
@@ -83,6 +89,7 @@ class Job {
   std::vector<std::unique_ptr<Rank>> ranks_;
   int wakeFd_ = -1;  // eventfd: stop() wakes the supervisor
   std::thread supervisor_;
+  std::set<pid_t> strays_;  // the supervisor's: processes of this job's that are this process's children
 
   std::mutex mutex_;  // guards the requests below
   bool stopRequested_ = false;

@@ -146,7 +146,7 @@ class BenchJob {
   std::atomic<bool> started_{false};
 };
 
-Result measure(BenchJob& job, int port, int generators, double seconds, int intervalMs, double rate,
+Result measure(BenchJob& job, const std::string& telemetryAddress, int generators, double seconds, int intervalMs, double rate,
                uint32_t epoch) {
   job.track(epoch);
   // Generators: each a rank's probe with its own sender thread, recording as fast as it can.
@@ -154,7 +154,7 @@ Result measure(BenchJob& job, int port, int generators, double seconds, int inte
   std::vector<std::unique_ptr<worker::Probe>> probes;
   std::vector<std::unique_ptr<worker::TelemetrySession>> sessions;
   worker::TelemetryOptions options;
-  options.agentAddress = "127.0.0.1:" + std::to_string(port);
+  options.agentAddress = telemetryAddress;
   options.jobId = job.id();
   options.secret = job.secret();
   options.interval = std::chrono::milliseconds(intervalMs);
@@ -243,11 +243,11 @@ int main(int argc, char** argv) {
     std::printf("%-10s %-12s %14s %10s %10s %12s %10s\n", "load", "interval_ms", "records/s", "p50_ms",
                 "p99_ms", "delivered", "dropped");
     // A second flat out first, not reported: gRPC's channels and buffers and the journal's file warm up.
-    measure(job, server.port(), generators, 1.0, intervals.front(), 0.0, epoch++);
+    measure(job, server.telemetryAddress(), generators, 1.0, intervals.front(), 0.0, epoch++);
     // Flat out for throughput; then paced, as ranks produce records, for latency.
     for (double rate : {0.0, pacedRate}) {
       for (int interval : intervals) {
-        Result r = measure(job, server.port(), generators, seconds, interval, rate, epoch++);
+        Result r = measure(job, server.telemetryAddress(), generators, seconds, interval, rate, epoch++);
         std::string load = rate > 0 ? std::to_string(static_cast<int>(rate)) + "/s" : "max";
         std::printf("%-10s %-12d %14.0f %10.2f %10.2f %12llu %10llu\n", load.c_str(), interval, r.recordsPerS,
                     r.p50Ms, r.p99Ms, static_cast<unsigned long long>(r.delivered),

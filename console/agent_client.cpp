@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/agent_client.h"
 
+#include "common/error.h"
+#include "common/runtime_dir.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -18,12 +21,26 @@ bool permanent(grpc::StatusCode code) {
 }  // namespace
 
 std::string AgentEndpoint::target() const {
+  if (!socketPath.empty()) return "unix:" + socketPath;
   std::string h = host;
   if (h.find(':') != std::string::npos && h.front() != '[') h = "[" + h + "]";
   return h + ":" + std::to_string(port);
 }
 
-AgentClient::AgentClient(AgentEndpoint endpoint) : endpoint_(std::move(endpoint)) {
+AgentEndpoint resolveLocalAgent(AgentEndpoint endpoint) {
+  if (!endpoint.socketPath.empty() || !endpoint.token.empty() || !endpoint.tlsCaPem.empty() ||
+      !agent::isLoopbackAddress(endpoint.host)) {
+    return endpoint;
+  }
+  try {
+    endpoint.socketPath = agentSocketPath(std::to_string(endpoint.port));
+  } catch (const InputError&) {
+    // No private runtime folder here: the TCP address stays, and the agent refuses a call without a token.
+  }
+  return endpoint;
+}
+
+AgentClient::AgentClient(AgentEndpoint endpoint) : endpoint_(resolveLocalAgent(std::move(endpoint))) {
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!endpoint_.tlsCaPem.empty()) {
     grpc::SslCredentialsOptions ssl;
@@ -86,6 +103,11 @@ std::string describeStatus(const grpc::Status& status, const AgentEndpoint& endp
   switch (status.error_code()) {
     case grpc::UNAVAILABLE:
     case grpc::DEADLINE_EXCEEDED:
+      if (!endpoint.socketPath.empty()) {
+        return "cannot reach this user's agent at " + endpoint.target() + " (" + text +
+               "): is ringmaster-agent running as this user with --port " + std::to_string(endpoint.port) +
+               "? An agent of another user, or one that serves TCP, needs its --token-file";
+      }
       return "cannot reach the agent at " + endpoint.target() + " (" + text +
              "): is ringmaster-agent running there, and is --agent-port right?";
     case grpc::UNAUTHENTICATED:

@@ -25,10 +25,16 @@ namespace v1 = ::ringmaster::v1;
 struct AgentEndpoint {
   std::string host;  // as the user wrote it
   int port = agent::kDefaultAgentPort;
-  std::string token;           // bearer token; empty: none
-  std::string tlsCaPem;        // CA certificate (PEM) that signed the agent's; empty: plaintext
-  std::string target() const;  // "host:port", IPv6 in brackets
+  std::string token;       // bearer token; empty: none
+  std::string tlsCaPem;    // CA certificate (PEM) that signed the agent's; empty: plaintext
+  std::string socketPath;  // this user's agent's Unix socket; empty: TCP, or found from a loopback host
+  // "unix:PATH", or "host:port" with IPv6 in brackets.
+  std::string target() const;
 };
+
+// A loopback host with no token and no TLS is this user's own agent on this machine, reached over its socket
+// (agent-<port>.sock in the user's runtime folder); any other endpoint as it is.
+AgentEndpoint resolveLocalAgent(AgentEndpoint endpoint);
 
 class AgentClient {
  public:

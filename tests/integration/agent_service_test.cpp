@@ -110,19 +110,27 @@ TEST(AgentService, TokenIsRequiredWhenConfigured) {
   agent::AgentServer server(options);
   v1::HostInfo info;
 
-  auto anonymous = clientFor(server);
-  grpc::Status status = anonymous.hostInfo(info);
-  EXPECT_EQ(status.error_code(), grpc::UNAUTHENTICATED);
-  EXPECT_NE(status.error_message().find("token"), std::string::npos);
-  v1::LaunchReply reply;
-  EXPECT_EQ(anonymous.launch(waitingRank("no-token"), reply).error_code(), grpc::UNAUTHENTICATED);
+  // Over TCP without the token (loopback is not trust).
+  auto anonymous = v1::Agent::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    grpc::Status status = anonymous->GetHostInfo(&context, {}, &info);
+    EXPECT_EQ(status.error_code(), grpc::UNAUTHENTICATED);
+    EXPECT_NE(status.error_message().find("token"), std::string::npos);
+  }
+  {
+    grpc::ClientContext context;
+    v1::LaunchReply reply;
+    EXPECT_EQ(anonymous->Launch(&context, waitingRank("no-token"), &reply).error_code(), grpc::UNAUTHENTICATED);
+  }
 
   auto wrong = clientFor(server, "guess");
   EXPECT_EQ(wrong.hostInfo(info).error_code(), grpc::UNAUTHENTICATED);
   EXPECT_EQ(wrong.stop("anything").error_code(), grpc::UNAUTHENTICATED);
 
   auto right = clientFor(server, "s3cret-token");
-  status = right.hostInfo(info);
+  grpc::Status status = right.hostInfo(info);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_FALSE(info.hostname().empty());
   EXPECT_GE(info.cores(), 1u);
@@ -196,7 +204,7 @@ TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
   ASSERT_EQ(secret.size(), 32u) << "128 random bits in hex";
 
   auto telemetry = v1::Telemetry::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials()));
   auto poll = [&](const std::string& presented) {
     grpc::ClientContext context;
     v1::ControlPollRequest request;
@@ -231,6 +239,78 @@ TEST(AgentService, OnlyTheJobsOwnRanksReportIntoIt) {
     EXPECT_EQ(reportReply.accepted(), 0u);
   }
   ASSERT_TRUE(client.stop("guarded", 1).ok());
+}
+
+TEST(AgentService, EachRankReportsAsItselfOnly) {
+  TempDir dir("agent-rank-secrets");
+  agent::AgentServer server(localOptions(dir));
+  auto client = clientFor(server);
+  // Ranks 0 and 1 of three: rank 2 never comes, so both wait at the rendezvous.
+  v1::LaunchRequest request = waitingRank("two-here");
+  *request.mutable_spec() = smallJob(3, 10);
+  request.mutable_spec()->set_rendezvous_timeout_s(120);
+  request.set_local_ranks(2);
+  request.set_world_size(3);
+  v1::LaunchReply reply;
+  ASSERT_TRUE(client.launch(request, reply).ok());
+  ASSERT_EQ(reply.pids_size(), 2);
+  const std::string rank0 = secretOf(reply.pids(0)), rank1 = secretOf(reply.pids(1));
+  EXPECT_NE(rank0, rank1);
+  auto telemetry =
+      v1::Telemetry::NewStub(grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials()));
+  auto poll = [&](int rank, const std::string& presented) {
+    grpc::ClientContext context;
+    v1::ControlPollRequest poll;
+    poll.set_job_id("two-here");
+    poll.set_rank(rank);
+    poll.set_secret(presented);
+    v1::ControlPollReply pollReply;
+    return telemetry->PollControl(&context, poll, &pollReply).error_code();
+  };
+  EXPECT_EQ(poll(0, rank0), grpc::OK);
+  EXPECT_EQ(poll(1, rank1), grpc::OK);
+  EXPECT_EQ(poll(1, rank0), grpc::PERMISSION_DENIED) << "rank 0's secret reports as rank 1";
+  EXPECT_EQ(poll(0, rank1), grpc::PERMISSION_DENIED);
+  ASSERT_TRUE(client.stop("two-here", 1).ok());
+}
+
+TEST(AgentService, ConsolesAndRanksHaveEachTheirOwnPort) {
+  TempDir dir("agent-ports");
+  writeFile(dir.file("token"), "ports-token\n");
+  auto options = localOptions(dir);
+  options.tokenFile = dir.file("token");
+  agent::AgentServer server(options);
+  ASSERT_TRUE(server.servesTcp());
+  auto consolePort = grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
+                                         grpc::InsecureChannelCredentials());
+  auto telemetryPort = grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials());
+  {
+    // The ranks' port answers no console, even one holding the token.
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer ports-token");
+    v1::HostInfo info;
+    EXPECT_EQ(v1::Agent::NewStub(telemetryPort)->GetHostInfo(&context, {}, &info).error_code(),
+              grpc::UNIMPLEMENTED);
+  }
+  {
+    grpc::ClientContext context;
+    v1::ControlPollRequest request;
+    request.set_job_id("any");
+    v1::ControlPollReply reply;
+    EXPECT_EQ(v1::Telemetry::NewStub(consolePort)->PollControl(&context, request, &reply).error_code(),
+              grpc::UNIMPLEMENTED);
+  }
+  // Without a token there is no TCP port for consoles at all: this user's socket only.
+  agent::AgentServer plain(localOptions(dir));
+  EXPECT_FALSE(plain.servesTcp());
+  EXPECT_NE(plain.localAddress().find("this user only"), std::string::npos) << plain.localAddress();
+  v1::HostInfo info;
+  EXPECT_TRUE(clientFor(plain).hostInfo(info).ok()) << "the owner reaches it as 127.0.0.1:" << plain.port();
+  grpc::ClientContext context;
+  auto tcp = v1::Agent::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(plain.port()),
+                                                    grpc::InsecureChannelCredentials()));
+  context.set_deadline(std::chrono::system_clock::now() + 2s);
+  EXPECT_EQ(tcp->GetHostInfo(&context, {}, &info).error_code(), grpc::UNAVAILABLE);
 }
 
 TEST(AgentService, JobsUseOnlyTheFoldersTheAgentAllows) {
@@ -288,7 +368,7 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
   ASSERT_TRUE(client.launch(waitingRank("checked"), reply).ok());
   const std::string secret = secretOf(reply.pids(0));
   auto telemetry = v1::Telemetry::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials()));
   auto report = [&](const v1::RecordBatch& batch) {
     grpc::ClientContext context;
     v1::ReportReply reportReply;

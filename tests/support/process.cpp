@@ -62,4 +62,67 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<st
   return result;
 }
 
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
+                                     const std::map<std::string, std::string>& env) {
+  char outPath[] = "/tmp/rm-test-bg-out-XXXXXX";
+  char errPath[] = "/tmp/rm-test-bg-err-XXXXXX";
+  int outFd = mkstemp(outPath);
+  int errFd = mkstemp(errPath);
+  outPath_ = outPath;
+  errPath_ = errPath;
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(outFd, STDOUT_FILENO);
+    dup2(errFd, STDERR_FILENO);
+    int devNull = open("/dev/null", O_RDONLY);
+    dup2(devNull, STDIN_FILENO);
+    for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::perror("execv");
+    _exit(127);
+  }
+  close(outFd);
+  close(errFd);
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  finish(SIGTERM, std::chrono::seconds(10));
+  unlink(outPath_.c_str());
+  unlink(errPath_.c_str());
+}
+
+ProcessResult BackgroundProcess::finish(int sig, std::chrono::milliseconds grace) {
+  ProcessResult result;
+  if (pid_ <= 0) return result;
+  kill(pid_, sig);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      result.timedOut = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  pid_ = -1;
+  if (WIFEXITED(status) && !result.timedOut) result.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = out();
+  result.err = err();
+  return result;
+}
+
+std::string BackgroundProcess::out() const {
+  return readFile(outPath_);
+}
+
+std::string BackgroundProcess::err() const {
+  return readFile(errPath_);
+}
+
 }  // namespace ringmaster::test

@@ -22,6 +22,28 @@ ProcessResult runProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {},
                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// A child process that runs while the test does: started in the constructor with its output in files, ended
+// (SIGTERM, then SIGKILL after `grace`) by finish() or the destructor.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  int pid() const { return pid_; }
+  // Sends `sig` and waits up to `grace` for the process to end, then kills it. Returns how it ended.
+  ProcessResult finish(int sig, std::chrono::milliseconds grace = std::chrono::seconds(30));
+  // What it has printed so far.
+  std::string out() const;
+  std::string err() const;
+
+ private:
+  int pid_ = -1;
+  std::string outPath_;
+  std::string errPath_;
+};
+
 // Path of a binary built by this project.
 std::string binPath(const std::string& name);
 
