@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
 
 #include "agent/local_socket.h"
@@ -485,9 +486,16 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
     builder.RegisterService(&services_->local);
     localServer_ = builder.BuildAndStart();
     if (!localServer_) throw InputError("cannot start the agent's same-user service");
-    socket_ = std::make_unique<SameUserSocket>(
-        options.socketPath.empty() ? agentSocketPath(std::to_string(port_)) : options.socketPath);
-    socket_->serve(*localServer_);
+    try {
+      socket_ = std::make_unique<SameUserSocket>(
+          options.socketPath.empty() ? agentSocketPath(std::to_string(port_)) : options.socketPath);
+      socket_->serve(*localServer_);
+    } catch (const InputError& e) {
+      // With a token, TCP serves every console (two agents of one user on the same port number in two network
+      // namespaces share the runtime folder); without one nothing would.
+      if (!networkServer_) throw;
+      std::cerr << "agent: " << e.what() << "; serving consoles over TCP only" << std::endl;
+    }
   }
 }
 
@@ -496,16 +504,17 @@ AgentServer::~AgentServer() {
 }
 
 const std::string& AgentServer::socketPath() const {
-  return socket_->path();
+  static const std::string none;
+  return socket_ ? socket_->path() : none;
 }
 
 std::string AgentServer::localAddress() const {
-  std::string address = "unix:" + socketPath() + " (this user only)";
+  std::string address = socket_ ? "unix:" + socketPath() + " (this user only)" : "";
   if (!networkServer_) return address;
   std::string host = options_.listen;
   if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
   return host + ":" + std::to_string(port_) + " (token required" + (options_.tlsCert.empty() ? "" : ", TLS") +
-         ") and " + address;
+         ")" + (address.empty() ? "" : " and " + address);
 }
 
 void AgentServer::wait() {
@@ -521,7 +530,7 @@ void AgentServer::shutdown() {
   // Ranks first: their journals close, so watchers get job_finished and end their streams.
   agent_->stopAll(agent_->config().stopGraceS);
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(2);
-  socket_->close();
+  if (socket_) socket_->close();
   localServer_->Shutdown(deadline);
   if (networkServer_) networkServer_->Shutdown(deadline);
   telemetryServer_->Shutdown(deadline);

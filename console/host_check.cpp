@@ -70,7 +70,8 @@ AgentEndpoint parseAgentAddress(const std::string& text) {
   return endpoint;
 }
 
-std::string explainAgentStatus(const grpc::Status& status, const AgentEndpoint& endpoint) {
+std::string explainAgentStatus(const grpc::Status& status, const AgentEndpoint& given) {
+  const AgentEndpoint endpoint = resolveLocalAgent(given);
   const std::string target = endpoint.target();
   const std::string detail = status.error_message();
   const std::string text = lower(detail);
@@ -83,6 +84,15 @@ std::string explainAgentStatus(const grpc::Status& status, const AgentEndpoint& 
       return "no answer from " + target + " in time — is the host up, and does its firewall let TCP port " +
              std::to_string(endpoint.port) + " through?";
     case grpc::UNAVAILABLE:
+      if (!endpoint.socketPath.empty() &&
+          (contains(text, "no such file") || contains(text, "connection refused"))) {
+        // A loopback address without a token is this user's own agent, over its socket.
+        return "cannot reach " + endpoint.host + ":" + std::to_string(endpoint.port) +
+               ": no agent of this user serves it (" + endpoint.socketPath +
+               (contains(text, "no such file") ? " is missing" : " does not answer") +
+               ") — is ringmaster-agent running as this user, and on port " + std::to_string(endpoint.port) +
+               "? An agent of another user needs its --token-file";
+      }
       if (contains(text, "connection refused")) {
         return "cannot reach " + target +
                ": connection refused — is ringmaster-agent running there, and on port " +

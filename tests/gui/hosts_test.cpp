@@ -106,7 +106,7 @@ TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
     EXPECT_EQ(model.host(0).state, State::Connected) << model.host(0).message.toStdString();
     EXPECT_EQ(model.host(model.rowOf(address)).state, State::Connected);
     EXPECT_EQ(model.host(model.rowOf(nowhere)).state, State::Unreachable);
-    EXPECT_TRUE(model.host(model.rowOf(nowhere)).message.contains(QStringLiteral("connection refused")))
+    EXPECT_TRUE(model.host(model.rowOf(nowhere)).message.contains(QStringLiteral("no agent of this user serves it")))
         << model.host(model.rowOf(nowhere)).message.toStdString();
 
     // Only the connected agent is offered, with how it was reached.
@@ -277,7 +277,7 @@ TEST_F(HostsTest, AHostThatGoesAwayIsShownUnreachableWithoutAsking) {
                               kCheckTimeoutMs))
       << "the host that went away still shows as "
       << cell(window, row, console::HostsModel::State).toStdString();
-  EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("connection refused")))
+  EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("no agent of this user serves it")))
       << window.hostsModel()->host(row).message.toStdString();
 }
 
@@ -288,11 +288,11 @@ TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) 
   const int row = addFromPage(window, address);
   const console::HostEntry& host = window.hostsModel()->host(row);
   EXPECT_EQ(host.state, State::Unreachable);
-  EXPECT_EQ(host.message,
-            QStringLiteral("cannot reach %1: connection refused — is ringmaster-agent running there, "
-                           "and on port %2?")
-                .arg(address)
-                .arg(address.section(QLatin1Char(':'), 1)))
+  // A loopback address without a token is this user's own agent, over its socket.
+  EXPECT_TRUE(host.message.startsWith(QStringLiteral("cannot reach %1: no agent of this user serves it (").arg(address)))
+      << host.message.toStdString();
+  EXPECT_TRUE(host.message.contains(QStringLiteral("is ringmaster-agent running as this user, and on port %1?")
+                                        .arg(address.section(QLatin1Char(':'), 1))))
       << host.message.toStdString();
   EXPECT_TRUE(
       cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("unreachable: cannot reach")));

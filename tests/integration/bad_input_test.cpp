@@ -87,6 +87,8 @@ TEST(BadInput, FilesThatAreNotSmallRegularFilesAreRefusedAtOnce) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string big = dir.file("big");
   ringmaster::test::writeFile(big, std::string(2 << 20, 'x'));
+  const std::string token = dir.file("token");
+  ringmaster::test::writeFile(token, "bad-files-token\n");
   const std::vector<std::string> job = {"--model", "mlp",        "--data",      "synthetic",      "--steps",
                                         "5",       "--no-store", "--state-dir", dir.file("state")};
   // /dev/zero never ends and a FIFO with no writer never answers: both must be refused, not read.
@@ -106,7 +108,8 @@ TEST(BadInput, FilesThatAreNotSmallRegularFilesAreRefusedAtOnce) {
                      {{"--token-file", "/dev/zero"}, "--token-file"},
                      {{"--token-file", fifo}, "--token-file"},
                      {{"--token-file", big}, "--token-file"},
-                     {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, "/dev/zero"},
+                     {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero", "--token-file", token}, "/dev/zero"},
+                     {{"--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, "--token-file"},
                  },
                  {"--state-dir", dir.file("agent-state")});
 }

@@ -160,7 +160,8 @@ TEST_F(Trust, AnotherUserReachesNothingOfALiveLocalRun) {
   EXPECT_TRUE(eventually([&] { return std::filesystem::exists(ownMarker); }, 30s));
 
   // The run trained on, untouched: it ends when its user stops it.
-  ProcessResult ended = run.finish(SIGINT, 60s);
+  run.signal(SIGINT);
+  ProcessResult ended = run.wait(60s);
   EXPECT_FALSE(ended.timedOut) << ended.err;
   EXPECT_EQ(ended.err.find("stopped by the agent"), std::string::npos) << ended.err;
 }

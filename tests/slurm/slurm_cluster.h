@@ -21,32 +21,6 @@
 
 namespace ringmaster::test {
 
-// A child process running beside the test, its output into files: started at once, interrupted, waited for
-// with a limit, killed (with everything it started in its process group) when it goes out of scope.
-class BackgroundProcess {
- public:
-  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                    const std::string& outputPrefix);
-  ~BackgroundProcess();
-  BackgroundProcess(const BackgroundProcess&) = delete;
-  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
-
-  pid_t pid() const { return pid_; }
-  void signal(int sig) const;
-  // The result once the process ended, or one with timedOut set (the process still runs) after `timeout`.
-  ProcessResult wait(std::chrono::milliseconds timeout);
-  bool running();
-  std::string out() const;
-  std::string err() const;
-
- private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  int status_ = 0;
-  std::string outPath_;
-  std::string errPath_;
-};
-
 class SlurmCluster {
  public:
   // Whether munged, slurmctld, slurmd and the client commands are installed (scripts/install-deps).

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <thread>
 
 #include "tests/support/files.h"
@@ -63,55 +64,80 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<st
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
-                                     const std::map<std::string, std::string>& env) {
-  char outPath[] = "/tmp/rm-test-bg-out-XXXXXX";
-  char errPath[] = "/tmp/rm-test-bg-err-XXXXXX";
-  int outFd = mkstemp(outPath);
-  int errFd = mkstemp(errPath);
-  outPath_ = outPath;
-  errPath_ = errPath;
-  pid_ = fork();
+                                     const std::map<std::string, std::string>& env,
+                                     const std::string& outputPrefix) {
+  int outFd = -1, errFd = -1;
+  if (outputPrefix.empty()) {
+    char outPath[] = "/tmp/rm-test-bg-out-XXXXXX";
+    char errPath[] = "/tmp/rm-test-bg-err-XXXXXX";
+    outFd = ::mkostemp(outPath, O_CLOEXEC);
+    errFd = ::mkostemp(errPath, O_CLOEXEC);
+    outPath_ = outPath;
+    errPath_ = errPath;
+    temporary_ = true;
+  } else {
+    outPath_ = outputPrefix + ".out";
+    errPath_ = outputPrefix + ".err";
+    outFd = ::open(outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    errFd = ::open(errPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  }
+  if (outFd < 0 || errFd < 0) throw std::runtime_error("cannot create " + outPath_ + " or " + errPath_);
+  pid_ = ::fork();
   if (pid_ == 0) {
-    dup2(outFd, STDOUT_FILENO);
-    dup2(errFd, STDERR_FILENO);
-    int devNull = open("/dev/null", O_RDONLY);
-    dup2(devNull, STDIN_FILENO);
-    for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
+    ::setpgid(0, 0);
+    ::dup2(outFd, STDOUT_FILENO);
+    ::dup2(errFd, STDERR_FILENO);
+    int devNull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devNull, STDIN_FILENO);
+    for (const auto& [key, value] : env) ::setenv(key.c_str(), value.c_str(), 1);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    execv(args[0], args.data());
+    ::execv(args[0], args.data());
     std::perror("execv");
-    _exit(127);
+    ::_exit(127);
   }
-  close(outFd);
-  close(errFd);
+  ::close(outFd);
+  ::close(errFd);
+  if (pid_ < 0) throw std::runtime_error("cannot fork for " + argv.at(0));
 }
 
 BackgroundProcess::~BackgroundProcess() {
-  finish(SIGTERM, std::chrono::seconds(10));
-  unlink(outPath_.c_str());
-  unlink(errPath_.c_str());
+  if (running()) {
+    ::kill(-pid_, SIGTERM);
+    if (wait(std::chrono::seconds(10)).timedOut) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, &status_, 0);
+      reaped_ = true;
+    }
+  }
+  if (temporary_) {
+    ::unlink(outPath_.c_str());
+    ::unlink(errPath_.c_str());
+  }
 }
 
-ProcessResult BackgroundProcess::finish(int sig, std::chrono::milliseconds grace) {
+void BackgroundProcess::signal(int sig) const {
+  if (!reaped_) ::kill(pid_, sig);
+}
+
+bool BackgroundProcess::running() {
+  if (reaped_) return false;
+  if (::waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+ProcessResult BackgroundProcess::wait(std::chrono::milliseconds timeout) {
   ProcessResult result;
-  if (pid_ <= 0) return result;
-  kill(pid_, sig);
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + grace;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      result.timedOut = true;
-      break;
-    }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  pid_ = -1;
-  if (WIFEXITED(status) && !result.timedOut) result.exitCode = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.timedOut = running();
+  if (!result.timedOut) {
+    if (WIFEXITED(status_)) result.exitCode = WEXITSTATUS(status_);
+    if (WIFSIGNALED(status_)) result.signal = WTERMSIG(status_);
+  }
   result.out = out();
   result.err = err();
   return result;

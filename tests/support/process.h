@@ -22,24 +22,30 @@ ProcessResult runProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {},
                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
-// A child process that runs while the test does: started in the constructor with its output in files, ended
-// (SIGTERM, then SIGKILL after `grace`) by finish() or the destructor.
+// A child process running beside the test, its output into files: started at once, interrupted, waited for
+// with a limit, killed (with everything it started in its process group) when it goes out of scope.
 class BackgroundProcess {
  public:
-  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+  // `outputPrefix`: its output goes to PREFIX.out and PREFIX.err (kept); empty: to temporary files.
+  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                    const std::string& outputPrefix = {});
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
   int pid() const { return pid_; }
-  // Sends `sig` and waits up to `grace` for the process to end, then kills it. Returns how it ended.
-  ProcessResult finish(int sig, std::chrono::milliseconds grace = std::chrono::seconds(30));
-  // What it has printed so far.
+  void signal(int sig) const;
+  // The result once the process ended, or one with timedOut set (the process still runs) after `timeout`.
+  ProcessResult wait(std::chrono::milliseconds timeout);
+  bool running();
   std::string out() const;
   std::string err() const;
 
  private:
   int pid_ = -1;
+  bool reaped_ = false;
+  int status_ = 0;
+  bool temporary_ = false;
   std::string outPath_;
   std::string errPath_;
 };
