@@ -198,3 +198,42 @@ TEST(BadInput, ACheckpointFolderThatCannotBeWrittenIsNamedWithoutABacktrace) {
       << "LibTorch's stack frames reached the user: " << r.err;
   EXPECT_EQ(r.err.find("c10::"), std::string::npos) << r.err;
 }
+
+// Bytes are bytes: a rank that prints what is not UTF-8 (0xff), or a line longer than the agent's 16 KiB
+// pieces of characters of three bytes each, is shown and stored as text, U+FFFD in place of the bytes, and
+// the run ends with the program's exit and is stored as such, instead of a console that waits for ever (and a
+// run left "interrupted" with nothing stored when it is killed).
+TEST(BadInput, BytesARankPrintsThatAreNotUtf8EndTheRunAsText) {
+  TempDir dir("not-utf8");
+  const std::string replacement = "\xef\xbf\xbd";  // U+FFFD
+  std::string chinese;
+  for (int i = 0; i < 7000; ++i) chinese += "训";  // 21000 bytes, one line
+  ringmaster::test::writeFile(dir.file("long.txt"), chinese + "\n");
+  const std::string store = dir.file("runs.sqlite");
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--store", store, "--state-dir",
+                       dir.file("state"), "--no-instrument", "--", "/bin/sh", "-c",
+                       "printf '\\377bad\\n'; cat \"$0\"; printf 'cut \\350\\256\\n'; echo after; exit 3",
+                       dir.file("long.txt")},
+                      {}, std::chrono::seconds(60));
+  ASSERT_FALSE(r.timedOut) << "the console did not end: " << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("exited with code 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("[rank 0] " + replacement + "bad\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank 0] cut " + replacement + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank 0] after\n"), std::string::npos) << r.out;
+  // The long line comes in pieces cut between characters: together they are the line, with nothing replaced.
+  std::string pieces;
+  size_t lines = 0;
+  for (size_t at = 0; (at = r.out.find("[rank 0] 训", at)) != std::string::npos; ++lines) {
+    at += std::string("[rank 0] ").size();
+    const size_t end = r.out.find('\n', at);
+    pieces += r.out.substr(at, end - at);
+    at = end;
+  }
+  EXPECT_EQ(lines, 2u);
+  EXPECT_TRUE(pieces == chinese) << pieces.size() << " bytes of the line's " << chinese.size() << " arrived";
+
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", store});
+  EXPECT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("failed"), std::string::npos) << runs.out;
+}
