@@ -15,6 +15,7 @@
 
 #include "agent/local_socket.h"
 #include "agent/program_path.h"
+#include "agent/tls_files.h"
 #include "common/error.h"
 #include "common/record_checks.h"
 #include "common/runtime_dir.h"
@@ -456,8 +457,8 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
     std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
     if (!options.tlsCert.empty()) {
       grpc::SslServerCredentialsOptions ssl;
-      ssl.pem_key_cert_pairs.push_back(
-          {readSmallFile(options.tlsKey, "--tls-key"), readSmallFile(options.tlsCert, "--tls-cert")});
+      TlsKeyPair pair = readTlsKeyPair(options.tlsCert, options.tlsKey);  // checked: gRPC would only log
+      ssl.pem_key_cert_pairs.push_back({std::move(pair.keyPem), std::move(pair.certificatePem)});
       credentials = grpc::SslServerCredentials(ssl);
     }
     std::string host = options.listen;

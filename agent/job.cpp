@@ -19,12 +19,13 @@
 #include "agent/child_process.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
+#include "common/printable.h"
 
 namespace ringmaster::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxLineBytes = 16 * 1024;  // longer lines are cut into pieces of this size
+constexpr size_t kMaxLineBytes = 16 * 1024;  // longer lines are cut into pieces of at most this size
 constexpr size_t kMaxReadPerTurn = 1 << 20;  // one chatty rank cannot starve the others
 constexpr int kPollIntervalMs = 20;
 
@@ -227,7 +228,7 @@ v1::Record Job::rankState(const Rank& rank, v1::RankState::State state, const st
   }
   s->set_time_unix_ns(unixNs());
   s->set_host(setup_.hostname);
-  s->set_message(message);
+  s->set_message(validUtf8(message));
   s->set_stopped_by_agent(rank.stoppedByAgent);
   return record;
 }
@@ -238,7 +239,7 @@ v1::Record Job::agentLine(int rank, const std::string& text) const {
   line->set_rank(rank);
   line->set_stream(v1::LogLine::STREAM_AGENT);
   line->set_time_unix_ns(unixNs());
-  line->set_text(text);
+  line->set_text(validUtf8(text));  // it may quote a file name or a system's message
   return record;
 }
 
@@ -274,8 +275,17 @@ void Job::readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& ou
     line->set_rank(rank.rank);
     line->set_stream(stream == 0 ? v1::LogLine::STREAM_STDOUT : v1::LogLine::STREAM_STDERR);
     line->set_time_unix_ns(unixNs());
-    line->set_text(std::move(text));
+    line->set_text(isUtf8(text) ? std::move(text) : validUtf8(text));  // a program may print any bytes
     out.push_back(std::move(record));
+  };
+  // A line longer than kMaxLineBytes goes in pieces of at most that, cut between characters, not inside one.
+  auto emitLine = [&](std::string_view line) {
+    while (line.size() > kMaxLineBytes) {
+      const size_t cut = utf8Cut(line, kMaxLineBytes);
+      emit(std::string(line.substr(0, cut)));
+      line.remove_prefix(cut);
+    }
+    emit(std::string(line));
   };
   char buffer[65536];
   size_t total = 0;
@@ -294,12 +304,13 @@ void Job::readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& ou
     partial.append(buffer, static_cast<size_t>(n));
     size_t start = 0;
     for (size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
-      emit(partial.substr(start, nl - start));
+      emitLine(std::string_view(partial).substr(start, nl - start));
     }
     partial.erase(0, start);
     while (partial.size() >= kMaxLineBytes) {
-      emit(partial.substr(0, kMaxLineBytes));
-      partial.erase(0, kMaxLineBytes);
+      const size_t cut = utf8Cut(partial, kMaxLineBytes);
+      emit(partial.substr(0, cut));
+      partial.erase(0, cut);
     }
   }
 }

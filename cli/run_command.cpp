@@ -18,6 +18,7 @@
 #include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/printable.h"
+#include "console/outcome_text.h"
 #include "console/run_flags.h"
 #include "console/run_progress.h"
 #include "console/run_session.h"
@@ -268,6 +269,9 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
       std::cerr << "\n";
       return 0;
     case console::JobStatus::Stopped:
+      // A stop some host did not confirm says which.
+      if (outcome->message != console::text::kStoppedOnRequest)
+        std::cerr << ": " << printable(outcome->message);
       std::cerr << "\n";
       return 130;
     default:

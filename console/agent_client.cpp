@@ -53,7 +53,18 @@ AgentClient::AgentClient(AgentEndpoint endpoint) : endpoint_(resolveLocalAgent(s
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  stub_ = v1::Agent::NewStub(grpc::CreateCustomChannel(endpoint_.target(), credentials, args));
+  channel_ = grpc::CreateCustomChannel(endpoint_.target(), credentials, args);
+  stub_ = v1::Agent::NewStub(channel_);
+}
+
+std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> AgentClient::watchBytes(
+    grpc::ClientContext& context, const v1::WatchRequest& request) {
+  // The generated stub's own call, with the replies' bytes left for the caller to parse.
+  static const std::string name = "/" + std::string(v1::Agent::service_full_name()) + "/Watch";
+  static const grpc::internal::RpcMethod method(name.c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
+  return std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>>(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(channel_.get(), method, &context,
+                                                                    request));
 }
 
 void AgentClient::prepare(grpc::ClientContext& context) const {
@@ -164,11 +175,23 @@ void JournalFollower::run() {
     v1::WatchRequest request;
     request.set_job_id(jobId_);
     request.set_from_seq(nextSeq_);
-    auto reader = client_.stub().Watch(&context, request);
+    auto reader = client_.watchBytes(context, request);
+    grpc::ByteBuffer bytes;
     v1::WatchReply reply;
     bool finished = false;
     bool received = false;
-    while (reader->Read(&reply)) {
+    std::string unreadable;
+    while (reader->Read(&bytes)) {
+      if (!grpc::SerializationTraits<v1::WatchReply>::Deserialize(&bytes, &reply).ok()) {
+        // gRPC's own reader would end the loop here as if the stream had ended, and Finish() would then wait
+        // for ever: the agent's status comes only after the replies still on their way, which nobody reads.
+        unreadable =
+            "the agent at " + client_.endpoint().target() + " sent records after #" +
+            std::to_string(nextSeq_ - 1) +
+            " that this console cannot read (not a valid message); is it the same Ringmaster version?";
+        context.TryCancel();
+        break;
+      }
       received = true;
       {
         std::lock_guard lock(mutex_);
@@ -198,6 +221,11 @@ void JournalFollower::run() {
       return;
     }
     if (stopping_) break;
+    if (!unreadable.empty()) {
+      // Reading again from the same record would fail the same way.
+      onEnd_(grpc::Status(grpc::DATA_LOSS, unreadable));
+      return;
+    }
     if (permanent(status.error_code())) {
       onEnd_(status);
       return;

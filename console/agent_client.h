@@ -49,10 +49,14 @@ class AgentClient {
 
   // Adds the token to a call's metadata.
   void prepare(grpc::ClientContext& context) const;
-  v1::Agent::Stub& stub() { return *stub_; }
+  // Agent.Watch with each reply as the bytes that came, for a reader that tells a reply it cannot parse from
+  // the end of the stream.
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> watchBytes(grpc::ClientContext& context,
+                                                                   const v1::WatchRequest& request);
 
  private:
   AgentEndpoint endpoint_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Agent::Stub> stub_;
 };
 

@@ -5,8 +5,8 @@
 #include <cctype>
 
 #include "agent/agent_server.h"
+#include "agent/tls_files.h"
 #include "common/error.h"
-#include "common/small_file.h"
 
 namespace ringmaster::console {
 namespace {
@@ -29,14 +29,6 @@ int parsePort(const std::string& text, const std::string& address) {
     throw InputError("address " + address + ": '" + text + "' is not a TCP port (1-65535)");
   }
   return port;
-}
-
-std::string readCaFile(const std::string& path) {
-  std::string text = readSmallFile(path, "TLS CA");
-  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
-    throw InputError("TLS CA " + path + ": not a PEM certificate (no BEGIN CERTIFICATE line)");
-  }
-  return text;
 }
 
 }  // namespace
@@ -139,7 +131,7 @@ HostCheck checkHost(const std::string& address, const std::string& tokenFile, co
         throw InputError(why);
       }
     }
-    if (!tlsCaFile.empty()) check.endpoint.tlsCaPem = readCaFile(tlsCaFile);
+    if (!tlsCaFile.empty()) check.endpoint.tlsCaPem = agent::readCertificateFile(tlsCaFile, "TLS CA");
   } catch (const InputError& e) {
     check.message = e.what();
     return check;

@@ -339,6 +339,9 @@ void Launcher::stop(double graceS) {
   {
     std::lock_guard lock(mutex_);
     stopRequested_ = true;
+    const auto wait = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::max(0.0, graceS) + kStopConfirmS));
+    stopConfirmBy_ = std::min(stopConfirmBy_, Clock::now() + wait);
   }
   for (auto& host : hosts_) {
     if (host->launched) host->client->stop(plan_.jobId, graceS);
@@ -395,7 +398,10 @@ JobOutcome Launcher::outcomeLocked() const {
   }
   if (stopRequested_) {
     outcome.status = JobStatus::Stopped;
-    outcome.message = text::kStoppedOnRequest;
+    outcome.message =
+        unconfirmedHosts_.empty()
+            ? std::string(text::kStoppedOnRequest)
+            : fillPattern(text::kStopNotConfirmed, {unconfirmedHosts_, std::to_string(kStopConfirmS)});
     return outcome;
   }
   for (int rank = 0; rank < static_cast<int>(plan_.spec.world_size()); ++rank) {
@@ -439,6 +445,19 @@ std::optional<JobOutcome> Launcher::waitFor(std::chrono::milliseconds timeout) {
         stopAllAfterFailure();
         lock.lock();
       }
+    }
+    if (stopRequested_ && now >= stopConfirmBy_) {
+      std::vector<JournalFollower*> letGo;
+      for (auto& host : hosts_) {
+        if (host->finished) continue;
+        host->finished = true;
+        unconfirmedHosts_ += (unconfirmedHosts_.empty() ? "" : ", ") + placements_[host->index].host;
+        if (host->follower) letGo.push_back(host->follower.get());
+      }
+      lock.unlock();
+      for (auto* follower : letGo) follower->stop();
+      lock.lock();
+      continue;
     }
     changed_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(250)));
   }

@@ -100,7 +100,10 @@ class Launcher {
   void addSink(RecordSink* sink);
   // Checks the hosts, starts the ranks, begins watching. Throws LaunchError, or InputError for a bad plan.
   void start();
-  // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns at once.
+  // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns once each host answered. A
+  // host that has not confirmed the end (its journal's last record) kStopConfirmS after the grace is let go
+  // of, so that a stop always ends the run: an agent that hangs, or a stream that does, cannot keep the
+  // console waiting.
   void stop(double graceS = 5);
   // Lets go of a job on remote hosts without stopping it: watching ends, the ranks run on under their agents,
   // and the outcome is Detached. Returns false (and does nothing) for a job on the embedded agent, whose
@@ -124,6 +127,7 @@ class Launcher {
   JournalFollower& follower(size_t host);
   // Seconds a host may stay unreachable during a run before the job is given up as failed.
   static constexpr int kHostLostAfterS = 30;
+  static constexpr int kStopConfirmS = 10;
 
  private:
   struct Host;
@@ -147,6 +151,8 @@ class Launcher {
   std::condition_variable changed_;
   bool started_ = false;
   bool stopRequested_ = false;
+  std::chrono::steady_clock::time_point stopConfirmBy_ = std::chrono::steady_clock::time_point::max();
+  std::string unconfirmedHosts_;  // let go of after a stop: "node2, node3"
   bool detached_ = false;
   bool stoppingAfterFailure_ = false;
   std::string lostHost_;

@@ -16,6 +16,9 @@ const char kExitedWithCode[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "exit
 const char kExitedNormally[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "exited normally");
 const char kEveryRankFinished[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "every rank finished");
 const char kStoppedOnRequest[] = QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "stopped on request");
+const char kStopNotConfirmed[] = QT_TRANSLATE_NOOP(
+    "ringmaster::RunOutcome",
+    "stopped on request; host %1 did not confirm within %2 s that its ranks ended: they may still run there");
 const char kLeftRunning[] =
     QT_TRANSLATE_NOOP("ringmaster::RunOutcome", "left running on its hosts; their agents keep its journal");
 const char kNeverReportedExit[] =
@@ -55,6 +58,7 @@ const std::vector<PatternEntry>& outcomePatterns() {
         {kExitedNormally},
         {kEveryRankFinished},
         {kStoppedOnRequest},
+        {kStopNotConfirmed},
         {kLeftRunning},
         {kNeverReportedExit},
         {kLostHost},

@@ -22,6 +22,7 @@ extern const char kExitedWithCode[];
 extern const char kExitedNormally[];
 extern const char kEveryRankFinished[];
 extern const char kStoppedOnRequest[];
+extern const char kStopNotConfirmed[];  // %1: the hosts that did not
 extern const char kLeftRunning[];
 extern const char kNeverReportedExit[];
 extern const char kLostHost[];

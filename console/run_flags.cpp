@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "agent/agent_server.h"
+#include "agent/tls_files.h"
 #include "common/error.h"
 #include "common/host_list.h"
-#include "common/small_file.h"
 #include "console/run_session.h"
 #include "jobflags/job_flags.h"
 
@@ -398,7 +398,7 @@ LaunchPlan launchPlan(const RunFlags& flags) {
   if (!flags.hostfile.empty()) plan.hosts = readHostfile(flags.hostfile);
   plan.agentPort = flags.agentPort;
   if (!flags.tokenFile.empty()) plan.token = agent::readTokenFile(flags.tokenFile);
-  if (!flags.tlsCa.empty()) plan.tlsCaPem = readSmallFile(flags.tlsCa, "--tls-ca");
+  if (!flags.tlsCa.empty()) plan.tlsCaPem = agent::readCertificateFile(flags.tlsCa, "--tls-ca");
   plan.jobId = flags.jobId;
   plan.workerPath = flags.worker;
   plan.stateDir = flags.stateDir;

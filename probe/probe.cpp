@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/printable.h"
 #include "worker/clock_sync.h"
 #include "worker/probe.h"
 #include "worker/process_memory.h"
@@ -223,7 +224,7 @@ class Probe::Impl {
     auto* scalar = record.mutable_scalar();
     scalar->set_rank(probe_->rank());
     scalar->set_step(step);
-    scalar->set_name(name);
+    scalar->set_name(validUtf8(name));  // the agent could not read a record whose name is not UTF-8
     scalar->set_value(value);
     probe_->record(std::move(record));
   }

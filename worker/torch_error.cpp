@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include "common/printable.h"
+
 namespace ringmaster::worker {
 
 std::string torchErrorReason(const std::exception& e) {
@@ -19,8 +21,9 @@ std::string torchErrorReason(const std::exception& e) {
     }
   }
   std::string text = reason.empty() ? first : reason;
-  if (text.size() > 400) text = text.substr(0, 400) + "...";
-  return text;
+  if (text.size() > 400) text = text.substr(0, utf8Cut(text, 400)) + "...";
+  // LibTorch quotes what it could not parse, bytes of a damaged model file among them.
+  return validUtf8(text);
 }
 
 }  // namespace ringmaster::worker

@@ -875,6 +875,10 @@
         <source>%1; host %2 gone, and the %3 ranks left are fewer than --min-ranks %4</source>
         <translation>%1；主机 %2 已丢失，剩余的 %3 个 rank 少于 --min-ranks %4</translation>
     </message>
+    <message>
+        <source>stopped on request; host %1 did not confirm within %2 s that its ranks ended: they may still run there</source>
+        <translation>已按请求停止；主机 %1 未在 %2 秒内确认其 rank 已结束：它们可能仍在那里运行</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Validation</name>

@@ -17,9 +17,11 @@
 #include "common/run_store.h"
 #include "gui/command_line.h"
 #include "gui/dashboard_page.h"
+#include "gui/live_run.h"
 #include "gui/main_window.h"
 #include "gui/series_chart.h"
 #include "tests/integration/agent_test_support.h"
+#include "tests/integration/scripted_agent.h"
 #include "tests/support/console_test.h"
 #include "tests/support/process.h"
 
@@ -225,6 +227,39 @@ TEST_F(LiveControlsTest, TheProgramWithRunFlagsRunsTheJobAndShowsIt) {
   const auto bad = test::runProcess({gui, "--run", "--", "-np", "2", "--engine", "nope"}, env);
   EXPECT_EQ(bad.exitCode, 2);
   EXPECT_NE(bad.err.find("--engine"), std::string::npos) << bad.err;
+}
+
+// Stopping a remote run whose host takes the stop but never ends the job (its job hangs, its watch stream
+// stays open), as the window's close does ("Stop it", then the run's destructor waits for it): the run still
+// ends, as stopped, saying which host did not confirm, so that the window can close.
+TEST_F(LiveControlsTest, StoppingARunWhoseHostNeverConfirmsStillEndsIt) {
+  v1::WatchReply running;
+  auto* record = running.mutable_batch()->add_records();
+  record->set_seq(1);
+  record->mutable_rank_state()->set_state(v1::RankState::STATE_RUNNING);
+  std::unique_ptr<LiveRun> run;  // outlives the agent, whose going ends a wait on it
+  auto live = std::make_unique<test::ScriptedAgent>(test::ScriptedAgent::sendsThenHangs(running));
+  console::LaunchPlan plan;
+  plan.spec = test::smallJob(1, 5);
+  plan.hosts = {{"127.0.0.1", 1}};
+  plan.agentPort = live->port();
+  plan.token = test::ScriptedAgent::kToken;
+  run = std::make_unique<LiveRun>(plan, options.storePath, LiveRun::OnRecords{});
+  QString status, message;
+  QObject::connect(run.get(), &LiveRun::ended, [&](const QString& s, const QString& m) {
+    status = s;
+    message = m;
+  });
+  run->start();
+  ASSERT_TRUE(test::waitUntil([&] { return live->watches() == 1; }, 60'000));
+  run->stop();
+  EXPECT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, 120'000))
+      << "the run waits for ever for its host";
+  EXPECT_EQ(status.toStdString(), "stopped");
+  EXPECT_TRUE(message.contains(QStringLiteral("host 127.0.0.1 did not confirm"))) << message.toStdString();
+  RunStore store(options.storePath.toStdString());
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].status, "stopped");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "agent/agent_server.h"
 #include "agent/host_info.h"
@@ -16,6 +17,7 @@
 #include "console/agent_client.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
 #include "tests/integration/agent_test_support.h"
+#include "tests/integration/scripted_agent.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -570,6 +572,67 @@ TEST(AgentService, OldJournalsAreRemovedAtStart) {
   { agent::AgentServer server(options); }
   EXPECT_FALSE(std::filesystem::exists(jobs / "last-month"));
   EXPECT_TRUE(std::filesystem::exists(jobs / "yesterday" / "journal"));
+}
+
+// A reply protobuf cannot parse (a log line with bytes that are not UTF-8, as agents sent what a rank printed
+// before they made it UTF-8): gRPC's reader stops at it as if the stream had ended, and Finish() then waits
+// for a status the transport hands over only once the replies queued behind the bad one are read, that is for
+// ever; with nothing behind it the stream looks ended and a follower would read it again and again. Either
+// way the follower ends, with DATA_LOSS naming the agent, after one try.
+TEST(AgentService, AReplyTheConsoleCannotReadEndsTheFollowerNamingTheAgent) {
+  auto reply = [](uint64_t seq, bool readable, bool last) {
+    v1::WatchReply r;
+    auto* record = r.mutable_batch()->add_records();
+    record->set_seq(seq);
+    if (readable) {
+      record->mutable_rank_state()->set_state(last ? v1::RankState::STATE_EXITED
+                                                   : v1::RankState::STATE_RUNNING);
+    } else {
+      record->mutable_log()->set_text("\377bad");  // protobuf logs it, and sends it all the same
+    }
+    r.set_job_finished(last);
+    return r;
+  };
+  for (const bool moreBehind : {true, false}) {
+    SCOPED_TRACE(moreBehind ? "replies behind the bad one" : "the bad reply last");
+    ScriptedAgent agent(
+        [&](grpc::ServerContext&, grpc::ServerWriter<v1::WatchReply>& writer, const std::atomic<bool>&) {
+          writer.Write(reply(1, true, false));
+          writer.Write(reply(2, false, false));
+          if (moreBehind) writer.Write(reply(3, true, true));
+        });
+    console::AgentClient client({"127.0.0.1", agent.port(), ScriptedAgent::kToken, ""});
+    std::mutex mutex;
+    std::vector<v1::Record> records;
+    std::optional<grpc::Status> end;
+    {
+      console::JournalFollower follower(
+          client, "unreadable", 1,
+          [&](const std::vector<v1::Record>& r) {
+            std::lock_guard lock(mutex);
+            records.insert(records.end(), r.begin(), r.end());
+          },
+          [&](const grpc::Status& s) {
+            std::lock_guard lock(mutex);
+            end = s;
+          });
+      EXPECT_TRUE(eventually(
+          [&] {
+            std::lock_guard lock(mutex);
+            return end.has_value();
+          },
+          30s))
+          << "the follower did not end (" << agent.watches() << " tries)";
+    }
+    ASSERT_TRUE(end);
+    EXPECT_EQ(end->error_code(), grpc::DATA_LOSS) << end->error_message();
+    EXPECT_NE(end->error_message().find("the agent at 127.0.0.1:" + std::to_string(agent.port()) +
+                                        " sent records after #1 that this console cannot read"),
+              std::string::npos)
+        << end->error_message();
+    EXPECT_EQ(records.size(), 1u);
+    EXPECT_EQ(agent.watches(), 1) << "reading from the same record again fails the same way";
+  }
 }
 
 // TLS with a token: a console that trusts the agent's certificate gets in; one that speaks plaintext, or

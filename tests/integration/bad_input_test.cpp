@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include "tests/support/files.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -200,4 +202,158 @@ TEST(BadInput, ACheckpointFolderThatCannotBeWrittenIsNamedWithoutABacktrace) {
   EXPECT_EQ(r.err.find("frame #"), std::string::npos)
       << "LibTorch's stack frames reached the user: " << r.err;
   EXPECT_EQ(r.err.find("c10::"), std::string::npos) << r.err;
+}
+
+// TLS files are read and checked before gRPC sees them: a file that is not a certificate, not a key, or a key
+// of another certificate is named with what is wrong (exit 2), and none of gRPC's own log lines ("E1201
+// 21:13:33.37 ssl_transport_security.cc:846] Invalid cert chain file.") reaches the user.
+TEST(BadInput, TlsFilesThatAreNotACertificateOrItsKeyAreNamed) {
+  TempDir dir("bad-tls");
+  auto makePair = [&](const std::string& name) {
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+        dir.file(name + ".key") + " -out " + dir.file(name + ".pem") + " >/dev/null 2>&1";
+    return std::system(command.c_str()) == 0;
+  };
+  if (!makePair("agent") || !makePair("other")) {
+    GTEST_SKIP() << "openssl could not make a test certificate (scripts/install-deps installs openssl)";
+  }
+  const std::string cert = dir.file("agent.pem"), key = dir.file("agent.key"),
+                    otherKey = dir.file("other.key");
+  const std::string garbage = dir.file("garbage.pem");
+  ringmaster::test::writeFile(garbage, "this is not a certificate\n");
+  const std::string broken = dir.file("broken.pem");
+  ringmaster::test::writeFile(broken,
+                              "-----BEGIN CERTIFICATE-----\nnot base64 at all!\n-----END CERTIFICATE-----\n");
+
+  const std::string brokenKey = dir.file("broken.key");
+  ringmaster::test::writeFile(brokenKey,
+                              "-----BEGIN PRIVATE KEY-----\nnot base64 at all!\n-----END PRIVATE KEY-----\n");
+  const std::string lockedKey = dir.file("locked.key");
+  ASSERT_EQ(
+      std::system(("openssl pkey -in " + key + " -aes256 -passout pass:secret -out " + lockedKey).c_str()),
+      0);
+
+  struct TlsCase {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  auto expectNamed = [](const std::vector<std::string>& argv, const std::string& says) {
+    auto r = runProcess(argv, {}, std::chrono::seconds(30));
+    std::string shown;
+    for (const auto& a : argv) shown += a + " ";
+    EXPECT_FALSE(r.timedOut) << shown << "did not end";
+    EXPECT_EQ(r.exitCode, 2) << shown << ": " << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos)
+        << shown << "- stderr does not say " << says << ": " << r.err;
+    EXPECT_EQ(r.err.find(".cc:"), std::string::npos) << shown << "- gRPC's log reached the user: " << r.err;
+    EXPECT_EQ(r.err.find("port is in use"), std::string::npos) << shown << ": " << r.err;
+  };
+  const std::string port = std::to_string(ringmaster::test::freePort());
+  // TLS serves consoles over TCP, which only an agent with a token does.
+  const std::string token = dir.file("token");
+  ringmaster::test::writeFile(token, "tls-test-token\n");
+  for (const TlsCase& c : {
+           TlsCase{
+               {"--tls-cert", garbage, "--tls-key", key},
+               "--tls-cert " + garbage + ": not a PEM certificate (no -----BEGIN CERTIFICATE----- block)"},
+           TlsCase{{"--tls-cert", broken, "--tls-key", key},
+                   "--tls-cert " + broken + ": a certificate in it cannot be read"},
+           TlsCase{{"--tls-cert", key, "--tls-key", key},
+                   "not a PEM certificate (no -----BEGIN CERTIFICATE----- "
+                   "block); it holds a private key"},
+           TlsCase{{"--tls-cert", cert, "--tls-key", garbage},
+                   "--tls-key " + garbage + ": not a PEM private key (no -----BEGIN PRIVATE KEY----- block)"},
+           TlsCase{{"--tls-cert", cert, "--tls-key", cert}, "--tls-key " + cert + ": not a PEM private key"},
+           TlsCase{{"--tls-cert", cert, "--tls-key", brokenKey},
+                   "--tls-key " + brokenKey + ": the private key in it cannot be read"},
+           TlsCase{{"--tls-cert", cert, "--tls-key", lockedKey},
+                   "--tls-key " + lockedKey + ": the key is protected by a passphrase"},
+           TlsCase{{"--tls-cert", cert, "--tls-key", otherKey},
+                   "--tls-key " + otherKey + ": not the key of the certificate in --tls-cert " + cert},
+       }) {
+    std::vector<std::string> argv = {binPath("ringmaster-agent"), "--port", port, "--state-dir",
+                                     dir.file("agent-state"), "--token-file", token};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    expectNamed(argv, c.says);
+  }
+  for (const TlsCase& c : {
+           TlsCase{{"--tls-ca", garbage},
+                   "--tls-ca " + garbage + ": not a PEM certificate (no -----BEGIN CERTIFICATE----- block)"},
+           TlsCase{{"--tls-ca", broken}, "--tls-ca " + broken + ": a certificate in it cannot be read"},
+           TlsCase{{"--tls-ca", key}, "--tls-ca " + key + ": not a PEM certificate"},
+       }) {
+    std::vector<std::string> argv = {binPath("ringmaster"),
+                                     "run",
+                                     "-np",
+                                     "1",
+                                     "-H",
+                                     "127.0.0.1:1",
+                                     "--agent-port",
+                                     port,
+                                     "--no-store",
+                                     "--state-dir",
+                                     dir.file("console-state")};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    argv.insert(argv.end(), {"--", "/bin/true"});
+    expectNamed(argv, c.says);
+  }
+
+  // The pair openssl made is taken: the agent listens with it, and a console trusting it gets in.
+  const std::string agentLog = dir.file("agent.log");
+  auto served = runProcess(
+      {"/bin/sh", "-c",
+       "\"$0\" --port \"$1\" --state-dir \"$2\" --tls-cert \"$3\" --tls-key \"$4\" --allow-program /bin/echo "
+       "--token-file \"$7\" 2>\"$5\" & agent=$!; "
+       "until grep -q 'serving consoles on' \"$5\" || ! kill -0 $agent 2>/dev/null; do sleep 0.1; done; "
+       "\"$6\" run -np 1 -H 127.0.0.1:1 --agent-port \"$1\" --tls-ca \"$3\" --token-file \"$7\" --no-store "
+       "--no-instrument -- /bin/echo trusted; status=$?; kill $agent; wait $agent; cat \"$5\" >&2; exit $status",
+       binPath("ringmaster-agent"), port, dir.file("agent-state"), cert, key, agentLog,
+       binPath("ringmaster"), token},
+      {}, std::chrono::seconds(120));
+  ASSERT_FALSE(served.timedOut) << served.err;
+  EXPECT_NE(served.err.find("serving consoles on 127.0.0.1:" + port + " (token required, TLS)"), std::string::npos)
+      << served.err;
+  EXPECT_EQ(served.exitCode, 0) << served.out << served.err;
+  EXPECT_NE(served.out.find("trusted"), std::string::npos) << served.out << served.err;
+}
+
+// Bytes are bytes: a rank that prints what is not UTF-8 (0xff), or a line longer than the agent's 16 KiB
+// pieces of characters of three bytes each, is shown and stored as text, U+FFFD in place of the bytes, and
+// the run ends with the program's exit and is stored as such, instead of a console that waits for ever (and a
+// run left "interrupted" with nothing stored when it is killed).
+TEST(BadInput, BytesARankPrintsThatAreNotUtf8EndTheRunAsText) {
+  TempDir dir("not-utf8");
+  const std::string replacement = "\xef\xbf\xbd";  // U+FFFD
+  std::string chinese;
+  for (int i = 0; i < 7000; ++i) chinese += "训";  // 21000 bytes, one line
+  ringmaster::test::writeFile(dir.file("long.txt"), chinese + "\n");
+  const std::string store = dir.file("runs.sqlite");
+  auto r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--store", store, "--state-dir",
+                       dir.file("state"), "--no-instrument", "--", "/bin/sh", "-c",
+                       "printf '\\377bad\\n'; cat \"$0\"; printf 'cut \\350\\256\\n'; echo after; exit 3",
+                       dir.file("long.txt")},
+                      {}, std::chrono::seconds(60));
+  ASSERT_FALSE(r.timedOut) << "the console did not end: " << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("exited with code 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("[rank 0] " + replacement + "bad\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank 0] cut " + replacement + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank 0] after\n"), std::string::npos) << r.out;
+  // The long line comes in pieces cut between characters: together they are the line, with nothing replaced.
+  std::string pieces;
+  size_t lines = 0;
+  for (size_t at = 0; (at = r.out.find("[rank 0] 训", at)) != std::string::npos; ++lines) {
+    at += std::string("[rank 0] ").size();
+    const size_t end = r.out.find('\n', at);
+    pieces += r.out.substr(at, end - at);
+    at = end;
+  }
+  EXPECT_EQ(lines, 2u);
+  EXPECT_TRUE(pieces == chinese) << pieces.size() << " bytes of the line's " << chinese.size() << " arrived";
+
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", store});
+  EXPECT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("failed"), std::string::npos) << runs.out;
 }

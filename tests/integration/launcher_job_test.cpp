@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Whole jobs through the launcher and an embedded agent: success, a rank killed, a watcher that reconnects.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <QFile>
 #include <algorithm>
@@ -11,8 +14,10 @@
 #include "common/json.h"
 #include "console/agent_client.h"
 #include "console/launcher.h"
+#include "console/outcome_text.h"
 #include "console/run_summary.h"
 #include "tests/integration/agent_test_support.h"
+#include "tests/integration/scripted_agent.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;
@@ -168,6 +173,91 @@ TEST(LauncherJob, ARemoteJobLetGoOfTrainsOnUnderItsAgent) {
   auto outcome = local.waitFor(60s);
   ASSERT_TRUE(outcome);
   EXPECT_EQ(outcome->status, console::JobStatus::Stopped);
+}
+
+// An agent that takes the stop but never ends the job (its job hangs, its stream stays open and answers
+// keepalives): the launcher lets the host go kStopConfirmS after the grace, so that a stop (Ctrl-C, SIGTERM,
+// closing the window) always ends the run, as stopped, naming the host.
+TEST(LauncherJob, AStopAHostNeverConfirmsStillEndsTheRun) {
+  v1::WatchReply running;
+  auto* started = running.mutable_batch()->add_records();
+  started->set_seq(1);
+  started->mutable_rank_state()->set_state(v1::RankState::STATE_RUNNING);
+  ScriptedAgent agent(ScriptedAgent::sendsThenHangs(running));
+  TempDir dir("launch-unconfirmed");
+  console::LaunchPlan plan = localPlan(dir, smallJob(1, 5));
+  plan.hosts = {{"127.0.0.1", 1}};
+  plan.agentPort = agent.port();
+  plan.token = ScriptedAgent::kToken;
+  console::Launcher launcher(plan);
+  launcher.start();
+  ASSERT_TRUE(eventually([&] { return agent.watches() == 1; }, 30s));
+  launcher.stop(0.1);
+  EXPECT_EQ(agent.stops(), 1);
+  auto outcome = launcher.waitFor(120s);
+  ASSERT_TRUE(outcome) << "the run waits for ever for a host that never confirms the stop";
+  EXPECT_EQ(outcome->status, console::JobStatus::Stopped) << outcome->message;
+  EXPECT_EQ(outcome->message, fillPattern(console::text::kStopNotConfirmed,
+                                          {"127.0.0.1", std::to_string(console::Launcher::kStopConfirmS)}));
+}
+
+// `ringmaster run` against that agent, sent SIGTERM while it follows the stuck stream: the console asks the
+// host to stop, lets it go when it never confirms, and exits 130 saying so.
+TEST(LauncherJob, SigtermEndsRingmasterRunWhileAHostNeverConfirmsTheStop) {
+  v1::WatchReply running;
+  auto* started = running.mutable_batch()->add_records();
+  started->set_seq(1);
+  started->mutable_rank_state()->set_state(v1::RankState::STATE_RUNNING);
+  ScriptedAgent agent(ScriptedAgent::sendsThenHangs(running));
+  TempDir dir("run-sigterm");
+  writeFile(dir.file("token"), ScriptedAgent::kToken);
+  const std::string err = dir.file("stderr");
+  std::vector<std::string> argv = {binPath("ringmaster"),
+                                   "run",
+                                   "-np",
+                                   "1",
+                                   "-H",
+                                   "127.0.0.1:1",
+                                   "--agent-port",
+                                   std::to_string(agent.port()),
+                                   "--token-file",
+                                   dir.file("token"),
+                                   "--no-store",
+                                   "--state-dir",
+                                   dir.file("state"),
+                                   "--",
+                                   "/bin/sleep",
+                                   "1000"};
+  const pid_t console = ::fork();
+  if (console == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, STDERR_FILENO);
+    ::dup2(fd, STDOUT_FILENO);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(console, 0);
+  ASSERT_TRUE(eventually([&] { return agent.watches() == 1; }, 60s)) << readFile(err);
+  ASSERT_EQ(::kill(console, SIGTERM), 0);
+  int status = 0;
+  const bool ended = eventually([&] { return ::waitpid(console, &status, WNOHANG) == console; }, 120s);
+  if (!ended) {
+    ::kill(console, SIGKILL);
+    ::waitpid(console, &status, 0);
+  }
+  const std::string said = readFile(err);
+  ASSERT_TRUE(ended) << "ringmaster run did not end after SIGTERM: " << said;
+  ASSERT_TRUE(WIFEXITED(status)) << said;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << said;
+  EXPECT_EQ(agent.stops(), 1) << said;
+  EXPECT_NE(
+      said.find("stopped: stopped on request; host 127.0.0.1 did not confirm within 10 s that its ranks "
+                "ended: they may still run there"),
+      std::string::npos)
+      << said;
 }
 
 }  // namespace

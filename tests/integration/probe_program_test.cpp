@@ -36,6 +36,8 @@ class ProbeProgram : public ProgramRunTest {
   }
 };
 
+// Every record arrives, those sent with a scalar whose name is not UTF-8 among them (probe_steps logs one at
+// the end: the probe makes the name UTF-8, which the agent needs to read the batch at all).
 TEST_F(ProbeProgram, EveryStepPhaseAllreduceMemoryAndLossArrivesPerRank) {
   const int steps = 12;
   const std::string trace = dir_.file("trace.json");

@@ -23,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using Flags = std::vector<std::string>;
 
-const std::string kPython = "/usr/bin/python3";  // Debian's, the one python3-torch is installed for
+const std::string kPython = "/usr/bin/python3";   // Debian's, the one python3-torch is installed for
+const std::string kReplacement = "\xef\xbf\xbd";  // U+FFFD, in place of bytes that are not UTF-8
 
 Flags operator+(Flags a, const Flags& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -195,6 +196,10 @@ TEST_F(TorchScript, BadInputsExitTwoNamingTheProblemAndLeaveNothing) {
        {"--model", file("broken/frozen.pt"), "--data", npy},
        "parameter 'stem.weight' does not require grad"},
       {"tuple output", {"--model", file("broken/returns_tuple.pt"), "--data", npy}, "not one tensor"},
+      {"damaged code",
+       {"--model", file("broken/damaged.pt"), "--data", npy},
+       file("broken/damaged.pt") + ": not a TorchScript file (expected a valid token but found '" +
+           kReplacement + "' here"},
       {"float targets for cross-entropy",
        {"--model", file("model.pt"), "--data", "npy:" + file("npy_targets")},
        "cross-entropy needs int64 class labels"},
@@ -249,6 +254,28 @@ TEST_F(TorchScript, RingmasterRunRefusesBadModels) {
   EXPECT_EQ(runs.front().status, "failed");
   EXPECT_EQ(runs.front().name, "frozen.pt ddp x2");
   EXPECT_EQ(runs.front().spec.model_path(), file("broken/frozen.pt"));
+}
+
+// A damaged model file whose bytes LibTorch quotes in its error (0xff, not UTF-8): the run ends as failed
+// with the rank's sentence, the bytes shown as U+FFFD, instead of a console waiting for ever on a record it
+// cannot read.
+TEST_F(TorchScript, RingmasterRunShowsTheBytesADamagedModelQuotesAsText) {
+  const TempDir scratch("torchscript-damaged");
+  const std::string store = scratch.file("runs.sqlite");
+  auto r = runProcess(
+      {binPath("ringmaster"), "run", "-np", "1", "--state-dir", scratch.file("state"), "--store", store,
+       "--model", file("broken/damaged.pt"), "--data", "npy:" + file("npy"), "--steps", "2"},
+      {{"OMP_NUM_THREADS", "1"}}, std::chrono::seconds(120));
+  ASSERT_FALSE(r.timedOut) << "the console did not end: " << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("exited with code 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("damaged.pt: not a TorchScript file (expected a valid token but found '" +
+                       kReplacement + "' here"),
+            std::string::npos)
+      << r.err;
+  auto runs = RunStore(store).runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs.front().status, "failed");
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ class RINGMASTER_PROBE_API Probe {
   void allreduce(uint64_t bytes, int64_t startNs, int64_t endNs, uint32_t bucket = 0, uint32_t tensors = 1);
 
   // A named value of the step in progress, or of the step that just ended. "loss" is also the step's loss;
-  // "accuracy" or "test_accuracy" the rank's accuracy in its summary.
+  // "accuracy" or "test_accuracy" the rank's accuracy in its summary. A name is UTF-8 text; other bytes in it
+  // become U+FFFD.
   void log(const std::string& name, double value);
 
   // The console asked the run to stop: finish this step and leave the training loop.

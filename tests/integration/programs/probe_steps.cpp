@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A user's C++ program that reports through Ringmaster::probe what a test can predict: each rank's steps with
-// 16 + rank samples, a loss of 1 / (step + 1), two all-reduces of known sizes, and time in every phase. No
-// LibTorch: the tests that run it stay quick.
+// 16 + rank samples, a loss of 1 / (step + 1), two all-reduces of known sizes, time in every phase, and at
+// the end a scalar whose name is not UTF-8 and an accuracy of 0.75. No LibTorch: the tests that run it stay
+// quick.
 //
 //   probe_steps STEPS [STALL_RANK:STEP:SECONDS]
 //
@@ -49,6 +50,7 @@ void train(ringmaster::Probe& probe, int steps, int stallRank, int stallStep, in
     }
     probe.log("loss", 1.0 / (s + 1));  // after the step's scope: still that step's loss
   }
+  probe.log("grad norm \xff", 1.0);  // a name that is not UTF-8, as a program may make of its own data
   probe.log("accuracy", 0.75);
 }
 

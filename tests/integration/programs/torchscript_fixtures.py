@@ -5,9 +5,10 @@
     all DIR       model.pt: a small CNN with batch-norm and a residual connection, torch.jit.script'ed, for 1x28x28
                   inputs and 10 classes; model_rgb.pt: the same for 3 channels; broken/: models Ringmaster must
                   refuse (frozen.pt has a parameter without grad, no_parameters.pt, returns_tuple.pt, state_dict.pt
-                  from torch.save); npy/, npy_uint8/, npy_targets/: train_x.npy, train_y.npy, test_x.npy,
-                  test_y.npy with 1x28x28 inputs (a bright square per class under noise; float32, or uint8) and
-                  int64 labels, or float32 targets (a fixed linear function of the inputs)
+                  from torch.save, damaged.pt whose code has bytes that are not UTF-8); npy/, npy_uint8/,
+                  npy_targets/: train_x.npy, train_y.npy, test_x.npy, test_y.npy with 1x28x28 inputs (a bright
+                  square per class under noise; float32, or uint8) and int64 labels, or float32 targets (a fixed
+                  linear function of the inputs)
     reference MODEL.pt DIR --steps K --batch B --lr LR --momentum M --seed S [--ranks 2]
                   the same training in PyTorch's own DistributedDataParallel (gloo); prints JSON with rank 0's
                   loss at the first and the last step
@@ -18,6 +19,7 @@ import json
 import os
 import socket
 import sys
+import zipfile
 
 import numpy as np
 import torch
@@ -76,6 +78,20 @@ def make_broken(folder: str) -> None:
 
     torch.jit.script(ReturnsTuple()).save(os.path.join(folder, "returns_tuple.pt"))
     torch.save(ResidualCnn().state_dict(), os.path.join(folder, "state_dict.pt"))
+    damage(os.path.join(folder, "model_for_damage.pt"), os.path.join(folder, "damaged.pt"))
+
+
+def damage(scratch: str, path: str) -> None:
+    """damaged.pt: a scripted model whose code has bytes that are not UTF-8 (0xff 0xfe) after its class name,
+    as a bad disk or a bad copy leaves it; LibTorch quotes them in its error."""
+    make_model(scratch, channels=1)
+    with zipfile.ZipFile(scratch) as whole, zipfile.ZipFile(path, "w") as damaged:
+        for entry in whole.infolist():
+            data = whole.read(entry.filename)
+            if "/code/" in entry.filename and entry.filename.endswith(".py"):
+                data = data.replace(b"class ResidualCnn(", b"class ResidualCnn\xff\xfe(")
+            damaged.writestr(entry, data)
+    os.remove(scratch)
 
 
 def make_npy(folder: str, samples: int, uint8: bool, targets: bool) -> None:
