@@ -32,10 +32,14 @@ Agent::Agent(AgentConfig config) : config_(std::move(config)) {
 }
 
 int Agent::pruneOldJournals() {
-  if (config_.keepJournalsDays <= 0) return 0;
-  const auto cutoff = fs::file_time_type::clock::now() -
-                      std::chrono::duration_cast<fs::file_time_type::duration>(
-                          std::chrono::duration<double>(config_.keepJournalsDays * 86400.0));
+  // Ages are compared in seconds as doubles: a retention or a file time beyond the clock's range of about 292
+  // years cannot wrap around and make every journal look old. Not a positive number (0, NaN): keep them all.
+  const double keepS = config_.keepJournalsDays * 86400.0;
+  if (!(keepS > 0)) return 0;
+  const auto secondsOf = [](fs::file_time_type time) {
+    return std::chrono::duration<double>(time.time_since_epoch()).count();
+  };
+  const double now = secondsOf(fs::file_time_type::clock::now());
   int removed = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(config_.stateDir) / "jobs", ec)) {
@@ -45,7 +49,7 @@ int Agent::pruneOldJournals() {
     std::error_code timeError;
     auto written = fs::last_write_time(entry.path() / "journal", timeError);
     if (timeError) written = fs::last_write_time(entry.path(), timeError);
-    if (timeError || written > cutoff) continue;
+    if (timeError || now - secondsOf(written) <= keepS) continue;
     {
       std::lock_guard lock(mutex_);
       if (jobs_.count(jobId)) continue;  // launched by this agent: kept while it runs

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/agent_options.h"
 
+#include <sstream>
+
 namespace ringmaster::agent {
 
 bool isLoopbackAddress(const std::string& address) {
@@ -17,9 +19,11 @@ std::string checkAgentOptions(const AgentOptions& o) {
            " is reachable from other machines: give --token-file FILE so that only "
            "consoles holding the token can launch jobs (or listen on 127.0.0.1)";
   }
-  if (o.keepJournalsDays < 0) {
-    return "--keep-journals-days must be 0 (keep every journal) or more, got " +
-           std::to_string(o.keepJournalsDays);
+  if (!(o.keepJournalsDays >= 0 && o.keepJournalsDays <= kMostJournalDays)) {  // NaN fails both
+    std::ostringstream given;
+    given << o.keepJournalsDays;
+    return "--keep-journals-days must be 0 (keep every journal) up to " + std::to_string(kMostJournalDays) +
+           " days, got " + given.str();
   }
   if (!o.tlsCert.empty() && o.tokenFile.empty()) {
     return "--tls-cert serves consoles over TCP, which needs --token-file FILE too (without a token the agent "

@@ -9,6 +9,8 @@ namespace ringmaster::agent {
 
 // The agent's default TCP port (documented in README.md).
 inline constexpr int kDefaultAgentPort = 50551;
+// The longest --keep-journals-days: a hundred years, well inside the range of the file clock.
+inline constexpr int kMostJournalDays = 36500;
 
 struct AgentOptions {
   std::string listen = "127.0.0.1";  // address to bind

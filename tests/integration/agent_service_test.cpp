@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "agent/agent.h"
 #include "agent/agent_server.h"
 #include "agent/host_info.h"
 #include "common/error.h"
@@ -632,6 +633,27 @@ TEST(AgentService, AReplyTheConsoleCannotReadEndsTheFollowerNamingTheAgent) {
         << end->error_message();
     EXPECT_EQ(records.size(), 1u);
     EXPECT_EQ(agent.watches(), 1) << "reading from the same record again fails the same way";
+  }
+}
+
+// A retention too long for the file clock (which spans about 292 years in nanoseconds) keeps every journal,
+// as a long retention should, instead of wrapping around and removing them all.
+TEST(AgentService, ARetentionBeyondTheClocksRangeKeepsEveryJournal) {
+  TempDir dir("agent-prune-range");
+  const auto jobs = std::filesystem::path(dir.file("state")) / "jobs";
+  for (double days :
+       {1e6, 1e300, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    std::filesystem::create_directories(jobs / "last-month");
+    writeFile((jobs / "last-month" / "journal").string(), "RMJRNL1\n");
+    std::filesystem::last_write_time(
+        jobs / "last-month" / "journal",
+        std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 30));
+    agent::AgentConfig config;
+    config.stateDir = dir.file("state");
+    config.keepJournalsDays = days;
+    agent::Agent agent(config);
+    EXPECT_EQ(agent.pruneOldJournals(), 0) << days;
+    EXPECT_TRUE(std::filesystem::exists(jobs / "last-month" / "journal")) << days << " days removed it";
   }
 }
 

@@ -357,3 +357,28 @@ TEST(BadInput, BytesARankPrintsThatAreNotUtf8EndTheRunAsText) {
   EXPECT_EQ(runs.exitCode, 0) << runs.err;
   EXPECT_NE(runs.out.find("failed"), std::string::npos) << runs.out;
 }
+
+// A journal retention past a hundred years (or not a number) is refused before the agent looks at its
+// journals: none is removed.
+TEST(BadInput, AJournalRetentionPastAHundredYearsIsRefusedAndRemovesNothing) {
+  TempDir dir("keep-journals");
+  const std::filesystem::path journal = dir.file("state/jobs/last-month/journal");
+  std::filesystem::create_directories(journal.parent_path());
+  ringmaster::test::writeFile(journal.string(), "RMJRNL1\n");
+  std::filesystem::last_write_time(
+      journal, std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 30));
+  const std::string range = "--keep-journals-days must be 0 (keep every journal) up to 36500 days, got ";
+  const std::vector<Case> cases = {
+      {{"--keep-journals-days", "1e6"}, range + "1e+06"},
+      {{"--keep-journals-days", "36501"}, range + "36501"},
+      {{"--keep-journals-days", "inf"}, range + "inf"},
+      {{"--keep-journals-days", "nan"}, range + "nan"},
+  };
+  const std::vector<std::string> common = {"--state-dir", dir.file("state"), "--port",
+                                           std::to_string(ringmaster::test::freePort())};
+  expectRejected("ringmaster-agent", cases, common);
+  std::vector<Case> subcommand = cases;
+  for (auto& c : subcommand) c.args.insert(c.args.begin(), "agent");
+  expectRejected("ringmaster", subcommand, common);
+  EXPECT_TRUE(std::filesystem::exists(journal)) << "a refused retention removed a journal";
+}

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "agent/agent_program.h"
@@ -95,6 +96,21 @@ TEST(AgentOptions, PortAndJournalDaysMustBeInRange) {
   EXPECT_EQ(checkAgentOptions(o), "");
   o.keepJournalsDays = -0.5;
   EXPECT_NE(checkAgentOptions(o).find("--keep-journals-days"), std::string::npos);
+  o.keepJournalsDays = 36500;
+  EXPECT_EQ(checkAgentOptions(o), "") << "a hundred years";
+}
+
+// A retention past a hundred years, or not a number, is refused: the clock cannot hold it.
+TEST(AgentOptions, JournalDaysBeyondAHundredYearsOrNotANumberAreRefused) {
+  for (double days : {36500.5, 1e6, 1e300, std::numeric_limits<double>::infinity(),
+                      -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    AgentOptions o;
+    o.keepJournalsDays = days;
+    const std::string problem = checkAgentOptions(o);
+    EXPECT_NE(problem.find("--keep-journals-days must be 0 (keep every journal) up to 36500 days"),
+              std::string::npos)
+        << days << ": " << problem;
+  }
 }
 
 TEST(AgentFlags, EveryFlagSetsItsOption) {
