@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <optional>
+#include <system_error>
 
 #include "agent/agent_server.h"
 #include "agent/tls_files.h"
@@ -17,26 +19,55 @@
 namespace ringmaster::console {
 namespace {
 
-// The user's model file and npy folder, made absolute (the ranks start in another folder, maybe on another
-// host) and, for a run on this machine, looked for now, so that a typo fails before anything starts.
-void resolveUserFiles(RunFlags& flags) {
+// `path` made absolute and normal; `named` ("--model m.pt") says which input when the working folder is gone.
+std::string absolutePath(const std::string& path, const std::string& named) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) throw InputError(named + ": " + ec.message() + "; give an absolute path");
+  return absolute.lexically_normal().string();
+}
+
+// Why `path` is no regular file this user can read: "no such file", or what stands in the way (a loop of
+// symbolic links, a folder this user may not enter, a folder where the file should be); empty when it is one.
+std::string regularFileProblem(const std::string& path) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return "no such file";
+  if (ec) return "cannot be reached (" + ec.message() + ")";
+  if (status.type() != fs::file_type::regular) return "not a regular file";
+  if (::access(path.c_str(), R_OK) != 0)
+    return "cannot be read (" + std::error_code(errno, std::generic_category()).message() + ")";
+  return {};
+}
+
+// The user's model file and npy folder, made absolute (the ranks start in another folder, maybe on another
+// host) and, for a run on this machine, looked for now, so that a typo or a file out of reach fails before
+// anything starts.
+void resolveUserFiles(RunFlags& flags) {
   v1::JobSpec& spec = flags.spec;
   const bool local = flags.hostList.empty() && flags.hostfile.empty();
   if (spec.model() == v1::MODEL_TORCHSCRIPT) {
-    spec.set_model_path(fs::absolute(spec.model_path()).lexically_normal().string());
-    if (local && !fs::is_regular_file(spec.model_path())) {
-      throw InputError(
-          "--model " + spec.model_path() +
-          ": no such file; save your model with torch.jit.script(model).save(FILE) and give FILE");
+    spec.set_model_path(absolutePath(spec.model_path(), "--model " + spec.model_path()));
+    if (const std::string problem = local ? regularFileProblem(spec.model_path()) : ""; !problem.empty()) {
+      throw InputError("--model " + spec.model_path() + ": " + problem +
+                       (problem == "no such file"
+                            ? "; save your model with torch.jit.script(model).save(FILE) and give FILE"
+                            : "; give a TorchScript file this user can read"));
     }
   }
   if (spec.dataset() == v1::DATASET_NPY) {
-    spec.set_data_dir(fs::absolute(spec.data_dir()).lexically_normal().string());
+    spec.set_data_dir(absolutePath(spec.data_dir(), "--data npy:" + spec.data_dir()));
     for (const char* name : {"train_x.npy", "train_y.npy"}) {
-      if (local && !fs::is_regular_file(fs::path(spec.data_dir()) / name)) {
+      const std::string file = (std::filesystem::path(spec.data_dir()) / name).string();
+      const std::string problem = local ? regularFileProblem(file) : "";
+      if (problem == "no such file") {
         throw InputError("--data npy:" + spec.data_dir() + ": no " + name +
                          " in that folder; write train_x.npy and train_y.npy there with numpy.save");
+      }
+      if (!problem.empty()) {
+        throw InputError("--data npy:" + spec.data_dir() + ": " + file + " " + problem +
+                         "; give a folder this user can read");
       }
     }
   }
@@ -222,9 +253,11 @@ void checkOutputFile(const std::string& path, const std::string& flag) {
   std::error_code ec;
   const fs::path file(path);
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(folder, ec)) {
+  if (const fs::file_status status = fs::status(folder, ec); status.type() != fs::file_type::directory) {
     throw InputError(flag + " " + path + ": the folder " + folder.string() +
-                     " does not exist; create it first");
+                     (ec && status.type() != fs::file_type::not_found
+                          ? " cannot be reached (" + ec.message() + "); choose another place"
+                          : " does not exist; create it first"));
   }
   if (fs::exists(file, ec) && !fs::is_regular_file(file, ec)) {
     throw InputError(flag + " " + path + ": not a regular file; name a file to write");

@@ -382,3 +382,53 @@ TEST(BadInput, AJournalRetentionPastAHundredYearsIsRefusedAndRemovesNothing) {
   expectRejected("ringmaster", subcommand, common);
   EXPECT_TRUE(std::filesystem::exists(journal)) << "a refused retention removed a journal";
 }
+
+// A model or data folder behind a loop of symbolic links, a file used as a folder or a folder this user may
+// not enter is named with what stands in the way, before anything starts: exit 2, not an abort.
+TEST(BadInput, AModelOrDataOutOfReachIsNamedWithWhatIsWrong) {
+  TempDir dir("out-of-reach");
+  ASSERT_EQ(::symlink("loop", dir.file("loop").c_str()), 0);
+  ringmaster::test::writeFile(dir.file("a-file"), "x");
+  const std::vector<std::string> job = {"--steps", "5", "--no-store", "--state-dir", dir.file("state")};
+  const std::string loop = "Too many levels of symbolic links";
+  expectRejected("ringmaster",
+                 {
+                     {{"run", "--model", dir.file("loop/model.pt")}, dir.file("loop/model.pt") + ": "},
+                     {{"run", "--model", dir.file("loop/model.pt")}, loop},
+                     {{"run", "--data", "npy:" + dir.file("loop/npy")}, dir.file("loop/npy/train_x.npy")},
+                     {{"run", "--data", "npy:" + dir.file("loop/npy")}, loop},
+                     {{"run", "--model", dir.file("a-file/model.pt")}, dir.file("a-file/model.pt")},
+                     {{"run", "--data", "npy:" + dir.file("a-file")}, "npy:" + dir.file("a-file")},
+                     {{"tune", "--model", dir.file("loop/model.pt")}, loop},
+                 },
+                 job);
+
+  // A folder closed to its reader: as root (who may enter any folder) the reader is "nobody".
+  if (::geteuid() != 0) GTEST_SKIP() << "the closed folder needs a second user; run as root";
+  ::chmod(dir.path().c_str(), 0755);
+  std::filesystem::create_directories(dir.file("closed/npy"));
+  ringmaster::test::writeFile(dir.file("closed/model.pt"), "x");
+  ringmaster::test::writeFile(dir.file("closed/npy/train_x.npy"), "x");
+  ringmaster::test::writeFile(dir.file("closed/npy/train_y.npy"), "x");
+  ::chmod(dir.file("closed").c_str(), 0000);
+  const std::vector<std::string> nobody = {"--reuid=65534", "--regid=65534", "--clear-groups",
+                                           binPath("ringmaster")};
+  const std::string denied = "Permission denied";
+  const std::vector<std::string> state = {"--steps", "5", "--no-store", "--state-dir",
+                                          dir.file("nobody-state")};
+  for (const Case& c : std::vector<Case>{
+           {{"run", "--model", dir.file("closed/model.pt")}, dir.file("closed/model.pt") + ": "},
+           {{"run", "--data", "npy:" + dir.file("closed/npy")}, dir.file("closed/npy/train_x.npy")},
+       }) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv"};
+    argv.insert(argv.end(), nobody.begin(), nobody.end());
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    argv.insert(argv.end(), state.begin(), state.end());
+    auto r = runProcess(argv, {}, std::chrono::seconds(30));
+    EXPECT_EQ(r.signal, 0) << c.args.back() << ": " << r.err;
+    EXPECT_EQ(r.exitCode, 2) << c.args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mention), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(denied), std::string::npos) << r.err;
+  }
+  ::chmod(dir.file("closed").c_str(), 0755);  // so that the temporary folder can be removed
+}
