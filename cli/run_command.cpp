@@ -300,6 +300,7 @@ int runJob(console::RunFlags o, const CLI::App& app) {
   if (!o.slurm.submit && !console::insideSlurmAllocation(o)) {
     return watchRun(console::launchPlan(o), sessionOptions(o), o.timeline, nullptr, command);
   }
+  console::Launcher::check(console::launchPlan(o));  // refused before Slurm is asked for anything
   std::unique_ptr<console::SlurmJob> slurm;
   if (o.slurm.submit) {
     slurm = console::SlurmJob::submit(o, agentBesideThisProgram());

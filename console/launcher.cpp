@@ -60,7 +60,39 @@ std::string describeExit(const RankExit& e) {
   return fillPattern(text::kRankOnHostEnded, {std::to_string(e.rank), e.host, how});
 }
 
+// Fills in the spec the hosts get (its defaults, the hosts with their agents' ports), checks it and places
+// the ranks on the hosts, this machine's embedded agent when the plan names none. Throws InputError where the
+// plan itself cannot run, before any host is asked.
+std::vector<RankRange> placeRanks(LaunchPlan& plan) {
+  applyDefaults(plan.spec);
+  plan.spec.clear_hosts();
+  for (const auto& h : plan.hosts) {
+    const auto agent = plan.agents.find(h.host);
+    auto* slots = plan.spec.add_hosts();
+    slots->set_host(h.host);
+    slots->set_slots(static_cast<uint32_t>(h.slots));
+    slots->set_agent_port(
+        static_cast<uint32_t>(agent == plan.agents.end() ? plan.agentPort : agent->second.port));
+  }
+  if (auto errors = validateJobSpec(plan.spec); !errors.empty())
+    throw InputError("invalid job: " + describe(errors));
+
+  std::vector<HostSlots> hosts = plan.hosts;
+  if (hosts.empty()) hosts.push_back({"127.0.0.1", static_cast<int>(plan.spec.world_size())});
+  std::vector<RankRange> ranges = assignRanks(hosts, static_cast<int>(plan.spec.world_size()));
+  if (ranges.size() > 1 && isLoopbackHost(ranges[0].host)) {
+    throw InputError("-H: rank 0's host is " + ranges[0].host +
+                     ", which the other hosts cannot reach; name this "
+                     "machine by an address they can reach");
+  }
+  return ranges;
+}
+
 }  // namespace
+
+void Launcher::check(LaunchPlan plan) {
+  placeRanks(plan);
+}
 
 bool stoppedByAgent(const v1::RankState& s) {
   return s.stopped_by_agent() || s.message().find("(stopped by the agent") != std::string::npos;
@@ -128,9 +160,8 @@ void Launcher::addSink(RecordSink* sink) {
 }
 
 void Launcher::start() {
-  applyDefaults(plan_.spec);
-  std::vector<HostSlots> hosts = plan_.hosts;
-  if (hosts.empty()) {
+  const std::vector<RankRange> ranges = placeRanks(plan_);
+  if (plan_.hosts.empty()) {
     agent::AgentOptions options;
     options.listen = "127.0.0.1";
     options.port = 0;
@@ -139,24 +170,7 @@ void Launcher::start() {
     options.anyProgram = true;  // the user's own agent, in the user's own process: their programs are theirs
     options.anyFolder = true;   // and so are their folders
     embedded_ = std::make_unique<agent::AgentServer>(options);
-    hosts.push_back({"127.0.0.1", static_cast<int>(plan_.spec.world_size())});
     plan_.agentPort = embedded_->port();
-  }
-  plan_.spec.clear_hosts();
-  for (const auto& h : plan_.hosts) {
-    auto* slots = plan_.spec.add_hosts();
-    slots->set_host(h.host);
-    slots->set_slots(static_cast<uint32_t>(h.slots));
-    slots->set_agent_port(static_cast<uint32_t>(endpointFor(h.host).port));
-  }
-  if (auto errors = validateJobSpec(plan_.spec); !errors.empty())
-    throw InputError("invalid job: " + describe(errors));
-
-  std::vector<RankRange> ranges = assignRanks(hosts, static_cast<int>(plan_.spec.world_size()));
-  if (ranges.size() > 1 && isLoopbackHost(ranges[0].host)) {
-    throw InputError("-H: rank 0's host is " + ranges[0].host +
-                     ", which the other hosts cannot reach; name this "
-                     "machine by an address they can reach");
   }
   for (const auto& range : ranges) {
     auto host = std::make_unique<Host>();

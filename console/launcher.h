@@ -98,7 +98,12 @@ class Launcher {
 
   // Before start(). Sinks are called in the order added, from the launcher's threads, one call at a time.
   void addSink(RecordSink* sink);
-  // Checks the hosts, starts the ranks, begins watching. Throws LaunchError, or InputError for a bad plan.
+  // Throws InputError where start() would refuse the plan itself, before asking any host: a job no agent may
+  // run (validateJobSpec), more ranks than the hosts' slots, rank 0 on a loopback address among several
+  // hosts.
+  static void check(LaunchPlan plan);
+  // Checks the plan and the hosts, starts the ranks, begins watching. Throws LaunchError, or InputError for a
+  // bad plan.
   void start();
   // Asks every host to stop the job (SIGTERM, SIGKILL after `graceS`). Returns once each host answered. A
   // host that has not confirmed the end (its journal's last record) kStopConfirmS after the grace is let go

@@ -94,6 +94,7 @@ void RunSession::start() {
 
 void RunSession::startLaunch() {
   const v1::JobSpec spec = withDefaults(plan_.spec);
+  Launcher::check(plan_);  // a plan refused as it stands leaves nothing in the history
   NewRun run;
   run.name = runName(plan_);
   run.spec = plan_.spec;

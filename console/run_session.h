@@ -63,9 +63,10 @@ class RunSession {
   // and, its agents gone with it, the run's end. finish() ends the agents' step so that the job completes,
   // or cancels the job when stop() ended the run; a failed start() cancels it too.
   void followSlurmJob(SlurmJob* job);
-  // Creates the run in the history, starts the ranks and records where they run. Throws InputError (a bad
-  // plan or summary/timeline path, a store that cannot be opened) or LaunchError (the hosts could not start
-  // the job); a run already created is then stored as failed.
+  // Checks the plan (Launcher::check), creates the run in the history, starts the ranks and records where
+  // they run. Throws InputError (a bad plan, before anything is stored; a timeline path, a store that cannot
+  // be opened) or LaunchError (the hosts could not start the job); a run already created is then stored as
+  // failed.
   void start();
   // The outcome once the job has ended, or nullopt after `timeout`; meanwhile the diagnosis looks again, so a
   // job that goes quiet is still seen (stalls), and a job stalled for the spec's stall_timeout_s is stopped:

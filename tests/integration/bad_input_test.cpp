@@ -432,3 +432,42 @@ TEST(BadInput, AModelOrDataOutOfReachIsNamedWithWhatIsWrong) {
   }
   ::chmod(dir.file("closed").c_str(), 0755);  // so that the temporary folder can be removed
 }
+
+// Input refused before the launch leaves nothing in the history: the store is not even made. A launch
+// refused by its host (no agent answers) is a run that failed, and is stored as one.
+TEST(BadInput, ARunRefusedBeforeItsLaunchStoresNothing) {
+  TempDir dir("refused-runs");
+  const std::string store = dir.file("runs.sqlite");
+  ringmaster::test::writeFile(dir.file("a-file"), "x");
+  const std::vector<std::string> job = {"--model", "mlp",     "--data", "synthetic",   "--steps",
+                                        "5",       "--store", store,    "--state-dir", dir.file("state")};
+  expectRejected("ringmaster",
+                 {
+                     {{"run", "-np", "99999"}, "must be from 1 to 4096"},
+                     {{"run", "-np", "5", "-H", "node1:2"}, "slots"},
+                     {{"run", "-np", "3", "-H", "127.0.0.1:2,node2:1"}, "rank 0's host is 127.0.0.1"},
+                     {{"run", "-np", "2", "-H", "node1:x"}, "host list entry 'node1:x'"},
+                     {{"run", "-np", "2", "--engine", "nope"}, "--engine"},
+                     {{"run", "-np", "2", "--model", dir.file("a-file/model.pt")}, "--model"},
+                     {{"run", "-np", "2", "--batch-size", "0"}, "--batch-size"},
+                 },
+                 job);
+  std::vector<std::string> tuneJob = job;
+  tuneJob[5] = "60";  // tune's shortest trial
+  expectRejected("ringmaster", {{{"tune", "-np", "99999"}, "must be from 1 to 4096"}}, tuneJob);
+  EXPECT_FALSE(std::filesystem::exists(store)) << "a refused run made the store";
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", store});
+  EXPECT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("No runs yet"), std::string::npos) << runs.out;
+
+  // No agent on the port: the launch began (the host was asked) and failed.
+  auto unreachable =
+      runProcess({binPath("ringmaster"), "run", "-np", "2", "-H", "127.0.0.1:2", "--agent-port",
+                  std::to_string(ringmaster::test::freePort()), "--model", "mlp", "--data", "synthetic",
+                  "--steps", "5", "--store", store, "--name", "no-agent"},
+                 {}, std::chrono::seconds(60));
+  EXPECT_EQ(unreachable.exitCode, 1) << unreachable.err;
+  auto show = runProcess({binPath("ringmaster"), "show", "no-agent", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status failed, 2 ranks"), std::string::npos) << show.out;
+}
