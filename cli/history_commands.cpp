@@ -30,7 +30,10 @@ using diagnosis::format;
 
 struct StoreOption {
   std::string path;
-  std::string resolved() const { return path.empty() ? console::defaultStorePath().toStdString() : path; }
+  // The default one's folder is made only for a command that stores runs (import).
+  std::string resolved(console::StoreFolder folder = console::StoreFolder::Leave) const {
+    return path.empty() ? console::defaultStorePath(folder).toStdString() : path;
+  }
 };
 
 void addStoreOption(CLI::App* command, StoreOption& store) {
@@ -52,26 +55,27 @@ void guarded(const char* name, CommandResult& result, Body&& body) {
   }
 }
 
-// Opened for writing where this user may (so that an older schema is upgraded once), read-only where not: a
-// colleague's store, a read-only mount.
+// Whether the store at `path` is there; an InputError naming it when it cannot be told (a loop of symbolic
+// links, a folder this user may not enter).
+bool storeExists(const std::string& path) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::not_found) return false;
+  if (ec) throw InputError("--store " + path + ": cannot be reached (" + ec.message() + ")");
+  return true;
+}
+
+// Read-only, always: looking at the history never creates, upgrades or otherwise changes a store, this
+// user's or a colleague's (on a read-only mount too).
 std::unique_ptr<RunStore> openForReading(const StoreOption& option) {
-  std::string path = option.resolved();
-  if (!std::filesystem::exists(path)) {
+  const std::string path = option.resolved();
+  if (!storeExists(path)) {
     throw InputError("no run store at " + path +
                      " yet; run a job or import a timeline first (or pass --store)");
   }
-  try {
-    return std::make_unique<RunStore>(path);
-  } catch (const StoreError&) {
-    RunStore::Options options;
-    options.readOnly = true;
-    try {
-      return std::make_unique<RunStore>(path, options);
-    } catch (const StoreError&) {
-      // Not a matter of permissions: the first error says what is wrong.
-    }
-    throw;
-  }
+  RunStore::Options options;
+  options.readOnly = true;
+  return std::make_unique<RunStore>(path, options);
 }
 
 std::string when(int64_t unixNs) {
@@ -103,7 +107,7 @@ void printFindings(const std::vector<v1::Finding>& findings) {
 }
 
 int runsCommand(const StoreOption& option) {
-  if (!std::filesystem::exists(option.resolved())) {
+  if (!storeExists(option.resolved())) {
     std::cout << "No runs yet: " << option.resolved() << " does not exist (run a job or import a timeline)\n";
     return 0;
   }
@@ -283,7 +287,7 @@ int reportCommand(const StoreOption& option, const std::string& runText,
 
 int importCommand(const StoreOption& option, const std::vector<std::string>& inputs,
                   const std::string& name) {
-  RunStore store(option.resolved());
+  RunStore store(option.resolved(console::StoreFolder::Make));
   auto started = std::chrono::steady_clock::now();
   ImportResult result = importTraces(store, inputs, name);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -287,7 +287,10 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
 
 console::RunSessionOptions sessionOptions(const console::RunFlags& o) {
   console::RunSessionOptions options;
-  if (!o.noStore) options.storePath = o.store.empty() ? console::defaultStorePath().toStdString() : o.store;
+  if (!o.noStore) {
+    options.storePath =
+        o.store.empty() ? console::defaultStorePath(console::StoreFolder::Make).toStdString() : o.store;
+  }
   options.summaryJson = o.summaryJson;
   options.timeline = o.timeline;
   return options;

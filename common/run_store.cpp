@@ -320,6 +320,12 @@ struct RunStore::Impl {
     int applicationId = pragmaInt("PRAGMA application_id");
     openedVersion = pragmaInt("PRAGMA user_version");
     int tables = pragmaInt("SELECT count(*) FROM sqlite_schema");
+    if (readOnly && applicationId == 0 && tables == 0) {
+      // Only a writer makes a store of an empty file: a reader leaves it as it is.
+      throw StoreError("run store " + path +
+                       " is not a Ringmaster run store (it is empty); give --store the file a run or an "
+                       "import was stored in");
+    }
     if (applicationId != store_schema::kApplicationId && (applicationId != 0 || tables > 0)) {
       throw StoreError("run store " + path +
                        " is an SQLite file of another program; pass a new file name with --store");
@@ -334,7 +340,8 @@ struct RunStore::Impl {
     if (readOnly) {
       throw StoreError("run store " + path + " needs a schema upgrade (version " + std::to_string(version) +
                        " to " + std::to_string(store_schema::kCurrentVersion) +
-                       "); open it once without read-only access");
+                       "); open it once with a command that stores runs (ringmaster run, ringmaster import) "
+                       "or the console window");
     }
     transaction([&] {
       // Someone else may have migrated it while we waited for the write lock.
@@ -609,6 +616,15 @@ constexpr const char* kRunColumns =
     "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
     "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
 
+// A new store is made readable by this user only (0600): it holds the user's jobs, their logs and their
+// hosts. SQLite gives the store's -wal and -shm files the store's own mode.
+void createPrivately(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // else SQLite says what is wrong (a missing folder, one this user may not write)
+}
+
 }  // namespace
 
 RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_unique<Impl>()) {
@@ -617,6 +633,7 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   if (options.readOnly) {
     openForReading(options);
   } else {
+    createPrivately(path);
     int rc = sqlite3_open_v2(path.c_str(), &impl_->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) impl_->fail(rc, "create or open");

@@ -117,7 +117,9 @@ class RunStore {
     int timelineFlushMs = 1000;
   };
 
-  // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError.
+  // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError. A
+  // store it creates only this user may read (0600). Read-only, it changes nothing: an empty file is not a
+  // store, a store of an older schema is not upgraded.
   // Opened for writing, it marks "interrupted" every run still "running" whose console has died (see
   // createRun).
   explicit RunStore(const std::string& path, Options options);

@@ -51,7 +51,7 @@ TuneSession::TuneSession(TuneOptions options) : options_(std::move(options)) {
                      std::to_string(warmupSteps(firstSteps_)) + " steps are warm-up; give --steps " +
                      std::to_string(kMinTrialSteps) + " or more");
   }
-  storePath_ = flags.store.empty() ? defaultStorePath().toStdString() : flags.store;
+  storePath_ = flags.store.empty() ? defaultStorePath(StoreFolder::Make).toStdString() : flags.store;
   name_ = !options_.name.empty()       ? options_.name
           : !flags.spec.name().empty() ? flags.spec.name()
                                        : timestampName();

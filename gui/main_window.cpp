@@ -89,7 +89,8 @@ QString hostName(const QString& address) {
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), options_(std::move(options)) {
   setWindowTitle(tr("Ringmaster"));
-  if (options_.storePath.isEmpty()) options_.storePath = console::defaultStorePath();
+  if (options_.storePath.isEmpty())
+    options_.storePath = console::defaultStorePath(console::StoreFolder::Make);
   if (options_.workerPath.isEmpty()) options_.workerPath = workerBesideUs();
   if (options_.agentPath.isEmpty()) options_.agentPath = agentBesideUs();
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
@@ -470,4 +471,78 @@ TEST(BadInput, ARunRefusedBeforeItsLaunchStoresNothing) {
   auto show = runProcess({binPath("ringmaster"), "show", "no-agent", "--store", store});
   EXPECT_EQ(show.exitCode, 0) << show.err;
   EXPECT_NE(show.out.find("status failed, 2 ranks"), std::string::npos) << show.out;
+}
+
+// Looking at the history (runs, show, compare, report) never makes or changes a store: an empty file is
+// refused by name and stays as it was, a missing store is said to be missing and is not made.
+TEST(BadInput, LookingAtTheHistoryNeverMakesOrChangesAStore) {
+  TempDir dir("read-only-commands");
+  const std::string empty = dir.file("empty.sqlite");
+  ringmaster::test::writeFile(empty, "");
+  const auto hourAgo = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  std::filesystem::last_write_time(empty, hourAgo);
+  const std::vector<std::vector<std::string>> looks = {{"runs"},
+                                                       {"show", "1"},
+                                                       {"show", "last"},
+                                                       {"compare", "1", "2"},
+                                                       {"report", "1", "-o", dir.file("r.html")}};
+  for (const auto& look : looks) {
+    std::vector<std::string> argv = {binPath("ringmaster")};
+    argv.insert(argv.end(), look.begin(), look.end());
+    argv.insert(argv.end(), {"--store", empty});
+    auto r = runProcess(argv, {{"QT_QPA_PLATFORM", "offscreen"}});
+    EXPECT_EQ(r.exitCode, 1) << look[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(empty + " is not a Ringmaster run store (it is empty)"), std::string::npos)
+        << look[0] << ": " << r.err;
+    EXPECT_EQ(std::filesystem::file_size(empty), 0u) << look[0] << " wrote to an empty file";
+    EXPECT_EQ(std::filesystem::last_write_time(empty), hourAgo) << look[0] << " changed an empty file";
+  }
+  for (const char* beside : {"-wal", "-shm", "-journal", ".consoles"})
+    EXPECT_FALSE(std::filesystem::exists(empty + beside)) << beside;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.html")));
+
+  // Missing: the default store too, which lives under $XDG_DATA_HOME.
+  const std::string missing = dir.file("missing.sqlite");
+  const std::map<std::string, std::string> home = {{"XDG_DATA_HOME", dir.file("data")}};
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", missing});
+  EXPECT_EQ(runs.exitCode, 0) << runs.err;
+  EXPECT_NE(runs.out.find("No runs yet: " + missing + " does not exist"), std::string::npos) << runs.out;
+  auto show = runProcess({binPath("ringmaster"), "show", "last", "--store", missing});
+  EXPECT_EQ(show.exitCode, 1) << show.err;
+  EXPECT_NE(show.err.find("no run store at " + missing), std::string::npos) << show.err;
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  auto defaultRuns = runProcess({binPath("ringmaster"), "runs"}, home);
+  EXPECT_EQ(defaultRuns.exitCode, 0) << defaultRuns.err;
+  EXPECT_NE(defaultRuns.out.find("No runs yet"), std::string::npos) << defaultRuns.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("data"))) << "listing no runs made the store's folder";
+
+  // A store behind a loop of symbolic links is named with what is wrong.
+  ASSERT_EQ(::symlink("loop", dir.file("loop").c_str()), 0);
+  auto looped = runProcess({binPath("ringmaster"), "runs", "--store", dir.file("loop/runs.sqlite")});
+  EXPECT_EQ(looped.signal, 0) << looped.err;
+  EXPECT_EQ(looped.exitCode, 1) << looped.err;
+  EXPECT_NE(looped.err.find(dir.file("loop/runs.sqlite") + ": cannot be reached"), std::string::npos)
+      << looped.err;
+}
+
+// A store made by Ringmaster, and the -wal and -shm files beside it, only its user may read; the default
+// store's folder too.
+TEST(BadInput, ANewStoreAndItsFolderOnlyItsUserMayRead) {
+  TempDir dir("private-store");
+  auto modeOf = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0u;
+  };
+  const std::string trace = dir.file("t.json");
+  ringmaster::test::writeFile(trace, R"([{"name":"step","ph":"X","ts":10,"dur":5,"pid":0,"tid":0}])");
+  auto imported = runProcess({binPath("ringmaster"), "import", "--store", dir.file("runs.sqlite"), trace});
+  ASSERT_EQ(imported.exitCode, 0) << imported.err;
+  EXPECT_EQ(modeOf(dir.file("runs.sqlite")), 0600u);
+
+  auto byDefault =
+      runProcess({binPath("ringmaster"), "import", trace}, {{"XDG_DATA_HOME", dir.file("data")}});
+  ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+  EXPECT_EQ(modeOf(dir.file("data/ringmaster/runs.sqlite")), 0600u);
+  EXPECT_EQ(modeOf(dir.file("data/ringmaster")), 0700u);
+  EXPECT_EQ(modeOf(dir.file("data")), 0700u);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -411,6 +412,36 @@ TEST_F(StoreTest, ForeignAndNewerFilesAreRefused) {
         }
       },
       StoreError);
+}
+
+// A new store and the -wal and -shm files SQLite keeps beside it while it is open: this user's alone.
+TEST_F(StoreTest, ANewStoreOnlyItsUserMayRead) {
+  auto modeOf = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0u;
+  };
+  ::umask(022);  // the usual umask, which leaves files readable by all
+  RunStore store(file());
+  store.createRun(named("x"));
+  EXPECT_EQ(modeOf(file()), 0600u);
+  EXPECT_EQ(modeOf(file() + "-wal"), 0600u);
+  EXPECT_EQ(modeOf(file() + "-shm"), 0600u);
+}
+
+// Reading never makes a store of an empty file: it is refused by name and stays as it was.
+TEST_F(StoreTest, AnEmptyFileReadIsRefusedAndLeftAsItWas) {
+  ringmaster::test::writeFile(file(), "");
+  const auto before = fs::last_write_time(file());
+  try {
+    RunStore store(file(), readOnly());
+    FAIL() << "read an empty file as a store";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find(file() + " is not a Ringmaster run store"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fs::file_size(file()), 0u);
+  EXPECT_EQ(fs::last_write_time(file()), before);
+  EXPECT_FALSE(fs::exists(file() + "-wal"));
 }
 
 TEST_F(StoreTest, LockedFileIsAClearError) {
