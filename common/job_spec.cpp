@@ -464,6 +464,25 @@ std::vector<FieldError> programErrors(const v1::UserProgram& program) {
   return errors;
 }
 
+bool isSecretName(std::string_view name) {
+  std::string upper(name);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* word : {"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"}) {
+    if (upper.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+v1::JobSpec withSecretsMasked(v1::JobSpec spec) {
+  if (!spec.has_program()) return spec;
+  for (std::string& entry : *spec.mutable_program()->mutable_environment()) {
+    const size_t equals = entry.find('=');
+    if (isSecretName(entry.substr(0, equals)))
+      entry = entry.substr(0, equals) + "=" + std::string(kMaskedValue);
+  }
+  return spec;
+}
+
 std::string programName(const v1::UserProgram& program) {
   auto base = [](const std::string& path) {
     size_t slash = path.find_last_of('/');

@@ -50,6 +50,12 @@ const std::vector<std::string>& torchrunVariables();
 // What a person calls the program: "train.py" for "/usr/bin/python3 -u train.py", "my_trainer" for
 // "/opt/bin/my_trainer --epochs 3".
 std::string programName(const v1::UserProgram& program);
+// A program's environment entry whose name reads like a secret (holding TOKEN, KEY, SECRET, PASSWORD, PASSWD,
+// CREDENTIAL or AUTH, in any case) is kept as NAME=*** wherever the job is stored or saved (run history,
+// presets); the ranks get the value itself.
+inline constexpr std::string_view kMaskedValue = "***";
+bool isSecretName(std::string_view name);
+v1::JobSpec withSecretsMasked(v1::JobSpec spec);
 
 // What is wrong with a job id (it names folders on every host), e.g. "cannot be '..'": empty when it is 1 to
 // 128 letters, digits, '.', '_' or '-', and not "." or "..".

@@ -97,7 +97,7 @@ void RunSession::startLaunch() {
   Launcher::check(plan_);  // a plan refused as it stands leaves nothing in the history
   NewRun run;
   run.name = runName(plan_);
-  run.spec = plan_.spec;
+  run.spec = withSecretsMasked(plan_.spec);
   run.worldSize = static_cast<int>(plan_.spec.world_size());
   run.environment["ringmaster (console)"] = RINGMASTER_VERSION;
   try {

@@ -66,7 +66,7 @@ class RunSession {
   // Checks the plan (Launcher::check), creates the run in the history, starts the ranks and records where
   // they run. Throws InputError (a bad plan, before anything is stored; a timeline path, a store that cannot
   // be opened) or LaunchError (the hosts could not start the job); a run already created is then stored as
-  // failed.
+  // failed. The history keeps the job with its secret-looking environment values masked (withSecretsMasked).
   void start();
   // The outcome once the job has ended, or nullopt after `timeout`; meanwhile the diagnosis looks again, so a
   // job that goes quiet is still seen (stalls), and a job stalled for the spec's stall_timeout_s is stopped:

@@ -33,6 +33,7 @@
 
 #include "common/error.h"
 #include "common/host_list.h"
+#include "common/job_spec.h"
 #include "common/json.h"
 #include "common/shell_words.h"
 #include "console/host_facts.h"
@@ -904,7 +905,9 @@ void LaunchPage::useConnectedHosts() {
 
 void LaunchPage::savePreset(const QString& name) {
   QSettings settings;
-  settings.setValue(QStringLiteral("presets/") + name, QString::fromStdString(messageToJson(spec())));
+  // Saved to disk: secret-looking environment values are kept as *** (withSecretsMasked), to type again.
+  settings.setValue(QStringLiteral("presets/") + name,
+                    QString::fromStdString(messageToJson(withSecretsMasked(spec()))));
   QVariantMap slurm{{QStringLiteral("submit"), slurm_->isChecked()},
                     {QStringLiteral("nodes"), slurmNodes_->value()}};
   for (QLineEdit* edit : slurmTexts()) slurm.insert(fields_.key(edit), edit->text());

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "common/horovod_timeline_reader.h"
+#include "common/job_spec.h"
 #include "common/json.h"
 #include "console/background.h"
 #include "console/host_registry.h"
@@ -318,7 +319,8 @@ void MainWindow::saveSettings() {
       settings.setValue(QStringLiteral("window/") + split->objectName(), split->saveState());
   }
   settings.setValue(QStringLiteral("window/page"), QLatin1String(kPageKeys[pages_->currentIndex()]));
-  settings.setValue(QStringLiteral("launch/last"), QString::fromStdString(messageToJson(launch_->spec())));
+  settings.setValue(QStringLiteral("launch/last"),
+                    QString::fromStdString(messageToJson(withSecretsMasked(launch_->spec()))));
 }
 
 void MainWindow::setBanner(const QString& text, bool warning) {

@@ -591,5 +591,27 @@ TEST_F(ProgramFormTest, PresetsKeepTheProgram) {
   EXPECT_EQ(other.spec().model(), defaultJobSpec().model());
 }
 
+// A preset saved to disk keeps a secret-looking variable's name, not its value: loaded, it shows *** to type
+// again. The form itself launches with the value.
+TEST_F(ProgramFormTest, PresetsKeepNoSecretValues) {
+  LaunchPage page;
+  chooseProgram(page);
+  fieldOf<QPlainTextEdit>(page, "program.environment")
+      ->setPlainText("API_TOKEN=abc-secret\nDb_Password=hunter2\nOMP_NUM_THREADS=2");
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_EQ(page.spec().program().environment(0), "API_TOKEN=abc-secret");
+  page.savePreset("secrets");
+  const QString saved = QSettings().value(QStringLiteral("presets/secrets")).toString();
+  EXPECT_FALSE(saved.contains(QStringLiteral("abc-secret"))) << saved.toStdString();
+  EXPECT_FALSE(saved.contains(QStringLiteral("hunter2"))) << saved.toStdString();
+
+  LaunchPage other;
+  ASSERT_TRUE(other.loadPreset("secrets"));
+  const v1::JobSpec loaded = other.spec();
+  const auto& environment = loaded.program().environment();
+  EXPECT_EQ(std::vector<std::string>(environment.begin(), environment.end()),
+            (std::vector<std::string>{"API_TOKEN=***", "Db_Password=***", "OMP_NUM_THREADS=2"}));
+}
+
 }  // namespace
 }  // namespace ringmaster::gui

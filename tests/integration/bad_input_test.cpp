@@ -546,3 +546,58 @@ TEST(BadInput, ANewStoreAndItsFolderOnlyItsUserMayRead) {
   EXPECT_EQ(modeOf(dir.file("data/ringmaster")), 0700u);
   EXPECT_EQ(modeOf(dir.file("data")), 0700u);
 }
+
+// A variable whose name reads like a secret reaches the program's ranks with its value, while the history
+// (the store's bytes, show, a report) and the summary file keep it as ***.
+TEST(BadInput, ASecretLookingVariableReachesTheRankButNotTheHistory) {
+  TempDir dir("secret-env");
+  const std::string secret = "abc-7f3e-not-for-the-history";
+  const std::string store = dir.file("runs.sqlite");
+  // The secret is in no argument: the program writes what it got to a file.
+  ringmaster::test::writeFile(
+      dir.file("program.sh"),
+      "printf '%s %s %s' \"$API_TOKEN\" \"$Db_Password\" \"$PLAIN\" > " + dir.file("seen") + "\n");
+  auto r = runProcess({binPath("ringmaster"),
+                       "run",
+                       "-np",
+                       "1",
+                       "--store",
+                       store,
+                       "--state-dir",
+                       dir.file("state"),
+                       "--summary-json",
+                       dir.file("summary.json"),
+                       "--name",
+                       "secretive",
+                       "--env",
+                       "API_TOKEN=" + secret,
+                       "--env",
+                       "Db_Password=" + secret,
+                       "--env",
+                       "PLAIN=visible",
+                       "--no-instrument",
+                       "--",
+                       "/bin/sh",
+                       dir.file("program.sh")},
+                      {}, std::chrono::seconds(60));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(ringmaster::test::readFile(dir.file("seen")), secret + " " + secret + " visible");
+
+  std::string stored;
+  for (const char* part : {"", "-wal", "-shm"}) stored += ringmaster::test::readFile(store + part);
+  EXPECT_EQ(stored.find(secret), std::string::npos) << "the store holds the secret";
+  EXPECT_NE(stored.find("API_TOKEN=***"), std::string::npos) << "the variable is kept, masked";
+  EXPECT_NE(stored.find("Db_Password=***"), std::string::npos);
+  EXPECT_NE(stored.find("PLAIN=visible"), std::string::npos) << "other variables are kept as they are";
+
+  auto show = runProcess({binPath("ringmaster"), "show", "secretive", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_EQ(show.out.find(secret), std::string::npos) << show.out;
+  auto report = runProcess(
+      {binPath("ringmaster"), "report", "secretive", "--store", store, "-o", dir.file("report.html")},
+      {{"QT_QPA_PLATFORM", "offscreen"}});
+  EXPECT_EQ(report.exitCode, 0) << report.err;
+  EXPECT_EQ(ringmaster::test::readFile(dir.file("report.html")).find(secret), std::string::npos);
+  EXPECT_EQ(ringmaster::test::readFile(dir.file("summary.json")).find(secret), std::string::npos);
+  EXPECT_EQ((r.out + r.err).find(secret), std::string::npos) << r.out << r.err;
+}

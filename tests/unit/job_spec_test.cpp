@@ -290,3 +290,22 @@ TEST(UserProgramSpec, ShellLinesQuoteOnlyWhatNeedsIt) {
             "ringmaster run -np 2 -- /usr/bin/python3 train.py --lr=0.1");
   EXPECT_EQ(shellLine({"echo", "two words", "it's", "", "$HOME"}), "echo 'two words' 'it'\\''s' '' '$HOME'");
 }
+
+// What is stored or saved of a job keeps a secret-looking variable's name and masks its value; the job the
+// ranks get is left as it is.
+TEST(UserProgramSpec, SecretLookingValuesAreMaskedInACopy) {
+  using ringmaster::withSecretsMasked;
+  v1::JobSpec spec;
+  for (const char* entry :
+       {"API_TOKEN=a", "aws_secret_access_key=b", "DB_PASSWD=c", "Db_Password=d", "MY_CREDENTIALS=e",
+        "GITHUB_AUTH=f", "SSH_KEY=g=h", "OMP_NUM_THREADS=2", "EMPTY="})
+    spec.mutable_program()->add_environment(entry);
+  const v1::JobSpec masked = withSecretsMasked(spec);
+  const auto& kept = masked.program().environment();
+  EXPECT_EQ(std::vector<std::string>(kept.begin(), kept.end()),
+            (std::vector<std::string>{"API_TOKEN=***", "aws_secret_access_key=***", "DB_PASSWD=***",
+                                      "Db_Password=***", "MY_CREDENTIALS=***", "GITHUB_AUTH=***",
+                                      "SSH_KEY=***", "OMP_NUM_THREADS=2", "EMPTY="}));
+  EXPECT_EQ(spec.program().environment(0), "API_TOKEN=a") << "the original is unchanged";
+  EXPECT_FALSE(withSecretsMasked(v1::JobSpec()).has_program()) << "a job without a program gains none";
+}
