@@ -218,6 +218,9 @@ struct RunStore::Impl {
   sqlite3* db = nullptr;
   int openedVersion = 0;
   int version = 0;
+  // Opened read-only: the runs left "running" by consoles that have died, read as "interrupted" (a reader
+  // does not mark them so; the next writer does).
+  std::set<int64_t> orphanedRuns;
   std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
       insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
 
@@ -587,7 +590,7 @@ struct RunStore::Impl {
     RunInfo info;
     info.id = q.int64(0);
     info.name = q.text(1);
-    info.status = q.text(2);
+    info.status = orphanedRuns.count(info.id) ? "interrupted" : q.text(2);
     info.source = q.text(3);
     info.engine = q.text(4);
     info.backend = q.text(5);
@@ -615,6 +618,8 @@ constexpr const char* kRunColumns =
     "SELECT id, name, status, source, engine, backend, world_size, started_unix_ns, ended_unix_ns, spec, "
     "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
     "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
+
+bool consoleSeemsAlive(const std::string& storePath, const std::string& name);
 
 // A new store is made readable by this user only (0600): it holds the user's jobs, their logs and their
 // hosts. SQLite gives the store's -wal and -shm files the store's own mode.
@@ -649,7 +654,12 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   impl_->exec("PRAGMA cache_size = -32768", "open");
   impl_->exec("PRAGMA temp_store = MEMORY", "open");
   impl_->migrate(options.readOnly);
-  if (!options.readOnly) {
+  if (options.readOnly) {
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    while (q->step()) {
+      if (!consoleSeemsAlive(path, std::string(q->text(1)))) impl_->orphanedRuns.insert(q->int64(0));
+    }
+  } else {
     impl_->prepareWriters();
     try {
       markInterruptedRuns();
@@ -741,6 +751,17 @@ bool consoleAlive(const std::string& storePath, const std::string& name) {
   // Only a lock taken proves the console gone; any failure (held, or locks unsupported here) leaves it be.
   const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
   if (!held) ::unlink(file.c_str());
+  ::close(fd);
+  return held;
+}
+
+// consoleAlive for a reader, who changes nothing: a shared lock it can take proves the console gone; the lock
+// file is left where it is.
+bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  int fd = ::open((consolesFolder(storePath) + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
   ::close(fd);
   return held;
 }

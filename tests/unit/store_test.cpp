@@ -365,6 +365,38 @@ TEST_F(StoreTest, ARunWhoseConsoleDiedIsMarkedInterruptedAndALiveOnesRunIsNot) {
   ::close(pipeFds[1]);
 }
 
+// A reader sees the run of a console that died as interrupted, and leaves it "running" on disk for the next
+// writer to mark.
+TEST_F(StoreTest, AReaderSeesARunWhoseConsoleDiedAsInterruptedAndMarksNothing) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    {
+      RunStore store(file());
+      store.createRun(named("died"));
+    }
+    ::_exit(0);  // as after kill -9: the run is left "running"
+  }
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  auto runningOnDisk = [&] {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE status = 'running'", -1, &q, nullptr);
+    const int running = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return running;
+  };
+  {
+    RunStore reader(file(), readOnly());
+    EXPECT_EQ(reader.run(reader.resolveRun("died"))->status, "interrupted");
+    EXPECT_EQ(reader.runs().front().status, "interrupted");
+  }
+  EXPECT_EQ(runningOnDisk(), 1) << "a reader marked the run";
+  { RunStore writer(file()); }
+  EXPECT_EQ(runningOnDisk(), 0) << "the next writer marks it";
+}
+
 TEST_F(StoreTest, CorruptFileIsAClearError) {
   std::string garbage;
   for (int i = 0; i < 512; ++i) garbage += "this is not sqlite ";
