@@ -281,7 +281,7 @@ TEST(AgentFlags, BothProgramsDescribeTheSameFlags) {
   CLI::App app;
   addAgentFlags(app, options);
   const std::vector<std::string> expected = optionLines(app.help());
-  ASSERT_EQ(expected.size(), 11u) << app.help();
+  ASSERT_EQ(expected.size(), 12u) << app.help();
 
   const auto agent = runProcess({binPath("ringmaster-agent"), "--help"});
   const auto command = runProcess({binPath("ringmaster"), "agent", "--help"});
