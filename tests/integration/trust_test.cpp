@@ -152,6 +152,20 @@ TEST_F(Trust, AnotherUserReachesNothingOfALiveLocalRun) {
   for (const auto& socket : endpoints.sockets) expectNothingGetsThrough("unix:" + socket, jobId, open_);
   ASSERT_FALSE(endpoints.sockets.empty()) << "the console serves itself over a socket";
 
+  // Nor can they read the run from its history: the store is its user's alone.
+  for (const std::vector<std::string> command :
+       {std::vector<std::string>{"show", "last"}, {"runs"},
+        {"report", "last", "--format", "csv", "-o", open_.file("stolen.csv")}}) {
+    std::vector<std::string> argv = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                                     binPath("ringmaster")};
+    argv.insert(argv.end(), command.begin(), command.end());
+    argv.insert(argv.end(), {"--store", dir_.file("runs.sqlite")});
+    ProcessResult r = runProcess(argv, {}, 60s);
+    EXPECT_NE(r.exitCode, 0) << command[0] << " as another user: " << r.out << r.err;
+    EXPECT_EQ(r.out.find(jobId), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(open_.file("stolen.csv")));
+
   // The run's own user does get through its socket: the calls above could have succeeded.
   const std::string ownMarker = open_.file("owner-ran");
   ProcessResult own = callAs(false, "unix:" + *endpoints.sockets.begin(), "no-such-job", ownMarker);
