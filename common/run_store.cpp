@@ -242,7 +242,9 @@ struct RunStore::Impl {
   std::map<LaneKey, OpenChunk> openChunks;
   std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
   int timelineFlushMs = 1000;
-  std::chrono::steady_clock::time_point lastTimelineFlush;
+  // None until the open chunks are first stored: the first batch is due at once, however long the machine
+  // has been up (the steady clock counts from boot).
+  std::optional<std::chrono::steady_clock::time_point> lastTimelineFlush;
 
   ~Impl() {
     try {
@@ -472,8 +474,9 @@ struct RunStore::Impl {
     try {
       transaction([&] {
         body();
-        if (!changedChunks.empty() && std::chrono::steady_clock::now() - lastTimelineFlush >=
-                                          std::chrono::milliseconds(timelineFlushMs)) {
+        if (!changedChunks.empty() &&
+            (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
+                                       std::chrono::milliseconds(timelineFlushMs))) {
           storeChangedChunks();
         }
       });

@@ -139,7 +139,7 @@ std::vector<v1::Finding> RunIngest::findings() const {
 void RunIngest::storeFindingsIfDue(bool now) {
   if (final_) return;
   int64_t t = monotonicNs();
-  if (!now && t - lastFindingsNs_ < kFindingsEveryNs) return;
+  if (!now && lastFindingsNs_ && t - *lastFindingsNs_ < kFindingsEveryNs) return;
   lastFindingsNs_ = t;
   storeFindings(diagnosis_.findings(t));
 }

@@ -65,7 +65,7 @@ class RunIngest : public RecordSink {
   std::optional<RunStore> store_;
   int64_t runId_ = 0;
   diagnosis::RunDiagnosis diagnosis_;
-  int64_t lastFindingsNs_ = 0;
+  std::optional<int64_t> lastFindingsNs_;  // none before the first store: due at once
   size_t lastFindingsCount_ = 0;
   std::optional<std::vector<v1::Finding>> final_;  // set by finish()
   uint64_t recordsStored_ = 0;
