@@ -146,6 +146,11 @@ int showCommand(const StoreOption& option, const std::string& runText) {
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
+  if (isInterruptedImport(run)) {
+    std::cout << "  interrupted import: the import of " << printable(run.source.substr(run.source.find(':') + 1))
+              << " did not finish (the process importing it ended first); the run holds the part of the trace "
+                 "stored until then: import the file again for all of it\n";
+  }
   if (isUserProgram(run.spec))
     std::cout << "  program "
               << printable(shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}))

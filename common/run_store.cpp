@@ -218,8 +218,8 @@ struct RunStore::Impl {
   sqlite3* db = nullptr;
   int openedVersion = 0;
   int version = 0;
-  // Opened read-only: the runs left "running" by consoles that have died, read as "interrupted" (a reader
-  // does not mark them so; the next writer does).
+  // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
+  // "interrupted" (a reader does not mark them so; the next writer does).
   std::set<int64_t> orphanedRuns;
   std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
       insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
@@ -658,7 +658,7 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   impl_->exec("PRAGMA temp_store = MEMORY", "open");
   impl_->migrate(options.readOnly);
   if (options.readOnly) {
-    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
     while (q->step()) {
       if (!consoleSeemsAlive(path, std::string(q->text(1)))) impl_->orphanedRuns.insert(q->int64(0));
     }
@@ -774,18 +774,24 @@ bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
 int RunStore::markInterruptedRuns() {
   std::vector<std::pair<int64_t, std::string>> running;
   {
-    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
     while (q->step()) running.emplace_back(q->int64(0), std::string(q->text(1)));
   }
   int marked = 0;
   for (const auto& [id, console] : running) {
     if (consoleAlive(impl_->path, console)) continue;  // this process's own runs included: its lock is held
-    impl_->prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'")
+    impl_
+        ->prepare(
+            "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status IN ('running', 'importing')")
         ->bind(1, id)
         .run();
     ++marked;
   }
   return marked;
+}
+
+bool isInterruptedImport(const RunInfo& run) {
+  return run.status == "interrupted" && run.source.rfind("import:", 0) == 0;
 }
 
 int64_t RunStore::createRun(const NewRun& run) {
@@ -806,7 +812,8 @@ int64_t RunStore::createRun(const NewRun& run) {
   q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
   q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());
   q->bindBlob(8, run.spec.SerializeAsString()).bind(9, encodeStringMap(run.environment));
-  q->bind(10, run.status == "running" ? claimForThisProcess(impl_->path) : std::string());
+  const bool live = run.status == "running" || run.status == "importing";
+  q->bind(10, live ? claimForThisProcess(impl_->path) : std::string());
   q->run();
   return sqlite3_last_insert_rowid(impl_->db);
 }

@@ -163,6 +163,107 @@ TEST(Faults, ARunWhoseConsoleIsKilledIsMarkedInterruptedWithItsStepsKept) {
       << "the steps stored before are kept: " << show.out;
 }
 
+namespace {
+
+// The status of the run named `name` in the store at `path`, read as any other reader would; "" when there is
+// no such run (yet).
+std::string storedStatus(const std::string& path, const std::string& name) {
+  sqlite3* db = nullptr;
+  std::string status;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT status FROM runs WHERE name = ?", -1, &q, nullptr) == SQLITE_OK) {
+      sqlite3_bind_text(q, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(q) == SQLITE_ROW) status = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+    }
+    sqlite3_finalize(q);
+  }
+  sqlite3_close(db);
+  return status;
+}
+
+// How many timeline chunks the store at `path` holds.
+int storedChunks(const std::string& path) {
+  sqlite3* db = nullptr;
+  int chunks = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_exec(
+        db, "SELECT count(*) FROM timeline_chunks",
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = values[0] ? std::atoi(values[0]) : 0;
+          return 0;
+        },
+        &chunks, nullptr);
+  }
+  sqlite3_close(db);
+  return chunks;
+}
+
+}  // namespace
+
+// `ringmaster import` killed with SIGKILL while it stores a large trace leaves a part of it: the next command
+// finds the importing process gone and shows the run as an interrupted import, not as a whole one.
+TEST(Faults, AnImportKilledMidwayIsShownAsAnInterruptedImport) {
+  TempDir dir("killed-import");
+  const std::string trace = dir.file("big.json");
+  {
+    std::ofstream out(trace);
+    out << "{\"traceEvents\":[";
+    for (int i = 0; i < 3'000'000; ++i) {
+      out << (i ? "," : "") << "{\"name\":\"op" << i % 40 << "\",\"ph\":\"X\",\"ts\":" << 5 * i
+          << ",\"dur\":3,\"pid\":" << i % 8 << ",\"tid\":" << i % 5 << "}\n";
+    }
+    out << "]}";
+  }
+  const std::string store = dir.file("runs.sqlite");
+  const std::string ringmaster = binPath("ringmaster");
+  const pid_t importer = ::fork();
+  if (importer == 0) {
+    const int quiet = ::open("/dev/null", O_WRONLY);
+    ::dup2(quiet, 1);
+    ::dup2(quiet, 2);
+    ::execl(ringmaster.c_str(), ringmaster.c_str(), "import", trace.c_str(), "--store", store.c_str(), "--name",
+            "big", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Until its run is in the history with a part of the trace, then at once.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  std::string before;
+  int status = 0;
+  bool exited = false;
+  while (before.empty() && std::chrono::steady_clock::now() < until) {
+    if (::waitpid(importer, &status, WNOHANG) == importer) {
+      exited = true;
+      break;
+    }
+    // Once it has stored a part of the trace: mid-way.
+    if (storedChunks(store) > 0) before = storedStatus(store, "big");
+    if (before.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    ::kill(importer, SIGKILL);
+    ::waitpid(importer, &status, 0);
+  }
+  ASSERT_FALSE(exited) << "the import ended before its run was seen (exit status " << status << ")";
+  ASSERT_EQ(before, "importing") << "the import had already finished when it was killed";
+
+  auto show = runProcess({ringmaster, "show", "big", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status interrupted"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("interrupted import: the import of " + trace + " did not finish"), std::string::npos)
+      << show.out;
+  auto runs = runProcess({ringmaster, "runs", "--store", store});
+  EXPECT_NE(runs.out.find("interrupted"), std::string::npos) << runs.out;
+  EXPECT_EQ(runs.out.find("importing"), std::string::npos) << runs.out;
+  // Imported again, the trace is a whole run beside the interrupted one.
+  auto again = runProcess({ringmaster, "import", trace, "--store", store, "--name", "big"}, {},
+                          std::chrono::minutes(5));
+  EXPECT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.out.find("3000000 events"), std::string::npos) << again.out;
+}
+
 TEST(Faults, ARunWhoseLossBecomesNaNFinishesAndIsStoredWithADivergenceFinding) {
   TempDir dir("diverging");
   const std::string store = dir.file("runs.sqlite");
@@ -377,3 +478,4 @@ TEST(Faults, AHangIsPrintedWhenFoundAndTheStallTimeoutStopsTheJobAsFailed) {
   EXPECT_NE(show.out.find("status failed"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("stall: rank 1"), std::string::npos) << show.out;
 }
+
