@@ -437,7 +437,7 @@ struct RunStore::Impl {
     auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
     OpenChunk& open = it->second;
     open.events.add(e);
-    if (open.events.size() == kTimelineChunkEvents) {
+    if (open.events.full()) {
       storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
       open = OpenChunk();
     } else if (!open.changed) {
@@ -948,7 +948,7 @@ void RunStore::TimelineWriter::add(const v1::TimelineEvent& event) {
   if (added) lanes_->lanes.push_back({event.rank(), event.lane(), {}});
   const size_t index = it->second;
   lanes_->lanes[index].events.add(event);
-  if (lanes_->lanes[index].events.size() < kTimelineChunkEvents) return;
+  if (!lanes_->lanes[index].events.full()) return;
   lanes_->pack(index);
   if (lanes_->fullBytes >= kChunkBytesPerTransaction || lanes_->full.size() >= kChunksPerTransaction) {
     storeFull();
