@@ -279,6 +279,10 @@ struct RunStore::Impl {
       throw StoreError("run store " + path + " is locked by another process (" + detail +
                        "); wait for it to finish or pass another file with --store");
     }
+    if (primary == SQLITE_FULL) {
+      throw StoreError("cannot " + doing + " run store " + path + ": the disk holding it is full (" + detail +
+                       "); free space there, or pass another file with --store");
+    }
     if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
       throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
                        "); check that the folder exists and is writable, or pass another file with --store");
@@ -769,6 +773,26 @@ bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
   return held;
 }
 
+// Room kept on the store's disk for each live run's end (see RunStore::endRun): a disk that fills during the
+// run must not leave it "running", with nothing said of what it lost.
+constexpr off_t kEndRoomBytes = 256 << 10;
+
+std::string endRoomFile(const std::string& storePath, int64_t runId) {
+  return consolesFolder(storePath) + "/run-" + std::to_string(runId) + ".room";
+}
+
+void keepEndRoom(const std::string& storePath, int64_t runId) {
+  const int fd = ::open(endRoomFile(storePath, runId).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // no room even for this: the run goes on without it
+  (void)::posix_fallocate(fd, 0, kEndRoomBytes);
+  ::close(fd);
+}
+
+// True when there was room to give back.
+bool releaseEndRoom(const std::string& storePath, int64_t runId) {
+  return ::unlink(endRoomFile(storePath, runId).c_str()) == 0;
+}
+
 }  // namespace
 
 int RunStore::markInterruptedRuns() {
@@ -785,6 +809,7 @@ int RunStore::markInterruptedRuns() {
             "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status IN ('running', 'importing')")
         ->bind(1, id)
         .run();
+    releaseEndRoom(impl_->path, id);
     ++marked;
   }
   return marked;
@@ -815,7 +840,9 @@ int64_t RunStore::createRun(const NewRun& run) {
   const bool live = run.status == "running" || run.status == "importing";
   q->bind(10, live ? claimForThisProcess(impl_->path) : std::string());
   q->run();
-  return sqlite3_last_insert_rowid(impl_->db);
+  const int64_t id = sqlite3_last_insert_rowid(impl_->db);
+  if (run.status == "running") keepEndRoom(impl_->path, id);
+  return id;
 }
 
 void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
@@ -825,6 +852,36 @@ void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t en
   }
   auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
   q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
+  if (status != "running") releaseEndRoom(impl_->path, runId);
+}
+
+void RunStore::endRun(int64_t runId, const std::string& status, int64_t endedUnixNs,
+                      const std::vector<v1::Finding>& findings) {
+  try {
+    impl_->flushOpenChunks();
+  } catch (const StoreError&) {
+    // The last second of its timeline is lost: the run's end matters more.
+  }
+  impl_->forgetOpenChunks(runId);
+  auto write = [&] {
+    impl_->transaction([&] {
+      impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
+      for (const auto& f : findings) impl_->insertFindingRow(runId, f);
+      impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?")
+          ->bind(1, status)
+          .bind(2, endedUnixNs)
+          .bind(3, runId)
+          .run();
+    });
+  };
+  try {
+    write();
+  } catch (const StoreError&) {
+    // The disk is full: the room kept for this end, given back, is what it needs.
+    if (!releaseEndRoom(impl_->path, runId)) throw;
+    write();
+  }
+  releaseEndRoom(impl_->path, runId);
 }
 
 void RunStore::setWorldSize(int64_t runId, int worldSize) {
@@ -855,6 +912,7 @@ void RunStore::removeTag(int64_t runId, const std::string& tag) {
 
 void RunStore::deleteRun(int64_t runId) {
   impl_->forgetOpenChunks(runId);
+  releaseEndRoom(impl_->path, runId);
   impl_->transaction([&] {
     for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
                               "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {

@@ -141,6 +141,11 @@ class RunStore {
   // Marks "interrupted" the runs left "running" or "importing" by processes that have died; returns how many.
   int markInterruptedRuns();
   void setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs = 0);
+  // A live run's end: its findings (replacing those stored) and its status, in one transaction. A live run
+  // keeps a little room on the store's disk from createRun on: refused for a full disk, the end gives that
+  // room back and is written again, so that a disk that filled during the run still gets its end.
+  void endRun(int64_t runId, const std::string& status, int64_t endedUnixNs,
+              const std::vector<v1::Finding>& findings);
   void setWorldSize(int64_t runId, int worldSize);
   void renameRun(int64_t runId, const std::string& name);
   void setNotes(int64_t runId, const std::string& notes);

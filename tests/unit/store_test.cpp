@@ -428,6 +428,33 @@ TEST_F(StoreTest, AnImportWhoseProcessDiedIsMarkedAnInterruptedImport) {
   EXPECT_FALSE(isInterruptedImport(*store.run(importing)));
 }
 
+// A live run keeps a little room on the store's disk for its end (a disk that fills during the run still gets
+// it) and gives it back when it ends, however it ends: no room is left behind.
+TEST_F(StoreTest, ALiveRunKeepsRoomForItsEndUntilItEnds) {
+  const std::string consoles = fs::weakly_canonical(file()).string() + ".consoles";
+  auto rooms = [&] {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(consoles)) n += entry.path().extension() == ".room";
+    return n;
+  };
+  RunStore store(file());
+  const int64_t ended = store.createRun(named("ended"));
+  const int64_t deleted = store.createRun(named("deleted"));
+  NewRun imported = named("imported");
+  imported.status = "imported";
+  store.createRun(imported);
+  EXPECT_EQ(rooms(), 2u) << "only live runs keep room";
+  v1::Finding finding;
+  finding.set_summary("the end's finding");
+  store.endRun(ended, "finished", 42, {finding});
+  store.deleteRun(deleted);
+  EXPECT_EQ(rooms(), 0u);
+  EXPECT_EQ(store.run(ended)->status, "finished");
+  EXPECT_EQ(store.run(ended)->endedUnixNs, 42);
+  ASSERT_EQ(store.findings(ended).size(), 1u);
+  EXPECT_EQ(store.findings(ended).front().summary(), "the end's finding");
+}
+
 TEST_F(StoreTest, CorruptFileIsAClearError) {
   std::string garbage;
   for (int i = 0; i < 512; ++i) garbage += "this is not sqlite ";
