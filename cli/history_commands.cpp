@@ -146,6 +146,12 @@ int showCommand(const StoreOption& option, const std::string& runText) {
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
+  if (isInterruptedImport(run)) {
+    std::cout
+        << "  interrupted import: the import of " << printable(run.source.substr(run.source.find(':') + 1))
+        << " did not finish (the process importing it ended first); the run holds the part of the trace "
+           "stored until then: import the file again for all of it\n";
+  }
   if (isUserProgram(run.spec))
     std::cout << "  program "
               << printable(shellLine({run.spec.program().argv().begin(), run.spec.program().argv().end()}))
@@ -289,7 +295,16 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
                   const std::string& name) {
   RunStore store(option.resolved(console::StoreFolder::Make));
   auto started = std::chrono::steady_clock::now();
-  ImportResult result = importTraces(store, inputs, name);
+  ImportResult result;
+  try {
+    result = importTraces(store, inputs, name);
+  } catch (const StoreError&) {
+    throw;
+  } catch (const InputError& e) {
+    // A file that cannot be imported is refused input, as a bad flag is.
+    std::cerr << "ringmaster import: " << printable(e.what(), true) << "\n";
+    return 2;
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = result.summary;
   std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());

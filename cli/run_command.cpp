@@ -266,6 +266,11 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
   std::cerr << command << ": job " << session.jobId() << " " << result.status;
   switch (outcome->status) {
     case console::JobStatus::Succeeded:
+      // The job did its work, but what the history keeps of it is not the whole run.
+      if (result.recordsNotStored > 0) {
+        std::cerr << ", but " << result.recordsNotStored << " of its records are not in the run history\n";
+        return 1;
+      }
       std::cerr << "\n";
       return 0;
     case console::JobStatus::Stopped:

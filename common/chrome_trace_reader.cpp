@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/chrome_trace_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "common/error.h"
@@ -14,11 +19,18 @@ namespace ringmaster {
 
 namespace {
 
+// The most one trace event (or one value outside the events) may take in the file: far more than any
+// profiler writes for one event, and little enough to hold. A trace whose writer dumped a buffer of
+// gigabytes into one event is refused before it is held in memory.
+constexpr size_t kMaxEventBytes = size_t{16} << 20;
+// Members of the root object (and of its objects) kept as metadata; a trace has a handful.
+constexpr size_t kMaxMetadata = 1024;
+
 // Collects events from the reader's SAX calls. Numbers arrive as they were written
 // (kParseNumbersAsStringsFlag): ids are kept as text and only "ts" and "dur" are converted.
 class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceHandler> {
  public:
-  TraceHandler(const JsonInputStream& in, TraceReadSummary& summary,
+  TraceHandler(JsonInputStream& in, TraceReadSummary& summary,
                const std::function<void(const TraceEvent&)>& visit)
       : in_(in), summary_(summary), visit_(visit) {}
 
@@ -30,6 +42,7 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
   bool String(const char* text, rapidjson::SizeType length, bool) { return scalar({text, length}, true); }
 
   bool Key(const char* text, rapidjson::SizeType length, bool) {
+    if (!inEvent_) in_.markSpan();
     if (skip_ > 0) return true;
     std::string_view key(text, length);
     switch (level_) {
@@ -95,6 +108,7 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
   }
 
   bool scalar(std::string_view text, bool isString) {
+    if (!inEvent_) in_.markSpan();
     if (skip_ > 0) return true;
     switch (level_) {
       case Level::Root:
@@ -110,10 +124,10 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         event_.args[argKey_].assign(text);
         break;
       case Level::RootObject:
-        summary_.metadata[rootKey_].assign(text);
+        keepMetadata(rootKey_, text);
         break;
       case Level::RootMember:
-        summary_.metadata[memberKey_].assign(text);
+        keepMetadata(memberKey_, text);
         break;
       default:
         break;
@@ -155,7 +169,13 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
     }
   }
 
+  void keepMetadata(const std::string& key, std::string_view text) {
+    if (summary_.metadata.size() < kMaxMetadata || summary_.metadata.count(key))
+      summary_.metadata[key].assign(text);
+  }
+
   bool open(bool object) {
+    if (!inEvent_) in_.markSpan();
     if (skip_ > 0) {
       ++skip_;
       return true;
@@ -180,6 +200,7 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         if (!object) notAnEvent();
         clearEvent();
         level_ = Level::Event;
+        inEvent_ = true;  // from here to its end the event counts as one value
         break;
       case Level::Event:
         if (field_ == Field::Args && object) {
@@ -214,6 +235,8 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
         break;
       case Level::Event:
         level_ = Level::Events;
+        inEvent_ = false;
+        in_.markSpan();
         ++summary_.events;
         visit_(event_);
         break;
@@ -243,18 +266,34 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
     event_.args.clear();
   }
 
-  const JsonInputStream& in_;
+  JsonInputStream& in_;
   TraceReadSummary& summary_;
   const std::function<void(const TraceEvent&)>& visit_;
   Level level_ = Level::Root;
   Field field_ = Field::Other;
   bool eventsNext_ = false;
   bool sawEvents_ = false;
+  bool inEvent_ = false;
   unsigned skip_ = 0;  // depth inside a value that is passed over
   std::string argKey_;
   std::string rootKey_, memberKey_;
   TraceEvent event_;
 };
+
+// A descriptor of the regular file at `path`, opened without waiting (a FIFO with no writer would block the
+// open) and refused unless it is one. Throws InputError saying why.
+int openRegularFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw InputError(std::string("cannot read the file (") + std::strerror(errno) + ")");
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw InputError(std::string(fileKind(info.st_mode)) +
+                     ", not a regular file: name the trace file itself (a .json or .json.gz file)");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
 
 }  // namespace
 
@@ -262,8 +301,13 @@ class TraceHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Trac
 class TraceFile::Buffer : public std::streambuf {
  public:
   // The file is closed also when the first read below throws (damaged compressed data).
-  explicit Buffer(const std::string& path) : file_(gzopen(path.c_str(), "rb")), data_(kChunk) {
-    if (!file_) throw InputError("cannot read " + path + ": no such file or not readable");
+  explicit Buffer(const std::string& path) : data_(kChunk) {
+    const int fd = openRegularFile(path);
+    file_.reset(gzdopen(fd, "rb"));
+    if (!file_) {  // zlib fails on a valid descriptor only when it cannot allocate
+      ::close(fd);
+      throw std::bad_alloc();
+    }
     gzbuffer(file_.get(), kChunk);
     setg(data_.data(), data_.data(), data_.data());
     // A UTF-8 byte order mark (some Windows tools write one) is no part of the JSON.
@@ -304,11 +348,28 @@ TraceFile::TraceFile(const std::string& path)
 }
 TraceFile::~TraceFile() = default;
 
+const char* fileKind(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
 TraceReadSummary readChromeTrace(std::istream& in, const std::function<void(const TraceEvent&)>& visit) {
   JsonInputStream stream(in);
+  stream.limitSpan(kMaxEventBytes);
   TraceReadSummary summary;
   TraceHandler handler(stream, summary, visit);
-  summary.complete = readJson<rapidjson::kParseNumbersAsStringsFlag>(stream, handler);
+  try {
+    summary.complete = readJson<rapidjson::kParseNumbersAsStringsFlag>(stream, handler);
+  } catch (const JsonSpanError& e) {
+    throw InputError("the trace holds an event or value larger than " + std::to_string(e.limit() >> 20) +
+                     " MiB (from byte " + std::to_string(e.start()) +
+                     " on), more than any trace event needs; nothing was imported");
+  }
   summary.bytesRead = stream.Tell();
   if (!handler.sawEvents() && summary.complete) {
     throw InputError("not a trace: the JSON object has no \"traceEvents\" array");

@@ -40,14 +40,19 @@ struct TraceReadSummary {
 };
 
 // Reads every event from `in`, calling `visit` for each whole one. Throws JsonError (with a byte position) on
-// malformed JSON, and InputError when the JSON holds no trace events at all.
+// malformed JSON, and InputError when the JSON holds no trace events at all or an event (or any one value
+// outside the events) larger than 16 MiB, which is refused before it is held in memory.
 TraceReadSummary readChromeTrace(std::istream& in, const std::function<void(const TraceEvent&)>& visit);
+
+// "a FIFO", "a character device", "a socket", ... for a file's st_mode, for messages.
+const char* fileKind(unsigned mode);
 
 // A trace file opened for reading: plain or gzip-compressed (as tensorboard_trace_handler writes them), read
 // through zlib either way, with a UTF-8 byte order mark at its start passed over.
 class TraceFile {
  public:
-  // Throws InputError naming `path` when it cannot be opened.
+  // Throws InputError saying why when it cannot be opened or is not a regular file (a FIFO, a device, a
+  // socket: refused by its type, never read).
   explicit TraceFile(const std::string& path);
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;

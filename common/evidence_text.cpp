@@ -104,6 +104,9 @@ constexpr Key kKeys[] = {
     {"clipped_events", QT_TRANSLATE_NOOP("ringmaster::Evidence", "clipped events"), Unit::Count},
     {"longest_recorded_s", QT_TRANSLATE_NOOP("ringmaster::Evidence", "longest recorded duration"),
      Unit::Seconds},
+    // The run history.
+    {"records_not_stored", QT_TRANSLATE_NOOP("ringmaster::Evidence", "records not stored"), Unit::Count},
+    {"not_stored_from_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "not stored from step"), Unit::Step},
 };
 
 constexpr double kMiB = 1024.0 * 1024.0;

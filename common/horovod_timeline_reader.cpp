@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/horovod_timeline_reader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -253,7 +255,8 @@ struct ScannedFile {
   TraceReadSummary read;
 };
 
-ScannedFile scan(const std::string& path) {
+// `alone`: the only file of its run.
+ScannedFile scan(const std::string& path, bool alone) {
   ScannedFile file;
   file.path = path;
   TraceFile in(path);
@@ -279,7 +282,7 @@ ScannedFile scan(const std::string& path) {
               "records); nothing was imported"
             : "the file is cut short before its first event; nothing was imported");
   }
-  file.trace = scanner.finish(file.read);
+  file.trace = scanner.finish(file.read, !alone);
   return file;
 }
 
@@ -301,6 +304,12 @@ std::vector<std::string> traceFiles(const std::vector<std::string>& inputs) {
     std::error_code error;
     if (!fs::is_directory(input, error)) {
       if (!fs::exists(input, error)) throw InputError("cannot read " + input + ": no such file or folder");
+      // By its type, without opening it: a FIFO with no writer would block the open, a device never ends.
+      struct stat info {};
+      if (::stat(input.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        throw InputError(input + ": " + fileKind(info.st_mode) +
+                         ", not a regular file: name the trace file itself (a .json or .json.gz file)");
+      }
       files.push_back(input);
       continue;
     }
@@ -472,7 +481,7 @@ std::vector<ScannedFile> scanAll(const std::vector<std::string>& paths) {
   auto work = [&] {
     for (size_t i = next++; i < paths.size(); i = next++) {
       try {
-        files[i] = namingFile(paths[i], [&] { return scan(paths[i]); });
+        files[i] = namingFile(paths[i], [&] { return scan(paths[i], paths.size() == 1); });
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -18,6 +18,12 @@ JsonError::JsonError(uint64_t position, const std::string& message)
     : std::runtime_error("malformed JSON at byte " + std::to_string(position) + ": " + message),
       position_(position) {}
 
+JsonSpanError::JsonSpanError(uint64_t start, size_t limit)
+    : std::runtime_error("more than " + std::to_string(limit) + " bytes of JSON from byte " +
+                         std::to_string(start) + " on without a value"),
+      start_(start),
+      limit_(limit) {}
+
 JsonInputStream::JsonInputStream(std::istream& in, size_t chunkBytes)
     : in_(in),
       buffer_(new char[std::max<size_t>(chunkBytes, 1) + 1]),
@@ -29,6 +35,7 @@ JsonInputStream::JsonInputStream(std::istream& in, size_t chunkBytes)
 void JsonInputStream::refill() {
   if (eof_) return;  // stay on the '\0' after the input
   consumed_ += chunkSize_;
+  if (consumed_ - spanStart_ > spanLimit_) throw JsonSpanError(spanStart_, spanLimit_);
   const size_t capacity = capacity_;
   in_.read(buffer_.get(), static_cast<std::streamsize>(capacity));
   size_t got = static_cast<size_t>(in_.gcount());

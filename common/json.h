@@ -47,6 +47,18 @@ class JsonError : public std::runtime_error {
   uint64_t position_;
 };
 
+// Input in which more bytes passed between two marks than JsonInputStream::limitSpan allows.
+class JsonSpanError : public std::runtime_error {
+ public:
+  JsonSpanError(uint64_t start, size_t limit);
+  uint64_t start() const { return start_; }  // the byte offset of the last mark
+  size_t limit() const { return limit_; }
+
+ private:
+  uint64_t start_;
+  size_t limit_;
+};
+
 // A std::istream read in chunks, as a RapidJSON input stream.
 class JsonInputStream {
  public:
@@ -68,6 +80,11 @@ class JsonInputStream {
   size_t Tell() const { return consumed_ + static_cast<size_t>(current_ - buffer_.get()); }
   // True when every byte of the input has been consumed.
   bool atEnd() const { return eof_ && current_ == last_; }
+  // Refuses input in which more than `bytes` pass between two calls of markSpan(): a reader marks the values
+  // it is handed, so that one value of gigabytes (a string, a number) is refused before RapidJSON holds it
+  // whole. Checked as each chunk is read, so the limit holds to within a chunk. Throws JsonSpanError.
+  void limitSpan(size_t bytes) { spanLimit_ = bytes; }
+  void markSpan() { spanStart_ = Tell(); }
 
   // Input only.
   Ch* PutBegin() { return nullptr; }
@@ -88,6 +105,8 @@ class JsonInputStream {
   size_t consumed_ = 0;   // bytes of the chunks before this one
   size_t chunkSize_ = 0;  // bytes of this one
   bool eof_ = false;
+  size_t spanLimit_ = SIZE_MAX;
+  size_t spanStart_ = 0;
 };
 
 namespace detail {

@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <unordered_map>
 #include <utility>
+
+#include "common/error.h"
+#include "common/record_checks.h"
 
 namespace ringmaster {
 
@@ -159,7 +163,8 @@ struct PyTorchTraceScanner::State {
 
   std::unordered_map<std::string, uint32_t> threads;
   std::unordered_map<uint32_t, std::vector<Open>> open;
-  std::vector<Span> spans;
+  // A deque: growing it never holds the old and the new copy at once (a trace of millions of ops).
+  std::deque<Span> spans;
   std::vector<Comm> comms;
   std::vector<std::pair<uint64_t, uint32_t>> steps;  // (N of ProfilerStep#N, span)
   uint32_t events = 0;
@@ -192,7 +197,15 @@ struct PyTorchTraceScanner::State {
       uint64_t number = 0;
       const std::string_view digits = name.substr(std::string_view("ProfilerStep#").size());
       auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-      if (error == std::errc() && end == digits.data() + digits.size() && !s.device) {
+      const bool allDigits = end == digits.data() + digits.size() && !digits.empty();
+      if (!s.device && allDigits && (error == std::errc::result_out_of_range || number > kMaxStep)) {
+        // A step no job reaches is a damaged trace: stored, every view would allocate up to it.
+        throw InputError("event " + std::to_string(index + 1) + " (" + std::string(name.substr(0, 80)) +
+                         ") names step " + std::string(digits.substr(0, 40)) + ", more than " +
+                         std::to_string(kMaxStep) +
+                         ", which no job reaches; the trace is damaged and nothing was imported");
+      }
+      if (error == std::errc() && allDigits && !s.device) {
         steps.emplace_back(number, uint32_t(spans.size()));
       }
     }
@@ -243,7 +256,7 @@ void PyTorchTraceScanner::add(const TraceEvent& e, uint32_t index) {
   }
 }
 
-RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read) {
+RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting) {
   State& s = *state_;
   RankTrace trace;
   trace.rank = numberIn<int>(read.metadata, "distributedInfo.rank");
@@ -256,6 +269,7 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read) {
   } else if (s.firstUs > 1e15) {
     trace.baseUnixNs = 0;  // Kineto before baseTimeNanoseconds: Unix microseconds
   }
+  if (!trace.pytorch && !nesting) return trace;
   trace.depth.assign(s.events, 0);
 
   // Nesting, thread by thread: parents before children (by start, the longer first), then a stack.
@@ -292,6 +306,8 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read) {
     }
     stack.push_back(i);
   }
+  // Phases and all-reduce ops are measured within steps only.
+  if (s.steps.empty()) return trace;
 
   const bool gpu = std::any_of(s.spans.begin(), s.spans.end(), [](const State::Span& x) { return x.kernel; });
   Intervals phases[4], compute, comm;  // data, forward, backward, optimizer

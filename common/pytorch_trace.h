@@ -64,7 +64,9 @@ class PyTorchTraceScanner {
 
   // `index`: the event's position among the trace's events (0-based).
   void add(const TraceEvent& event, uint32_t index);
-  RankTrace finish(const TraceReadSummary& read);
+  // `nesting`: work out every op's depth also when the trace is no PyTorch profiler's (it is one rank of
+  // several files); a lone other trace is imported as it is and needs none.
+  RankTrace finish(const TraceReadSummary& read, bool nesting = true);
 
  private:
   struct State;

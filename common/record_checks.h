@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "ringmaster/v1/records.pb.h"
@@ -15,6 +16,10 @@ namespace ringmaster {
 
 // Records one Report request may carry; a rank's sender batches far fewer.
 constexpr size_t kMaxRecordsPerReport = 16384;
+
+// The highest step number a record (or an imported trace) may carry: no job takes a billion optimizer steps,
+// and the views keep a series by step number, so a step beyond it is damage, never data.
+constexpr uint64_t kMaxStep = 1'000'000'000;
 
 // Empty when `record` may be kept as rank `rank`'s of a job of `worldSize` ranks; otherwise why not, for a
 // person

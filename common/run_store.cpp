@@ -218,8 +218,8 @@ struct RunStore::Impl {
   sqlite3* db = nullptr;
   int openedVersion = 0;
   int version = 0;
-  // Opened read-only: the runs left "running" by consoles that have died, read as "interrupted" (a reader
-  // does not mark them so; the next writer does).
+  // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
+  // "interrupted" (a reader does not mark them so; the next writer does).
   std::set<int64_t> orphanedRuns;
   std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
       insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
@@ -242,7 +242,9 @@ struct RunStore::Impl {
   std::map<LaneKey, OpenChunk> openChunks;
   std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
   int timelineFlushMs = 1000;
-  std::chrono::steady_clock::time_point lastTimelineFlush;
+  // None until the open chunks are first stored: the first batch is due at once, however long the machine
+  // has been up (the steady clock counts from boot).
+  std::optional<std::chrono::steady_clock::time_point> lastTimelineFlush;
 
   ~Impl() {
     try {
@@ -276,6 +278,10 @@ struct RunStore::Impl {
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
       throw StoreError("run store " + path + " is locked by another process (" + detail +
                        "); wait for it to finish or pass another file with --store");
+    }
+    if (primary == SQLITE_FULL) {
+      throw StoreError("cannot " + doing + " run store " + path + ": the disk holding it is full (" + detail +
+                       "); free space there, or pass another file with --store");
     }
     if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
       throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
@@ -435,7 +441,7 @@ struct RunStore::Impl {
     auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
     OpenChunk& open = it->second;
     open.events.add(e);
-    if (open.events.size() == kTimelineChunkEvents) {
+    if (open.events.full()) {
       storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
       open = OpenChunk();
     } else if (!open.changed) {
@@ -472,8 +478,9 @@ struct RunStore::Impl {
     try {
       transaction([&] {
         body();
-        if (!changedChunks.empty() && std::chrono::steady_clock::now() - lastTimelineFlush >=
-                                          std::chrono::milliseconds(timelineFlushMs)) {
+        if (!changedChunks.empty() &&
+            (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
+                                       std::chrono::milliseconds(timelineFlushMs))) {
           storeChangedChunks();
         }
       });
@@ -655,7 +662,7 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
   impl_->exec("PRAGMA temp_store = MEMORY", "open");
   impl_->migrate(options.readOnly);
   if (options.readOnly) {
-    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
     while (q->step()) {
       if (!consoleSeemsAlive(path, std::string(q->text(1)))) impl_->orphanedRuns.insert(q->int64(0));
     }
@@ -766,23 +773,50 @@ bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
   return held;
 }
 
+// Room kept on the store's disk for each live run's end (see RunStore::endRun): a disk that fills during the
+// run must not leave it "running", with nothing said of what it lost.
+constexpr off_t kEndRoomBytes = 256 << 10;
+
+std::string endRoomFile(const std::string& storePath, int64_t runId) {
+  return consolesFolder(storePath) + "/run-" + std::to_string(runId) + ".room";
+}
+
+void keepEndRoom(const std::string& storePath, int64_t runId) {
+  const int fd = ::open(endRoomFile(storePath, runId).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // no room even for this: the run goes on without it
+  (void)::posix_fallocate(fd, 0, kEndRoomBytes);
+  ::close(fd);
+}
+
+// True when there was room to give back.
+bool releaseEndRoom(const std::string& storePath, int64_t runId) {
+  return ::unlink(endRoomFile(storePath, runId).c_str()) == 0;
+}
+
 }  // namespace
 
 int RunStore::markInterruptedRuns() {
   std::vector<std::pair<int64_t, std::string>> running;
   {
-    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status = 'running'");
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
     while (q->step()) running.emplace_back(q->int64(0), std::string(q->text(1)));
   }
   int marked = 0;
   for (const auto& [id, console] : running) {
     if (consoleAlive(impl_->path, console)) continue;  // this process's own runs included: its lock is held
-    impl_->prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'")
+    impl_
+        ->prepare(
+            "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status IN ('running', 'importing')")
         ->bind(1, id)
         .run();
+    releaseEndRoom(impl_->path, id);
     ++marked;
   }
   return marked;
+}
+
+bool isInterruptedImport(const RunInfo& run) {
+  return run.status == "interrupted" && run.source.rfind("import:", 0) == 0;
 }
 
 int64_t RunStore::createRun(const NewRun& run) {
@@ -803,9 +837,12 @@ int64_t RunStore::createRun(const NewRun& run) {
   q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
   q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());
   q->bindBlob(8, run.spec.SerializeAsString()).bind(9, encodeStringMap(run.environment));
-  q->bind(10, run.status == "running" ? claimForThisProcess(impl_->path) : std::string());
+  const bool live = run.status == "running" || run.status == "importing";
+  q->bind(10, live ? claimForThisProcess(impl_->path) : std::string());
   q->run();
-  return sqlite3_last_insert_rowid(impl_->db);
+  const int64_t id = sqlite3_last_insert_rowid(impl_->db);
+  if (run.status == "running") keepEndRoom(impl_->path, id);
+  return id;
 }
 
 void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
@@ -815,6 +852,36 @@ void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t en
   }
   auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
   q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
+  if (status != "running") releaseEndRoom(impl_->path, runId);
+}
+
+void RunStore::endRun(int64_t runId, const std::string& status, int64_t endedUnixNs,
+                      const std::vector<v1::Finding>& findings) {
+  try {
+    impl_->flushOpenChunks();
+  } catch (const StoreError&) {
+    // The last second of its timeline is lost: the run's end matters more.
+  }
+  impl_->forgetOpenChunks(runId);
+  auto write = [&] {
+    impl_->transaction([&] {
+      impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
+      for (const auto& f : findings) impl_->insertFindingRow(runId, f);
+      impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?")
+          ->bind(1, status)
+          .bind(2, endedUnixNs)
+          .bind(3, runId)
+          .run();
+    });
+  };
+  try {
+    write();
+  } catch (const StoreError&) {
+    // The disk is full: the room kept for this end, given back, is what it needs.
+    if (!releaseEndRoom(impl_->path, runId)) throw;
+    write();
+  }
+  releaseEndRoom(impl_->path, runId);
 }
 
 void RunStore::setWorldSize(int64_t runId, int worldSize) {
@@ -845,6 +912,7 @@ void RunStore::removeTag(int64_t runId, const std::string& tag) {
 
 void RunStore::deleteRun(int64_t runId) {
   impl_->forgetOpenChunks(runId);
+  releaseEndRoom(impl_->path, runId);
   impl_->transaction([&] {
     for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
                               "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
@@ -938,7 +1006,7 @@ void RunStore::TimelineWriter::add(const v1::TimelineEvent& event) {
   if (added) lanes_->lanes.push_back({event.rank(), event.lane(), {}});
   const size_t index = it->second;
   lanes_->lanes[index].events.add(event);
-  if (lanes_->lanes[index].events.size() < kTimelineChunkEvents) return;
+  if (!lanes_->lanes[index].events.full()) return;
   lanes_->pack(index);
   if (lanes_->fullBytes >= kChunkBytesPerTransaction || lanes_->full.size() >= kChunksPerTransaction) {
     storeFull();

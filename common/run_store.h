@@ -120,8 +120,8 @@ class RunStore {
   // Opens (creating it if needed, unless read-only) and migrates the store at `path`. Throws StoreError. A
   // store it creates only this user may read (0600). Read-only, it changes nothing: an empty file is not a
   // store, a store of an older schema is not upgraded.
-  // Opened for writing, it marks "interrupted" every run still "running" whose console has died (see
-  // createRun).
+  // Opened for writing, it marks "interrupted" every run still "running" or "importing" whose console has
+  // died (see createRun).
   explicit RunStore(const std::string& path, Options options);
   explicit RunStore(const std::string& path) : RunStore(path, Options{}) {}
   ~RunStore();
@@ -134,12 +134,18 @@ class RunStore {
   int schemaVersion() const;
 
   // ---- writing
-  // A "running" run is claimed by this process: it holds a lock file beside the store (in <store>.consoles/)
-  // for as long as it lives, which tells a later reader whether the run's console is still there.
+  // A "running" or "importing" run is claimed by this process: it holds a lock file beside the store (in
+  // <store>.consoles/) for as long as it lives, which tells a later reader whether the run's console (or the
+  // import writing it) is still there.
   int64_t createRun(const NewRun& run);
-  // Marks "interrupted" the runs left "running" by consoles that have died; returns how many.
+  // Marks "interrupted" the runs left "running" or "importing" by processes that have died; returns how many.
   int markInterruptedRuns();
   void setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs = 0);
+  // A live run's end: its findings (replacing those stored) and its status, in one transaction. A live run
+  // keeps a little room on the store's disk from createRun on: refused for a full disk, the end gives that
+  // room back and is written again, so that a disk that filled during the run still gets its end.
+  void endRun(int64_t runId, const std::string& status, int64_t endedUnixNs,
+              const std::vector<v1::Finding>& findings);
   void setWorldSize(int64_t runId, int worldSize);
   void renameRun(int64_t runId, const std::string& name);
   void setNotes(int64_t runId, const std::string& notes);
@@ -232,6 +238,10 @@ class RunStore {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// True for an import whose process ended before it finished (kill -9, a crash): the run holds the part of the
+// trace stored until then.
+bool isInterruptedImport(const RunInfo& run);
 
 // Host names and string maps as JSON objects (shared with readers of the store's text columns).
 std::string encodeStringMap(const std::map<std::string, std::string>& map);

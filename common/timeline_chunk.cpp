@@ -76,7 +76,10 @@ class Cursor {
 
 uint32_t TimelineChunkEncoder::text(const std::string& value) {
   auto [it, added] = textIds_.try_emplace(value, uint32_t(texts_.size()));
-  if (added) texts_.push_back(&it->first);
+  if (added) {
+    texts_.push_back(&it->first);
+    textBytes_ += value.size();
+  }
   return it->second;
 }
 

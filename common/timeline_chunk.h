@@ -28,6 +28,9 @@ namespace ringmaster {
 // that a view of a short range unpacks little it does not show and a live run's lane rewrites its open chunk
 // cheaply.
 inline constexpr size_t kTimelineChunkEvents = 1024;
+// A chunk is also full once its texts and columns take this many bytes (a lane of events with long args), so
+// that each stays far below what a reader unpacks (1 GiB) and an import holds little per lane.
+inline constexpr size_t kTimelineChunkBytes = size_t{8} << 20;
 
 // A blob that is not a timeline chunk this build can read: what is wrong with it.
 class TimelineChunkError : public InputError {
@@ -49,6 +52,13 @@ class TimelineChunkEncoder {
   void clear();
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
+  // Whether it holds a chunk's worth: kTimelineChunkEvents events or kTimelineChunkBytes of texts and
+  // columns.
+  bool full() const {
+    return count_ >= kTimelineChunkEvents ||
+           textBytes_ + starts_.size() + durations_.size() + names_.size() + steps_.size() + args_.size() >=
+               kTimelineChunkBytes;
+  }
   int64_t firstStartNs() const { return firstStartNs_; }  // the earliest start of its events
   int64_t lastEndNs() const { return lastEndNs_; }        // the latest end
   std::string encode() const;
@@ -61,6 +71,7 @@ class TimelineChunkEncoder {
   int64_t lastEndNs_ = 0;
   int64_t previousStart_ = 0;
   uint64_t previousStep_ = 0;
+  size_t textBytes_ = 0;
   std::vector<const std::string*> texts_;  // by index, pointing into textIds_
   std::unordered_map<std::string, uint32_t> textIds_;
   std::string starts_, durations_, names_, steps_, args_;

@@ -4,11 +4,25 @@
 #include <algorithm>
 
 #include "common/clock.h"
+#include "common/diagnosis/advice.h"
+#include "common/diagnosis/finding.h"
+#include "common/diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 
 namespace {
 constexpr int64_t kFindingsEveryNs = 1'000'000'000;
+
+// What the history lacks of a run whose records the store refused (a full disk, a store locked too long).
+v1::Finding recordsNotStored(uint64_t lost, uint64_t fromStep) {
+  v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_WARNING, -1, "",
+                                         fromStep == UINT64_MAX ? 0 : fromStep, "records not stored");
+  f.set_summary(diagnosis::say(diagnosis::text::kRecordsNotStored, {std::to_string(lost)}));
+  (*f.mutable_evidence())["records_not_stored"] = static_cast<double>(lost);
+  if (fromStep != UINT64_MAX) (*f.mutable_evidence())["not_stored_from_step"] = static_cast<double>(fromStep);
+  diagnosis::addAdvice(f);
+  return f;
+}
 
 int worldSizeOf(const NewRun& run) {
   return run.worldSize > 0 ? run.worldSize : int(run.spec.world_size());
@@ -104,6 +118,13 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
     } catch (const std::exception& e) {
       if (storeProblem_.empty()) storeProblem_ = e.what();
       recordsLost_ += records.size();
+      for (const auto& r : records) {
+        const uint64_t step = r.has_step()        ? r.step().step()
+                              : r.has_allreduce() ? r.allreduce().step()
+                              : r.has_memory()    ? r.memory().step()
+                                                  : UINT64_MAX;
+        lostFromStep_ = std::min(lostFromStep_, step);
+      }
     }
   }
   int64_t now = monotonicNs();
@@ -118,8 +139,16 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
 
 std::string RunIngest::storeProblem() const {
   std::lock_guard lock(mutex_);
-  if (storeProblem_.empty() || recordsLost_ == 0) return storeProblem_;
-  return std::to_string(recordsLost_) + " records could not be stored: " + storeProblem_;
+  std::string problem = storeProblem_.empty() || recordsLost_ == 0
+                            ? storeProblem_
+                            : std::to_string(recordsLost_) + " records could not be stored: " + storeProblem_;
+  if (!endProblem_.empty()) problem += (problem.empty() ? "" : "; ") + endProblem_;
+  return problem;
+}
+
+uint64_t RunIngest::recordsLost() const {
+  std::lock_guard lock(mutex_);
+  return recordsLost_;
 }
 
 void RunIngest::tick() {
@@ -139,7 +168,7 @@ std::vector<v1::Finding> RunIngest::findings() const {
 void RunIngest::storeFindingsIfDue(bool now) {
   if (final_) return;
   int64_t t = monotonicNs();
-  if (!now && t - lastFindingsNs_ < kFindingsEveryNs) return;
+  if (!now && lastFindingsNs_ && t - *lastFindingsNs_ < kFindingsEveryNs) return;
   lastFindingsNs_ = t;
   storeFindings(diagnosis_.findings(t));
 }
@@ -162,15 +191,16 @@ void RunIngest::finish(const std::string& status) {
   std::lock_guard lock(mutex_);
   if (!final_) {
     final_ = diagnosis_.findings(monotonicNs());
-    storeFindings(*final_);
+    if (recordsLost_ > 0) final_->push_back(recordsNotStored(recordsLost_, lostFromStep_));
   }
   if (!store_) return;
   try {
-    store_->setRunStatus(runId_, status, unixNs());
+    store_->endRun(runId_, status, unixNs(), *final_);
+    lastFindingsCount_ = final_->size();
   } catch (const std::exception& e) {
-    // The run stays "running" in the file; once this console has gone, the next one to open the history
-    // calls it interrupted.
-    if (storeProblem_.empty()) storeProblem_ = std::string("the run's end could not be stored: ") + e.what();
+    // Not even the room kept for it was enough: the run stays "running" in the file, and once this console
+    // has gone, the next one to open the history calls it interrupted.
+    endProblem_ = std::string("the run's end could not be stored: ") + e.what();
   }
 }
 

@@ -53,6 +53,9 @@ class RunIngest : public RecordSink {
   void recordEnvironment(const std::map<std::string, std::string>& environment,
                          const std::map<std::string, std::map<std::string, std::string>>& hosts);
   uint64_t recordsStored() const { return recordsStored_; }
+  // Records the store refused (each batch it could not take). finish() stores a finding that says how many,
+  // and the run's end even on a full disk (RunStore::endRun).
+  uint64_t recordsLost() const;
   // What the store refused while the run went on, for a person; empty when everything was stored.
   std::string storeProblem() const;
 
@@ -65,12 +68,14 @@ class RunIngest : public RecordSink {
   std::optional<RunStore> store_;
   int64_t runId_ = 0;
   diagnosis::RunDiagnosis diagnosis_;
-  int64_t lastFindingsNs_ = 0;
+  std::optional<int64_t> lastFindingsNs_;  // none before the first store: due at once
   size_t lastFindingsCount_ = 0;
   std::optional<std::vector<v1::Finding>> final_;  // set by finish()
   uint64_t recordsStored_ = 0;
   uint64_t recordsLost_ = 0;
+  uint64_t lostFromStep_ = UINT64_MAX;  // the lowest step of a record lost
   std::string storeProblem_;
+  std::string endProblem_;
   std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
   std::function<std::string(uint64_t)> restartSummary_;
 };

@@ -5,6 +5,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "common/record_checks.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -12,6 +14,12 @@ constexpr double kNsPerMs = 1e6;
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 // A rank number beyond this is a corrupt record, not a job (validateJobSpec allows 4096 ranks).
 constexpr int kMaxRanks = 4096;
+
+// A record no job makes (a rank beyond any job, a step beyond kMaxStep, which a series would allocate up to):
+// passed over. Stores written before imports refused such steps may hold them.
+bool impossible(int rank, uint64_t step) {
+  return rank < 0 || rank >= kMaxRanks || step > kMaxStep;
+}
 
 float ms(int64_t ns) {
   return static_cast<float>(static_cast<double>(ns) / kNsPerMs);
@@ -57,7 +65,7 @@ void LiveSeries::ingest(const v1::Record& record) {
 }
 
 void LiveSeries::ingest(const v1::StepSample& s) {
-  if (s.rank() < 0 || s.rank() >= kMaxRanks) return;
+  if (impossible(s.rank(), s.step())) return;
   Rank& r = rankEntry(s.rank());
   const uint64_t step = s.step();
   auto set = [&](RankMetric m, float v) { r.metrics[static_cast<int>(m)].set(step, v); };
@@ -86,7 +94,7 @@ void LiveSeries::ingest(const v1::StepSample& s) {
 }
 
 void LiveSeries::ingest(const v1::AllreduceOp& op) {
-  if (op.rank() < 0 || op.rank() >= kMaxRanks) return;
+  if (impossible(op.rank(), op.step())) return;
   Rank& r = rankEntry(op.rank());
   const double latencyMs = op.latency_us() / 1000.0;
   if (r.opStep != op.step()) {
@@ -111,7 +119,7 @@ void LiveSeries::ingest(const v1::AllreduceOp& op) {
 }
 
 void LiveSeries::ingest(const v1::MemorySample& m) {
-  if (m.rank() < 0 || m.rank() >= kMaxRanks) return;
+  if (impossible(m.rank(), m.step())) return;
   Rank& r = rankEntry(m.rank());
   r.metrics[static_cast<int>(RankMetric::RssMb)].set(
       m.step(), static_cast<float>(static_cast<double>(m.rss_bytes()) / kBytesPerMiB));

@@ -112,6 +112,10 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   out << "<p class=\"meta\">Status " << escapeXml(info.status) << " · started "
       << timeText(info.startedUnixNs) << " · ended " << timeText(info.endedUnixNs) << " · source "
       << escapeXml(info.source) << " · written by Ringmaster " << RINGMASTER_VERSION << "</p>\n";
+  if (isInterruptedImport(info)) {
+    out << "<p class=\"meta\"><b>Interrupted import:</b> the import did not finish (the process importing "
+           "it ended first); this report covers only the part of the trace stored until then.</p>\n";
+  }
 
   out << "<h2>Summary</h2>\n<table class=\"summary\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
   // What the run did not measure (an imported timeline has no step samples) is said, never shown as zeros.

@@ -384,6 +384,7 @@ RunResult RunSession::finish(const JobOutcome& outcome) {
   if (const std::string problem = ingest_->storeProblem(); !problem.empty()) {
     result.problems.push_back("the run history: " + problem);
   }
+  result.recordsNotStored = ingest_->recordsLost();
   result.findings = ingest_->findings();
   if (slurm_ && outcome.status != JobStatus::Detached && !slurmEndedAt_) {
     bool stopRequested = false;

@@ -45,6 +45,7 @@ struct RunResult {
   std::string status;                 // statusName(outcome.status)
   std::vector<v1::Finding> findings;  // the diagnosis at the end, as stored
   std::vector<std::string> problems;  // what could not be written (store, summary), for a person
+  uint64_t recordsNotStored = 0;      // records the run history could not take: it holds the run in part
   std::vector<std::string> notes;     // what the session did besides, for a person ("cancelled Slurm job 12")
 };
 

@@ -355,13 +355,21 @@ Phrase restartAdvice(const v1::Finding& f) {
   return {};
 }
 
-Phrase importAdvice(const v1::Finding& f) {
+// Findings of no detector's kind: what an import or the run history tells.
+Phrase otherAdvice(const v1::Finding& f) {
   if (f.cause() == "implausible durations") {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice",
                           "Nothing to fix in training: the profiler recorded events longer than the "
                           "trace itself, most often because it stopped before they ended. Record the "
                           "trace again if you need their true length."));
+  }
+  if (f.cause() == "records not stored") {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Nothing to fix in training: the run history could not take these records, most "
+                          "often because the disk holding it was full. Free space there, or keep the history "
+                          "elsewhere with --store, before the next run."));
   }
   return {};
 }
@@ -387,7 +395,7 @@ Phrase adviceFor(const v1::Finding& f) {
     case v1::Finding::KIND_RESTART:
       return restartAdvice(f);
     default:
-      return importAdvice(f);
+      return otherAdvice(f);
   }
 }
 

@@ -127,6 +127,11 @@ const char kImplausibleDurations[] = QT_TRANSLATE_NOOP(
     "%3): drawn clipped at the trace's end, each keeps its recorded duration "
     "(recorded_dur_ns).");
 
+const char kRecordsNotStored[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "%1 records of this run could not be stored in the run history: what it holds of the run "
+    "is incomplete.");
+
 const char kScalingEfficiency[] = QT_TRANSLATE_NOOP(
     "ringmaster::Finding",
     "scaling efficiency %1%: %2 on %3 ranks reaches %4 samples/s, where linear scaling from %5 "
@@ -215,6 +220,7 @@ const std::vector<PatternEntry>& findingPatterns() {
       {kLastToBeReady},
       {kImplausibleDuration},
       {kImplausibleDurations},
+      {kRecordsNotStored},
       {kScalingEfficiency},
       {kSlurmEndedJob, part(1)},
       {kSlurmTimeLimit},
@@ -241,6 +247,7 @@ const std::vector<PatternEntry>& findingPatterns() {
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "scaling")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "implausible durations")},
+      {QT_TRANSLATE_NOOP("ringmaster::Finding", "records not stored")},
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "slurm")},
       // What a restart recovered from.
       {QT_TRANSLATE_NOOP("ringmaster::Finding", "exit")},

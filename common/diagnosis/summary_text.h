@@ -76,6 +76,8 @@ extern const char kLastToBeReady[];
 // Imported traces.
 extern const char kImplausibleDuration[];
 extern const char kImplausibleDurations[];
+// The run history.
+extern const char kRecordsNotStored[];
 // Comparing runs.
 extern const char kScalingEfficiency[];
 // Slurm ended the job: why, then which job and its state.

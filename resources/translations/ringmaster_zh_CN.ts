@@ -167,6 +167,10 @@
         <source>Check that the agent on %1 still runs and that the host answers on the network; once it is back, a new run can use all hosts again.</source>
         <translation>请检查 %1 上的代理是否仍在运行、该主机在网络上是否有响应；恢复之后，新的运行即可再次使用全部主机。</translation>
     </message>
+    <message>
+        <source>Nothing to fix in training: the run history could not take these records, most often because the disk holding it was full. Free space there, or keep the history elsewhere with --store, before the next run.</source>
+        <translation>训练本身无需修正：运行历史未能接收这些记录，最常见的原因是保存它的磁盘已满。请在下次运行之前释放该处的空间，或用 --store 将运行历史保存到别处。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -464,6 +468,14 @@
     <message>
         <source>ranks from then on</source>
         <translation>此后的 rank 数</translation>
+    </message>
+    <message>
+        <source>records not stored</source>
+        <translation>未存储的记录</translation>
+    </message>
+    <message>
+        <source>not stored from step</source>
+        <translation>自此步起未存储</translation>
     </message>
 </context>
 <context>
@@ -787,6 +799,14 @@
     <message>
         <source>lost host</source>
         <translation>主机丢失</translation>
+    </message>
+    <message>
+        <source>%1 records of this run could not be stored in the run history: what it holds of the run is incomplete.</source>
+        <translation>此运行有 %1 条记录未能存入运行历史：其中保存的该运行内容不完整。</translation>
+    </message>
+    <message>
+        <source>records not stored</source>
+        <translation>未存储的记录</translation>
     </message>
 </context>
 <context>

@@ -397,6 +397,10 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
   negative->set_rank(0);
   negative->set_step(4);
   negative->set_forward_ns(-2'493'765'578);
+  auto* farStep = batch.add_records()->mutable_step();  // beyond any job: views would allocate up to it
+  farStep->set_rank(0);
+  farStep->set_step(UINT64_MAX);
+  farStep->set_total_ns(1'000'000);
   auto* nanLatency = batch.add_records()->mutable_allreduce();
   nanLatency->set_rank(0);
   nanLatency->set_latency_us(std::numeric_limits<double>::quiet_NaN());

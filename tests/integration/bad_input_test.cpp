@@ -3,13 +3,18 @@
 // terminal: every bad flag and file ends in exit code 2 with a message naming it, text from outside is shown,
 // not obeyed, and a store this user may only read can still be listed and shown.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
@@ -600,4 +605,127 @@ TEST(BadInput, ASecretLookingVariableReachesTheRankButNotTheHistory) {
   EXPECT_EQ(ringmaster::test::readFile(dir.file("report.html")).find(secret), std::string::npos);
   EXPECT_EQ(ringmaster::test::readFile(dir.file("summary.json")).find(secret), std::string::npos);
   EXPECT_EQ((r.out + r.err).find(secret), std::string::npos) << r.out << r.err;
+}
+
+// `ringmaster import` of what is not a regular file: a FIFO with no writer would block the open for ever, a
+// device never ends, a socket cannot be read. Each is refused by its type, without opening it for reading.
+TEST(BadInput, ImportRefusesWhatIsNotARegularFileWithoutOpeningIt) {
+  TempDir dir("import-odd-files");
+  const std::string fifo = dir.file("trace.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string socketPath = dir.file("socket.json");
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socketPath.c_str());
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  expectRejected("ringmaster",
+                 {
+                     {{"import", fifo}, fifo + ": a FIFO"},
+                     {{"import", "/dev/zero"}, "/dev/zero: a character device"},
+                     {{"import", socketPath}, socketPath + ": a socket"},
+                 },
+                 {"--store", dir.file("runs.sqlite")});
+  ::close(listener);
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", dir.file("runs.sqlite")});
+  EXPECT_EQ(runs.out.find("trace.json"), std::string::npos) << "nothing is kept of them: " << runs.out;
+}
+
+// A step number no job reaches (ProfilerStep#18446744073709551615, or one too long for 64 bits) is a damaged
+// trace: refused, naming the event and the file, instead of stored for every view to allocate by.
+TEST(BadInput, ImportRefusesAStepNumberNoJobReaches) {
+  TempDir dir("import-absurd-step");
+  auto trace = [&](const std::string& name, const std::string& step) {
+    const std::string path = dir.file(name);
+    ringmaster::test::writeFile(
+        path, R"({"traceEvents":[{"name":"ProfilerStep#1","ph":"X","ts":10,"dur":5,"pid":1,"tid":1},)"
+              R"({"name":"ProfilerStep#)" +
+                  step + R"(","ph":"X","ts":20,"dur":5,"pid":1,"tid":1}]})");
+    return path;
+  };
+  const std::string highest = trace("highest.json", "18446744073709551615");
+  const std::string beyond = trace("beyond.json", "99999999999999999999999");
+  const std::string billion = trace("billion.json", "1000000001");
+  expectRejected(
+      "ringmaster",
+      {
+          {{"import", highest}, highest + ": event 2 (ProfilerStep#18446744073709551615) names step"},
+          {{"import", beyond}, beyond + ": event 2 (ProfilerStep#99999999999999999999999) names step"},
+          {{"import", billion}, "more than 1000000000"},
+      },
+      {"--store", dir.file("runs.sqlite")});
+  // The highest step a job may reach is kept.
+  const std::string last = trace("last.json", "1000000000");
+  auto r = runProcess({binPath("ringmaster"), "import", last, "--store", dir.file("runs.sqlite")});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("2 steps"), std::string::npos) << r.out;
+}
+
+namespace {
+
+// Writes a Chrome trace of `events` complete events on one line (as json.dump writes a trace), streamed, with
+// `padding` bytes of text in each event's args; returns its size.
+uint64_t writeOneLineTrace(const std::string& path, uint64_t events, size_t padding = 0) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) throw std::runtime_error("cannot write " + path);
+  const std::string block(64 << 10, 'x');
+  std::fputs(R"({"traceEvents":[)", out);
+  for (uint64_t i = 0; i < events; ++i) {
+    std::fprintf(out, R"(%s{"name":"op%llu","ph":"X","ts":%llu,"dur":7,"pid":%llu,"tid":%llu,"args":{"p":")",
+                 i ? "," : "", (unsigned long long)(i % 50), (unsigned long long)(10 * i),
+                 (unsigned long long)(i % 4), (unsigned long long)(i % 3));
+    for (size_t left = padding; left > 0; left -= std::min(left, block.size()))
+      std::fwrite(block.data(), 1, std::min(left, block.size()), out);
+    std::fputs("\"}}", out);
+  }
+  std::fputs("]}", out);
+  const long size = std::ftell(out);
+  if (std::fclose(out) != 0) throw std::runtime_error("cannot write " + path);
+  return uint64_t(size);
+}
+
+}  // namespace
+
+// One value of 300 MB on one line (a trace whose writer dumped a whole buffer into one event's args) is no
+// event a timeline shows: it is refused, naming the file and the limit, without being held in memory.
+TEST(BadInput, ImportRefusesATraceEventTooLargeToHoldWithoutReadingItIntoMemory) {
+  TempDir dir("import-huge-value");
+  const std::string trace = dir.file("huge.json");
+  const uint64_t bytes = writeOneLineTrace(trace, 1, size_t{300} << 20);
+  auto r = runProcess({binPath("ringmaster"), "import", trace, "--store", dir.file("runs.sqlite")}, {},
+                      std::chrono::minutes(3));
+  ASSERT_FALSE(r.timedOut);
+  EXPECT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find(trace + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("larger than 16 MiB"), std::string::npos) << r.err;
+  EXPECT_LT(r.peakRssBytes, int64_t(bytes / 4)) << "the import held much of the " << bytes << "-byte file";
+  auto runs = runProcess({binPath("ringmaster"), "runs", "--store", dir.file("runs.sqlite")});
+  EXPECT_EQ(runs.out.find("huge.json"), std::string::npos) << "nothing is kept of it: " << runs.out;
+}
+
+// A 300 MB trace of ordinary events on one line imports in memory far smaller than the file, and every event
+// reads back.
+TEST(BadInput, AOneLineTraceOfHundredsOfMegabytesImportsInBoundedMemoryAndReadsBack) {
+  TempDir dir("import-one-line");
+  const std::string trace = dir.file("long.json");
+  const uint64_t events = 2'500'000;
+  const uint64_t bytes = writeOneLineTrace(trace, events, 40);
+  ASSERT_GT(bytes, uint64_t{250} << 20);
+  const std::string store = dir.file("runs.sqlite");
+  auto r = runProcess({binPath("ringmaster"), "import", trace, "--store", store, "--name", "long"}, {},
+                      std::chrono::minutes(8));
+  ASSERT_FALSE(r.timedOut);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find(std::to_string(events) + " events on 4 ranks"), std::string::npos) << r.out;
+  EXPECT_LT(r.peakRssBytes, int64_t(bytes / 2)) << "the import held much of the " << bytes << "-byte file";
+  std::filesystem::remove(trace);
+  auto show = runProcess({binPath("ringmaster"), "show", "long", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find(std::to_string(events) + " timeline events"), std::string::npos) << show.out;
+  auto exported = runProcess({binPath("ringmaster"), "report", "long", "--store", store, "--format", "trace",
+                              "-o", dir.file("out.json")},
+                             {}, std::chrono::minutes(5));
+  EXPECT_EQ(exported.exitCode, 0) << exported.err;
+  EXPECT_NE(exported.out.find(std::to_string(events) + " events"), std::string::npos) << exported.out;
 }

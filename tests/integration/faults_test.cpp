@@ -163,6 +163,108 @@ TEST(Faults, ARunWhoseConsoleIsKilledIsMarkedInterruptedWithItsStepsKept) {
       << "the steps stored before are kept: " << show.out;
 }
 
+namespace {
+
+// The status of the run named `name` in the store at `path`, read as any other reader would; "" when there is
+// no such run (yet).
+std::string storedStatus(const std::string& path, const std::string& name) {
+  sqlite3* db = nullptr;
+  std::string status;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT status FROM runs WHERE name = ?", -1, &q, nullptr) == SQLITE_OK) {
+      sqlite3_bind_text(q, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(q) == SQLITE_ROW) status = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+    }
+    sqlite3_finalize(q);
+  }
+  sqlite3_close(db);
+  return status;
+}
+
+// How many timeline chunks the store at `path` holds.
+int storedChunks(const std::string& path) {
+  sqlite3* db = nullptr;
+  int chunks = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_exec(
+        db, "SELECT count(*) FROM timeline_chunks",
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = values[0] ? std::atoi(values[0]) : 0;
+          return 0;
+        },
+        &chunks, nullptr);
+  }
+  sqlite3_close(db);
+  return chunks;
+}
+
+}  // namespace
+
+// `ringmaster import` killed with SIGKILL while it stores a large trace leaves a part of it: the next command
+// finds the importing process gone and shows the run as an interrupted import, not as a whole one.
+TEST(Faults, AnImportKilledMidwayIsShownAsAnInterruptedImport) {
+  TempDir dir("killed-import");
+  const std::string trace = dir.file("big.json");
+  {
+    std::ofstream out(trace);
+    out << "{\"traceEvents\":[";
+    for (int i = 0; i < 3'000'000; ++i) {
+      out << (i ? "," : "") << "{\"name\":\"op" << i % 40 << "\",\"ph\":\"X\",\"ts\":" << 5 * i
+          << ",\"dur\":3,\"pid\":" << i % 8 << ",\"tid\":" << i % 5 << "}\n";
+    }
+    out << "]}";
+  }
+  const std::string store = dir.file("runs.sqlite");
+  const std::string ringmaster = binPath("ringmaster");
+  const pid_t importer = ::fork();
+  if (importer == 0) {
+    const int quiet = ::open("/dev/null", O_WRONLY);
+    ::dup2(quiet, 1);
+    ::dup2(quiet, 2);
+    ::execl(ringmaster.c_str(), ringmaster.c_str(), "import", trace.c_str(), "--store", store.c_str(),
+            "--name", "big", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Until its run is in the history with a part of the trace, then at once.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  std::string before;
+  int status = 0;
+  bool exited = false;
+  while (before.empty() && std::chrono::steady_clock::now() < until) {
+    if (::waitpid(importer, &status, WNOHANG) == importer) {
+      exited = true;
+      break;
+    }
+    // Once it has stored a part of the trace: mid-way.
+    if (storedChunks(store) > 0) before = storedStatus(store, "big");
+    if (before.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    ::kill(importer, SIGKILL);
+    ::waitpid(importer, &status, 0);
+  }
+  ASSERT_FALSE(exited) << "the import ended before its run was seen (exit status " << status << ")";
+  ASSERT_EQ(before, "importing") << "the import had already finished when it was killed";
+
+  auto show = runProcess({ringmaster, "show", "big", "--store", store});
+  EXPECT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status interrupted"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("interrupted import: the import of " + trace + " did not finish"),
+            std::string::npos)
+      << show.out;
+  auto runs = runProcess({ringmaster, "runs", "--store", store});
+  EXPECT_NE(runs.out.find("interrupted"), std::string::npos) << runs.out;
+  EXPECT_EQ(runs.out.find("importing"), std::string::npos) << runs.out;
+  // Imported again, the trace is a whole run beside the interrupted one.
+  auto again = runProcess({ringmaster, "import", trace, "--store", store, "--name", "big"}, {},
+                          std::chrono::minutes(5));
+  EXPECT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.out.find("3000000 events"), std::string::npos) << again.out;
+}
+
 TEST(Faults, ARunWhoseLossBecomesNaNFinishesAndIsStoredWithADivergenceFinding) {
   TempDir dir("diverging");
   const std::string store = dir.file("runs.sqlite");
@@ -219,10 +321,18 @@ TEST(Faults, AStoreLockedByAnotherProgramDuringARunLosesNeitherTheRunNorItsEnd) 
   other.join();
   ASSERT_TRUE(locked) << "the other program never got the lock; the run ended before it could";
   EXPECT_EQ(r.signal, 0) << r.err;
-  EXPECT_EQ(r.exitCode, 0) << r.err;
+  // The batches the store refused meanwhile are missing from the history, which the run says.
+  const bool lost = r.err.find("records could not be stored") != std::string::npos;
+  EXPECT_EQ(r.exitCode, lost ? 1 : 0) << r.err;
+  if (lost) {
+    EXPECT_NE(r.err.find("finished, but"), std::string::npos) << r.err;
+  }
   auto show = runProcess({binPath("ringmaster"), "show", "held", "--store", store});
   EXPECT_EQ(show.exitCode, 0) << show.err;
   EXPECT_NE(show.out.find("status finished"), std::string::npos) << show.out;
+  if (lost) {
+    EXPECT_NE(show.out.find("could not be stored in the run history"), std::string::npos) << show.out;
+  }
 }
 
 TEST(Faults, ACrashedRankIsTheRunsFirstFinding) {
@@ -376,4 +486,37 @@ TEST(Faults, AHangIsPrintedWhenFoundAndTheStallTimeoutStopsTheJobAsFailed) {
   auto show = runProcess({binPath("ringmaster"), "show", "hung", "--store", dir.file("runs.sqlite")});
   EXPECT_NE(show.out.find("status failed"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("stall: rank 1"), std::string::npos) << show.out;
+}
+
+// The run history on a disk that fills while the job trains (a 512 KiB tmpfs of the test's own, mounted in a
+// private mount namespace): the job trains on, `ringmaster run` says what could not be stored and exits
+// non-zero, and the run keeps its end and what it lost instead of staying "running" for ever.
+TEST(Faults, ARunWhoseStoreDiskFillsIsStoredWithItsEndAndWhatItLost) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a filesystem of the test's own needs root";
+  TempDir dir("full-store");
+  const std::string disk = dir.file("disk");
+  std::filesystem::create_directories(disk);
+  const std::string script = R"(
+mount -t tmpfs -o size=512k ringmaster-test "$1" || exit 99
+"$2" run -np 2 --model mlp --data synthetic --steps 200 --store "$1/runs.sqlite" --state-dir "$3/state" \
+  --name full >"$3/run.out" 2>"$3/run.err"
+echo $? >"$3/run.rc"
+df -k "$1" >"$3/df.txt"
+"$2" show full --store "$1/runs.sqlite" >"$3/show.txt" 2>&1
+)";
+  auto r = runProcess({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script,
+                       "sh", disk, binPath("ringmaster"), dir.path()},
+                      {}, std::chrono::minutes(5));
+  ASSERT_FALSE(r.timedOut);
+  if (r.exitCode == 99) GTEST_SKIP() << "no tmpfs could be mounted here: " << r.err;
+  const std::string err = readFile(dir.file("run.err"));
+  ASSERT_NE(err.find("could not be stored"), std::string::npos)
+      << "the disk did not fill during the run: " << err << readFile(dir.file("df.txt"));
+  EXPECT_NE(readFile(dir.file("run.rc")), "0\n") << "the run exited 0 with records lost: " << err;
+  EXPECT_NE(err.find("not in the run history"), std::string::npos) << err;
+  EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
+  const std::string show = readFile(dir.file("show.txt"));
+  EXPECT_NE(show.find("status finished"), std::string::npos) << "the run's end is kept: " << show;
+  EXPECT_NE(show.find("records of this run could not be stored in the run history"), std::string::npos)
+      << "what it lost is kept: " << show;
 }

@@ -178,7 +178,7 @@ TEST_F(HistoryCli, ImportsAHorovodTimelineACutCopyAndRefusesGarbage) {
   std::string garbage = file("garbage.json");
   writeFile(garbage, "[{\"ph\": \"B\", \"ts\": 1}, {\"ph\" \"E\"}]");
   r = ringmaster({"import", garbage});
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("byte 29"), std::string::npos) << r.err;
 
   auto show = ringmaster({"show", "horovod-run"});
@@ -220,11 +220,11 @@ TEST_F(HistoryCli, ImportsAFolderOfPerRankTracesAsOneDiagnosedRun) {
 
   std::filesystem::create_directories(file("empty"));
   r = ringmaster({"import", file("empty")});
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("holds no trace files"), std::string::npos) << r.err;
   writeFile(file("bare.json"), "[]");
   r = ringmaster({"import", file("bare.json")});
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("bare.json: the trace holds no events"), std::string::npos) << r.err;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,12 +44,13 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<st
   close(errFd);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
+  rusage usage{};
   while (true) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
+    pid_t done = wait4(pid, &status, WNOHANG, &usage);
     if (done == pid) break;
     if (std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+      wait4(pid, &status, 0, &usage);
       result.timedOut = true;
       break;
     }
@@ -56,6 +58,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::map<st
   }
   if (WIFEXITED(status) && !result.timedOut) result.exitCode = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.peakRssBytes = int64_t{usage.ru_maxrss} * 1024;  // Linux counts it in KiB
   result.out = readFile(outPath);
   result.err = readFile(errPath);
   unlink(outPath);

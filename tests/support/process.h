@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ struct ProcessResult {
   int exitCode = -1;  // exit status, or -1 when killed by a signal or the timeout
   int signal = 0;     // terminating signal, 0 if none
   bool timedOut = false;
+  int64_t peakRssBytes = 0;  // the most memory it held at once (its maximum resident set)
   std::string out;
   std::string err;
 };

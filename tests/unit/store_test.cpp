@@ -16,7 +16,9 @@
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
+using ringmaster::isInterruptedImport;
 using ringmaster::NewRun;
+using ringmaster::RunInfo;
 using ringmaster::RunStore;
 using ringmaster::StoreError;
 namespace v1 = ringmaster::v1;
@@ -395,6 +397,62 @@ TEST_F(StoreTest, AReaderSeesARunWhoseConsoleDiedAsInterruptedAndMarksNothing) {
   EXPECT_EQ(runningOnDisk(), 1) << "a reader marked the run";
   { RunStore writer(file()); }
   EXPECT_EQ(runningOnDisk(), 0) << "the next writer marks it";
+}
+
+TEST_F(StoreTest, AnImportWhoseProcessDiedIsMarkedAnInterruptedImport) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    RunStore store(file());
+    NewRun run = named("cut");
+    run.source = "import:/traces/big.json";
+    run.status = "importing";
+    store.createRun(run);
+    ::_exit(0);  // as after kill -9: its run is left "importing"
+  }
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  {
+    RunStore reader(file(), readOnly());
+    EXPECT_TRUE(isInterruptedImport(*reader.run(reader.resolveRun("cut"))));
+  }
+  RunStore store(file());
+  NewRun mine = named("mine");
+  mine.source = "import:/traces/small.json";
+  mine.status = "importing";
+  const int64_t importing = store.createRun(mine);
+  const RunInfo cut = *store.run(store.resolveRun("cut"));
+  EXPECT_EQ(cut.status, "interrupted");
+  EXPECT_TRUE(isInterruptedImport(cut));
+  // An import this process is writing is its own, alive.
+  EXPECT_EQ(store.markInterruptedRuns(), 0);
+  EXPECT_EQ(store.run(importing)->status, "importing");
+  EXPECT_FALSE(isInterruptedImport(*store.run(importing)));
+}
+
+// A live run keeps a little room on the store's disk for its end (a disk that fills during the run still gets
+// it) and gives it back when it ends, however it ends: no room is left behind.
+TEST_F(StoreTest, ALiveRunKeepsRoomForItsEndUntilItEnds) {
+  const std::string consoles = fs::weakly_canonical(file()).string() + ".consoles";
+  auto rooms = [&] {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(consoles)) n += entry.path().extension() == ".room";
+    return n;
+  };
+  RunStore store(file());
+  const int64_t ended = store.createRun(named("ended"));
+  const int64_t deleted = store.createRun(named("deleted"));
+  NewRun imported = named("imported");
+  imported.status = "imported";
+  store.createRun(imported);
+  EXPECT_EQ(rooms(), 2u) << "only live runs keep room";
+  v1::Finding finding;
+  finding.set_summary("the end's finding");
+  store.endRun(ended, "finished", 42, {finding});
+  store.deleteRun(deleted);
+  EXPECT_EQ(rooms(), 0u);
+  EXPECT_EQ(store.run(ended)->status, "finished");
+  EXPECT_EQ(store.run(ended)->endedUnixNs, 42);
+  ASSERT_EQ(store.findings(ended).size(), 1u);
+  EXPECT_EQ(store.findings(ended).front().summary(), "the end's finding");
 }
 
 TEST_F(StoreTest, CorruptFileIsAClearError) {

@@ -299,6 +299,33 @@ TEST_F(TimelineStore, ABulkWriterStoresFullChunksThenTheRestOnFinish) {
   EXPECT_EQ(chunkRows(failed), 0);
 }
 
+// A lane of events with long args (1 MiB each) fills chunks by their bytes long before their count: every
+// chunk stays small enough to unpack and for an import to hold, live appends and bulk writes alike.
+TEST_F(TimelineStore, ALaneOfLargeEventsIsStoredInChunksOfBoundedSize) {
+  std::vector<v1::TimelineEvent> lane;
+  for (int i = 0; i < 24; ++i) {
+    lane.push_back(event(0, "io", "read", 1000 * i, 1000 * i + 10, 0,
+                         {{"buffer", std::string(size_t{1} << 20, char('a' + i))}}));
+  }
+  std::vector<std::string> expected;
+  for (const auto& e : lane) expected.push_back(describe(e));
+  RunStore store(file());
+  const int64_t bulk = store.createRun(named("bulk"));
+  {
+    RunStore::TimelineWriter writer(store, bulk);
+    for (const auto& e : lane) writer.add(e);
+    writer.finish();
+  }
+  const int64_t live = store.createRun(named("live"));
+  for (const auto& e : lane) store.appendTimeline(live, {e});
+  store.setRunStatus(live, "finished");
+  const int64_t perChunk = int64_t(ringmaster::kTimelineChunkBytes >> 20) + 1;
+  for (int64_t run : {bulk, live}) {
+    EXPECT_GE(chunkRows(run), int64_t(lane.size()) / perChunk) << "run " << run;
+    EXPECT_EQ(events(store, run), expected) << "run " << run;
+  }
+}
+
 TEST_F(TimelineStore, ARangeReadsOnlyTheChunksThatMayHoldIt) {
   RunStore store(file());
   const int64_t run = store.createRun(named("long"));
