@@ -3,8 +3,6 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/server_credentials.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <climits>
@@ -17,6 +15,7 @@
 #include "agent/program_path.h"
 #include "agent/tls_files.h"
 #include "common/error.h"
+#include "common/loopback_port.h"
 #include "common/record_checks.h"
 #include "common/runtime_dir.h"
 #include "common/small_file.h"
@@ -354,23 +353,6 @@ std::filesystem::path programDir() {
   return std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path();
 }
 
-// A number no agent of this host listens on right now, to name an agent that serves no TCP port (a console's
-// embedded agent, or one started with --port 0 and no token).
-int unusedLocalPortNumber() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port > 0 ? port : static_cast<int>(::getpid() % 60000) + 1024;
-}
-
 }  // namespace
 
 std::string defaultWorkerPath() {
@@ -476,7 +458,9 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
                        ": the port is in use or the address is not one of this host's (see --listen, --port)");
     }
   } else {
-    port_ = options.port > 0 ? options.port : unusedLocalPortNumber();
+    // A number no agent of this host listens on right now names one that serves no TCP port.
+    port_ = options.port > 0 ? options.port : freeLoopbackPort();
+    if (port_ == 0) port_ = static_cast<int>(::getpid() % 60000) + 1024;
   }
 
   // This user's consoles over a Unix socket in the user's private folder, named by the port.

@@ -115,7 +115,8 @@ std::string describeStatus(const grpc::Status& status, const AgentEndpoint& endp
     case grpc::UNAVAILABLE:
     case grpc::DEADLINE_EXCEEDED:
       if (!endpoint.socketPath.empty()) {
-        return "cannot reach this user's agent at " + endpoint.target() + " (" + text +
+        return "cannot reach the agent at " + endpoint.host + ":" + std::to_string(endpoint.port) +
+               ", this user's socket " + endpoint.target() + " (" + text +
                "): is ringmaster-agent running as this user with --port " + std::to_string(endpoint.port) +
                "? An agent of another user, or one that serves TCP, needs its --token-file";
       }

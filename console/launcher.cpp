@@ -2,8 +2,6 @@
 #include "console/launcher.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include "agent/host_info.h"
 #include "common/error.h"
 #include "common/job_spec.h"
+#include "common/loopback_port.h"
 #include "console/outcome_text.h"
 
 namespace ringmaster::console {
@@ -31,17 +30,7 @@ bool isLoopbackHost(const std::string& host) {
 
 // A TCP port free on this machine right now (the embedded case: rank 0 runs here).
 int freeLocalPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
+  const int port = freeLoopbackPort();
   if (port == 0) throw LaunchError("cannot find a free TCP port on this machine for MASTER_PORT");
   return port;
 }

@@ -38,20 +38,6 @@ console::AgentClient clientFor(const agent::AgentServer& server, const std::stri
   return console::AgentClient({"127.0.0.1", server.port(), token, ""});
 }
 
-// A launch of rank 0 of a 2-rank job: rank 1 never comes, so rank 0 waits at the rendezvous (alive, idle).
-v1::LaunchRequest waitingRank(const std::string& jobId) {
-  v1::LaunchRequest request;
-  request.set_job_id(jobId);
-  *request.mutable_spec() = smallJob(2, 10);
-  request.mutable_spec()->set_rendezvous_timeout_s(120);
-  request.set_first_rank(0);
-  request.set_local_ranks(1);
-  request.set_world_size(2);
-  request.set_master_addr("127.0.0.1");
-  request.set_master_port(static_cast<uint32_t>(freePort()));
-  return request;
-}
-
 TEST(AgentService, ReadsTheWorkersBuild) {
   auto build = agent::parseWorkerVersion("ringmaster-worker 0.1.0 (LibTorch 1.13.1, backends: gloo, nccl)\n");
   ASSERT_TRUE(build);

@@ -37,6 +37,20 @@ inline v1::JobSpec smallJob(int ranks, uint64_t steps) {
   return spec;
 }
 
+// A launch of rank 0 of a 2-rank job: rank 1 never comes, so rank 0 waits at the rendezvous (alive, idle).
+inline v1::LaunchRequest waitingRank(const std::string& jobId) {
+  v1::LaunchRequest request;
+  request.set_job_id(jobId);
+  *request.mutable_spec() = smallJob(2, 10);
+  request.mutable_spec()->set_rendezvous_timeout_s(120);
+  request.set_first_rank(0);
+  request.set_local_ranks(1);
+  request.set_world_size(2);
+  request.set_master_addr("127.0.0.1");
+  request.set_master_port(static_cast<uint32_t>(freePort()));
+  return request;
+}
+
 // Alive and not a zombie.
 inline bool processAlive(int pid) {
   if (::kill(pid, 0) != 0) return false;

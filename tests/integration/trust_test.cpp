@@ -201,17 +201,8 @@ TEST_F(Trust, AnotherUserReachesNothingOfAPlainAgent) {
         },
         60s))
         << plain.err() << withToken.err();
-    v1::LaunchRequest request;
-    request.set_job_id("victim");
-    *request.mutable_spec() = smallJob(2, 10);
-    request.mutable_spec()->set_rendezvous_timeout_s(120);
-    request.set_first_rank(0);
-    request.set_local_ranks(1);
-    request.set_world_size(2);
-    request.set_master_addr("127.0.0.1");
-    request.set_master_port(static_cast<uint32_t>(freePort()));
     v1::LaunchReply reply;
-    ASSERT_TRUE(client->launch(request, reply).ok());
+    ASSERT_TRUE(client->launch(waitingRank("victim"), reply).ok());
   }
   EXPECT_NE(plain.err().find("no TCP port"), std::string::npos) << plain.err();
   EXPECT_NE(withToken.err().find("token required"), std::string::npos) << withToken.err();
