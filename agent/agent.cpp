@@ -123,7 +123,7 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
 }
 
 grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname,
-                                 std::string& path) {
+                                 ProgramPath& checked) {
   const std::string where = "host " + hostname + ": ";
   const std::string& dir = program.working_dir();
   std::error_code ec;
@@ -156,7 +156,7 @@ grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::stri
                             "the ringmaster Python package is not installed beside this agent: reinstall "
                             "Ringmaster, or run the program without instrumentation (--no-instrument)");
   }
-  path = found.path;
+  checked = found;
   return grpc::Status::OK;
 }
 
@@ -199,9 +199,9 @@ void Agent::launch(const v1::LaunchRequest& request,
   pruneOldJournals();
   v1::HostInfo host = hostInfo();
   if (grpc::Status status = checkFolders(r.spec(), host.hostname()); !status.ok()) return done(status, {});
-  std::string programPath;
+  ProgramPath program;
   if (isUserProgram(r.spec())) {
-    grpc::Status status = checkProgram(r.spec().program(), host.hostname(), programPath);
+    grpc::Status status = checkProgram(r.spec().program(), host.hostname(), program);
     if (!status.ok()) return done(status, {});
   }
   if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
@@ -235,12 +235,14 @@ void Agent::launch(const v1::LaunchRequest& request,
       return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
     }
     JobSetup setup{launched,
-                   isUserProgram(r.spec()) ? programPath : config_.workerPath,
+                   isUserProgram(r.spec()) ? program.path : config_.workerPath,
                    config_.telemetryAddress,
                    directory.string(),
                    host.hostname(),
                    config_.stopGraceS,
                    config_.pythonRoot};
+    // The file that was allowed, whatever a link in the path the user gave points to by now.
+    setup.executable = program.resolved;
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {

@@ -16,6 +16,7 @@
 #include "agent/host_info.h"
 #include "agent/job.h"
 #include "agent/journal.h"
+#include "agent/program_path.h"
 
 namespace ringmaster::agent {
 
@@ -64,8 +65,8 @@ class Agent {
 
  private:
   std::shared_ptr<Job> findJob(const std::string& jobId);
-  // May this agent start `program`? Sets `path` to what to start it by.
-  grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path);
+  // May this agent start `program`? Sets `found` to the path to start it by and the file that was allowed.
+  grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, ProgramPath& found);
   // Every folder a job names (data, checkpoints, a program's working folder) is absolute, free of "..", and
   // inside a folder this agent allows once links are resolved.
   grpc::Status checkFolders(const v1::JobSpec& spec, const std::string& hostname) const;

@@ -137,7 +137,11 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
     ::dup2(devNull, STDIN_FILENO);
     ::dup2(out.write, STDOUT_FILENO);
     ::dup2(err.write, STDERR_FILENO);
-    ::execve(argv[0], argv.data(), envp.data());
+    if (options.executable.empty()) {
+      ::execve(argv[0], argv.data(), envp.data());
+    } else {
+      ::execveat(AT_FDCWD, options.executable.c_str(), argv.data(), envp.data(), AT_SYMLINK_NOFOLLOW);
+    }
     int e = errno;
     ssize_t ignored = ::write(execStatus.write, &e, sizeof e);
     (void)ignored;

@@ -249,9 +249,10 @@ StartResult Job::spawnRanks() {
   for (size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = *ranks_[i];
     try {
-      rank.process =
-          std::make_unique<ChildProcess>(SpawnOptions{rankArguments(), rankEnvironment(static_cast<int>(i)),
-                                                      true, setup_.request.spec().program().working_dir()});
+      SpawnOptions options{rankArguments(), rankEnvironment(static_cast<int>(i)), true,
+                           setup_.request.spec().program().working_dir()};
+      options.executable = setup_.executable;
+      rank.process = std::make_unique<ChildProcess>(options);
       result.pids.push_back(rank.process->pid());
       records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));
     } catch (const std::exception& e) {

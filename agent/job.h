@@ -27,6 +27,9 @@ struct JobSetup {
   std::string hostname;          // named in rank states
   double defaultGraceS = 5;      // SIGTERM to SIGKILL when a stop names no grace
   std::string pythonRoot;        // holds the ringmaster Python package (instrumented programs)
+  // A user's program: the file checked at launch (links resolved), which ranks execute under the name in
+  // workerPath; empty: workerPath itself.
+  std::string executable{};
 };
 
 // What starting the ranks came to.
