@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "agent/child_process.h"
+#include "agent/launch_environment.h"
 #include "agent/program_path.h"
 #include "common/job_spec.h"
 
@@ -122,6 +123,19 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
   return grpc::Status::OK;
 }
 
+grpc::Status Agent::checkEnvironment(const v1::UserProgram& program, const std::string& hostname) const {
+  if (config_.anyProgram) return grpc::Status::OK;  // the user's own agent runs their programs as they like
+  for (int i = 0; i < program.environment_size(); ++i) {
+    if (std::string refusal = environmentRefusal(program.environment(i), config_.allowedEnvironment);
+        !refusal.empty()) {
+      return grpc::Status(grpc::PERMISSION_DENIED, "host " + hostname + ": spec.program.environment[" +
+                                                       std::to_string(i) + "] " + program.environment(i) +
+                                                       ": " + refusal);
+    }
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname,
                                  ProgramPath& checked) {
   const std::string where = "host " + hostname + ": ";
@@ -202,6 +216,7 @@ void Agent::launch(const v1::LaunchRequest& request,
   ProgramPath program;
   if (isUserProgram(r.spec())) {
     grpc::Status status = checkProgram(r.spec().program(), host.hostname(), program);
+    if (status.ok()) status = checkEnvironment(r.spec().program(), host.hostname());
     if (!status.ok()) return done(status, {});
   }
   if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
@@ -243,6 +258,8 @@ void Agent::launch(const v1::LaunchRequest& request,
                    config_.pythonRoot};
     // The file that was allowed, whatever a link in the path the user gave points to by now.
     setup.executable = program.resolved;
+    setup.allowedEnvironment = config_.allowedEnvironment;
+    setup.anyEnvironment = config_.anyProgram;
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {

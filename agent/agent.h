@@ -30,6 +30,9 @@ struct AgentConfig {
   bool anyProgram = false;                   // starts any program (the user's own embedded agent)
   std::vector<std::string> allowedFolders;   // resolved folders jobs may name, the state folder included
   bool anyFolder = false;                    // jobs may name any folder (the user's own embedded agent)
+  // Guarded variables (launch_environment.h) a launch may set for a program (--allow-env); with anyProgram
+  // it may set any.
+  std::vector<std::string> allowedEnvironment;
   std::string pythonRoot;  // holds the ringmaster Python package; empty: programs run uninstrumented only
 };
 
@@ -70,6 +73,8 @@ class Agent {
   // Every folder a job names (data, checkpoints, a program's working folder) is absolute, free of "..", and
   // inside a folder this agent allows once links are resolved.
   grpc::Status checkFolders(const v1::JobSpec& spec, const std::string& hostname) const;
+  // A program's environment sets no guarded variable its owner did not allow.
+  grpc::Status checkEnvironment(const v1::UserProgram& program, const std::string& hostname) const;
 
   AgentConfig config_;
   std::mutex mutex_;

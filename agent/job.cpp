@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "agent/child_process.h"
+#include "agent/launch_environment.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/printable.h"
@@ -167,6 +168,13 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
   // A user's program gets the rest of torchrun's environment, and torchrun's one thread per rank when ranks
   // share the host and the user set nothing.
   const auto& program = r.spec().program();
+  // Checked again where it takes effect, not only where the launch arrived.
+  for (const auto& entry : program.environment()) {
+    if (std::string refusal =
+            setup_.anyEnvironment ? "" : environmentRefusal(entry, setup_.allowedEnvironment);
+        !refusal.empty())
+      throw std::runtime_error(refusal);
+  }
   env.insert(env.end(),
              {"GROUP_RANK=" + std::to_string(r.group_rank()),
               "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),

@@ -30,6 +30,9 @@ struct JobSetup {
   // A user's program: the file checked at launch (links resolved), which ranks execute under the name in
   // workerPath; empty: workerPath itself.
   std::string executable{};
+  // The guarded variables (launch_environment.h) a program's environment may set; anyEnvironment: all.
+  std::vector<std::string> allowedEnvironment{};
+  bool anyEnvironment = false;
 };
 
 // What starting the ranks came to.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What an agent's owner allows holds where it is used, not only where a launch is checked: the program that
-// runs is the one allowed even when a link flips. Another user of the machine (uid 65534 when the tests run
-// as root) does the flipping.
+// runs is the one allowed even when a link flips, and a launch sets no variable that changes what a program
+// loads. Another user of the machine (uid 65534 when the tests run as root) does the flipping.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +73,27 @@ v1::LaunchRequest programLaunch(const std::string& jobId, const std::vector<std:
   return request;
 }
 
+// Every record of a job, once it has finished.
+std::vector<v1::Record> recordsOf(console::AgentClient& client, const std::string& jobId) {
+  std::vector<v1::Record> records;
+  bool finished = false;
+  console::JournalFollower follower(
+      client, jobId, 1,
+      [&](const std::vector<v1::Record>& r) { records.insert(records.end(), r.begin(), r.end()); },
+      [&](const grpc::Status& s) { finished = s.ok(); });
+  EXPECT_TRUE(eventually([&] { return finished; }, 120s)) << "job " << jobId << " did not finish";
+  follower.stop();
+  return records;
+}
+
+std::string outputOf(const std::vector<v1::Record>& records) {
+  std::string text;
+  for (const auto& r : records) {
+    if (r.has_log()) text += r.log().text() + "\n";
+  }
+  return text;
+}
+
 // A program named by a link is started by the file the agent checked: a link that another user flips
 // between an allowed and a forbidden script while jobs launch never makes the agent run the forbidden one.
 TEST(AgentConfinement, AProgramNamedByAFlippingLinkIsStartedByTheFileThatWasAllowed) {
@@ -130,6 +151,108 @@ TEST(AgentConfinement, AProgramNamedByAFlippingLinkIsStartedByTheFileThatWasAllo
   // Both sides of the link were seen, so the flips did race the checks.
   EXPECT_GT(started, 0);
   EXPECT_GT(refused, 0);
+}
+
+std::unique_ptr<BackgroundProcess> startAgent(const TempDir& dir, int port,
+                                              const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {binPath("ringmaster-agent"),
+                                   "--port",
+                                   std::to_string(port),
+                                   "--state-dir",
+                                   dir.file("state-" + std::to_string(port)),
+                                   "--allow-program",
+                                   "/bin/sh"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return std::make_unique<BackgroundProcess>(argv);
+}
+
+// The loader's and interpreters' variables (LD_PRELOAD, PYTHONPATH ...) would run code of the launcher's
+// choosing inside an allowed program: a launch sets them only where the agent's owner allowed each one.
+TEST(AgentConfinement, ALaunchSetsTheLoadersVariablesOnlyWhereTheAgentAllowsThem) {
+  TempDir dir("confine-env");
+  auto help = runProcess({binPath("ringmaster-agent"), "--help"});
+  EXPECT_NE(help.out.find("--allow-env"), std::string::npos) << help.out;
+  for (const char* name : {"LD_*", "PYTHONPATH", "NODE_OPTIONS", "BASH_ENV"})
+    EXPECT_NE(help.out.find(name), std::string::npos) << name << " is not named in\n" << help.out;
+
+  // Only a guarded name can be allowed: anything else is a mistake the owner hears of.
+  auto typo = runProcess({binPath("ringmaster-agent"), "--port", std::to_string(freePort()), "--state-dir",
+                          dir.file("state-typo"), "--allow-env", "EPOCHS"});
+  EXPECT_EQ(typo.exitCode, 2) << typo.err;
+  EXPECT_NE(typo.err.find("--allow-env EPOCHS"), std::string::npos) << typo.err;
+
+  const std::vector<std::string> program = {"/bin/sh", "-c", "test \"$LD_PRELOAD\" = libc.so.6"};
+  for (bool allowing : {false, true}) {
+    SCOPED_TRACE(allowing ? "--allow-env LD_PRELOAD" : "no --allow-env");
+    const int port = freePort();
+    auto agentProcess = startAgent(
+        dir, port,
+        allowing ? std::vector<std::string>{"--allow-env", "LD_PRELOAD"} : std::vector<std::string>{});
+    console::AgentClient client({"127.0.0.1", port, "", "", ""});
+    v1::HostInfo info;
+    ASSERT_TRUE(eventually([&] { return client.hostInfo(info, 1s).ok(); }, 30s)) << "no agent";
+
+    v1::LaunchReply reply;
+    grpc::Status status = client.launch(programLaunch("preload", program, {"LD_PRELOAD=libc.so.6"}), reply);
+    if (!allowing) {
+      EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << status.error_message();
+      EXPECT_NE(status.error_message().find("LD_PRELOAD"), std::string::npos) << status.error_message();
+      EXPECT_NE(status.error_message().find("--allow-env LD_PRELOAD"), std::string::npos)
+          << status.error_message();
+      status = client.launch(programLaunch("pythonpath", program, {"PYTHONPATH=/tmp"}), reply);
+      EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << status.error_message();
+      EXPECT_NE(status.error_message().find("--allow-env PYTHONPATH"), std::string::npos)
+          << status.error_message();
+      // Variables that change nothing of what is loaded are the launch's to set.
+      status = client.launch(programLaunch("plain", {"/bin/sh", "-c", "true"}, {"EPOCHS=3"}), reply);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+    } else {
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      const auto records = recordsOf(client, "preload");
+      bool exitedWell = false;
+      for (const auto& r : records) {
+        if (r.has_rank_state() && r.rank_state().state() == v1::RankState::STATE_EXITED)
+          exitedWell = r.rank_state().exit_code() == 0;
+      }
+      EXPECT_TRUE(exitedWell) << "the rank did not see LD_PRELOAD:\n" << outputOf(records);
+      // Allowing one variable allows no other.
+      status = client.launch(programLaunch("audit", program, {"LD_AUDIT=libc.so.6"}), reply);
+      EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << status.error_message();
+    }
+    agentProcess->signal(SIGTERM);
+    EXPECT_FALSE(agentProcess->wait(30s).timedOut);
+  }
+}
+
+// How starting the ranks of a job made without an agent's launch checks (`setup.request` a program's
+// launch) came out, once they have exited.
+agent::StartResult startedJob(const TempDir& dir, agent::JobSetup setup) {
+  fs::create_directories(dir.file("job"));
+  setup.workerPath = setup.request.spec().program().argv(0);
+  setup.directory = dir.file("job");
+  setup.hostname = "here";
+  agent::Job job(std::move(setup));
+  std::mutex mutex;
+  std::optional<agent::StartResult> result;
+  job.start([&](const agent::StartResult& r) {
+    std::lock_guard lock(mutex);
+    result = r;
+  });
+  EXPECT_TRUE(eventually([&] { return job.finished(); }, 30s)) << "the job did not finish";
+  std::lock_guard lock(mutex);
+  return result.value_or(agent::StartResult{});
+}
+
+// The rank's environment is checked again where it is made, so a job that did not come through the
+// launch's check still does not start with a variable its agent does not allow.
+TEST(AgentConfinement, AJobDoesNotStartARankWithALoaderVariableItWasNotAllowed) {
+  TempDir dir("confine-job-env");
+  agent::JobSetup setup;
+  setup.request = programLaunch("direct", {"/bin/sh", "-c", "true"}, {"LD_PRELOAD=libc.so.6"});
+  const agent::StartResult result = startedJob(dir, std::move(setup));
+  EXPECT_FALSE(result.ok) << "the rank started with LD_PRELOAD";
+  EXPECT_NE(result.error.find("LD_PRELOAD"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("--allow-env"), std::string::npos) << result.error;
 }
 
 }  // namespace
