@@ -29,6 +29,7 @@ Agent::Agent(AgentConfig config) : config_(std::move(config)) {
   // What a job's ranks leave running comes back to this process, which ends it with the job.
   becomeSubreaper();
   fs::create_directories(fs::path(config_.stateDir) / "jobs");
+  if (!config_.anyFolder) allowedFolders_ = std::make_shared<const AllowedFolders>(config_.allowedFolders);
   pruneOldJournals();
 }
 
@@ -89,7 +90,8 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
   const std::pair<const char*, const std::string*> named[] = {
       {"spec.data_dir", &spec.data_dir()},
       {"spec.checkpoint_dir", &spec.checkpoint_dir()},
-      {"spec.program.working_dir", &spec.program().working_dir()}};
+      {"spec.program.working_dir", &spec.program().working_dir()},
+      {"spec.model_path", &spec.model_path()}};
   if (config_.anyFolder) return grpc::Status::OK;  // the user's own agent: their folders are theirs
   const std::string where = "host " + hostname + ": ";
   for (const auto& [field, value] : named) {
@@ -188,6 +190,9 @@ void Agent::launch(const v1::LaunchRequest& request,
   if (auto problem = jobIdProblem(request.job_id()); !problem.empty()) {
     return fail(grpc::INVALID_ARGUMENT, "job_id " + problem);
   }
+  if (auto problem = runIdProblem(request.run_id(), request.job_id()); !problem.empty()) {
+    return fail(grpc::INVALID_ARGUMENT, "run_id " + request.run_id() + " " + problem);
+  }
   if (!request.has_spec()) return fail(grpc::INVALID_ARGUMENT, "spec: a launch needs a job spec");
   if (auto errors = validateJobSpec(request.spec()); !errors.empty()) {
     std::string text;
@@ -229,9 +234,7 @@ void Agent::launch(const v1::LaunchRequest& request,
   v1::LaunchRequest withCheckpoints;
   if (r.spec().max_restarts() > 0 && r.spec().checkpoint_dir().empty() && !isUserProgram(r.spec())) {
     withCheckpoints = r;
-    const std::string runId = r.run_id().empty() ? r.job_id() : r.run_id();
-    if (auto problem = jobIdProblem(runId); !problem.empty())
-      return fail(grpc::INVALID_ARGUMENT, "run_id " + problem);
+    const std::string runId = r.run_id().empty() ? r.job_id() : r.run_id();  // checked above
     withCheckpoints.mutable_spec()->set_checkpoint_dir(
         (fs::path(config_.stateDir) / "jobs" / runId / "checkpoints").string());
     // A restart resumes from there (from step 0 while there is no checkpoint yet).
@@ -258,6 +261,7 @@ void Agent::launch(const v1::LaunchRequest& request,
                    config_.pythonRoot};
     // The file that was allowed, whatever a link in the path the user gave points to by now.
     setup.executable = program.resolved;
+    setup.allowedFolders = allowedFolders_;
     setup.allowedEnvironment = config_.allowedEnvironment;
     setup.anyEnvironment = config_.anyProgram;
     try {

@@ -17,6 +17,7 @@
 #include "agent/job.h"
 #include "agent/journal.h"
 #include "agent/program_path.h"
+#include "common/allowed_folders.h"
 
 namespace ringmaster::agent {
 
@@ -70,13 +71,15 @@ class Agent {
   std::shared_ptr<Job> findJob(const std::string& jobId);
   // May this agent start `program`? Sets `found` to the path to start it by and the file that was allowed.
   grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, ProgramPath& found);
-  // Every folder a job names (data, checkpoints, a program's working folder) is absolute, free of "..", and
-  // inside a folder this agent allows once links are resolved.
+  // Every folder and file a job names (data, checkpoints, model, a program's working folder) is absolute,
+  // free of "..", and inside a folder this agent allows once links are resolved. Checked again where they are
+  // opened: by the worker and the job beneath allowedFolders_.
   grpc::Status checkFolders(const v1::JobSpec& spec, const std::string& hostname) const;
   // A program's environment sets no guarded variable its owner did not allow.
   grpc::Status checkEnvironment(const v1::UserProgram& program, const std::string& hostname) const;
 
   AgentConfig config_;
+  std::shared_ptr<const AllowedFolders> allowedFolders_;  // config_.allowedFolders held open; null: any
   std::mutex mutex_;
   std::optional<v1::HostInfo> hostInfo_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/journal.h"
+#include "common/allowed_folders.h"
 #include "ringmaster/v1/agent.pb.h"
 #include "ringmaster/v1/telemetry.pb.h"
 
@@ -30,6 +31,9 @@ struct JobSetup {
   // A user's program: the file checked at launch (links resolved), which ranks execute under the name in
   // workerPath; empty: workerPath itself.
   std::string executable{};
+  // The folders the job's files must stay beneath (resolved); empty: any. Ringmaster's own ranks are given
+  // them (--allowed-folder), a program's working folder is opened beneath them.
+  std::shared_ptr<const AllowedFolders> allowedFolders{};
   // The guarded variables (launch_environment.h) a program's environment may set; anyEnvironment: all.
   std::vector<std::string> allowedEnvironment{};
   bool anyEnvironment = false;
@@ -79,6 +83,8 @@ class Job {
   struct Rank;
   void supervise(std::function<void(const StartResult&)> started);
   StartResult spawnRanks();
+  // The program's working folder opened beneath the allowed folders; none when either is not set.
+  FileDescriptor openWorkingFolder() const;
   std::vector<std::string> rankEnvironment(int rank) const;
   std::vector<std::string> rankArguments() const;
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);

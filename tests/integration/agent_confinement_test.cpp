@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What an agent's owner allows holds where it is used, not only where a launch is checked: the program that
-// runs is the one allowed even when a link flips, and a launch sets no variable that changes what a program
-// loads. Another user of the machine (uid 65534 when the tests run as root) does the flipping.
+// runs is the one allowed even when a link flips, files a job names stay inside the allowed folders even
+// when a folder is swapped for a link, and a launch sets no variable that changes what a program loads.
+// Another user of the machine (uid 65534 when the tests run as root) does the flipping and swapping.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,20 @@ v1::LaunchRequest programLaunch(const std::string& jobId, const std::vector<std:
   return request;
 }
 
+// Rank 0 of a 2-rank job of Ringmaster's own training: it waits at the rendezvous for rank 1.
+v1::LaunchRequest firstOfTwoRanks(const std::string& jobId, const v1::JobSpec& spec) {
+  v1::LaunchRequest request;
+  request.set_job_id(jobId);
+  *request.mutable_spec() = spec;
+  request.mutable_spec()->set_world_size(2);
+  request.set_first_rank(0);
+  request.set_local_ranks(1);
+  request.set_world_size(2);
+  request.set_master_addr("127.0.0.1");
+  request.set_master_port(static_cast<uint32_t>(freePort()));
+  return request;
+}
+
 // Every record of a job, once it has finished.
 std::vector<v1::Record> recordsOf(console::AgentClient& client, const std::string& jobId) {
   std::vector<v1::Record> records;
@@ -92,6 +107,11 @@ std::string outputOf(const std::vector<v1::Record>& records) {
     if (r.has_log()) text += r.log().text() + "\n";
   }
   return text;
+}
+
+bool folderIsEmpty(const std::string& folder) {
+  std::error_code ec;
+  return fs::is_empty(folder, ec) && !ec;
 }
 
 // A program named by a link is started by the file the agent checked: a link that another user flips
@@ -151,6 +171,176 @@ TEST(AgentConfinement, AProgramNamedByAFlippingLinkIsStartedByTheFileThatWasAllo
   // Both sides of the link were seen, so the flips did race the checks.
   EXPECT_GT(started, 0);
   EXPECT_GT(refused, 0);
+}
+
+// The folder a job checkpoints into is a real folder inside the allowed one when the job launches; the other
+// user then swaps it for a link to a folder of the agent's owner. Rank 0 waits at the rendezvous for its
+// peer, which a second agent (another host's, in effect) launches only after the swap, so every checkpoint
+// rank 0 writes comes after it: each must be refused, and nothing may appear outside.
+TEST(AgentConfinement, ACheckpointFolderSwappedForALinkAfterLaunchIsRefusedWhenWritten) {
+  TempDir dir("confine-swap");
+  const std::string shared = otherUsersFolder(dir, "shared");
+  const std::string outside = dir.file("outside");
+  fs::create_directories(outside);
+  const std::string checkpoints = shared + "/checkpoints";
+  ASSERT_EQ(runProcess(asOtherUser({"/bin/mkdir", checkpoints})).exitCode, 0);
+
+  agent::AgentOptions options = optionsIn(dir);
+  options.allowedFolders = {shared};
+  agent::AgentServer server(options);
+  options.stateDir = dir.file("state-of-rank-1");
+  options.anyFolder = true;  // it checks the folder after the swap; its rank writes no checkpoint
+  agent::AgentServer secondServer(options);
+  auto client = clientFor(server);
+  auto secondClient = clientFor(secondServer);
+  v1::JobSpec spec = smallJob(2, 20);
+  spec.set_checkpoint_dir(checkpoints);
+  spec.set_checkpoint_every(1);
+  v1::LaunchRequest request = firstOfTwoRanks("swapped", spec);
+  v1::LaunchReply reply;
+  grpc::Status status = client.launch(request, reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  auto swapped = runProcess(asOtherUser(
+      {"/bin/sh", "-c", "mv \"$0\" \"$0.launched\" && ln -s \"$1\" \"$0\"", checkpoints, outside}));
+  ASSERT_EQ(swapped.exitCode, 0) << swapped.err;
+
+  // A job of its own for the peer: each agent's job ends what its ranks leave running.
+  request.set_job_id("rank-1-of-swapped");
+  request.set_first_rank(1);
+  status = secondClient.launch(request, reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const auto records = recordsOf(client, "swapped");
+  const std::string output = outputOf(records);
+
+  EXPECT_TRUE(folderIsEmpty(outside)) << "a checkpoint was written through the link:\n" << output;
+  bool failed = false;
+  for (const auto& r : records) {
+    if (r.has_rank_state() && r.rank_state().state() == v1::RankState::STATE_EXITED)
+      failed = r.rank_state().exit_code() != 0;
+  }
+  EXPECT_TRUE(failed) << output;
+  EXPECT_NE(output.find(checkpoints), std::string::npos) << output;
+  EXPECT_NE(output.find("leads out of " + fs::canonical(shared).string()), std::string::npos) << output;
+  EXPECT_NE(output.find("--allow-folder"), std::string::npos) << output;
+}
+
+// A TorchScript model is one more file a job names: outside the allowed folders, or reached through a link
+// that leads out of them, it is refused at launch.
+TEST(AgentConfinement, AModelOutsideTheAllowedFoldersIsRefusedAtLaunch) {
+  TempDir dir("confine-model");
+  const std::string shared = otherUsersFolder(dir, "shared");
+  const std::string outside = dir.file("outside");
+  fs::create_directories(outside);
+  writeFile(outside + "/model.pt", "not read");
+  fs::create_symlink(outside + "/model.pt", shared + "/model.pt");
+
+  agent::AgentOptions options = optionsIn(dir);
+  options.allowedFolders = {shared};
+  agent::AgentServer server(options);
+  auto client = clientFor(server);
+  int n = 0;
+  for (const std::string& model : {outside + "/model.pt", shared + "/model.pt"}) {
+    v1::JobSpec spec = smallJob(2, 2);
+    spec.set_model(v1::MODEL_TORCHSCRIPT);
+    spec.set_model_path(model);
+    const std::string jobId = "model-" + std::to_string(n++);
+    v1::LaunchReply reply;
+    grpc::Status status = client.launch(firstOfTwoRanks(jobId, spec), reply);
+    EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << model << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find("spec.model_path " + model), std::string::npos)
+        << status.error_message();
+    EXPECT_NE(status.error_message().find("--allow-folder"), std::string::npos) << status.error_message();
+    if (status.ok()) client.stop(jobId, 1);
+  }
+}
+
+// The worker opens the files a job names beneath the folders the agent gave it (--allowed-folder), so a link
+// that leads out of them, made after the agent's check, is refused when the worker opens the file.
+TEST(AgentConfinement, TheWorkerOpensDataAndModelsOnlyBeneathItsAllowedFolders) {
+  TempDir dir("confine-worker");
+  const std::string shared = otherUsersFolder(dir, "shared");
+  const std::string outside = dir.file("outside");
+  fs::create_directories(outside);
+  writeFile(outside + "/model.pt", "not read");
+  fs::create_symlink(outside + "/model.pt", shared + "/model.pt");
+  fs::create_symlink(outside, shared + "/data");
+  fs::create_directories(shared + "/real");
+  fs::create_symlink("../../outside", shared + "/real/up");
+  const std::string resolvedShared = fs::canonical(shared).string();
+  const std::map<std::string, std::string> oneRank = {{"RANK", "0"},
+                                                      {"LOCAL_RANK", "0"},
+                                                      {"WORLD_SIZE", "1"},
+                                                      {"LOCAL_WORLD_SIZE", "1"},
+                                                      {"MASTER_ADDR", "127.0.0.1"},
+                                                      {"MASTER_PORT", std::to_string(freePort())}};
+  struct Case {
+    std::vector<std::string> flags;
+    std::string path;  // what the refusal names
+  };
+  for (const Case& c :
+       {Case{{"--model", shared + "/model.pt", "--data", "synthetic"}, shared + "/model.pt"},
+        Case{{"--data", "npy:" + shared + "/data"}, shared + "/data/train_x.npy"},
+        Case{{"--data", "fashion-mnist", "--data-dir", shared + "/data"}, shared + "/data/train-images"},
+        Case{{"--data", "npy:" + shared + "/real/up"}, shared + "/real/up/train_x.npy"}}) {
+    std::vector<std::string> argv = {binPath("ringmaster-worker"), "--allowed-folder", resolvedShared,
+                                     "--steps", "1"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    auto result = runProcess(argv, oneRank, 60s);
+    SCOPED_TRACE(c.path);
+    EXPECT_EQ(result.exitCode, 2) << result.err;
+    EXPECT_NE(result.err.find(c.path), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("leads out of " + resolvedShared), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("--allow-folder"), std::string::npos) << result.err;
+  }
+  // Outside every allowed folder altogether.
+  auto result = runProcess({binPath("ringmaster-worker"), "--allowed-folder", resolvedShared, "--steps", "1",
+                            "--model", outside + "/model.pt", "--data", "synthetic"},
+                           oneRank, 60s);
+  EXPECT_EQ(result.exitCode, 2) << result.err;
+  EXPECT_NE(result.err.find(outside + "/model.pt is outside"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("--allow-folder"), std::string::npos) << result.err;
+}
+
+// A launch's run id names the folder a restarting job checkpoints into by default: it is the job's own id or
+// the id of the run it restarts, never a path nor another job's.
+TEST(AgentConfinement, ARunIdIsTheJobsOwnOrTheRunItRestarts) {
+  TempDir dir("confine-run-id");
+  agent::AgentServer server(optionsIn(dir));
+  auto client = clientFor(server);
+  struct Case {
+    std::string jobId, runId;
+  };
+  for (const Case& c :
+       {Case{"thief", "../../elsewhere"}, Case{"thief", "victim"}, Case{"thief-restart1", "victim"},
+        Case{"victim-restartx", "victim"}, Case{"victim-restart", "victim"}}) {
+    for (bool restarts : {false, true}) {
+      SCOPED_TRACE("job " + c.jobId + " run " + c.runId + (restarts ? " with restarts" : ""));
+      v1::JobSpec spec = smallJob(2, 2);
+      if (restarts) spec.set_max_restarts(1);
+      v1::LaunchRequest request = firstOfTwoRanks(c.jobId, spec);
+      request.set_run_id(c.runId);
+      v1::LaunchReply reply;
+      grpc::Status status = client.launch(request, reply);
+      EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT) << status.error_message();
+      EXPECT_NE(status.error_message().find("run_id " + c.runId), std::string::npos)
+          << status.error_message();
+      if (status.ok()) client.stop(c.jobId, 1);
+    }
+  }
+  for (const Case& c : {Case{"victim", "victim"}, Case{"victim-restart1", "victim"}, Case{"alone", ""}}) {
+    SCOPED_TRACE("job " + c.jobId + " run " + c.runId);
+    v1::JobSpec spec = smallJob(2, 2);
+    spec.set_max_restarts(1);
+    v1::LaunchRequest request = firstOfTwoRanks(c.jobId, spec);
+    request.set_run_id(c.runId);
+    v1::LaunchReply reply;
+    grpc::Status status = client.launch(request, reply);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    if (status.ok()) {
+      EXPECT_TRUE(client.stop(c.jobId, 1).ok());
+    }
+  }
 }
 
 std::unique_ptr<BackgroundProcess> startAgent(const TempDir& dir, int port,
@@ -253,6 +443,36 @@ TEST(AgentConfinement, AJobDoesNotStartARankWithALoaderVariableItWasNotAllowed) 
   EXPECT_FALSE(result.ok) << "the rank started with LD_PRELOAD";
   EXPECT_NE(result.error.find("LD_PRELOAD"), std::string::npos) << result.error;
   EXPECT_NE(result.error.find("--allow-env"), std::string::npos) << result.error;
+}
+
+// A program's working folder is opened beneath the allowed folders when its ranks start, and they start in
+// the folder that was opened: one that leads out through a link is refused there, whatever the launch saw.
+TEST(AgentConfinement, AProgramStartsInItsWorkingFolderOnlyBeneathTheAllowedFolders) {
+  TempDir dir("confine-workdir");
+  const std::string shared = fs::canonical(dir.path()).string() + "/shared";
+  const std::string outside = fs::canonical(dir.path()).string() + "/outside";
+  fs::create_directories(shared + "/work");
+  fs::create_directories(outside);
+  fs::create_symlink(outside, shared + "/elsewhere");
+  const auto folders = std::make_shared<const AllowedFolders>(std::vector<std::string>{shared});
+  for (const std::string& folder : {shared + "/work", shared + "/elsewhere"}) {
+    SCOPED_TRACE(folder);
+    agent::JobSetup setup;
+    setup.request = programLaunch("workdir", {"/bin/sh", "-c", "touch started-here"});
+    setup.request.mutable_spec()->mutable_program()->set_working_dir(folder);
+    setup.allowedFolders = folders;
+    const agent::StartResult result = startedJob(dir, std::move(setup));
+    fs::remove_all(dir.file("job"));
+    if (folder == shared + "/work") {
+      EXPECT_TRUE(result.ok) << result.error;
+      EXPECT_TRUE(fs::exists(folder + "/started-here"));
+    } else {
+      EXPECT_FALSE(result.ok) << "the rank started outside";
+      EXPECT_NE(result.error.find(folder + " leads out of " + shared), std::string::npos) << result.error;
+      EXPECT_NE(result.error.find("--allow-folder"), std::string::npos) << result.error;
+    }
+  }
+  EXPECT_FALSE(fs::exists(outside + "/started-here"));
 }
 
 }  // namespace
