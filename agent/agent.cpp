@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "agent/child_process.h"
+#include "agent/launch_environment.h"
 #include "agent/program_path.h"
 #include "common/job_spec.h"
 
@@ -28,6 +29,7 @@ Agent::Agent(AgentConfig config) : config_(std::move(config)) {
   // What a job's ranks leave running comes back to this process, which ends it with the job.
   becomeSubreaper();
   fs::create_directories(fs::path(config_.stateDir) / "jobs");
+  if (!config_.anyFolder) allowedFolders_ = std::make_shared<const AllowedFolders>(config_.allowedFolders);
   pruneOldJournals();
 }
 
@@ -88,7 +90,8 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
   const std::pair<const char*, const std::string*> named[] = {
       {"spec.data_dir", &spec.data_dir()},
       {"spec.checkpoint_dir", &spec.checkpoint_dir()},
-      {"spec.program.working_dir", &spec.program().working_dir()}};
+      {"spec.program.working_dir", &spec.program().working_dir()},
+      {"spec.model_path", &spec.model_path()}};
   if (config_.anyFolder) return grpc::Status::OK;  // the user's own agent: their folders are theirs
   const std::string where = "host " + hostname + ": ";
   for (const auto& [field, value] : named) {
@@ -122,8 +125,21 @@ grpc::Status Agent::checkFolders(const v1::JobSpec& spec, const std::string& hos
   return grpc::Status::OK;
 }
 
+grpc::Status Agent::checkEnvironment(const v1::UserProgram& program, const std::string& hostname) const {
+  if (config_.anyProgram) return grpc::Status::OK;  // the user's own agent runs their programs as they like
+  for (int i = 0; i < program.environment_size(); ++i) {
+    if (std::string refusal = environmentRefusal(program.environment(i), config_.allowedEnvironment);
+        !refusal.empty()) {
+      return grpc::Status(grpc::PERMISSION_DENIED, "host " + hostname + ": spec.program.environment[" +
+                                                       std::to_string(i) + "] " + program.environment(i) +
+                                                       ": " + refusal);
+    }
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::string& hostname,
-                                 std::string& path) {
+                                 ProgramPath& checked) {
   const std::string where = "host " + hostname + ": ";
   const std::string& dir = program.working_dir();
   std::error_code ec;
@@ -156,7 +172,7 @@ grpc::Status Agent::checkProgram(const v1::UserProgram& program, const std::stri
                             "the ringmaster Python package is not installed beside this agent: reinstall "
                             "Ringmaster, or run the program without instrumentation (--no-instrument)");
   }
-  path = found.path;
+  checked = found;
   return grpc::Status::OK;
 }
 
@@ -173,6 +189,9 @@ void Agent::launch(const v1::LaunchRequest& request,
   };
   if (auto problem = jobIdProblem(request.job_id()); !problem.empty()) {
     return fail(grpc::INVALID_ARGUMENT, "job_id " + problem);
+  }
+  if (auto problem = runIdProblem(request.run_id(), request.job_id()); !problem.empty()) {
+    return fail(grpc::INVALID_ARGUMENT, "run_id " + request.run_id() + " " + problem);
   }
   if (!request.has_spec()) return fail(grpc::INVALID_ARGUMENT, "spec: a launch needs a job spec");
   if (auto errors = validateJobSpec(request.spec()); !errors.empty()) {
@@ -199,9 +218,10 @@ void Agent::launch(const v1::LaunchRequest& request,
   pruneOldJournals();
   v1::HostInfo host = hostInfo();
   if (grpc::Status status = checkFolders(r.spec(), host.hostname()); !status.ok()) return done(status, {});
-  std::string programPath;
+  ProgramPath program;
   if (isUserProgram(r.spec())) {
-    grpc::Status status = checkProgram(r.spec().program(), host.hostname(), programPath);
+    grpc::Status status = checkProgram(r.spec().program(), host.hostname(), program);
+    if (status.ok()) status = checkEnvironment(r.spec().program(), host.hostname());
     if (!status.ok()) return done(status, {});
   }
   if (auto problem = checkHostCanRun(host, r.spec()); !problem.empty()) {
@@ -214,9 +234,7 @@ void Agent::launch(const v1::LaunchRequest& request,
   v1::LaunchRequest withCheckpoints;
   if (r.spec().max_restarts() > 0 && r.spec().checkpoint_dir().empty() && !isUserProgram(r.spec())) {
     withCheckpoints = r;
-    const std::string runId = r.run_id().empty() ? r.job_id() : r.run_id();
-    if (auto problem = jobIdProblem(runId); !problem.empty())
-      return fail(grpc::INVALID_ARGUMENT, "run_id " + problem);
+    const std::string runId = r.run_id().empty() ? r.job_id() : r.run_id();  // checked above
     withCheckpoints.mutable_spec()->set_checkpoint_dir(
         (fs::path(config_.stateDir) / "jobs" / runId / "checkpoints").string());
     // A restart resumes from there (from step 0 while there is no checkpoint yet).
@@ -235,12 +253,17 @@ void Agent::launch(const v1::LaunchRequest& request,
       return fail(grpc::FAILED_PRECONDITION, "cannot create " + directory.string() + ": " + ec.message());
     }
     JobSetup setup{launched,
-                   isUserProgram(r.spec()) ? programPath : config_.workerPath,
+                   isUserProgram(r.spec()) ? program.path : config_.workerPath,
                    config_.telemetryAddress,
                    directory.string(),
                    host.hostname(),
                    config_.stopGraceS,
                    config_.pythonRoot};
+    // The file that was allowed, whatever a link in the path the user gave points to by now.
+    setup.executable = program.resolved;
+    setup.allowedFolders = allowedFolders_;
+    setup.allowedEnvironment = config_.allowedEnvironment;
+    setup.anyEnvironment = config_.anyProgram;
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {

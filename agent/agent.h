@@ -16,6 +16,8 @@
 #include "agent/host_info.h"
 #include "agent/job.h"
 #include "agent/journal.h"
+#include "agent/program_path.h"
+#include "common/allowed_folders.h"
 
 namespace ringmaster::agent {
 
@@ -29,6 +31,9 @@ struct AgentConfig {
   bool anyProgram = false;                   // starts any program (the user's own embedded agent)
   std::vector<std::string> allowedFolders;   // resolved folders jobs may name, the state folder included
   bool anyFolder = false;                    // jobs may name any folder (the user's own embedded agent)
+  // Guarded variables (launch_environment.h) a launch may set for a program (--allow-env); with anyProgram
+  // it may set any.
+  std::vector<std::string> allowedEnvironment;
   std::string pythonRoot;  // holds the ringmaster Python package; empty: programs run uninstrumented only
 };
 
@@ -64,13 +69,17 @@ class Agent {
 
  private:
   std::shared_ptr<Job> findJob(const std::string& jobId);
-  // May this agent start `program`? Sets `path` to what to start it by.
-  grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, std::string& path);
-  // Every folder a job names (data, checkpoints, a program's working folder) is absolute, free of "..", and
-  // inside a folder this agent allows once links are resolved.
+  // May this agent start `program`? Sets `found` to the path to start it by and the file that was allowed.
+  grpc::Status checkProgram(const v1::UserProgram& program, const std::string& hostname, ProgramPath& found);
+  // Every folder and file a job names (data, checkpoints, model, a program's working folder) is absolute,
+  // free of "..", and inside a folder this agent allows once links are resolved. Checked again where they are
+  // opened: by the worker and the job beneath allowedFolders_.
   grpc::Status checkFolders(const v1::JobSpec& spec, const std::string& hostname) const;
+  // A program's environment sets no guarded variable its owner did not allow.
+  grpc::Status checkEnvironment(const v1::UserProgram& program, const std::string& hostname) const;
 
   AgentConfig config_;
+  std::shared_ptr<const AllowedFolders> allowedFolders_;  // config_.allowedFolders held open; null: any
   std::mutex mutex_;
   std::optional<v1::HostInfo> hostInfo_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

@@ -28,6 +28,9 @@ struct AgentOptions {
   std::vector<std::string>
       allowedFolders;  // folders jobs may name for data and checkpoints (--allow-folder), besides stateDir
   bool anyFolder = false;  // jobs may name any folder: the agent a user's own console embeds
+  // Loader and interpreter variables (launch_environment.h) launches may set for programs (--allow-env);
+  // none by default, any with anyProgram.
+  std::vector<std::string> allowedEnvironment;
   std::string pythonRoot;  // folder holding the ringmaster Python package; default: beside the agent
   // Where to write "port N" once listening (readable by the owner only), for a console that started this
   // agent with port 0 (a Slurm job step); empty: nowhere.

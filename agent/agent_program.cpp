@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "agent/agent_server.h"
+#include "agent/launch_environment.h"
 #include "common/error.h"
 
 namespace ringmaster::agent {
@@ -70,6 +71,14 @@ void addAgentFlags(CLI::App& app, AgentOptions& options) {
                  "A folder users' jobs may read data from and write checkpoints to, with everything under it "
                  "(repeatable; the agent's state folder is always allowed)")
       ->type_name("DIR")
+      ->allow_extra_args(false);
+  std::string guarded;
+  for (const auto& name : guardedVariables()) guarded += (guarded.empty() ? "" : " ") + name;
+  app.add_option("--allow-env", options.allowedEnvironment,
+                 "A variable of the dynamic loader's or an interpreter's that launches may set for users' "
+                 "programs (repeatable; by default they may set none of " +
+                     guarded + ")")
+      ->type_name("NAME")
       ->allow_extra_args(false);
   app.add_option("--endpoint-file", options.endpointFile,
                  "Write 'port N' to FILE once listening (for --port 0; only the owner may read it)")

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "agent/launch_environment.h"
 #include "agent/local_socket.h"
 #include "agent/program_path.h"
 #include "agent/tls_files.h"
@@ -392,6 +393,14 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
   config.keepJournalsDays = options.keepJournalsDays;
   config.anyProgram = options.anyProgram;
   config.anyFolder = options.anyFolder;
+  for (const auto& name : options.allowedEnvironment) {
+    if (!isGuardedVariable(name)) {
+      throw InputError("--allow-env " + name +
+                       ": not a variable launches are kept from setting (launches may set it already); name "
+                       "one of those ringmaster-agent --help lists under --allow-env");
+    }
+  }
+  config.allowedEnvironment = options.allowedEnvironment;
   const char* path = std::getenv("PATH");
   for (const auto& program : options.allowedPrograms) {
     try {

@@ -128,7 +128,10 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
     }
-    if (!options.workingDir.empty() && ::chdir(options.workingDir.c_str()) != 0) {
+    const bool moved = options.workingDirFd >= 0    ? ::fchdir(options.workingDirFd) == 0
+                       : options.workingDir.empty() ? true
+                                                    : ::chdir(options.workingDir.c_str()) == 0;
+    if (!moved) {
       int e = errno;
       ssize_t ignored = ::write(execStatus.write, &e, sizeof e);
       (void)ignored;
@@ -137,7 +140,11 @@ ChildProcess::ChildProcess(const SpawnOptions& options) {
     ::dup2(devNull, STDIN_FILENO);
     ::dup2(out.write, STDOUT_FILENO);
     ::dup2(err.write, STDERR_FILENO);
-    ::execve(argv[0], argv.data(), envp.data());
+    if (options.executable.empty()) {
+      ::execve(argv[0], argv.data(), envp.data());
+    } else {
+      ::execveat(AT_FDCWD, options.executable.c_str(), argv.data(), envp.data(), AT_SYMLINK_NOFOLLOW);
+    }
     int e = errno;
     ssize_t ignored = ::write(execStatus.write, &e, sizeof e);
     (void)ignored;

@@ -17,6 +17,10 @@ struct SpawnOptions {
   // that lives as long as the child should.
   bool dieWithParent = true;
   std::string workingDir;  // folder the child starts in; empty: the parent's
+  // The file to execute when it is not argv[0]: a path whose links were resolved when it was checked,
+  // executed only while its last part is still no link. argv[0] stays what the program is told it is.
+  std::string executable{};
+  int workingDirFd = -1;  // when not -1: the folder the child starts in, already open (workingDir names it)
 };
 
 class ChildProcess {

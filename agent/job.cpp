@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/job.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -11,12 +12,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <iostream>
 #include <iterator>
 #include <thread>
 
 #include "agent/child_process.h"
+#include "agent/launch_environment.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/printable.h"
@@ -167,6 +170,13 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
   // A user's program gets the rest of torchrun's environment, and torchrun's one thread per rank when ranks
   // share the host and the user set nothing.
   const auto& program = r.spec().program();
+  // Checked again where it takes effect, not only where the launch arrived.
+  for (const auto& entry : program.environment()) {
+    if (std::string refusal =
+            setup_.anyEnvironment ? "" : environmentRefusal(entry, setup_.allowedEnvironment);
+        !refusal.empty())
+      throw std::runtime_error(refusal);
+  }
   env.insert(env.end(),
              {"GROUP_RANK=" + std::to_string(r.group_rank()),
               "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
@@ -208,6 +218,12 @@ std::vector<std::string> Job::rankArguments() const {
   }
   std::vector<std::string> argv = {setup_.workerPath};
   for (auto& a : workerArguments(setup_.request.spec())) argv.push_back(std::move(a));
+  if (setup_.allowedFolders) {
+    for (const auto& folder : setup_.allowedFolders->paths()) {
+      argv.push_back("--allowed-folder");
+      argv.push_back(folder);
+    }
+  }
   if (setup_.request.spec().timeline()) {
     argv.push_back("--timeline");
     // The worker puts its rank where "%r" stands: <job folder>/rank<N>.trace.json.
@@ -243,15 +259,34 @@ v1::Record Job::agentLine(int rank, const std::string& text) const {
   return record;
 }
 
+FileDescriptor Job::openWorkingFolder() const {
+  const std::string& dir = setup_.request.spec().program().working_dir();
+  if (dir.empty() || !setup_.allowedFolders) return {};
+  FileDescriptor folder = setup_.allowedFolders->open(dir, O_PATH | O_DIRECTORY);
+  if (!folder) throw std::runtime_error("the working folder " + dir + ": " + std::strerror(errno));
+  return folder;
+}
+
 StartResult Job::spawnRanks() {
   StartResult result;
   std::vector<v1::Record> records;
+  // Opened once beneath the allowed folders; every rank starts in it, whatever its path names by then.
+  FileDescriptor workingFolder;
+  std::string workingFolderProblem;
+  try {
+    workingFolder = openWorkingFolder();
+  } catch (const std::exception& e) {
+    workingFolderProblem = e.what();
+  }
   for (size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = *ranks_[i];
     try {
-      rank.process =
-          std::make_unique<ChildProcess>(SpawnOptions{rankArguments(), rankEnvironment(static_cast<int>(i)),
-                                                      true, setup_.request.spec().program().working_dir()});
+      if (!workingFolderProblem.empty()) throw std::runtime_error(workingFolderProblem);
+      SpawnOptions options{rankArguments(), rankEnvironment(static_cast<int>(i)), true,
+                           setup_.request.spec().program().working_dir()};
+      options.executable = setup_.executable;
+      options.workingDirFd = workingFolder.get();
+      rank.process = std::make_unique<ChildProcess>(options);
       result.pids.push_back(rank.process->pid());
       records.push_back(rankState(rank, v1::RankState::STATE_RUNNING, "started"));
     } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/journal.h"
+#include "common/allowed_folders.h"
 #include "ringmaster/v1/agent.pb.h"
 #include "ringmaster/v1/telemetry.pb.h"
 
@@ -27,6 +28,15 @@ struct JobSetup {
   std::string hostname;          // named in rank states
   double defaultGraceS = 5;      // SIGTERM to SIGKILL when a stop names no grace
   std::string pythonRoot;        // holds the ringmaster Python package (instrumented programs)
+  // A user's program: the file checked at launch (links resolved), which ranks execute under the name in
+  // workerPath; empty: workerPath itself.
+  std::string executable{};
+  // The folders the job's files must stay beneath (resolved); empty: any. Ringmaster's own ranks are given
+  // them (--allowed-folder), a program's working folder is opened beneath them.
+  std::shared_ptr<const AllowedFolders> allowedFolders{};
+  // The guarded variables (launch_environment.h) a program's environment may set; anyEnvironment: all.
+  std::vector<std::string> allowedEnvironment{};
+  bool anyEnvironment = false;
 };
 
 // What starting the ranks came to.
@@ -73,6 +83,8 @@ class Job {
   struct Rank;
   void supervise(std::function<void(const StartResult&)> started);
   StartResult spawnRanks();
+  // The program's working folder opened beneath the allowed folders; none when either is not set.
+  FileDescriptor openWorkingFolder() const;
   std::vector<std::string> rankEnvironment(int rank) const;
   std::vector<std::string> rankArguments() const;
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);

@@ -243,6 +243,24 @@ std::string jobIdProblem(const std::string& jobId) {
   return {};
 }
 
+std::string restartJobId(const std::string& runId, unsigned number) {
+  return runId + "-restart" + std::to_string(number);
+}
+
+std::string runIdProblem(const std::string& runId, const std::string& jobId) {
+  if (runId.empty() || runId == jobId) return {};
+  if (auto problem = jobIdProblem(runId); !problem.empty()) return problem;
+  const std::string prefix = runId + "-restart";  // restartJobId's
+  const std::string number = jobId.rfind(prefix, 0) == 0 ? jobId.substr(prefix.size()) : "";
+  const bool restart = !number.empty() && number.size() <= 9 && number[0] != '0' &&
+                       std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!restart) {
+    return "is neither job " + jobId + "'s own id nor the run it restarts (job " + restartJobId(runId, 1) +
+           ", ...): give the run's first job id";
+  }
+  return {};
+}
+
 std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
   std::vector<FieldError> errors;
   auto fail = [&](std::string field, const char* pattern, std::vector<std::string> args = {}) {

@@ -60,6 +60,11 @@ v1::JobSpec withSecretsMasked(v1::JobSpec spec);
 // What is wrong with a job id (it names folders on every host), e.g. "cannot be '..'": empty when it is 1 to
 // 128 letters, digits, '.', '_' or '-', and not "." or "..".
 std::string jobIdProblem(const std::string& jobId);
+// The job id of restart `number` (1, 2 ...) of the run whose first job is `runId`: "<run id>-restart<N>".
+std::string restartJobId(const std::string& runId, unsigned number);
+// What is wrong with a launch's run id (it names the folder a restarting job checkpoints into by default):
+// empty when it is empty, job `jobId`'s own id, or the run `jobId` restarts (restartJobId).
+std::string runIdProblem(const std::string& runId, const std::string& jobId);
 
 // "hyper.batch_size: must be at least 1; ..." for a person.
 std::string describe(const std::vector<FieldError>& errors);

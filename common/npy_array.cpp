@@ -232,8 +232,8 @@ NpyHeader parseNpyHeader(std::string_view bytes, const std::string& path) {
   return header;
 }
 
-NpyArray::NpyArray(const std::string& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+NpyArray::NpyArray(const std::string& path, const AllowedFolders& folders) : path_(path) {
+  const int fd = folders.open(path, O_RDONLY).release();
   if (fd < 0) {
     throw InputError(path + ": " +
                      (errno == ENOENT ? std::string("no such data file") : std::strerror(errno)));

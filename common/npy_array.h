@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/allowed_folders.h"
+
 namespace ringmaster {
 
 // The element types Ringmaster reads: images or features (float32, uint8), class labels (int64), regression
@@ -37,9 +39,9 @@ NpyHeader parseNpyHeader(std::string_view bytes, const std::string& path);
 // object lives.
 class NpyArray {
  public:
-  // Maps and checks `path`. Throws InputError naming it when it is missing, unreadable or not a .npy file
-  // Ringmaster reads.
-  explicit NpyArray(const std::string& path);
+  // Maps and checks `path`, opened beneath `folders`. Throws InputError naming it when it is missing,
+  // unreadable, not a .npy file Ringmaster reads, or outside `folders`.
+  explicit NpyArray(const std::string& path, const AllowedFolders& folders = AllowedFolders::anywhere());
   ~NpyArray();
   NpyArray(const NpyArray&) = delete;
   NpyArray& operator=(const NpyArray&) = delete;

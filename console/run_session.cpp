@@ -230,7 +230,7 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   }
   LaunchPlan next = attemptPlan_;
   next.runId = plan_.jobId;
-  next.jobId = plan_.jobId + "-restart" + std::to_string(number);
+  next.jobId = restartJobId(plan_.jobId, static_cast<unsigned>(number));
   next.attach = false;
   v1::JobSpec& spec = next.spec;
   // --min-ranks: the hosts whose agents are gone are left out, and the job goes on with fewer ranks when

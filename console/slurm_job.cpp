@@ -18,6 +18,7 @@
 
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
+#include "agent/launch_environment.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "common/shell_words.h"
@@ -98,6 +99,10 @@ std::vector<std::string> agentStep(const std::string& nodes, const std::string& 
     words.insert(words.end(), {"--allow-program", spec.program().argv(0)});
     if (!spec.program().working_dir().empty())
       words.insert(words.end(), {"--allow-folder", spec.program().working_dir()});
+    for (const auto& entry : spec.program().environment()) {
+      const std::string name = entry.substr(0, entry.find('='));
+      if (agent::isGuardedVariable(name)) words.insert(words.end(), {"--allow-env", name});
+    }
   }
   for (const std::string* dir : {&spec.data_dir(), &spec.checkpoint_dir()}) {
     if (!dir->empty()) words.insert(words.end(), {"--allow-folder", *dir});

@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "common/error.h"
 #include "worker/torch_error.h"
@@ -17,13 +17,6 @@ namespace ringmaster::worker {
 namespace {
 
 namespace fs = std::filesystem;
-
-void fsyncPath(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
 
 int64_t readInt(torch::serialize::InputArchive& archive, const std::string& key) {
   c10::IValue value;
@@ -51,11 +44,11 @@ std::string checkpointPath(const std::string& dir) {
   return (fs::path(dir) / "checkpoint.pt").string();
 }
 
-void saveCheckpoint(const std::string& dir, const std::string& modelName, const torch::nn::Module& model,
-                    const torch::optim::Optimizer& optimizer, const TrainingPosition& position) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) throw InputError(dir + ": cannot create the checkpoint directory: " + error.message());
+void saveCheckpoint(const AllowedFolders& folders, const std::string& dir, const std::string& modelName,
+                    const torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
+                    const TrainingPosition& position) {
+  // Everything below goes through this descriptor: the folder as opened now, beneath an allowed one.
+  FileDescriptor folder = folders.makeFolders(dir);
 
   torch::serialize::OutputArchive archive;
   archive.write("model_name", c10::IValue(modelName));
@@ -70,30 +63,61 @@ void saveCheckpoint(const std::string& dir, const std::string& modelName, const 
   archive.write("optimizer", optimizerArchive);
 
   const std::string path = checkpointPath(dir);
+  const std::string name = fs::path(path).filename().string();
+  const std::string temporaryName = name + ".tmp-" + std::to_string(::getpid());
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  ::unlinkat(folder.get(), temporaryName.c_str(), 0);  // left by a rank of this pid that died writing
+  FileDescriptor file(::openat(folder.get(), temporaryName.c_str(),
+                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!file) throw InputError(temporary + ": cannot write the checkpoint: " + std::strerror(errno));
+  int writeError = 0;
   try {
-    archive.save_to(temporary);
+    archive.save_to([&](const void* data, size_t size) -> size_t {
+      for (size_t done = 0; done < size;) {
+        const ssize_t n = ::write(file.get(), static_cast<const char*>(data) + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          writeError = n < 0 ? errno : ENOSPC;
+          return done;
+        }
+        done += static_cast<size_t>(n);
+      }
+      return size;
+    });
+    if (writeError == 0 && ::fsync(file.get()) != 0) writeError = errno;
   } catch (const std::exception& e) {
-    fs::remove(temporary, error);
-    throw InputError(temporary + ": cannot write the checkpoint: " + torchErrorReason(e));
+    ::unlinkat(folder.get(), temporaryName.c_str(), 0);
+    throw InputError(temporary + ": cannot write the checkpoint: " +
+                     (writeError ? std::strerror(writeError) : torchErrorReason(e)));
   }
-  fsyncPath(temporary, O_RDONLY);
-  fs::rename(temporary, path, error);
-  if (error) throw InputError(path + ": cannot replace the checkpoint: " + error.message());
-  fsyncPath(dir, O_RDONLY | O_DIRECTORY);
+  if (writeError != 0) {
+    ::unlinkat(folder.get(), temporaryName.c_str(), 0);
+    throw InputError(temporary + ": cannot write the checkpoint: " + std::strerror(writeError));
+  }
+  if (::renameat(folder.get(), temporaryName.c_str(), folder.get(), name.c_str()) != 0) {
+    const int renameError = errno;
+    ::unlinkat(folder.get(), temporaryName.c_str(), 0);
+    throw InputError(path + ": cannot replace the checkpoint: " + std::strerror(renameError));
+  }
+  ::fsync(folder.get());
 }
 
-std::optional<TrainingPosition> restoreCheckpoint(const std::string& dir, const std::string& modelName,
-                                                  torch::nn::Module& model,
+std::optional<TrainingPosition> restoreCheckpoint(const AllowedFolders& folders, const std::string& dir,
+                                                  const std::string& modelName, torch::nn::Module& model,
                                                   torch::optim::Optimizer& optimizer,
                                                   c10d::ProcessGroup& group) {
   const std::string path = checkpointPath(dir);
   std::string bytes;
   bool ok = true;
   if (group.getRank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    ok = static_cast<bool>(in);
-    if (ok) bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    FileDescriptor file = folders.open(path, O_RDONLY);
+    ok = static_cast<bool>(file);
+    char buffer[1 << 16];
+    for (ssize_t n; ok && (n = ::read(file.get(), buffer, sizeof buffer)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw InputError(path + ": cannot read the checkpoint: " + std::strerror(errno));
+      bytes.append(buffer, static_cast<size_t>(n));
+    }
   }
   bytes = broadcastBytes(std::move(bytes), ok, group);
   if (!ok || (group.getRank() != 0 && bytes.empty())) return std::nullopt;

@@ -2,7 +2,8 @@
 // Checkpoints and parameter dumps. Checkpoints: model parameters and buffers, optimizer state and the
 // position in training, in one LibTorch archive. Rank 0 writes it atomically (temporary file, fsync, rename);
 // on resume rank 0 reads it and broadcasts the bytes, so every rank restores the same state even when only
-// rank 0's host has the file.
+// rank 0's host has the file. The checkpoint folder is opened beneath the folders the agent allows each time
+// a checkpoint is written or read, and the files in it through that folder.
 #pragma once
 
 #include <torch/torch.h>
@@ -12,6 +13,8 @@
 #include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <vector>
+
+#include "common/allowed_folders.h"
 
 namespace ringmaster::worker {
 
@@ -25,15 +28,17 @@ struct TrainingPosition {
 // `dir`/checkpoint.pt
 std::string checkpointPath(const std::string& dir);
 
-// Writes the checkpoint for `modelName` (creating `dir` if needed), replacing the previous one atomically.
-void saveCheckpoint(const std::string& dir, const std::string& modelName, const torch::nn::Module& model,
-                    const torch::optim::Optimizer& optimizer, const TrainingPosition& position);
+// Writes the checkpoint for `modelName` (creating `dir` beneath `folders` if needed), replacing the previous
+// one atomically. Throws InputError naming the file when it cannot, or when `dir` leads out of `folders`.
+void saveCheckpoint(const AllowedFolders& folders, const std::string& dir, const std::string& modelName,
+                    const torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
+                    const TrainingPosition& position);
 
 // Restores model, optimizer and position on every rank from rank 0's checkpoint file. Collective: every rank
 // calls it. Returns nullopt on every rank when rank 0 has no checkpoint file; throws InputError when it is
-// corrupt or belongs to another model (on every rank).
-std::optional<TrainingPosition> restoreCheckpoint(const std::string& dir, const std::string& modelName,
-                                                  torch::nn::Module& model,
+// corrupt or belongs to another model (on every rank), and on rank 0 when `dir` leads out of `folders`.
+std::optional<TrainingPosition> restoreCheckpoint(const AllowedFolders& folders, const std::string& dir,
+                                                  const std::string& modelName, torch::nn::Module& model,
                                                   torch::optim::Optimizer& optimizer,
                                                   c10d::ProcessGroup& group);
 

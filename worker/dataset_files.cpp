@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/dataset_files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -22,10 +26,18 @@ constexpr size_t kCifarRecord = 1 + kCifarChannels * kCifarSide * kCifarSide;
 // A gzip-or-plain file read through zlib (gzread passes plain files through unchanged).
 class GzFile {
  public:
-  explicit GzFile(const std::string& path) : path_(path) {
-    if (!fs::is_regular_file(path)) throw InputError(path + ": no such data file");
-    file_ = gzopen(path.c_str(), "rb");
+  GzFile(const std::string& path, const AllowedFolders& folders) : path_(path) {
+    FileDescriptor fd = folders.open(path, O_RDONLY);
+    if (!fd) {
+      throw InputError(path + ": " +
+                       (errno == ENOENT ? std::string("no such data file") : std::strerror(errno)));
+    }
+    struct stat info {};
+    if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
+      throw InputError(path + ": no such data file");
+    file_ = gzdopen(fd.get(), "rb");
     if (!file_) throw InputError(path + ": cannot open data file");
+    fd.release();  // gzclose closes it
     gzbuffer(file_, 1 << 17);
   }
   ~GzFile() { gzclose(file_); }
@@ -79,8 +91,8 @@ std::string firstExisting(const std::vector<std::string>& candidates) {
 
 }  // namespace
 
-IdxArray readIdxFile(const std::string& path, int expectedRank) {
-  GzFile file(path);
+IdxArray readIdxFile(const std::string& path, int expectedRank, const AllowedFolders& folders) {
+  GzFile file(path, folders);
   uint8_t magic[4];
   file.readExactly(magic, sizeof magic, "IDX header");
   if (magic[0] != 0 || magic[1] != 0) throw InputError(path + ": not an IDX file (bad magic number)");
@@ -109,9 +121,10 @@ IdxArray readIdxFile(const std::string& path, int expectedRank) {
   return array;
 }
 
-LabelledImages readIdxSplit(const std::string& imagesPath, const std::string& labelsPath, int classes) {
-  IdxArray images = readIdxFile(imagesPath, 3);
-  IdxArray labels = readIdxFile(labelsPath, 1);
+LabelledImages readIdxSplit(const std::string& imagesPath, const std::string& labelsPath, int classes,
+                            const AllowedFolders& folders) {
+  IdxArray images = readIdxFile(imagesPath, 3, folders);
+  IdxArray labels = readIdxFile(labelsPath, 1, folders);
   if (images.dims[0] != labels.dims[0]) {
     throw InputError(labelsPath + ": holds " + std::to_string(labels.dims[0]) + " labels but " + imagesPath +
                      " holds " + std::to_string(images.dims[0]) + " images");
@@ -132,14 +145,14 @@ LabelledImages readIdxSplit(const std::string& imagesPath, const std::string& la
   return split;
 }
 
-LabelledImages readCifarBatches(const std::vector<std::string>& paths) {
+LabelledImages readCifarBatches(const std::vector<std::string>& paths, const AllowedFolders& folders) {
   LabelledImages split;
   split.channels = kCifarChannels;
   split.height = kCifarSide;
   split.width = kCifarSide;
   std::vector<uint8_t> record(kCifarRecord);
   for (const auto& path : paths) {
-    GzFile file(path);
+    GzFile file(path, folders);
     uint64_t records = 0;
     while (true) {
       size_t got = file.readSome(record.data(), record.size());

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Readers for the on-disk dataset formats: IDX (MNIST / Fashion-MNIST, gzip or plain) and CIFAR-10's binary
 // batches. They check magic numbers, shapes and sizes, and throw InputError naming the file when something is
-// off. No LibTorch here: the trainer turns these bytes into tensors once.
+// off. Each file is opened beneath the folders the agent allows (`folders`). No LibTorch here: the trainer
+// turns these bytes into tensors once.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/allowed_folders.h"
 
 namespace ringmaster::worker {
 
@@ -18,7 +21,8 @@ struct IdxArray {
 
 // Reads an IDX file of type unsigned byte with `expectedRank` dimensions (3 for images, 1 for labels).
 // Gzip-compressed and plain files are both accepted.
-IdxArray readIdxFile(const std::string& path, int expectedRank);
+IdxArray readIdxFile(const std::string& path, int expectedRank,
+                     const AllowedFolders& folders = AllowedFolders::anywhere());
 
 // Images (N x rows x cols) and labels (N, each below `classes`) of one IDX split, checked against each other.
 struct LabelledImages {
@@ -30,11 +34,13 @@ struct LabelledImages {
   std::vector<uint8_t> labels;  // count
 };
 
-LabelledImages readIdxSplit(const std::string& imagesPath, const std::string& labelsPath, int classes = 10);
+LabelledImages readIdxSplit(const std::string& imagesPath, const std::string& labelsPath, int classes = 10,
+                            const AllowedFolders& folders = AllowedFolders::anywhere());
 
 // CIFAR-10 binary batches: records of 1 label byte followed by 3 x 32 x 32 pixel bytes (channel-major).
 // Several files are concatenated in the order given.
-LabelledImages readCifarBatches(const std::vector<std::string>& paths);
+LabelledImages readCifarBatches(const std::vector<std::string>& paths,
+                                const AllowedFolders& folders = AllowedFolders::anywhere());
 
 // Fashion-MNIST's files in `dir`: "train" or "t10k", preferring the .gz names Debian installs.
 std::string fashionMnistFile(const std::string& dir, const std::string& split, const std::string& kind);

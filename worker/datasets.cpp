@@ -2,8 +2,10 @@
 #include "worker/datasets.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <fcntl.h>
 
 #include <array>
+#include <cerrno>
 #include <filesystem>
 
 #include "common/error.h"
@@ -50,8 +52,8 @@ TensorDataset synthetic(int64_t size, const InputShape& shape, at::Generator& ge
 
 // A .npy file's values as a tensor over the mapped file, without a copy; the mapping lives as long as the
 // tensor.
-torch::Tensor mappedTensor(const std::string& path) {
-  auto array = std::make_shared<NpyArray>(path);
+torch::Tensor mappedTensor(const std::string& path, const AllowedFolders& folders) {
+  auto array = std::make_shared<NpyArray>(path, folders);
   if (array->shape()[0] == 0)
     throw InputError(path + ": holds no samples (its shape is " + formatShape(array->shape()) + ")");
   const torch::ScalarType type = array->type() == NpyType::Float32 ? torch::kFloat
@@ -62,12 +64,12 @@ torch::Tensor mappedTensor(const std::string& path) {
 }
 
 // DIR/<split>_x.npy and DIR/<split>_y.npy, checked against each other.
-TensorDataset npySplit(const std::string& dir, const std::string& split) {
+TensorDataset npySplit(const std::string& dir, const std::string& split, const AllowedFolders& folders) {
   const std::string xPath = (std::filesystem::path(dir) / (split + "_x.npy")).string();
   const std::string yPath = (std::filesystem::path(dir) / (split + "_y.npy")).string();
   TensorDataset data;
-  data.images = mappedTensor(xPath);
-  data.labels = mappedTensor(yPath);
+  data.images = mappedTensor(xPath, folders);
+  data.labels = mappedTensor(yPath, folders);
   if (data.images.scalar_type() == torch::kLong) {
     throw InputError(xPath +
                      ": holds int64 values; inputs must be float32 or uint8 (save x.astype(numpy.float32))");
@@ -94,20 +96,26 @@ TensorDataset npySplit(const std::string& dir, const std::string& split) {
   return data;
 }
 
-TrainingData loadNpy(const v1::JobSpec& spec) {
+// Whether `path` is there, asked beneath `folders` (a link out of them is refused, not taken for absent).
+bool present(const std::string& path, const AllowedFolders& folders) {
+  FileDescriptor fd = folders.open(path, O_PATH);
+  return fd || errno != ENOENT;
+}
+
+TrainingData loadNpy(const v1::JobSpec& spec, const AllowedFolders& folders) {
   namespace fs = std::filesystem;
   const std::string& dir = spec.data_dir();
   TrainingData data;
-  data.train = npySplit(dir, "train");
+  data.train = npySplit(dir, "train", folders);
   data.trainInputsFile = (fs::path(dir) / "train_x.npy").string();
-  const bool testX = fs::exists(fs::path(dir) / "test_x.npy"),
-             testY = fs::exists(fs::path(dir) / "test_y.npy");
+  const bool testX = present((fs::path(dir) / "test_x.npy").string(), folders),
+             testY = present((fs::path(dir) / "test_y.npy").string(), folders);
   if (testX != testY) {
     throw InputError((fs::path(dir) / (testX ? "test_y.npy" : "test_x.npy")).string() +
                      ": missing; give both test_x.npy and test_y.npy, or neither");
   }
   if (testX) {
-    data.test = npySplit(dir, "test");
+    data.test = npySplit(dir, "test", folders);
     const auto trainSample = data.train.images.sizes().slice(1),
                testSample = data.test.images.sizes().slice(1);
     if (trainSample != testSample || data.test.images.scalar_type() != data.train.images.scalar_type() ||
@@ -135,7 +143,7 @@ TrainingData loadNpy(const v1::JobSpec& spec) {
 
 }  // namespace
 
-TrainingData loadTrainingData(const v1::JobSpec& spec) {
+TrainingData loadTrainingData(const v1::JobSpec& spec, const AllowedFolders& folders) {
   TrainingData data;
   switch (spec.dataset()) {
     case v1::DATASET_SYNTHETIC: {
@@ -148,13 +156,15 @@ TrainingData loadTrainingData(const v1::JobSpec& spec) {
     }
     case v1::DATASET_FASHION_MNIST: {
       std::string dir = spec.data_dir().empty() ? kDefaultFashionMnistDir : spec.data_dir();
+      // The packaged files are the host's, not a folder the job names.
+      const AllowedFolders& from = spec.data_dir().empty() ? AllowedFolders::anywhere() : folders;
       const std::vector<double> mean = {0.2860}, std = {0.3530};
-      data.train = toTensors(
-          readIdxSplit(fashionMnistFile(dir, "train", "images"), fashionMnistFile(dir, "train", "labels")),
-          mean, std);
-      data.test = toTensors(
-          readIdxSplit(fashionMnistFile(dir, "t10k", "images"), fashionMnistFile(dir, "t10k", "labels")),
-          mean, std);
+      data.train = toTensors(readIdxSplit(fashionMnistFile(dir, "train", "images"),
+                                          fashionMnistFile(dir, "train", "labels"), 10, from),
+                             mean, std);
+      data.test = toTensors(readIdxSplit(fashionMnistFile(dir, "t10k", "images"),
+                                         fashionMnistFile(dir, "t10k", "labels"), 10, from),
+                            mean, std);
       data.shape = InputShape{1, data.train.images.size(2), data.train.images.size(3), 10};
       if (data.test.images.sizes() !=
           torch::IntArrayRef({data.test.size(), 1, data.shape.height, data.shape.width})) {
@@ -169,13 +179,13 @@ TrainingData loadTrainingData(const v1::JobSpec& spec) {
             "--data cifar10 needs --data-dir with the CIFAR-10 binary batches (data_batch_1.bin, ...)");
       }
       const std::vector<double> mean = {0.4914, 0.4822, 0.4465}, std = {0.2470, 0.2435, 0.2616};
-      data.train = toTensors(readCifarBatches(cifarTrainFiles(spec.data_dir())), mean, std);
-      data.test = toTensors(readCifarBatches({cifarTestFile(spec.data_dir())}), mean, std);
+      data.train = toTensors(readCifarBatches(cifarTrainFiles(spec.data_dir()), folders), mean, std);
+      data.test = toTensors(readCifarBatches({cifarTestFile(spec.data_dir())}, folders), mean, std);
       data.shape = InputShape{3, 32, 32, 10};
       break;
     }
     case v1::DATASET_NPY:
-      data = loadNpy(spec);
+      data = loadNpy(spec, folders);
       break;
     default:
       throw InputError("unknown dataset " + std::string(datasetName(spec.dataset())));

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/allowed_folders.h"
 #include "common/job_spec.h"
 #include "worker/models.h"
 
@@ -43,8 +44,8 @@ inline constexpr int64_t kSyntheticTestSize = 512;
 // Loads the spec's dataset: fashion-mnist from data_dir (default kDefaultFashionMnistDir), cifar10 from
 // data_dir, synthetic drawn from the seed (1 x 28 x 28 for mlp, cnn and TorchScript models, 3 x 32 x 32 for
 // the ResNets), npy from data_dir (memory-mapped; the built-in models need N x C x H x W inputs and int64
-// labels, classes = largest label + 1). Throws InputError naming the file when one is missing, corrupt or
-// does not fit.
-TrainingData loadTrainingData(const v1::JobSpec& spec);
+// labels, classes = largest label + 1). The files of a data_dir the spec names are opened beneath `folders`.
+// Throws InputError naming the file when one is missing, corrupt, does not fit or is outside `folders`.
+TrainingData loadTrainingData(const v1::JobSpec& spec, const AllowedFolders& folders);
 
 }  // namespace ringmaster::worker

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "worker/torchscript_model.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ext/stdio_filebuf.h>
 #include <filesystem>
+#include <istream>
 
 #include "common/error.h"
 #include "common/npy_array.h"
@@ -32,10 +39,18 @@ class ScriptedPart : public torch::nn::Module {
 
 }  // namespace
 
-TorchScriptModel::TorchScriptModel(const std::string& path) : path_(path) {
-  if (!std::filesystem::is_regular_file(path)) throw InputError(path + ": no such model file; " + kHowToSave);
+TorchScriptModel::TorchScriptModel(const std::string& path, const AllowedFolders& folders) : path_(path) {
+  FileDescriptor fd = folders.open(path, O_RDONLY);
+  if (!fd && errno != ENOENT) throw InputError(path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (!fd || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    throw InputError(path + ": no such model file; " + kHowToSave);
+  }
   try {
-    module_ = torch::jit::load(path, torch::kCPU);
+    // The file as opened beneath the allowed folders, not its path again.
+    __gnu_cxx::stdio_filebuf<char> buffer(fd.release(), std::ios::in | std::ios::binary);
+    std::istream in(&buffer);
+    module_ = torch::jit::load(in, torch::kCPU);
   } catch (const std::exception& e) {
     throw InputError(path + ": not a TorchScript file (" + torchErrorReason(e) + "); " + kHowToSave +
                      " (a state_dict from torch.save is not enough)");
@@ -80,11 +95,12 @@ torch::Tensor trainingLoss(v1::Loss loss, const torch::Tensor& output, const tor
   return torch::nn::functional::cross_entropy(output, targets);
 }
 
-std::shared_ptr<Classifier> makeTrainingModel(const v1::JobSpec& spec, const TrainingData& data) {
+std::shared_ptr<Classifier> makeTrainingModel(const v1::JobSpec& spec, const TrainingData& data,
+                                              const AllowedFolders& folders) {
   torch::manual_seed(spec.hyper().seed());
   std::shared_ptr<Classifier> model;
   if (spec.model() == v1::MODEL_TORCHSCRIPT) {
-    model = std::make_shared<TorchScriptModel>(spec.model_path());
+    model = std::make_shared<TorchScriptModel>(spec.model_path(), folders);
   } else {
     model = makeModel(spec.model(), data.shape);
   }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "common/allowed_folders.h"
 #include "common/job_spec.h"
 #include "worker/datasets.h"
 #include "worker/models.h"
@@ -24,9 +25,9 @@ namespace ringmaster::worker {
 
 class TorchScriptModel : public Classifier {
  public:
-  // Loads `path`. Throws InputError naming it when it is missing, not TorchScript, has no parameters or has
-  // one that does not require grad.
-  explicit TorchScriptModel(const std::string& path);
+  // Loads `path`, opened beneath `folders`. Throws InputError naming it when it is missing, outside
+  // `folders`, not TorchScript, has no parameters or has one that does not require grad.
+  TorchScriptModel(const std::string& path, const AllowedFolders& folders);
 
   // The module's forward on `inputs`; its output must be one tensor.
   torch::Tensor forward(torch::Tensor inputs) override;
@@ -41,10 +42,12 @@ class TorchScriptModel : public Classifier {
 // What the step minimises: cross-entropy of class scores against int64 labels, or the mean squared error.
 torch::Tensor trainingLoss(v1::Loss loss, const torch::Tensor& output, const torch::Tensor& targets);
 
-// The spec's model for `data`, initialised from the seed (built-in) or as saved (TorchScript), after a
+// The spec's model for `data`, initialised from the seed (built-in) or as saved (TorchScript, opened beneath
+// `folders`), after a
 // forward and the loss on two training samples. Throws InputError saying what does not fit: the shape the
 // model got and why it failed, labels beyond its classes, float targets for cross-entropy, an output shape
 // unlike the targets' for mse.
-std::shared_ptr<Classifier> makeTrainingModel(const v1::JobSpec& spec, const TrainingData& data);
+std::shared_ptr<Classifier> makeTrainingModel(const v1::JobSpec& spec, const TrainingData& data,
+                                              const AllowedFolders& folders);
 
 }  // namespace ringmaster::worker

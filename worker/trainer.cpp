@@ -64,8 +64,8 @@ Trainer::Trainer(TrainerContext context, TrainingData data, std::shared_ptr<Clas
 
   if (context_.spec.resume()) {
     const std::string& dir = context_.spec.checkpoint_dir();
-    std::optional<TrainingPosition> restored =
-        restoreCheckpoint(dir, modelLabel(context_.spec), *model_, *optimizer_, *context_.group);
+    std::optional<TrainingPosition> restored = restoreCheckpoint(
+        *context_.folders, dir, modelLabel(context_.spec), *model_, *optimizer_, *context_.group);
     // A restart before the first checkpoint starts again from the beginning, as torchrun's would.
     if (!restored && context_.restartCount == 0)
       throw InputError(checkpointPath(dir) + ": no checkpoint to resume from (on rank 0's host)");
@@ -268,7 +268,8 @@ double Trainer::evaluate() {
 
 void Trainer::saveCheckpointIfRank0() {
   if (rank_ != 0 || context_.spec.checkpoint_dir().empty()) return;
-  saveCheckpoint(context_.spec.checkpoint_dir(), modelLabel(context_.spec), *model_, *optimizer_, position_);
+  saveCheckpoint(*context_.folders, context_.spec.checkpoint_dir(), modelLabel(context_.spec), *model_,
+                 *optimizer_, position_);
 }
 
 std::pair<bool, bool> Trainer::agreeOnControl() {

@@ -44,6 +44,8 @@ struct TrainerContext {
   std::ostream* progress = nullptr;        // where rank 0 prints its progress lines; null for none
   std::optional<TrainingControl> control;  // none: no console is listening
   int restartCount = 0;  // a restart (above 0) resumes from a checkpoint only if there is one
+  // Where checkpoints may be written and read (what the agent allows); it outlives the trainer.
+  const AllowedFolders* folders = &AllowedFolders::anywhere();
 };
 
 class Trainer {

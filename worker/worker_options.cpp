@@ -37,6 +37,11 @@ ParsedOptions parseWorkerOptions(int argc, char** argv) {
   app.add_option("--dump-params", o.dumpParams,
                  "Write every parameter at the end as raw little-endian float32, in parameter order, to FILE")
       ->type_name("FILE");
+  app.add_option("--allowed-folder", o.allowedFolders,
+                 "Open the job's data, model and checkpoints only beneath DIR, an absolute folder without "
+                 "links (repeatable; the agent gives the folders its owner allows with --allow-folder)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/job_spec.h"
 
@@ -13,6 +14,9 @@ struct WorkerOptions {
   std::string summaryJson;   // --summary-json FILE
   std::string timelineFile;  // --timeline FILE (Chrome trace JSON)
   std::string dumpParams;    // --dump-params FILE: every parameter as raw little-endian float32, in order
+  // --allowed-folder DIR (repeatable, set by the agent): the job's data, model and checkpoints are opened
+  // only beneath these; none: anywhere.
+  std::vector<std::string> allowedFolders;
 };
 
 // Outcome of parsing argv: either options to run with, or an exit code (after --help, --version or a usage

@@ -61,8 +61,9 @@ int runWorker(const WorkerOptions& options) {
 
   try {
     at::set_num_threads(intraOpThreads(env.localWorldSize));
-    TrainingData data = loadTrainingData(spec);
-    std::shared_ptr<Classifier> model = makeTrainingModel(spec, data);
+    const AllowedFolders folders(options.allowedFolders);
+    TrainingData data = loadTrainingData(spec, folders);
+    std::shared_ptr<Classifier> model = makeTrainingModel(spec, data, folders);
 
     Probe probe(env.rank, env.worldSize);
     probe.setTimelineOn(spec.timeline());
@@ -84,6 +85,7 @@ int runWorker(const WorkerOptions& options) {
     }
     context.progress = &std::cout;
     context.restartCount = env.restartCount;
+    context.folders = &folders;
     if (std::getenv("RINGMASTER_AGENT")) {
       context.control = TrainingControl{[&telemetry] { return telemetry.stopRequested(); },
                                         [&telemetry] { return telemetry.takeCheckpointRequest(); }};

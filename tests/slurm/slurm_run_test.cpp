@@ -205,6 +205,20 @@ TEST_F(SlurmRun, AUsersProgramRunsThroughSlurm) {
   expectNoStrayProcess();
 }
 
+// The agents of a Slurm job are the user's own: a variable of the loader's or an interpreter's that the job's
+// --env sets is allowed to them (--allow-env), as its program and folders are.
+TEST_F(SlurmRun, AProgramsInterpreterVariablesReachItThroughSlurm) {
+  auto run =
+      runProcess({binPath("ringmaster"), "run", "--slurm", "-N", "2", "-np", "2", "--slurm-dir", jobs(),
+                  "--store", store(), "--no-instrument", "--env", "PYTHONSTARTUP=set-by-the-job", "--",
+                  "/bin/sh", "-c", "test \"$PYTHONSTARTUP\" = set-by-the-job"},
+                 cluster_->env(), 300s);
+  ASSERT_EQ(run.exitCode, 0) << run.err << cluster_->logs();
+  auto shown = show("1");
+  EXPECT_NE(shown.out.find("status finished, 2 ranks"), std::string::npos) << shown.out;
+  expectNoStrayProcess();
+}
+
 // A rank that fails inside the allocation restarts there: every rank starts again on the same agents from the
 // last checkpoint (rank 0's, under its agent's state folder on n1), and the job ends as one run.
 TEST_F(SlurmRun, ACrashedRankRestartsInsideTheAllocation) {

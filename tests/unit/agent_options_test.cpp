@@ -12,6 +12,7 @@
 
 #include "agent/agent_program.h"
 #include "agent/host_info.h"
+#include "agent/launch_environment.h"
 #include "agent/program_path.h"
 #include "common/error.h"
 #include "common/job_spec.h"
@@ -134,6 +135,10 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
                                           "/usr/bin/python3",
                                           "--allow-program",
                                           "/opt/bin/trainer",
+                                          "--allow-env",
+                                          "LD_PRELOAD",
+                                          "--allow-env",
+                                          "PYTHONPATH",
                                           "--endpoint-file",
                                           "/home/u/.ringmaster/slurm/job/agents/n1"});
   EXPECT_EQ(o.listen, "0.0.0.0");
@@ -145,6 +150,7 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_DOUBLE_EQ(o.keepJournalsDays, 2.5);
   EXPECT_EQ(o.workerPath, "/opt/rm/ringmaster-worker");
   EXPECT_EQ(o.allowedPrograms, (std::vector<std::string>{"/usr/bin/python3", "/opt/bin/trainer"}));
+  EXPECT_EQ(o.allowedEnvironment, (std::vector<std::string>{"LD_PRELOAD", "PYTHONPATH"}));
   EXPECT_EQ(o.endpointFile, "/home/u/.ringmaster/slurm/job/agents/n1");
 
   const AgentOptions untouched = parseAgentFlags({});
@@ -155,6 +161,24 @@ TEST(AgentFlags, EveryFlagSetsItsOption) {
   EXPECT_TRUE(untouched.tokenFile.empty());
   EXPECT_TRUE(untouched.endpointFile.empty());
   EXPECT_TRUE(untouched.allowedPrograms.empty()) << "an agent runs no program of a user's unless told";
+  EXPECT_TRUE(untouched.allowedEnvironment.empty()) << "a launch sets no loader variable unless told";
+}
+
+TEST(AgentFlags, LaunchesSetTheLoadersAndInterpretersVariablesOnlyWhereAllowedByName) {
+  for (const char* name : {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "PYTHONPATH",
+                           "PYTHONHOME", "PYTHONSTARTUP", "PERL5LIB", "RUBYLIB", "NODE_OPTIONS", "GCONV_PATH",
+                           "BASH_ENV", "ENV", "BASH_FUNC_f%%"}) {
+    EXPECT_TRUE(isGuardedVariable(name)) << name;
+    const std::string refusal = environmentRefusal(std::string(name) + "=x", {});
+    EXPECT_NE(refusal.find(std::string("--allow-env ") + name), std::string::npos) << refusal;
+    EXPECT_EQ(environmentRefusal(std::string(name) + "=x", {name}), "") << name;
+  }
+  for (const char* name : {"EPOCHS", "PYTHONUNBUFFERED", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "HOME",
+                           "LDFLAGS", "ENVIRONMENT"}) {
+    EXPECT_FALSE(isGuardedVariable(name)) << name;
+    EXPECT_EQ(environmentRefusal(std::string(name) + "=x", {}), "") << name;
+  }
+  EXPECT_NE(environmentRefusal("LD_AUDIT=x", {"LD_PRELOAD"}), "") << "allowing one allows no other";
 }
 
 TEST(ProgramPath, BareNamesAreFoundOnThePathAndResolved) {
@@ -281,7 +305,7 @@ TEST(AgentFlags, BothProgramsDescribeTheSameFlags) {
   CLI::App app;
   addAgentFlags(app, options);
   const std::vector<std::string> expected = optionLines(app.help());
-  ASSERT_EQ(expected.size(), 12u) << app.help();
+  ASSERT_EQ(expected.size(), 13u) << app.help();
 
   const auto agent = runProcess({binPath("ringmaster-agent"), "--help"});
   const auto command = runProcess({binPath("ringmaster"), "agent", "--help"});

@@ -309,3 +309,21 @@ TEST(UserProgramSpec, SecretLookingValuesAreMaskedInACopy) {
   EXPECT_EQ(spec.program().environment(0), "API_TOKEN=a") << "the original is unchanged";
   EXPECT_FALSE(withSecretsMasked(v1::JobSpec()).has_program()) << "a job without a program gains none";
 }
+
+TEST(JobSpec, ARunIdIsTheJobsOwnOrTheRunItRestarts) {
+  EXPECT_EQ(ringmaster::restartJobId("run-1", 2), "run-1-restart2");
+  for (const auto& [runId, jobId] : std::vector<std::pair<std::string, std::string>>{
+           {"", "job"}, {"job", "job"}, {"job", "job-restart1"}, {"job", "job-restart12"}}) {
+    EXPECT_EQ(ringmaster::runIdProblem(runId, jobId), "") << runId << " for " << jobId;
+  }
+  for (const auto& [runId, jobId] :
+       std::vector<std::pair<std::string, std::string>>{{"../x", "job"},
+                                                        {"other", "job"},
+                                                        {"other", "job-restart1"},
+                                                        {"job", "job-restart"},
+                                                        {"job", "job-restart01"},
+                                                        {"job", "job-restart1x"},
+                                                        {"job", "job-restart-1"}}) {
+    EXPECT_NE(ringmaster::runIdProblem(runId, jobId), "") << runId << " for " << jobId;
+  }
+}
