@@ -15,6 +15,7 @@
 
 #include "common/job_spec.h"
 #include "console/record_sink.h"
+#include "ringmaster/v1/agent.pb.h"
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
