@@ -15,10 +15,10 @@
 #include <functional>
 
 #include "bench/bench_support.h"
-#include "common/chrome_trace_reader.h"
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/horovod_timeline_reader.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/support/temp_dir.h"
+#include "traces/chrome_trace_reader.h"
+#include "traces/horovod_timeline_reader.h"
 
 using namespace ringmaster;
 using namespace ringmaster::bench;

@@ -26,7 +26,7 @@
 
 #include "agent/agent_server.h"
 #include "agent/child_process.h"
-#include "common/statistics.h"
+#include "diagnosis/statistics.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"

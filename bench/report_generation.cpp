@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "bench/bench_support.h"
-#include "common/run_store.h"
 #include "console/report.h"
+#include "history/run_store.h"
 #include "tests/support/temp_dir.h"
 
 using namespace ringmaster;

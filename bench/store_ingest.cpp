@@ -5,7 +5,7 @@
 #include <random>
 
 #include "bench/bench_support.h"
-#include "common/run_store.h"
+#include "history/run_store.h"
 #include "tests/support/temp_dir.h"
 
 using namespace ringmaster;

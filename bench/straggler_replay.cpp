@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/run_store.h"
+#include "diagnosis/run_diagnosis.h"
+#include "history/run_store.h"
 
 using namespace ringmaster;
 

@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "bench/bench_support.h"
-#include "common/horovod_timeline_reader.h"
 #include "console/run_data.h"
 #include "console/timeline_model.h"
 #include "gui/timeline_view.h"
 #include "tests/support/temp_dir.h"
+#include "traces/horovod_timeline_reader.h"
 
 namespace {
 

@@ -9,19 +9,19 @@
 #include <iostream>
 #include <memory>
 
-#include "common/comparison.h"
-#include "common/diagnosis/finding.h"
-#include "common/diagnosis/run_diagnosis.h"
 #include "common/error.h"
-#include "common/evidence_text.h"
-#include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
 #include "common/printable.h"
-#include "common/run_store.h"
 #include "common/shell_words.h"
 #include "console/host_facts.h"
 #include "console/report.h"
 #include "console/store_location.h"
+#include "diagnosis/comparison.h"
+#include "diagnosis/evidence_text.h"
+#include "diagnosis/finding.h"
+#include "diagnosis/run_diagnosis.h"
+#include "history/run_store.h"
+#include "traces/horovod_timeline_reader.h"
 
 namespace ringmaster::cli {
 namespace {

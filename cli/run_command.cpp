@@ -15,7 +15,6 @@
 #include <sstream>
 #include <thread>
 
-#include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "console/outcome_text.h"
@@ -24,6 +23,7 @@
 #include "console/run_session.h"
 #include "console/slurm_job.h"
 #include "console/store_location.h"
+#include "diagnosis/finding.h"
 
 namespace ringmaster::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <memory>
 
 #include "cli/run_command.h"
-#include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "console/comparison_model.h"
 #include "console/launcher.h"
 #include "console/tune_session.h"
+#include "diagnosis/finding.h"
 
 namespace ringmaster::cli {
 namespace {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The delta table of a comparison: one row per metric (throughput, step time p50/p95, phases, bus bandwidth,
 // memory, ...), the baseline's value, then for every other run its value and its difference to the baseline
-// with the bootstrap 95% confidence interval where the comparison has one (common/comparison.h).
+// with the bootstrap 95% confidence interval where the comparison has one (diagnosis/comparison.h).
 #pragma once
 
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "common/comparison.h"
+#include "diagnosis/comparison.h"
 
 namespace ringmaster::console {
 

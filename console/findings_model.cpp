@@ -4,11 +4,11 @@
 #include <QCoreApplication>
 #include <algorithm>
 
-#include "common/diagnosis/advice.h"
-#include "common/diagnosis/summary_text.h"
-#include "common/evidence_text.h"
 #include "console/outcome_text.h"
 #include "console/translated.h"
+#include "diagnosis/advice.h"
+#include "diagnosis/evidence_text.h"
+#include "diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 

@@ -30,16 +30,16 @@ class FindingsModel : public QAbstractTableModel {
   static QString kindText(v1::Finding::Kind kind);
   static QString severityText(v1::Finding::Severity severity);
   // The finding's summary, translated: the pattern diagnosis wrote it with
-  // (common/diagnosis/summary_text.cpp) found again from the stored English, looked up in the catalogue and
+  // (diagnosis/summary_text.cpp) found again from the stored English, looked up in the catalogue and
   // filled with the same figures. A summary no pattern makes is shown as it is.
   static QString summaryText(const v1::Finding& finding);
   // The finding's cause word ("compute", "data", "silent", …), translated the same way.
   static QString causeText(const v1::Finding& finding);
-  // The finding's advice, translated: the pattern diagnosis chose for it (common/diagnosis/advice.cpp, where
+  // The finding's advice, translated: the pattern diagnosis chose for it (diagnosis/advice.cpp, where
   // lupdate reads it) looked up in the catalogue and filled with the same figures. Advice that came with the
   // finding from elsewhere is shown as it came.
   static QString adviceText(const v1::Finding& finding);
-  // Its evidence in words, "label value" each, labels translated (common/evidence_text.cpp).
+  // Its evidence in words, "label value" each, labels translated (diagnosis/evidence_text.cpp).
   static QStringList evidenceTexts(const v1::Finding& finding);
 
   int rowCount(const QModelIndex& parent = {}) const override;

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "common/clock.h"
-#include "common/diagnosis/advice.h"
-#include "common/diagnosis/finding.h"
-#include "common/diagnosis/summary_text.h"
+#include "diagnosis/advice.h"
+#include "diagnosis/finding.h"
+#include "diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 

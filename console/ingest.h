@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/run_store.h"
 #include "console/record_sink.h"
+#include "diagnosis/run_diagnosis.h"
+#include "history/run_store.h"
 
 namespace ringmaster::console {
 

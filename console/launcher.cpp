@@ -191,7 +191,7 @@ void Launcher::start() {
 AgentEndpoint Launcher::endpointFor(const std::string& host) const {
   if (embedded_) return AgentEndpoint{host, plan_.agentPort, {}, {}, embedded_->socketPath()};
   auto it = plan_.agents.find(host);
-  if (it == plan_.agents.end()) return AgentEndpoint{host, plan_.agentPort, plan_.token, plan_.tlsCaPem};
+  if (it == plan_.agents.end()) return AgentEndpoint{host, plan_.agentPort, plan_.token, plan_.tlsCaPem, {}};
   AgentEndpoint endpoint = it->second;
   if (endpoint.host.empty()) endpoint.host = host;
   return endpoint;

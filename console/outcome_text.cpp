@@ -5,7 +5,7 @@
 #include <QtGlobal>
 #include <set>
 
-#include "common/diagnosis/summary_text.h"
+#include "diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 

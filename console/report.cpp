@@ -10,10 +10,10 @@
 #include <functional>
 #include <set>
 
-#include "common/diagnosis/finding.h"
-#include "common/diagnosis/run_diagnosis.h"
 #include "common/error.h"
 #include "console/palette.h"
+#include "diagnosis/finding.h"
+#include "diagnosis/run_diagnosis.h"
 
 namespace ringmaster::console {
 

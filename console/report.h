@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "common/comparison.h"
-#include "common/diagnosis/memory_leak_detector.h"
-#include "common/run_store.h"
 #include "console/report_chart.h"
+#include "diagnosis/comparison.h"
+#include "diagnosis/memory_leak_detector.h"
+#include "history/run_store.h"
 
 namespace ringmaster::console {
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "common/diagnosis/finding.h"
 #include "common/error.h"
 #include "console/report.h"
+#include "diagnosis/finding.h"
 
 namespace ringmaster::console {
 

@@ -9,14 +9,14 @@
 #include <sstream>
 #include <utility>
 
-#include "common/diagnosis/finding.h"
 #include "common/error.h"
-#include "common/evidence_text.h"
 #include "common/job_spec.h"
 #include "common/shell_words.h"
 #include "console/axis_scale.h"
 #include "console/palette.h"
 #include "console/report.h"
+#include "diagnosis/evidence_text.h"
+#include "diagnosis/finding.h"
 #include "ringmaster/version.h"
 
 namespace ringmaster::console {

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "common/chrome_trace.h"
-#include "common/diagnosis/finding.h"
 #include "console/report.h"
+#include "diagnosis/finding.h"
 
 namespace ringmaster::console {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/diagnosis/run_diagnosis.h"
 #include "console/launcher.h"
+#include "diagnosis/run_diagnosis.h"
 
 namespace ringmaster::console {
 namespace {

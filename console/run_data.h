@@ -8,10 +8,10 @@
 #include <optional>
 #include <vector>
 
-#include "common/run_store.h"
 #include "console/host_facts.h"
 #include "console/live_series.h"
 #include "console/timeline_model.h"
+#include "history/run_store.h"
 
 namespace ringmaster::console {
 

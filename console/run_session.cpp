@@ -6,8 +6,6 @@
 #include <thread>
 #include <utility>
 
-#include "common/diagnosis/advice.h"
-#include "common/diagnosis/summary_text.h"
 #include "common/error.h"
 #include "common/job_spec.h"
 #include "common/phrase.h"
@@ -17,6 +15,8 @@
 #include "console/run_summary.h"
 #include "console/slurm_job.h"
 #include "console/timeline_sink.h"
+#include "diagnosis/advice.h"
+#include "diagnosis/summary_text.h"
 #include "ringmaster/version.h"
 
 namespace ringmaster::console {

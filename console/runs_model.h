@@ -5,7 +5,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "common/run_store.h"
+#include "history/run_store.h"
 
 namespace ringmaster::console {
 

@@ -431,7 +431,7 @@ LaunchPlan SlurmJob::waitForAgents(const std::function<void(const std::string&)>
                              "\" instead of its port into " + (folder / "agents" / nodes[i]).string());
           }
           plan.hosts.push_back({nodes[i], tasks[i]});
-          plan.agents[nodes[i]] = AgentEndpoint{addresses.at(nodes[i]), port, token, ""};
+          plan.agents[nodes[i]] = AgentEndpoint{addresses.at(nodes[i]), port, token, "", {}};
         }
         plan.masterAddr = addresses.at(nodes.front());
         plan.facts = facts();

@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "common/diagnosis/summary_text.h"
 #include "common/printable.h"
+#include "diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "common/run_store.h"
+#include "history/run_store.h"
 
 namespace ringmaster::console {
 

@@ -11,7 +11,7 @@
 // again twice as long, and so on until one candidate is left beside the default. Each decision is a ranking
 // of measured throughputs, so the search is deterministic for given measurements and can be tested; and as
 // the default configuration runs in every round, the final gain is measured against a run made at the same
-// length and as close in time as possible, with the comparison's bootstrap interval (common/comparison).
+// length and as close in time as possible, with the comparison's bootstrap interval (diagnosis/comparison).
 // A budget too small to halve (fewer than 6 trials) is one round: a plain grid search.
 #pragma once
 
@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/comparison.h"
-#include "common/run_store.h"
+#include "diagnosis/comparison.h"
+#include "history/run_store.h"
 #include "ringmaster/v1/job.pb.h"
 
 namespace ringmaster::console {

@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/duration_text.h"
 #include "console/runs_model.h"
+#include "diagnosis/duration_text.h"
 #include "gui/chart_export.h"
 #include "gui/heatmap_view.h"
 #include "gui/palette.h"

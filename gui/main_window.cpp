@@ -14,7 +14,6 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "common/horovod_timeline_reader.h"
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "console/background.h"
@@ -33,6 +32,7 @@
 #include "gui/timeline_page.h"
 #include "gui/timeline_view.h"
 #include "gui/tune_dialog.h"
+#include "traces/horovod_timeline_reader.h"
 
 namespace ringmaster::gui {
 namespace {

@@ -20,8 +20,8 @@
 #include <optional>
 
 #include "common/chrome_trace.h"
-#include "common/duration_text.h"
 #include "console/background.h"
+#include "diagnosis/duration_text.h"
 #include "gui/chart_export.h"
 #include "gui/timeline_view.h"
 

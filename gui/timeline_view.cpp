@@ -12,7 +12,7 @@
 #include <iterator>
 #include <map>
 
-#include "common/duration_text.h"
+#include "diagnosis/duration_text.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {

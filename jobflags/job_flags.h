@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The job flags shared by `ringmaster-worker` and `ringmaster run`, so both accept exactly the same words.
-// They live apart from rm_common so that only the programs with a command line depend on CLI11.
+// They live apart from rm_core so that only the programs with a command line depend on CLI11.
 #pragma once
 
 #include <CLI/CLI.hpp>

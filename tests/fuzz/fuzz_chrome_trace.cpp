@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Chrome trace reader (common/chrome_trace_reader.h): any bytes as a trace file, its events scanned as a
-// PyTorch profiler trace's (common/pytorch_trace.h) as the importer scans them.
+// The Chrome trace reader (traces/chrome_trace_reader.h): any bytes as a trace file, its events scanned as a
+// PyTorch profiler trace's (traces/pytorch_trace.h) as the importer scans them.
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 
-#include "common/chrome_trace_reader.h"
 #include "common/error.h"
 #include "common/json.h"
-#include "common/pytorch_trace.h"
+#include "traces/chrome_trace_reader.h"
+#include "traces/pytorch_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline reader (readTimeline in common/horovod_timeline_reader.h): any bytes as a Horovod timeline or
+// The timeline reader (readTimeline in traces/horovod_timeline_reader.h): any bytes as a Horovod timeline or
 // a Chrome trace, turned into timeline events.
 #include <cstdint>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/error.h"
-#include "common/horovod_timeline_reader.h"
 #include "common/json.h"
+#include "traces/horovod_timeline_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

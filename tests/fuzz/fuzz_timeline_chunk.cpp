@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The timeline chunk decoder (decodeTimelineChunk in common/timeline_chunk.h): any bytes as a chunk's blob,
+// The timeline chunk decoder (decodeTimelineChunk in history/timeline_chunk.h): any bytes as a chunk's blob,
 // as the run store reads one back. Each input is read twice: as it is, and with what follows its header taken
 // as the unpacked columns and deflated again (the header's size made right), so that the fuzzer reaches the
 // columns behind zlib's check. A chunk that decodes must encode again to the same events, and a chunk that
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/timeline_chunk.h"
+#include "history/timeline_chunk.h"
 
 namespace {
 

@@ -35,7 +35,7 @@ class AgentProcess {
       ::_exit(127);
     }
     console::AgentClient client(
-        {"127.0.0.1", port_, tokenFile.empty() ? "" : agent::readTokenFile(tokenFile), ""});
+        {"127.0.0.1", port_, tokenFile.empty() ? "" : agent::readTokenFile(tokenFile), "", {}});
     ready_ = eventually(
         [&] {
           v1::HostInfo info;

@@ -26,7 +26,6 @@
 #include <cmath>
 #include <memory>
 
-#include "common/run_store.h"
 #include "console/axis_scale.h"
 #include "gui/compare_page.h"
 #include "gui/dashboard_page.h"
@@ -36,6 +35,7 @@
 #include "gui/series_chart.h"
 #include "gui/simple_pages.h"
 #include "gui/translations.h"
+#include "history/run_store.h"
 #include "tests/gui/open_run.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/support/console_test.h"

@@ -10,8 +10,8 @@
 #include <QTranslator>
 #include <csignal>
 
-#include "common/diagnosis/run_diagnosis.h"
 #include "console/findings_model.h"
+#include "diagnosis/run_diagnosis.h"
 #include "gui/simple_pages.h"
 #include "tests/support/gui_app.h"
 #include "tests/unit/diagnosis_synthetic.h"

@@ -14,12 +14,12 @@
 
 #include "common/error.h"
 #include "common/json.h"
-#include "common/run_store.h"
 #include "gui/command_line.h"
 #include "gui/dashboard_page.h"
 #include "gui/live_run.h"
 #include "gui/main_window.h"
 #include "gui/series_chart.h"
+#include "history/run_store.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/integration/scripted_agent.h"
 #include "tests/support/console_test.h"

@@ -16,11 +16,11 @@
 #include <QSpinBox>
 #include <QTranslator>
 
-#include "common/run_store.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/main_window.h"
 #include "gui/series_chart.h"
+#include "history/run_store.h"
 #include "tests/support/console_test.h"
 
 namespace ringmaster::gui {

@@ -24,11 +24,11 @@
 
 #include "common/chrome_trace.h"
 #include "common/json.h"
-#include "common/run_store.h"
 #include "console/run_data.h"
 #include "gui/main_window.h"
 #include "gui/timeline_page.h"
 #include "gui/translations.h"
+#include "history/run_store.h"
 #include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"
 

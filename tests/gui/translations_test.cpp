@@ -18,9 +18,6 @@
 #include <set>
 
 #include "common/chrome_trace.h"
-#include "common/comparison.h"
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/diagnosis/summary_text.h"
 #include "console/comparison_model.h"
 #include "console/findings_model.h"
 #include "console/hosts_model.h"
@@ -28,6 +25,9 @@
 #include "console/slurm_options.h"
 #include "console/translated.h"
 #include "console/tune_search.h"
+#include "diagnosis/comparison.h"
+#include "diagnosis/run_diagnosis.h"
+#include "diagnosis/summary_text.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/live_run.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/run_store.h"
+#include "history/run_store.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/run_store.h"
+#include "history/run_store.h"
 #include "tests/integration/program_run_support.h"
 #include "tests/support/files.h"
 

@@ -13,7 +13,7 @@
 #include <regex>
 
 #include "common/json.h"
-#include "common/run_store.h"
+#include "history/run_store.h"
 #include "tests/integration/training_ranks.h"
 #include "tests/support/files.h"
 

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "common/job_spec.h"
-#include "common/run_store.h"
 #include "console/tune_search.h"
+#include "history/run_store.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 

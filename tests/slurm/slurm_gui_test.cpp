@@ -17,12 +17,12 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "common/run_store.h"
 #include "console/run_flags.h"
 #include "gui/dashboard_page.h"
 #include "gui/launch_page.h"
 #include "gui/main_window.h"
 #include "gui/simple_pages.h"
+#include "history/run_store.h"
 #include "tests/slurm/slurm_cluster.h"
 #include "tests/support/console_test.h"
 #include "tests/support/files.h"

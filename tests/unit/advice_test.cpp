@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Findings that say what to do, with their evidence in words: the advice of each kind quotes the detector's
 // own figures, and a slowness that costs the job little stays information.
-#include "common/diagnosis/advice.h"
+#include "diagnosis/advice.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
 
-#include "common/comparison.h"
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/evidence_text.h"
 #include "common/phrase.h"
+#include "diagnosis/comparison.h"
+#include "diagnosis/evidence_text.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "common/comparison.h"
+#include "diagnosis/comparison.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/comparison.h"
+#include "diagnosis/comparison.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster::test {

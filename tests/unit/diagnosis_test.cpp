@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "common/diagnosis/run_diagnosis.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Who kept a Horovod job waiting, read from timelines in Horovod's own format through the timeline reader.
-#include "common/diagnosis/horovod_readiness.h"
+#include "diagnosis/horovod_readiness.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/duration_text.h"
-#include "common/horovod_timeline_reader.h"
+#include "diagnosis/duration_text.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/support/temp_dir.h"
+#include "traces/horovod_timeline_reader.h"
 
 namespace {
 

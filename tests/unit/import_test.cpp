@@ -7,11 +7,11 @@
 #include <random>
 #include <sstream>
 
-#include "common/horovod_timeline_reader.h"
 #include "common/json.h"
 #include "ringmaster/v1/job.pb.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
+#include "traces/horovod_timeline_reader.h"
 
 using ringmaster::JsonError;
 using ringmaster::JsonInputStream;

@@ -75,7 +75,9 @@ TEST(JobSpec, TextThatIsNotUtf8IsNamedByField) {
   EXPECT_FALSE(hasField(errors, "name"));
   EXPECT_FALSE(hasField(errors, "program.argv[1]"));
   for (const auto& e : errors) {
-    if (e.field == "model_path") EXPECT_NE(e.message.find("UTF-8"), std::string::npos) << e.message;
+    if (e.field == "model_path") {
+      EXPECT_NE(e.message.find("UTF-8"), std::string::npos) << e.message;
+    }
   }
 }
 

@@ -10,11 +10,11 @@
 #include <map>
 #include <set>
 
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/horovod_timeline_reader.h"
-#include "common/pytorch_trace.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
+#include "traces/horovod_timeline_reader.h"
+#include "traces/pytorch_trace.h"
 
 namespace v1 = ringmaster::v1;
 using ringmaster::importTraces;

@@ -21,14 +21,14 @@
 #include <regex>
 #include <set>
 
-#include "common/chrome_trace_reader.h"
-#include "common/horovod_timeline_reader.h"
 #include "console/ingest.h"
 #include "console/palette.h"
 #include "console/report_pdf.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/diagnosis_synthetic.h"
+#include "traces/chrome_trace_reader.h"
+#include "traces/horovod_timeline_reader.h"
 
 using namespace ringmaster;
 using namespace ringmaster::console;

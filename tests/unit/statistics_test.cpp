@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "common/statistics.h"
+#include "diagnosis/statistics.h"
 
 #include <gtest/gtest.h>
 

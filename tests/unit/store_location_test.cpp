@@ -8,7 +8,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
-#include "common/run_store.h"
+#include "history/run_store.h"
 
 namespace {
 

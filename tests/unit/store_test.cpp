@@ -11,8 +11,8 @@
 #include <limits>
 #include <thread>
 
-#include "common/run_store.h"
-#include "common/store_schema.h"
+#include "history/run_store.h"
+#include "history/store_schema.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Findings' summaries and causes in any language: every sentence a detector writes is made of a pattern of
-// the one table (common/diagnosis/summary_text), found again from the stored English, so the GUI can show
+// the one table (diagnosis/summary_text), found again from the stored English, so the GUI can show
 // its translation filled with the same figures, parts in their own translation; English stays as it was.
-#include "common/diagnosis/summary_text.h"
+#include "diagnosis/summary_text.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "common/comparison.h"
-#include "common/diagnosis/run_diagnosis.h"
 #include "common/phrase.h"
+#include "diagnosis/comparison.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;

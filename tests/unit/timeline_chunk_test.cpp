@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The run store's timeline chunks: the codec on its own, and the store writing and reading them (live
 // appends, bulk writes, ranges, damaged chunks, stores from before chunks).
-#include "common/timeline_chunk.h"
+#include "history/timeline_chunk.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -11,8 +11,8 @@
 #include <random>
 #include <set>
 
-#include "common/run_store.h"
-#include "common/store_schema.h"
+#include "history/run_store.h"
+#include "history/store_schema.h"
 #include "tests/support/temp_dir.h"
 
 using ringmaster::decodeTimelineChunk;

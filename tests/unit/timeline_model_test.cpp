@@ -6,7 +6,7 @@
 #include <optional>
 #include <random>
 
-#include "common/duration_text.h"
+#include "diagnosis/duration_text.h"
 
 namespace ringmaster::console {
 namespace {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Imported traces whose writer recorded absurd durations: the real activity stays visible and nothing is
 // lost.
-#include "common/trace_extent.h"
+#include "traces/trace_extent.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "common/diagnosis/run_diagnosis.h"
-#include "common/horovod_timeline_reader.h"
+#include "diagnosis/run_diagnosis.h"
 #include "tests/support/temp_dir.h"
+#include "traces/horovod_timeline_reader.h"
 
 namespace {
 

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diagnosis/advice.h"
+
+#include <csignal>
+#include <string>
+
+#include "diagnosis/evidence_text.h"
+
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
+// the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
+namespace ringmaster::diagnosis {
+
+namespace {
+
+Phrase phrase(const char* pattern, std::vector<std::string> args = {}) {
+  return Phrase{kAdviceContext, pattern, std::move(args)};
+}
+
+bool has(const v1::Finding& f, const char* key) {
+  return f.evidence().count(key) > 0;
+}
+
+double number(const v1::Finding& f, const char* key) {
+  auto it = f.evidence().find(key);
+  return it == f.evidence().end() ? 0 : it->second;
+}
+
+// A figure of the evidence as the evidence shows it ("40.2 ms", "23.5 GiB").
+std::string figure(const v1::Finding& f, const char* key) {
+  return evidenceText(key, number(f, key)).value;
+}
+
+std::string rank(const v1::Finding& f) {
+  return std::to_string(f.rank());
+}
+
+// Below kMaterialLossPct of throughput, or for less than a window of steps, a slowness costs nothing worth
+// acting on; detectors then make the finding information.
+Phrase immaterial(const v1::Finding& f) {
+  if (number(f, "throughput_lost_pct") >= kMaterialLossPct) {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 was slow only from step %2 to step %3 (%4 of throughput lost "
+                                    "meanwhile): nothing to do unless it lasts."),
+                  {rank(f), std::to_string(f.since_step()), figure(f, "last_slow_step"),
+                   figure(f, "throughput_lost_pct")});
+  }
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "Only %1 of throughput was lost, between steps %2 and %3: nothing to do "
+                        "unless it lasts or grows."),
+      {figure(f, "throughput_lost_pct"), std::to_string(f.since_step()), figure(f, "last_slow_step")});
+}
+
+Phrase stragglerAdvice(const v1::Finding& f) {
+  const bool host = !f.host().empty();
+  if (f.cause() == "readiness") {
+    if (f.rank() < 0) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "Record the timeline again with HOROVOD_CACHE_CAPACITY=0, so that every "
+                            "tensor is negotiated and carries a ready tick from each rank."));
+    }
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 was the last to be ready for %2 of the tensors, %3 late at the "
+                                    "median: look at what it does before it submits its gradients (data "
+                                    "loading, a slower device or host)."),
+                  {rank(f), figure(f, "last_share_pct"), figure(f, "median_late_ms")});
+  }
+  if (f.severity() == v1::Finding::SEVERITY_INFO && has(f, "throughput_lost_pct")) return immaterial(f);
+  if (f.cause() == "data") {
+    std::vector<std::string> args{rank(f), figure(f, "data_excess_ms_per_step"), f.host()};
+    return host
+               ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                          "Rank %1 spends %2 more per step than the others in its data path: "
+                                          "check its input pipeline (loader workers, prefetching), its disk "
+                                          "and CPU contention on %3."),
+                        args)
+               : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                          "Rank %1 spends %2 more per step than the others in its data path: "
+                                          "check its input pipeline (loader workers, prefetching), its disk "
+                                          "and CPU contention on its host."),
+                        args);
+  }
+  if (f.cause() == "communication") {
+    std::vector<std::string> args{rank(f), figure(f, "comm_excess_ms_per_step"), f.host()};
+    return host ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                           "Rank %1's all-reduce takes %2 longer per step than the others': "
+                                           "check the network of %3 (link speed, errors, other traffic) and "
+                                           "that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast "
+                                           "interface."),
+                         args)
+                : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                           "Rank %1's all-reduce takes %2 longer per step than the others': "
+                                           "check its host's network (link speed, errors, other traffic) and "
+                                           "that NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast "
+                                           "interface."),
+                         args);
+  }
+  std::vector<std::string> args{rank(f), figure(f, "compute_excess_ms_per_step"), f.host()};
+  return host
+             ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1 computes %2 longer per step than the others: look for other "
+                                        "processes on the CPUs or GPU of %3 (top, nvidia-smi), a slower or "
+                                        "throttled device, or more work given to this rank."),
+                      args)
+             : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1 computes %2 longer per step than the others: look for other "
+                                        "processes on its host's CPUs or GPU (top, nvidia-smi), a slower or "
+                                        "throttled device, or more work given to this rank."),
+                      args);
+}
+
+Phrase leakAdvice(const v1::Finding& f) {
+  const bool device = f.cause() == "device memory";
+  if (has(f, "minutes_to_limit") && has(f, "limit_mib")) {
+    std::vector<std::string> args{figure(f, "mib_per_step"), figure(f, "limit_mib"),
+                                  figure(f, "minutes_to_limit")};
+    return device
+               ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                          "Device memory grows %1 per step and reaches the device's %2 in "
+                                          "about %3: look for tensors kept across steps (e.g. appending "
+                                          "`loss` instead of `loss.item()`) or outputs kept with their "
+                                          "autograd graph."),
+                        args)
+               : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                          "RSS grows %1 per step and reaches the host's %2 in about %3: look "
+                                          "for tensors kept across steps (e.g. appending `loss` instead of "
+                                          "`loss.item()`) and lists or caches that only grow."),
+                        args);
+  }
+  std::vector<std::string> args{figure(f, "mib_per_step"), figure(f, "mib_per_min")};
+  return device
+             ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Device memory grows %1 per step (%2 per minute): look for tensors "
+                                        "kept across steps (e.g. appending `loss` instead of `loss.item()`) "
+                                        "or outputs kept with their autograd graph."),
+                      args)
+             : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "RSS grows %1 per step (%2 per minute): look for tensors kept across "
+                                        "steps (e.g. appending `loss` instead of `loss.item()`) and lists or "
+                                        "caches that only grow."),
+                      args);
+}
+
+Phrase stallAdvice(const v1::Finding& f) {
+  const bool host = !f.host().empty();
+  if (has(f, "resumed")) {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Rank %1 held the job up for %2 and then went on: if it happens again, look "
+                          "for work that rank does alone (checkpoints, logging, garbage collection) "
+                          "or for a host that pauses (swapping, another job)."),
+        {rank(f), figure(f, "quiet_s")});
+  }
+  if (f.rank() < 0) {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "No rank has finished a step for %1: get every rank's stack (py-spy dump, "
+                          "gdb -p) to see where they wait; usually a collective that not every rank "
+                          "reached, or a hung file system or data loader."),
+        {figure(f, "quiet_s")});
+  }
+  if (f.cause() == "silent") {
+    std::vector<std::string> args{rank(f), f.host()};
+    return host ? phrase(
+                      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1 sends nothing, not even heartbeats: see whether its process "
+                                        "on %2 is frozen, stopped or swapping (top, dmesg); if it does not "
+                                        "come back, stop the job and resume from the last checkpoint."),
+                      args)
+                : phrase(
+                      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1 sends nothing, not even heartbeats: see whether its process "
+                                        "is frozen, stopped or swapping (top, dmesg); if it does not come "
+                                        "back, stop the job and resume from the last checkpoint."),
+                      args);
+  }
+  if (f.cause() == "missing tensors") {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Rank %1 has not submitted %2 tensors that the others have: every rank must "
+                          "run the same model and compute gradients for every parameter; look for "
+                          "branches that depend on rank-local data, or get its stack (py-spy dump, "
+                          "gdb -p) to see where it is stuck."),
+        {rank(f), figure(f, "missing_tensors")});
+  }
+  if (f.cause() == "no collective") {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 stopped calling collectives while %2 ranks wait for it: get its "
+                                    "stack (py-spy dump, gdb -p); work that only some ranks do (evaluation, "
+                                    "checkpoints, logging) must be done by all of them or kept short."),
+                  {rank(f), figure(f, "waiting_ranks")});
+  }
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "Rank %1 is %2 steps behind the others and the job has not progressed for %3: "
+                        "get its stack (py-spy dump, gdb -p) to see where it is stuck."),
+      {rank(f), figure(f, "steps_behind"), figure(f, "quiet_s")});
+}
+
+Phrase communicationAdvice(const v1::Finding& f) {
+  if (f.cause() == "exposed communication") {
+    const bool manySmall = number(f, "allreduce_per_step") >= 8 && has(f, "mean_allreduce_mib") &&
+                           number(f, "mean_allreduce_mib") < 4;
+    if (manySmall) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "%1 of step time waits on %2 all-reduce ops per step of %3 each: fuse them "
+                            "into fewer, larger ones (ddp: raise --bucket-cap-mb; horovod: raise "
+                            "--fusion-threshold-mb)."),
+          {figure(f, "exposed_comm_pct"), figure(f, "allreduce_per_step"), figure(f, "mean_allreduce_mib")});
+    }
+    if (number(f, "overlap_pct") < 50) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "%1 of step time waits on all-reduce and only %2 of it overlaps with the "
+                            "backward pass: start it earlier with smaller buckets (ddp: lower "
+                            "--bucket-cap-mb; horovod: lower --cycle-time-ms), so that the first "
+                            "gradients travel while later layers still compute."),
+          {figure(f, "exposed_comm_pct"), figure(f, "overlap_pct")});
+    }
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "%1 of step time waits on all-reduce at %2 of bus bandwidth, though %3 of it "
+                          "overlaps with compute: the network is the limit; send fewer bytes per "
+                          "sample (a larger batch per rank, gradient accumulation, half-precision "
+                          "gradients) or use a faster interconnect."),
+        {figure(f, "exposed_comm_pct"), figure(f, "median_busbw_gbps"), figure(f, "overlap_pct")});
+  }
+  if (f.rank() >= 0 && has(f, "busbw_gbps")) {
+    if (f.severity() == v1::Finding::SEVERITY_INFO) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "Only %1 of step time waits on all-reduce, so rank %2's slower link costs "
+                            "little: nothing to do unless the job's communication grows."),
+          {figure(f, "exposed_comm_pct"), rank(f)});
+    }
+    std::vector<std::string> args{rank(f), figure(f, "busbw_gbps"), figure(f, "ranks_median_busbw_gbps"),
+                                  f.host()};
+    return !f.host().empty()
+               ? phrase(
+                     QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                       "Rank %1's all-reduce runs at %2 against the other ranks' %3: check "
+                                       "the network of %4 (link speed, errors, other traffic) and that "
+                                       "NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface."),
+                     args)
+               : phrase(
+                     QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                       "Rank %1's all-reduce runs at %2 against the other ranks' %3: check "
+                                       "its host's network (link speed, errors, other traffic) and that "
+                                       "NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface."),
+                     args);
+  }
+  if (has(f, "slow_ops") && number(f, "ops") > 0) {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "%1 of %2 all-reduce ops ran at under half the usual bandwidth: occasional "
+                          "congestion on a shared network; if it grows, look at other traffic on the "
+                          "hosts' links."),
+        {figure(f, "slow_ops"), figure(f, "ops")});
+  }
+  return {};
+}
+
+Phrase scalingAdvice(const v1::Finding& f) {
+  if (f.severity() == v1::Finding::SEVERITY_INFO) {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice", "%1 ranks keep %2 of linear scaling from %3: nothing to do."),
+        {figure(f, "ranks"), figure(f, "efficiency_pct"), figure(f, "baseline_ranks")});
+  }
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "%1 ranks reach only %2 of linear scaling from %3: look for what grows with "
+                        "the rank count (exposed all-reduce, a straggler); a larger batch per rank or "
+                        "fewer, larger all-reduce ops hide more of the communication."),
+      {figure(f, "ranks"), figure(f, "efficiency_pct"), figure(f, "baseline_ranks")});
+}
+
+Phrase divergenceAdvice(const v1::Finding& f) {
+  const std::string first = figure(f, "first_step");
+  if (f.rank() >= 0) {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Only rank %1 went non-finite: check its share of the data for NaN or "
+                                    "infinite values first, then lower the learning rate or clip gradients; "
+                                    "resume from a checkpoint taken before step %2."),
+                  {rank(f), first});
+  }
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "Lower the learning rate (or warm it up), clip gradients, and check the data "
+                        "for NaN or infinite values; resume from a checkpoint taken before step %1."),
+      {first});
+}
+
+Phrase crashAdvice(const v1::Finding& f) {
+  const bool host = !f.host().empty();
+  if (f.cause() == "failed to start") {
+    return host ? phrase(
+                      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Check the program's path and permissions on %1, and that the agent "
+                                        "there allows the program."),
+                      {f.host()})
+                : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                           "Check the program's path and permissions on the rank's host, and "
+                                           "that the agent there allows the program."));
+  }
+  if (has(f, "signal")) {
+    const int signal = static_cast<int>(number(f, "signal"));
+    if (signal == SIGKILL) {
+      return host
+                 ? phrase(
+                       QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                         "Ringmaster did not send this SIGKILL: most often it is the "
+                                         "kernel's out-of-memory killer. Check `dmesg` on %1 and the rank's "
+                                         "memory chart, then lower the batch size or fix the leak."),
+                       {f.host()})
+                 : phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                            "Ringmaster did not send this SIGKILL: most often it is the "
+                                            "kernel's out-of-memory killer. Check `dmesg` on the rank's host "
+                                            "and its memory chart, then lower the batch size or fix the "
+                                            "leak."));
+    }
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "%1 is a crash in native code: rank %2's last log lines and its core dump "
+                          "(coredumpctl gdb) say where; run again with the same seed to see whether "
+                          "it repeats."),
+        {signalName(signal), rank(f)});
+  }
+  return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                  "Rank %1's log (Logs page, rank %1) holds the error that made it exit with "
+                                  "code %2: fix it and run again."),
+                {rank(f), figure(f, "exit_code")});
+}
+
+// A restart recovered the job; what failed still wants fixing, or every restart pays for it again.
+Phrase restartAdvice(const v1::Finding& f) {
+  if (f.cause() == "exit" || f.cause() == "signal") return crashAdvice(f);
+  if (f.cause() == "stall") {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 stalled and every rank was started again from the last "
+                                    "checkpoint: if it stalls again at the same step, look at what that step "
+                                    "does on rank %1 (its data, a collective only some ranks reach); if not, "
+                                    "at its host (swapping, another job)."),
+                  {rank(f)});
+  }
+  if (f.cause() == "lost host" && !f.host().empty()) {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Check that the agent on %1 still runs and that the host answers on the "
+                                    "network; once it is back, a new run can use all hosts again."),
+                  {f.host()});
+  }
+  return {};
+}
+
+// Findings of no detector's kind: what an import or the run history tells.
+Phrase otherAdvice(const v1::Finding& f) {
+  if (f.cause() == "implausible durations") {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Nothing to fix in training: the profiler recorded events longer than the "
+                          "trace itself, most often because it stopped before they ended. Record the "
+                          "trace again if you need their true length."));
+  }
+  if (f.cause() == "records not stored") {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Nothing to fix in training: the run history could not take these records, most "
+                          "often because the disk holding it was full. Free space there, or keep the history "
+                          "elsewhere with --store, before the next run."));
+  }
+  return {};
+}
+
+}  // namespace
+
+Phrase adviceFor(const v1::Finding& f) {
+  switch (f.kind()) {
+    case v1::Finding::KIND_STRAGGLER:
+      return stragglerAdvice(f);
+    case v1::Finding::KIND_MEMORY_LEAK:
+      return leakAdvice(f);
+    case v1::Finding::KIND_STALL:
+      return stallAdvice(f);
+    case v1::Finding::KIND_COMMUNICATION:
+      return communicationAdvice(f);
+    case v1::Finding::KIND_SCALING:
+      return scalingAdvice(f);
+    case v1::Finding::KIND_DIVERGENCE:
+      return divergenceAdvice(f);
+    case v1::Finding::KIND_CRASH:
+      return crashAdvice(f);
+    case v1::Finding::KIND_RESTART:
+      return restartAdvice(f);
+    default:
+      return otherAdvice(f);
+  }
+}
+
+void addAdvice(v1::Finding& finding) {
+  if (finding.advice().empty()) finding.set_advice(toText(adviceFor(finding)));
+}
+
+}  // namespace ringmaster::diagnosis

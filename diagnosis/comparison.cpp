@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diagnosis/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "diagnosis/advice.h"
+#include "diagnosis/finding.h"
+#include "diagnosis/run_diagnosis.h"
+#include "diagnosis/summary_text.h"
+
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
+// the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
+namespace ringmaster {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Who: "run 7 (baseline)", "run 7"; "run 7 on 4 ranks", "run 3 on 2".
+const char kRunNamed[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "run %1 (%2)");
+const char kRun[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "run %1");
+const char kOnRanks[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 on %2 ranks");
+const char kOn[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 on %2");
+// What a run lacks.
+const char kNeitherRunHas[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "neither run has %1");
+const char kRunHasNo[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has no %2");
+const char kStepSamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "step samples");
+const char kSampleCounts[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "sample counts (a profiler trace has no batch sizes)");
+const char kAllreduceOps[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce ops");
+const char kMemorySamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "memory samples");
+// Verdicts.
+const char kCannotCompareSteps[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1: step times cannot be compared");
+const char kOnlyByThroughput[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Comparison", "%1: runs of different rank counts compare only by throughput");
+const char kHigherThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has %2% higher throughput than %3 (95% CI %4% to %5%)");
+const char kLowerThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 has %2% lower throughput than %3 (95% CI %4% to %5%)");
+const char kSameThroughput[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison",
+                      "no significant difference in throughput between %1 and %2 (%3%, 95% CI %4% to %5%)");
+const char kFaster[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 is %2% faster than %3 (step time, 95% CI %4% to %5%)");
+const char kSlower[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1 is %2% slower than %3 (step time, 95% CI %4% to %5%)");
+const char kSameStepTime[] =
+    QT_TRANSLATE_NOOP("ringmaster::Comparison",
+                      "no significant difference in step time between %1 and %2 (%3%, 95% CI %4% to %5%)");
+const char kNoStepSamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "no step samples to compare");
+
+constexpr unsigned part(int figure) {
+  return 1u << (figure - 1);
+}
+
+std::string percent(const char* format, double value) {
+  return diagnosis::format(format, value);
+}
+}  // namespace
+
+const std::vector<PatternEntry>& comparisonPatterns() {
+  static const std::vector<PatternEntry> table = {
+      {kRunNamed},
+      {kRun},
+      {kOnRanks, part(1)},
+      {kOn, part(1)},
+      {kNeitherRunHas, part(1)},
+      {kRunHasNo, part(1) | part(2)},
+      {kStepSamples},
+      {kSampleCounts},
+      {kAllreduceOps},
+      {kMemorySamples},
+      {kCannotCompareSteps, part(1)},
+      {kOnlyByThroughput, part(1)},
+      {kHigherThroughput, part(1) | part(3)},
+      {kLowerThroughput, part(1) | part(3)},
+      {kSameThroughput, part(1) | part(2)},
+      {kFaster, part(1) | part(3)},
+      {kSlower, part(1) | part(3)},
+      {kSameStepTime, part(1) | part(2)},
+      {kNoStepSamples},
+  };
+  return table;
+}
+
+double PhaseTimes::otherMs() const {
+  return std::max(0.0, totalMs - dataMs - forwardMs - backwardMs - commWaitMs - optimizerMs);
+}
+
+RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& series,
+                          const std::vector<RankInfo>& ranks, std::vector<v1::Finding> findings) {
+  RunMetrics m;
+  m.info = info;
+  m.findings = std::move(findings);
+  std::map<int, std::string> hosts;
+  for (const auto& r : ranks) hosts[r.rank] = r.host;
+
+  // Per step across ranks: the job's step time is the slowest rank's total.
+  std::map<uint64_t, std::pair<int, std::pair<double, double>>>
+      byStep;  // step -> (ranks, (max total, samples))
+  std::vector<double> allBusbw, allLatency;
+  double commWaitNs = 0, totalNs = 0, opLatencyNs = 0;
+  int ranksWithSteps = 0;
+  diagnosis::MemoryLeakDetector memory;
+
+  for (const auto& s : series) {
+    RankMetrics r;
+    r.rank = s.rank;
+    r.host = hosts.count(s.rank) ? hosts[s.rank] : "";
+    r.steps = s.steps.size();
+    if (!s.steps.empty()) ++ranksWithSteps;
+    double samples = 0, rankTotalNs = 0;
+    for (const auto& step : s.steps) {
+      r.phases.dataMs += double(step.data_ns());
+      r.phases.forwardMs += double(step.forward_ns());
+      r.phases.backwardMs += double(step.backward_ns());
+      r.phases.commWaitMs += double(step.comm_wait_ns());
+      r.phases.optimizerMs += double(step.optimizer_ns());
+      r.phases.totalMs += double(step.total_ns());
+      samples += step.samples();
+      rankTotalNs += double(step.total_ns());
+      auto& entry = byStep[step.step()];
+      ++entry.first;
+      entry.second.first = std::max(entry.second.first, double(step.total_ns()) / 1e6);
+      entry.second.second += step.samples();
+    }
+    commWaitNs += r.phases.commWaitMs;
+    totalNs += r.phases.totalMs;
+    double n = double(std::max<size_t>(s.steps.size(), 1));
+    for (double* v : {&r.phases.dataMs, &r.phases.forwardMs, &r.phases.backwardMs, &r.phases.commWaitMs,
+                      &r.phases.optimizerMs, &r.phases.totalMs}) {
+      *v /= n * 1e6;
+    }
+    r.samplesPerS = rankTotalNs > 0 ? samples / (rankTotalNs / 1e9) : 0;
+    if (!s.steps.empty()) m.finalLoss = s.steps.back().loss();
+
+    std::vector<double> busbw, latency;
+    for (const auto& op : s.allreduce) {
+      busbw.push_back(op.busbw_gbps());
+      latency.push_back(op.latency_us());
+      opLatencyNs += op.latency_us() * 1e3;
+    }
+    r.busbwGbps = stats::median(busbw);
+    r.allreduceLatencyUs = stats::median(latency);
+    allBusbw.insert(allBusbw.end(), busbw.begin(), busbw.end());
+    allLatency.insert(allLatency.end(), latency.begin(), latency.end());
+    m.allreduceOps += s.allreduce.size();
+
+    for (const auto& sample : s.memory) {
+      r.peakRssMiB = std::max(r.peakRssMiB, double(sample.rss_bytes()) / kMiB);
+      memory.add(sample);
+    }
+    m.peakRssMiB = std::max(m.peakRssMiB, r.peakRssMiB);
+    m.perRank.push_back(r);
+  }
+  m.memoryTrends = memory.trends();
+  for (const auto& trend : m.memoryTrends) {
+    if (trend.device) continue;
+    for (auto& r : m.perRank) {
+      if (r.rank == trend.rank) r.rssSlopeMiBPerStep = trend.bytesPerStep / kMiB;
+    }
+    m.rssSlopeMiBPerStep = std::max(m.rssSlopeMiBPerStep, trend.bytesPerStep / kMiB);
+  }
+
+  m.ranks = int(series.size());
+  double samples = 0, seconds = 0;
+  for (const auto& [step, entry] : byStep) {
+    if (entry.first < ranksWithSteps) continue;  // a step some rank never finished
+    ++m.steps;
+    m.stepTimesMs.push_back(entry.second.first);
+    if (entry.second.first > 0) m.stepThroughput.push_back(entry.second.second / (entry.second.first / 1e3));
+    samples += entry.second.second;
+    seconds += entry.second.first / 1e3;
+  }
+  m.throughput = seconds > 0 ? samples / seconds : 0;
+  m.stepMeanMs = stats::mean(m.stepTimesMs);
+  m.stepP50Ms = stats::quantile(m.stepTimesMs, 0.5);
+  m.stepP95Ms = stats::quantile(m.stepTimesMs, 0.95);
+  double weight = 0;
+  for (const auto& r : m.perRank) {
+    double w = double(r.steps);
+    weight += w;
+    m.phases.dataMs += w * r.phases.dataMs;
+    m.phases.forwardMs += w * r.phases.forwardMs;
+    m.phases.backwardMs += w * r.phases.backwardMs;
+    m.phases.commWaitMs += w * r.phases.commWaitMs;
+    m.phases.optimizerMs += w * r.phases.optimizerMs;
+    m.phases.totalMs += w * r.phases.totalMs;
+  }
+  if (weight > 0) {
+    for (double* v : {&m.phases.dataMs, &m.phases.forwardMs, &m.phases.backwardMs, &m.phases.commWaitMs,
+                      &m.phases.optimizerMs, &m.phases.totalMs}) {
+      *v /= weight;
+    }
+  }
+  m.busbwGbps = stats::median(allBusbw);
+  m.allreduceLatencyUs = stats::median(allLatency);
+  m.exposedCommPct = totalNs > 0 ? 100 * commWaitNs / totalNs : 0;
+  m.overlapPct = opLatencyNs > 0 ? std::clamp(100 * (1 - commWaitNs / opLatencyNs), 0.0, 100.0) : 0;
+  return m;
+}
+
+RunMetrics loadMetrics(const RunStore& store, int64_t runId) {
+  auto info = store.run(runId);
+  if (!info) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
+  auto series = store.rankSeries(runId);
+  auto ranks = store.ranks(runId);
+  return computeMetrics(*info, series, ranks, diagnosis::storedFindings(store, runId));
+}
+
+namespace {
+
+MetricDelta delta(const std::string& metric, const std::string& unit, double base, double other,
+                  bool lowerIsBetter) {
+  MetricDelta d;
+  d.metric = metric;
+  d.unit = unit;
+  d.base = base;
+  d.other = other;
+  // A change from nothing has no relative size: it is told as a difference (changeText).
+  d.relative = base != 0 ? (other - base) / base : other == 0 ? 0 : std::numeric_limits<double>::quiet_NaN();
+  d.lowerIsBetter = lowerIsBetter;
+  return d;
+}
+
+std::string label(const RunInfo& info) {
+  const std::string id = std::to_string(info.id);
+  return info.name.empty() ? fillPattern(kRun, {id}) : fillPattern(kRunNamed, {id, info.name});
+}
+
+// What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
+struct Measured {
+  bool steps, samples, allreduce, memory;
+};
+
+Measured measuredIn(const RunMetrics& run) {
+  const bool steps = run.steps > 0 && !run.stepTimesMs.empty();
+  // A profiler trace has step times but no batch sizes: no samples per second.
+  return {steps, steps && run.throughput > 0, run.allreduceOps > 0, run.peakRssMiB > 0};
+}
+
+// "run 7 has no all-reduce ops", "neither run has memory samples", or "" when both have them.
+std::string missingText(bool inBase, bool inOther, const RunComparison& c, const char* what) {
+  if (inBase && inOther) return "";
+  if (!inBase && !inOther) return fillPattern(kNeitherRunHas, {what});
+  return fillPattern(kRunHasNo, {inBase ? c.otherName : c.baseName, what});
+}
+
+}  // namespace
+
+std::string MetricDelta::changeText() const {
+  if (!missing.empty()) return "not measured";
+  if (std::isnan(relative)) return diagnosis::format("%+.4g (from 0)", other - base);
+  return diagnosis::format("%+.1f%%", 100 * relative);
+}
+
+int MetricDelta::verdict() const {
+  if (!missing.empty() || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
+  return (relative < 0) == lowerIsBetter ? 1 : -1;
+}
+
+RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
+  RunComparison c;
+  c.baseName = label(base.info);
+  c.otherName = label(other.info);
+  auto throughput = delta("throughput", "samples/s", base.throughput, other.throughput, false);
+  if (!base.stepThroughput.empty() && !other.stepThroughput.empty()) {
+    throughput.interval = stats::bootstrapRelativeDifference(base.stepThroughput, other.stepThroughput);
+  }
+  auto meanStep = delta("step time mean", "ms", base.stepMeanMs, other.stepMeanMs, true);
+  auto p50 = delta("step time p50", "ms", base.stepP50Ms, other.stepP50Ms, true);
+  if (!base.stepTimesMs.empty() && !other.stepTimesMs.empty()) {
+    meanStep.interval = stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs);
+    p50.interval =
+        stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
+  }
+  const Measured b = measuredIn(base), o = measuredIn(other);
+  const std::string noSteps = missingText(b.steps, o.steps, c, kStepSamples);
+  const std::string noSamples =
+      noSteps.empty() ? missingText(b.samples, o.samples, c, kSampleCounts) : noSteps;
+  const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, kAllreduceOps);
+  const std::string noMemory = missingText(b.memory, o.memory, c, kMemorySamples);
+  // A metric one run lacks is said so, never shown as a change.
+  auto unless = [](const std::string& missing, MetricDelta d) {
+    if (!missing.empty()) {
+      d.missing = missing;
+      d.relative = std::numeric_limits<double>::quiet_NaN();
+      d.interval.reset();
+    }
+    return d;
+  };
+  c.deltas = {
+      unless(noSamples, throughput),
+      unless(noSteps, meanStep),
+      unless(noSteps, p50),
+      unless(noSteps, delta("step time p95", "ms", base.stepP95Ms, other.stepP95Ms, true)),
+      unless(noSteps, delta("data wait", "ms/step", base.phases.dataMs, other.phases.dataMs, true)),
+      unless(noSteps, delta("forward", "ms/step", base.phases.forwardMs, other.phases.forwardMs, true)),
+      unless(noSteps, delta("backward", "ms/step", base.phases.backwardMs, other.phases.backwardMs, true)),
+      unless(noSteps,
+             delta("exposed comm wait", "ms/step", base.phases.commWaitMs, other.phases.commWaitMs, true)),
+      unless(noSteps, delta("optimizer", "ms/step", base.phases.optimizerMs, other.phases.optimizerMs, true)),
+      unless(noSteps, delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true)),
+      unless(noAllreduce, delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false)),
+      unless(noAllreduce,
+             delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true)),
+      unless(noMemory, delta("memory peak", "MiB", base.peakRssMiB, other.peakRssMiB, true)),
+      unless(noMemory,
+             delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
+      delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
+
+  if (!noSteps.empty()) {
+    c.verdict = fillPattern(kCannotCompareSteps, {noSteps});
+  } else if (base.ranks != other.ranks && !noSamples.empty()) {
+    c.verdict = fillPattern(kOnlyByThroughput, {noSamples});
+  } else if (base.ranks != other.ranks && throughput.interval) {
+    // Steps of different rank counts do different work: only throughput (samples per second) compares them.
+    const auto& ci = *throughput.interval;
+    const std::string who = fillPattern(kOnRanks, {c.otherName, std::to_string(other.ranks)});
+    const std::string against = fillPattern(kOn, {c.baseName, std::to_string(base.ranks)});
+    if (ci.upper < 0 || ci.lower > 0) {
+      const bool higher = ci.estimate > 0;
+      c.verdict = fillPattern(higher ? kHigherThroughput : kLowerThroughput,
+                              {who, percent("%.1f", std::fabs(100 * ci.estimate)), against,
+                               percent("%.1f", std::fabs(100 * (higher ? ci.lower : ci.upper))),
+                               percent("%.1f", std::fabs(100 * (higher ? ci.upper : ci.lower)))});
+    } else {
+      c.verdict =
+          fillPattern(kSameThroughput, {who, against, percent("%+.1f", 100 * ci.estimate),
+                                        percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
+    }
+  } else if (meanStep.interval) {
+    const auto& ci = *meanStep.interval;
+    // Step time lower = faster; speed-up expressed on the step time's relative change.
+    if (ci.upper < 0 || ci.lower > 0) {
+      bool faster = ci.estimate < 0;
+      c.verdict = fillPattern(faster ? kFaster : kSlower,
+                              {c.otherName, percent("%.1f", std::fabs(100 * ci.estimate)), c.baseName,
+                               percent("%.1f", std::fabs(100 * (faster ? ci.upper : ci.lower))),
+                               percent("%.1f", std::fabs(100 * (faster ? ci.lower : ci.upper)))});
+    } else {
+      c.verdict =
+          fillPattern(kSameStepTime, {c.otherName, c.baseName, percent("%+.1f", 100 * ci.estimate),
+                                      percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
+    }
+  } else {
+    c.verdict = kNoStepSamples;
+  }
+  return c;
+}
+
+double scalingEfficiency(const RunMetrics& run, const RunMetrics& baseline) {
+  if (baseline.throughput <= 0 || baseline.ranks <= 0 || run.ranks <= 0) return 0;
+  return run.throughput / (double(run.ranks) / double(baseline.ranks) * baseline.throughput);
+}
+
+v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
+  const bool oneIsLarger = one.ranks >= another.ranks;
+  const RunMetrics& run = oneIsLarger ? one : another;
+  const RunMetrics& baseline = oneIsLarger ? another : one;
+  double efficiency = scalingEfficiency(run, baseline);
+  auto severity = efficiency < 0.7 ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO;
+  v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_SCALING, severity, -1, "", 0, "scaling");
+  const double linear = double(run.ranks) / double(baseline.ranks) * baseline.throughput;
+  f.set_summary(
+      diagnosis::say(diagnosis::text::kScalingEfficiency,
+                     {diagnosis::format("%.0f", 100 * efficiency), label(run.info), std::to_string(run.ranks),
+                      diagnosis::format("%.0f", run.throughput), label(baseline.info),
+                      std::to_string(baseline.ranks), diagnosis::format("%.0f", linear)}));
+  (*f.mutable_evidence())["efficiency_pct"] = 100 * efficiency;
+  (*f.mutable_evidence())["throughput"] = run.throughput;
+  (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;
+  (*f.mutable_evidence())["ranks"] = run.ranks;
+  (*f.mutable_evidence())["baseline_ranks"] = baseline.ranks;
+  diagnosis::addAdvice(f);
+  return f;
+}
+
+}  // namespace ringmaster

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diagnosis/duration_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ringmaster {
+
+std::string formatDuration(double ns) {
+  struct Unit {
+    double ns;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{86400e9, "d"}, {3600e9, "h"}, {60e9, "min"}, {1e9, "s"},
+                                    {1e6, "ms"},    {1e3, "µs"},   {1, "ns"}};
+  if (!std::isfinite(ns)) return "unknown";
+  const double size = std::abs(ns);
+  if (size < 0.5) return "0 ns";  // an axis tick at zero computed as -1e-9 is still zero
+  const Unit* unit = &kUnits[6];
+  for (const Unit& u : kUnits) {
+    if (size >= u.ns) {
+      unit = &u;
+      break;
+    }
+  }
+  const double value = ns / unit->ns;
+  char text[64];
+  std::snprintf(text, sizeof text, std::abs(value) >= 100 ? "%.0f %s" : "%.3g %s", value, unit->name);
+  return text;
+}
+
+TimeUnit timeUnitFor(double largestNs, double resolutionNs) {
+  // Minutes and hours would need sexagesimal decimals: an axis of a long run reads "7200 s".
+  static constexpr TimeUnit kUnits[] = {{1e9, "s", 0}, {1e6, "ms", 0}, {1e3, "µs", 0}, {1, "ns", 0}};
+  const double size = std::isfinite(largestNs) ? std::abs(largestNs) : 0;
+  const double resolution = std::isfinite(resolutionNs) && resolutionNs > 0 ? resolutionNs : 1;
+  // A point below the resolution reads as zero in the resolution's own unit ("0 µs" between "-2 µs" and
+  // "2 µs").
+  const double reach = std::max(size, resolution);
+  TimeUnit unit = kUnits[3];
+  for (const TimeUnit& u : kUnits) {
+    if (reach >= u.ns) {
+      unit = u;
+      break;
+    }
+  }
+  // Decimals down to the resolution (never below a nanosecond); 1e-9 absorbs rounding of exact powers of ten.
+  const double digits = std::ceil(std::log10(unit.ns / std::max(resolution, 1.0)) - 1e-9);
+  unit.decimals = static_cast<int>(std::clamp(digits, 0.0, 9.0));
+  return unit;
+}
+
+std::string formatTimeIn(double ns, const TimeUnit& unit) {
+  if (!std::isfinite(ns)) return "unknown";
+  double value = ns / unit.ns;
+  if (std::abs(value) < 0.5 * std::pow(10.0, -unit.decimals)) value = 0;  // no "-0"
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f %s", unit.decimals, value, unit.name);
+  return text;
+}
+
+std::string formatTimePoint(double ns, double resolutionNs) {
+  return formatTimeIn(ns, timeUnitFor(ns, resolutionNs));
+}
+
+}  // namespace ringmaster

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diagnosis/evidence_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "diagnosis/duration_text.h"
+
+// lupdate collects the labels marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
+// the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
+namespace ringmaster {
+
+namespace {
+
+enum class Unit { Percent, Milliseconds, Seconds, Minutes, MiB, GBps, Count, Step, Number, Signal, Flag };
+
+struct Key {
+  const char* key;
+  const char* label;
+  Unit unit;
+};
+
+// Most telling first: the cost of a problem, then its size, then how it was measured.
+constexpr Key kKeys[] = {
+    // Stragglers (and Horovod readiness).
+    {"throughput_lost_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "throughput lost"), Unit::Percent},
+    {"others_wait_ms_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "others' wait per step"),
+     Unit::Milliseconds},
+    {"slowdown_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "slower than the median rank by"),
+     Unit::Percent},
+    {"compute_excess_ms_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "extra compute per step"),
+     Unit::Milliseconds},
+    {"data_excess_ms_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "extra data loading per step"),
+     Unit::Milliseconds},
+    {"comm_excess_ms_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "extra all-reduce time per step"),
+     Unit::Milliseconds},
+    {"steps_slow", QT_TRANSLATE_NOOP("ringmaster::Evidence", "slow steps"), Unit::Count},
+    {"last_slow_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last slow step"), Unit::Step},
+    {"recovered_at_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "recovered at step"), Unit::Step},
+    {"robust_score", QT_TRANSLATE_NOOP("ringmaster::Evidence", "robust score"), Unit::Number},
+    {"last_share_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last to be ready"), Unit::Percent},
+    {"median_late_ms", QT_TRANSLATE_NOOP("ringmaster::Evidence", "median lateness"), Unit::Milliseconds},
+    {"complete_negotiations", QT_TRANSLATE_NOOP("ringmaster::Evidence", "complete negotiations"),
+     Unit::Count},
+    {"negotiations", QT_TRANSLATE_NOOP("ringmaster::Evidence", "negotiations"), Unit::Count},
+    // Memory.
+    {"mib_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "growth per step"), Unit::MiB},
+    {"mib_per_min", QT_TRANSLATE_NOOP("ringmaster::Evidence", "growth per minute"), Unit::MiB},
+    {"minutes_to_limit", QT_TRANSLATE_NOOP("ringmaster::Evidence", "time to full"), Unit::Minutes},
+    {"limit_mib", QT_TRANSLATE_NOOP("ringmaster::Evidence", "limit"), Unit::MiB},
+    {"last_mib", QT_TRANSLATE_NOOP("ringmaster::Evidence", "memory at the last step"), Unit::MiB},
+    {"mib_per_step_lower", QT_TRANSLATE_NOOP("ringmaster::Evidence", "growth per step, 95 % interval from"),
+     Unit::MiB},
+    {"mib_per_step_upper", QT_TRANSLATE_NOOP("ringmaster::Evidence", "growth per step, 95 % interval to"),
+     Unit::MiB},
+    {"intercept_mib", QT_TRANSLATE_NOOP("ringmaster::Evidence", "fitted memory at step 0"), Unit::MiB},
+    {"to_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "fitted up to step"), Unit::Step},
+    // Stalls.
+    {"quiet_s", QT_TRANSLATE_NOOP("ringmaster::Evidence", "no progress for"), Unit::Seconds},
+    {"waited_s", QT_TRANSLATE_NOOP("ringmaster::Evidence", "waited"), Unit::Seconds},
+    {"missing_tensors", QT_TRANSLATE_NOOP("ringmaster::Evidence", "tensors not submitted"), Unit::Count},
+    {"waiting_ranks", QT_TRANSLATE_NOOP("ringmaster::Evidence", "ranks waiting"), Unit::Count},
+    {"steps_behind", QT_TRANSLATE_NOOP("ringmaster::Evidence", "steps behind"), Unit::Count},
+    {"resumed", QT_TRANSLATE_NOOP("ringmaster::Evidence", "went on afterwards"), Unit::Flag},
+    // Communication.
+    {"exposed_comm_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "step time waiting on all-reduce"),
+     Unit::Percent},
+    {"overlap_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "all-reduce overlapped with compute"),
+     Unit::Percent},
+    {"busbw_gbps", QT_TRANSLATE_NOOP("ringmaster::Evidence", "bus bandwidth"), Unit::GBps},
+    {"ranks_median_busbw_gbps", QT_TRANSLATE_NOOP("ringmaster::Evidence", "other ranks' bus bandwidth"),
+     Unit::GBps},
+    {"median_busbw_gbps", QT_TRANSLATE_NOOP("ringmaster::Evidence", "median bus bandwidth"), Unit::GBps},
+    {"allreduce_per_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "all-reduce ops per step"),
+     Unit::Number},
+    {"mean_allreduce_mib", QT_TRANSLATE_NOOP("ringmaster::Evidence", "mean all-reduce size"), Unit::MiB},
+    {"median_latency_ms", QT_TRANSLATE_NOOP("ringmaster::Evidence", "median all-reduce latency"),
+     Unit::Milliseconds},
+    {"slow_ops", QT_TRANSLATE_NOOP("ringmaster::Evidence", "slow all-reduce ops"), Unit::Count},
+    {"ops", QT_TRANSLATE_NOOP("ringmaster::Evidence", "all-reduce ops"), Unit::Count},
+    // Crashes and divergence.
+    {"signal", QT_TRANSLATE_NOOP("ringmaster::Evidence", "signal"), Unit::Signal},
+    {"exit_code", QT_TRANSLATE_NOOP("ringmaster::Evidence", "exit code"), Unit::Count},
+    {"last_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last step finished"), Unit::Step},
+    {"first_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "first step"), Unit::Step},
+    {"last_finite_loss", QT_TRANSLATE_NOOP("ringmaster::Evidence", "last finite loss"), Unit::Number},
+    // Restarts.
+    {"restart", QT_TRANSLATE_NOOP("ringmaster::Evidence", "restart"), Unit::Count},
+    {"resumed_from_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "resumed from step"), Unit::Step},
+    {"world_size", QT_TRANSLATE_NOOP("ringmaster::Evidence", "ranks from then on"), Unit::Count},
+    // Scaling.
+    {"efficiency_pct", QT_TRANSLATE_NOOP("ringmaster::Evidence", "scaling efficiency"), Unit::Percent},
+    {"throughput", QT_TRANSLATE_NOOP("ringmaster::Evidence", "throughput, samples/s"), Unit::Number},
+    {"baseline_throughput", QT_TRANSLATE_NOOP("ringmaster::Evidence", "baseline throughput, samples/s"),
+     Unit::Number},
+    {"ranks", QT_TRANSLATE_NOOP("ringmaster::Evidence", "ranks"), Unit::Count},
+    {"baseline_ranks", QT_TRANSLATE_NOOP("ringmaster::Evidence", "baseline ranks"), Unit::Count},
+    // Imports.
+    {"clipped_events", QT_TRANSLATE_NOOP("ringmaster::Evidence", "clipped events"), Unit::Count},
+    {"longest_recorded_s", QT_TRANSLATE_NOOP("ringmaster::Evidence", "longest recorded duration"),
+     Unit::Seconds},
+    // The run history.
+    {"records_not_stored", QT_TRANSLATE_NOOP("ringmaster::Evidence", "records not stored"), Unit::Count},
+    {"not_stored_from_step", QT_TRANSLATE_NOOP("ringmaster::Evidence", "not stored from step"), Unit::Step},
+};
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const Key* find(const std::string& key) {
+  for (const Key& k : kKeys) {
+    if (key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+std::string printf1(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+// Three significant digits, whole numbers from 100 on: "0.26", "15.3", "2411".
+std::string significant(double value) {
+  return printf1(std::fabs(value) >= 100 ? "%.0f" : "%.3g", value);
+}
+
+std::string valueText(Unit unit, double value) {
+  if (!std::isfinite(value)) return printf1("%g", value);
+  switch (unit) {
+    case Unit::Percent:
+      return significant(value) + " %";
+    case Unit::Milliseconds:
+      return formatDuration(value * 1e6);
+    case Unit::Seconds:
+      return formatDuration(value * 1e9);
+    case Unit::Minutes:
+      return formatDuration(value * 60e9);
+    case Unit::MiB:
+      return formatBytes(value * kMiB);
+    case Unit::GBps:
+      return significant(value) + " GB/s";
+    case Unit::Count:
+    case Unit::Step:
+      return printf1("%.0f", value);
+    case Unit::Signal:
+      return signalName(static_cast<int>(value)) + printf1(" (%.0f)", value);
+    case Unit::Flag:
+      return value != 0 ? "✓" : "–";
+    case Unit::Number:
+      break;
+  }
+  return printf1("%.4g", value);
+}
+
+}  // namespace
+
+std::string formatBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (!std::isfinite(bytes)) return printf1("%g B", bytes);
+  size_t unit = 0;
+  double value = bytes;
+  while (std::fabs(value) >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return printf1("%.0f B", value);
+  return printf1(std::fabs(value) >= 100  ? "%.0f "
+                 : std::fabs(value) >= 10 ? "%.1f "
+                                          : "%.2f ",
+                 value) +
+         kUnits[unit];
+}
+
+std::string signalName(int signal) {
+  const char* abbrev = signal > 0 ? ::sigabbrev_np(signal) : nullptr;
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+}
+
+EvidenceText evidenceText(const std::string& key, double value) {
+  EvidenceText text;
+  text.key = key;
+  if (const Key* k = find(key)) {
+    text.label = k->label;
+    text.known = true;
+    text.value = valueText(k->unit, value);
+  } else {
+    text.label = key;
+    std::replace(text.label.begin(), text.label.end(), '_', ' ');
+    text.value = valueText(Unit::Number, value);
+  }
+  return text;
+}
+
+std::vector<EvidenceText> evidenceTexts(const v1::Finding& finding) {
+  std::vector<EvidenceText> out;
+  for (const Key& k : kKeys) {
+    if (auto it = finding.evidence().find(k.key); it != finding.evidence().end())
+      out.push_back(evidenceText(k.key, it->second));
+  }
+  const std::map<std::string, double> rest(finding.evidence().begin(), finding.evidence().end());
+  for (const auto& [key, value] : rest) {
+    if (!find(key)) out.push_back(evidenceText(key, value));
+  }
+  return out;
+}
+
+std::string evidenceLine(const v1::Finding& finding) {
+  std::string line;
+  for (const EvidenceText& e : evidenceTexts(finding)) {
+    line += (line.empty() ? "" : ", ") + e.label + " " + e.value;
+  }
+  return line;
+}
+
+}  // namespace ringmaster

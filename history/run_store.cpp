@@ -1,0 +1,1458 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "history/run_store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "common/clock.h"
+#include "common/job_spec.h"
+#include "common/json.h"
+#include "history/store_schema.h"
+#include "history/timeline_chunk.h"
+
+namespace ringmaster {
+
+namespace {
+
+// One prepared statement; reset after each use so it can be bound again.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql, const std::string& path) : db_(db) {
+    if (sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) !=
+        SQLITE_OK) {
+      throw StoreError("run store " + path + ": " + sqlite3_errmsg(db));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt_, index, value);
+    return *this;
+  }
+  Statement& bind(int index, int value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, uint64_t value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, uint32_t value) { return bind(index, int64_t(value)); }
+  Statement& bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+    return *this;
+  }
+  Statement& bind(int index, std::string_view text) {
+    sqlite3_bind_text(stmt_, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bindNull(int index) {
+    sqlite3_bind_null(stmt_, index);
+    return *this;
+  }
+  Statement& bindBlob(int index, const std::string& bytes) {
+    sqlite3_bind_blob(stmt_, index, bytes.data(), int(bytes.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+
+  // Steps once; true while a row is available. Throws on errors.
+  bool step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    std::string message = sqlite3_errmsg(db_);
+    sqlite3_reset(stmt_);
+    throw StoreError(std::string("run store ") + sqlite3_db_filename(db_, "main") + ": " + message);
+  }
+  // Runs a statement that returns no rows, then readies it for the next use.
+  void run() {
+    step();
+    reset();
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+  int integer(int column) const { return sqlite3_column_int(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+  bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  std::string_view text(int column) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    return p ? std::string_view(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string_view();
+  }
+  // Valid until the statement steps or resets.
+  std::string_view blobView(int column) const {
+    const void* p = sqlite3_column_blob(stmt_, column);
+    return p ? std::string_view(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string_view();
+  }
+  std::string blob(int column) const {
+    const void* p = sqlite3_column_blob(stmt_, column);
+    return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
+             : std::string();
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string encodeEvidence(const google::protobuf::Map<std::string, double>& evidence) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartObject();
+  std::map<std::string, double> sorted(evidence.begin(), evidence.end());
+  for (const auto& [key, value] : sorted) {
+    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    writeNumber(json, value);
+  }
+  json.EndObject();
+  return std::string(jsonText(buffer));
+}
+
+void decodeEvidence(std::string_view json, google::protobuf::Map<std::string, double>& out) {
+  rapidjson::Document document = parseJson(json);
+  if (!document.IsObject()) return;
+  for (const auto& member : document.GetObject()) {
+    if (member.value.IsNumber()) out[member.name.GetString()] = member.value.GetDouble();
+  }
+}
+
+std::string joinRanks(const google::protobuf::RepeatedField<int32_t>& ranks) {
+  std::string out;
+  for (int r : ranks) {
+    if (!out.empty()) out.push_back(',');
+    out += std::to_string(r);
+  }
+  return out;
+}
+
+std::string encodeStrings(const google::protobuf::RepeatedPtrField<std::string>& strings) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartArray();
+  for (const auto& s : strings) json.String(s);
+  json.EndArray();
+  return std::string(jsonText(buffer));
+}
+
+// The members of a flat JSON object whose values are strings or numbers (as written); others are passed over.
+class StringMapReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, StringMapReader> {
+ public:
+  explicit StringMapReader(std::map<std::string, std::string>& out) : out_(out) {}
+  bool Default() { return true; }
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    if (depth_ == 1) key_.assign(text, length);
+    return true;
+  }
+  bool String(const char* text, rapidjson::SizeType length, bool) {
+    if (depth_ == 1 && inObject_) out_[key_].assign(text, length);
+    return true;
+  }
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool copy) {
+    return String(text, length, copy);
+  }
+  bool StartObject() {
+    inObject_ = inObject_ || depth_ == 0;
+    ++depth_;
+    return true;
+  }
+  bool StartArray() {
+    ++depth_;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) { return EndArray(0); }
+  bool EndArray(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+
+ private:
+  std::map<std::string, std::string>& out_;
+  std::string key_;
+  int depth_ = 0;
+  bool inObject_ = false;  // the document is an object
+};
+
+}  // namespace
+
+std::string encodeStringMap(const std::map<std::string, std::string>& map) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
+  json.StartObject();
+  for (const auto& [key, value] : map) {
+    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    json.String(value);
+  }
+  json.EndObject();
+  return std::string(jsonText(buffer));
+}
+
+std::map<std::string, std::string> decodeStringMap(std::string_view json) {
+  std::map<std::string, std::string> out;
+  if (json.empty()) return out;
+  StringMapReader reader(out);
+  readJson<rapidjson::kParseNumbersAsStringsFlag>(json, reader);
+  return out;
+}
+
+struct RunStore::Impl {
+  std::string path;
+  sqlite3* db = nullptr;
+  int openedVersion = 0;
+  int version = 0;
+  // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
+  // "interrupted" (a reader does not mark them so; the next writer does).
+  std::set<int64_t> orphanedRuns;
+  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
+      insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+
+  // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
+  // yet). The chunks changed by the batch being appended are stored before it commits.
+  struct LaneKey {
+    int64_t runId;
+    int rank;
+    std::string lane;
+    bool operator<(const LaneKey& other) const {
+      return std::tie(runId, rank, lane) < std::tie(other.runId, other.rank, other.lane);
+    }
+  };
+  struct OpenChunk {
+    TimelineChunkEncoder events;
+    int64_t row = 0;
+    bool changed = false;
+  };
+  std::map<LaneKey, OpenChunk> openChunks;
+  std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
+  int timelineFlushMs = 1000;
+  // None until the open chunks are first stored: the first batch is due at once, however long the machine
+  // has been up (the steady clock counts from boot).
+  std::optional<std::chrono::steady_clock::time_point> lastTimelineFlush;
+
+  ~Impl() {
+    try {
+      flushOpenChunks();
+    } catch (...) {
+      // The store cannot be written now: those events are lost, as with a console that dies.
+    }
+    // Statements must go before the connection.
+    insertStep.reset();
+    insertOp.reset();
+    insertMemory.reset();
+    insertChunk.reset();
+    updateChunk.reset();
+    insertLog.reset();
+    insertStall.reset();
+    insertFinding.reset();
+    upsertRankState.reset();
+    upsertRankSummary.reset();
+    upsertHealth.reset();
+    insertHost.reset();
+    if (db) sqlite3_close_v2(db);
+  }
+
+  [[noreturn]] void fail(int rc, const std::string& doing) const {
+    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    int primary = rc & 0xFF;
+    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+      throw StoreError("run store " + path + " is damaged or not a database (" + detail +
+                       "); move it aside to start a new history, or pass another file with --store");
+    }
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+      throw StoreError("run store " + path + " is locked by another process (" + detail +
+                       "); wait for it to finish or pass another file with --store");
+    }
+    if (primary == SQLITE_FULL) {
+      throw StoreError("cannot " + doing + " run store " + path + ": the disk holding it is full (" + detail +
+                       "); free space there, or pass another file with --store");
+    }
+    if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
+      throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
+                       "); check that the folder exists and is writable, or pass another file with --store");
+    }
+    throw StoreError("run store " + path + ": " + doing + " failed: " + detail);
+  }
+
+  void exec(std::string_view sql, const std::string& doing) {
+    char* message = nullptr;
+    int rc = sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, &message);
+    sqlite3_free(message);
+    if (rc != SQLITE_OK) fail(rc, doing);
+  }
+
+  int pragmaInt(const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+    if (rc != SQLITE_OK) fail(rc, "read");
+    rc = sqlite3_step(stmt);
+    int value = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(rc, "read");
+    return value;
+  }
+
+  std::unique_ptr<Statement> prepare(std::string_view sql) {
+    return std::make_unique<Statement>(db, sql, path);
+  }
+
+  // BEGIN IMMEDIATE ... COMMIT, rolled back if the body throws.
+  template <typename Body>
+  void transaction(Body&& body) {
+    exec("BEGIN IMMEDIATE", "write to");
+    try {
+      body();
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec("COMMIT", "write to");
+  }
+
+  void migrate(bool readOnly) {
+    int applicationId = pragmaInt("PRAGMA application_id");
+    openedVersion = pragmaInt("PRAGMA user_version");
+    int tables = pragmaInt("SELECT count(*) FROM sqlite_schema");
+    if (readOnly && applicationId == 0 && tables == 0) {
+      // Only a writer makes a store of an empty file: a reader leaves it as it is.
+      throw StoreError("run store " + path +
+                       " is not a Ringmaster run store (it is empty); give --store the file a run or an "
+                       "import was stored in");
+    }
+    if (applicationId != store_schema::kApplicationId && (applicationId != 0 || tables > 0)) {
+      throw StoreError("run store " + path +
+                       " is an SQLite file of another program; pass a new file name with --store");
+    }
+    if (openedVersion > store_schema::kCurrentVersion) {
+      throw StoreError("run store " + path + " was written by a newer Ringmaster (schema version " +
+                       std::to_string(openedVersion) + ", this build knows up to " +
+                       std::to_string(store_schema::kCurrentVersion) + "); update Ringmaster to read it");
+    }
+    version = openedVersion;
+    if (version == store_schema::kCurrentVersion) return;
+    if (readOnly) {
+      throw StoreError("run store " + path + " needs a schema upgrade (version " + std::to_string(version) +
+                       " to " + std::to_string(store_schema::kCurrentVersion) +
+                       "); open it once with a command that stores runs (ringmaster run, ringmaster import) "
+                       "or the console window");
+    }
+    transaction([&] {
+      // Someone else may have migrated it while we waited for the write lock.
+      version = pragmaInt("PRAGMA user_version");
+      const auto& steps = store_schema::migrations();
+      for (int v = version; v < store_schema::kCurrentVersion; ++v) {
+        exec(steps[size_t(v)], "upgrade the schema of");
+      }
+      exec("PRAGMA application_id = " + std::to_string(store_schema::kApplicationId), "write to");
+      exec("PRAGMA user_version = " + std::to_string(store_schema::kCurrentVersion), "write to");
+      version = store_schema::kCurrentVersion;
+    });
+  }
+
+  void prepareWriters() {
+    insertStep = prepare(
+        "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, "
+        "comm_wait_ns, "
+        "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    insertOp = prepare(
+        "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, "
+        "algbw_gbps, "
+        "busbw_gbps, tensors) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    insertMemory = prepare(
+        "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
+        "device_total_bytes, host_total_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+    insertChunk = prepare(
+        "INSERT INTO timeline_chunks (run_id, rank, lane, first_start_ns, last_end_ns, events, data) "
+        "VALUES (?,?,?,?,?,?,?)");
+    updateChunk = prepare(
+        "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
+    insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
+    insertStall = prepare(
+        "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
+        "(?,?,?,?,?)");
+    insertFinding = prepare(
+        "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
+        "VALUES (?,?,?,?,?,?,?,?,?)");
+    upsertRankState = prepare(
+        "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES "
+        "(?,?,?,?,?,?,?,?) "
+        "ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "host = CASE WHEN excluded.host <> '' THEN excluded.host ELSE host END, "
+        "pid = CASE WHEN excluded.pid <> 0 THEN excluded.pid ELSE pid END, "
+        "state = excluded.state, exit_code = excluded.exit_code, signal = excluded.signal, "
+        "message = excluded.message");
+    upsertRankSummary = prepare(
+        "INSERT INTO ranks (run_id, rank, final_loss, test_accuracy, param_checksum, steps, samples_per_s) "
+        "VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "final_loss = excluded.final_loss, test_accuracy = excluded.test_accuracy, "
+        "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = "
+        "excluded.samples_per_s");
+    upsertHealth = prepare(
+        "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
+        "ON CONFLICT (run_id, rank) DO UPDATE SET "
+        "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
+    insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
+  }
+
+  void insertFindingRow(int64_t runId, const v1::Finding& f) {
+    insertFinding->bind(1, runId)
+        .bind(2, int(f.kind()))
+        .bind(3, int(f.severity()))
+        .bind(4, f.rank())
+        .bind(5, f.host())
+        .bind(6, f.since_step())
+        .bind(7, f.cause())
+        .bind(8, f.summary())
+        .bind(9, encodeEvidence(f.evidence()))
+        .run();
+  }
+
+  // Stores a chunk as a new row (row 0) or over row `row`; returns its row.
+  int64_t storeChunk(int64_t runId, int rank, const std::string& lane, const TimelineChunkEncoder& events,
+                     int64_t row) {
+    const std::string blob = events.encode();
+    if (row == 0) {
+      insertChunk->bind(1, runId).bind(2, rank).bind(3, lane).bind(4, events.firstStartNs());
+      insertChunk->bind(5, events.lastEndNs()).bind(6, uint64_t(events.size())).bindBlob(7, blob).run();
+      return sqlite3_last_insert_rowid(db);
+    }
+    updateChunk->bind(1, events.firstStartNs()).bind(2, events.lastEndNs()).bind(3, uint64_t(events.size()));
+    updateChunk->bindBlob(4, blob).bind(5, row).run();
+    return row;
+  }
+
+  void insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e) {
+    auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
+    OpenChunk& open = it->second;
+    open.events.add(e);
+    if (open.events.full()) {
+      storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
+      open = OpenChunk();
+    } else if (!open.changed) {
+      open.changed = true;
+      changedChunks.push_back(it);
+    }
+  }
+
+  // Drops the run's open chunks from memory (what they hold that was not stored is lost).
+  void forgetOpenChunks(int64_t runId) {
+    changedChunks.erase(std::remove_if(changedChunks.begin(), changedChunks.end(),
+                                       [&](const auto& it) { return it->first.runId == runId; }),
+                        changedChunks.end());
+    constexpr int kLowest = std::numeric_limits<int>::min();
+    openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
+                     openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
+  }
+
+  // Stores the open chunks changed since they were last stored (inside a transaction).
+  void storeChangedChunks() {
+    for (auto it : changedChunks) {
+      OpenChunk& open = it->second;
+      if (!open.changed) continue;  // filled and stored since
+      open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
+      open.changed = false;
+    }
+    changedChunks.clear();
+    lastTimelineFlush = std::chrono::steady_clock::now();
+  }
+
+  // Appends in one transaction, storing the changed open chunks with it when they are due.
+  template <typename Body>
+  void appending(Body&& body) {
+    try {
+      transaction([&] {
+        body();
+        if (!changedChunks.empty() &&
+            (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
+                                       std::chrono::milliseconds(timelineFlushMs))) {
+          storeChangedChunks();
+        }
+      });
+    } catch (...) {
+      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks, and what the open ones
+      // held unstored is lost with the batch.
+      changedChunks.clear();
+      openChunks.clear();
+      throw;
+    }
+  }
+
+  void flushOpenChunks() {
+    if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
+  }
+
+  [[noreturn]] void damagedChunk(int64_t runId, int rank, std::string_view lane,
+                                 const TimelineChunkError& error) const {
+    throw StoreError("run store " + path + ": a timeline chunk of run " + std::to_string(runId) + " (rank " +
+                     std::to_string(rank) + ", lane '" + std::string(lane) +
+                     "') is damaged: " + error.what() + "; the run's other records can still be read");
+  }
+
+  void insert(int64_t runId, const v1::Record& record) {
+    switch (record.body_case()) {
+      case v1::Record::kStep: {
+        const auto& s = record.step();
+        insertStep->bind(1, runId)
+            .bind(2, s.rank())
+            .bind(3, s.step())
+            .bind(4, s.epoch())
+            .bind(5, s.start_ns());
+        insertStep->bind(6, s.data_ns())
+            .bind(7, s.forward_ns())
+            .bind(8, s.backward_ns())
+            .bind(9, s.comm_wait_ns());
+        insertStep->bind(10, s.optimizer_ns())
+            .bind(11, s.total_ns())
+            .bind(12, s.samples())
+            .bind(13, s.loss());
+        insertStep->bind(14, s.lr()).run();
+        break;
+      }
+      case v1::Record::kAllreduce: {
+        const auto& o = record.allreduce();
+        insertOp->bind(1, runId).bind(2, o.rank()).bind(3, o.step()).bind(4, o.bucket()).bind(5, o.bytes());
+        insertOp->bind(6, o.start_ns()).bind(7, o.end_ns()).bind(8, o.latency_us()).bind(9, o.algbw_gbps());
+        insertOp->bind(10, o.busbw_gbps()).bind(11, o.tensors()).run();
+        break;
+      }
+      case v1::Record::kMemory: {
+        const auto& m = record.memory();
+        insertMemory->bind(1, runId).bind(2, m.rank()).bind(3, m.step()).bind(4, m.time_ns());
+        insertMemory->bind(5, m.rss_bytes()).bind(6, m.heap_bytes()).bind(7, m.device_used_bytes());
+        insertMemory->bind(8, m.device_total_bytes()).bind(9, m.host_total_bytes()).run();
+        break;
+      }
+      case v1::Record::kTimeline:
+        insertTimelineEvent(runId, record.timeline());
+        break;
+      case v1::Record::kLog: {
+        const auto& l = record.log();
+        insertLog->bind(1, runId).bind(2, l.rank()).bind(3, int(l.stream())).bind(4, l.time_unix_ns());
+        insertLog->bind(5, l.text()).run();
+        break;
+      }
+      case v1::Record::kRankState: {
+        const auto& r = record.rank_state();
+        upsertRankState->bind(1, runId)
+            .bind(2, r.rank())
+            .bind(3, r.host())
+            .bind(4, r.pid())
+            .bind(5, int(r.state()));
+        upsertRankState->bind(6, r.exit_code()).bind(7, r.signal()).bind(8, r.message()).run();
+        if (!r.host().empty()) insertHost->bind(1, runId).bind(2, r.host()).run();
+        break;
+      }
+      case v1::Record::kFinding:
+        insertFindingRow(runId, record.finding());
+        break;
+      case v1::Record::kHealth: {
+        const auto& h = record.health();
+        upsertHealth->bind(1, runId)
+            .bind(2, h.rank())
+            .bind(3, h.records_sent())
+            .bind(4, h.records_dropped())
+            .run();
+        break;
+      }
+      case v1::Record::kStall: {
+        const auto& s = record.stall();
+        insertStall->bind(1, runId).bind(2, s.reporting_rank()).bind(3, joinRanks(s.missing_ranks()));
+        insertStall->bind(4, encodeStrings(s.tensors())).bind(5, s.waited_s()).run();
+        break;
+      }
+      case v1::Record::kSummary: {
+        const auto& s = record.summary();
+        upsertRankSummary->bind(1, runId).bind(2, s.rank()).bind(3, s.final_loss());
+        if (s.test_accuracy() >= 0)
+          upsertRankSummary->bind(4, s.test_accuracy());
+        else
+          upsertRankSummary->bindNull(4);
+        upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
+        break;
+      }
+      case v1::Record::kScalar:     // programs' own scalars are not stored yet
+      case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
+      case v1::Record::BODY_NOT_SET:
+        break;
+    }
+  }
+
+  RunInfo readRun(Statement& q) const {
+    RunInfo info;
+    info.id = q.int64(0);
+    info.name = q.text(1);
+    info.status = orphanedRuns.count(info.id) ? "interrupted" : q.text(2);
+    info.source = q.text(3);
+    info.engine = q.text(4);
+    info.backend = q.text(5);
+    info.worldSize = q.integer(6);
+    info.startedUnixNs = q.int64(7);
+    info.endedUnixNs = q.int64(8);
+    info.spec.ParseFromString(q.blob(9));
+    info.environment = decodeStringMap(q.text(10));
+    info.notes = q.text(11);
+    std::string_view tags = q.text(12);
+    // Tags are joined with a unit separator, which no tag contains (addTag refuses it).
+    while (!tags.empty()) {
+      size_t cut = tags.find('\x1f');
+      info.tags.emplace_back(tags.substr(0, cut));
+      if (cut == std::string_view::npos) break;
+      tags.remove_prefix(cut + 1);
+    }
+    return info;
+  }
+};
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT id, name, status, source, engine, backend, world_size, started_unix_ns, ended_unix_ns, spec, "
+    "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
+    "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
+
+bool consoleSeemsAlive(const std::string& storePath, const std::string& name);
+
+// A new store is made readable by this user only (0600): it holds the user's jobs, their logs and their
+// hosts. SQLite gives the store's -wal and -shm files the store's own mode.
+void createPrivately(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // else SQLite says what is wrong (a missing folder, one this user may not write)
+}
+
+}  // namespace
+
+RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  impl_->timelineFlushMs = options.timelineFlushMs;
+  if (options.readOnly) {
+    openForReading(options);
+  } else {
+    createPrivately(path);
+    int rc = sqlite3_open_v2(path.c_str(), &impl_->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) impl_->fail(rc, "create or open");
+    sqlite3_extended_result_codes(impl_->db, 1);
+    sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+  }
+
+  if (!options.readOnly) {
+    // WAL lets readers run while a run is ingested; NORMAL sync is durable across crashes of the process.
+    impl_->exec("PRAGMA journal_mode = WAL", "open");
+    impl_->exec("PRAGMA synchronous = NORMAL", "open");
+  }
+  impl_->exec("PRAGMA cache_size = -32768", "open");
+  impl_->exec("PRAGMA temp_store = MEMORY", "open");
+  impl_->migrate(options.readOnly);
+  if (options.readOnly) {
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
+    while (q->step()) {
+      if (!consoleSeemsAlive(path, std::string(q->text(1)))) impl_->orphanedRuns.insert(q->int64(0));
+    }
+  } else {
+    impl_->prepareWriters();
+    try {
+      markInterruptedRuns();
+    } catch (const StoreError&) {
+      // Another writer holds the store: the next console to open it looks again.
+    }
+  }
+}
+
+void RunStore::openForReading(const Options& options) {
+  // A store in WAL mode is read through its -shm file, which a reader who may not write the folder cannot
+  // create: such a store (a colleague's, a read-only mount) is read as it is on disk, "immutable".
+  std::string uri = "file:";
+  for (char c : impl_->path) {
+    if (c == '?' || c == '#' || c == '%') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  for (const char* query : {"?mode=ro", "?immutable=1"}) {
+    if (impl_->db) sqlite3_close_v2(std::exchange(impl_->db, nullptr));
+    int rc = sqlite3_open_v2((uri + query).c_str(), &impl_->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) impl_->fail(rc, "open");
+    sqlite3_extended_result_codes(impl_->db, 1);
+    sqlite3_busy_timeout(impl_->db, options.busyTimeoutMs);
+    rc = sqlite3_exec(impl_->db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    int primary = rc & 0xFF;
+    if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) impl_->fail(rc, "open");
+  }
+  impl_->fail(SQLITE_CANTOPEN, "open");
+}
+
+RunStore::~RunStore() = default;
+RunStore::RunStore(RunStore&&) noexcept = default;
+RunStore& RunStore::operator=(RunStore&&) noexcept = default;
+
+const std::string& RunStore::path() const {
+  return impl_->path;
+}
+int RunStore::openedSchemaVersion() const {
+  return impl_->openedVersion;
+}
+int RunStore::schemaVersion() const {
+  return impl_->version;
+}
+
+namespace {
+
+// <store>.consoles beside the store file (links resolved): where live consoles keep their lock files.
+std::string consolesFolder(const std::string& storePath) {
+  std::error_code ec;
+  return std::filesystem::weakly_canonical(storePath, ec).string() + ".consoles";
+}
+
+// The lock file this process holds for the store at `storePath` while it lives (taken on first use; the
+// descriptor stays open until the process ends, when the kernel releases the lock, also after kill -9).
+std::string claimForThisProcess(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::pair<pid_t, std::string>, std::string> claimed;  // (process, lock folder) -> lock file
+  std::lock_guard lock(mutex);
+  const std::string folder = consolesFolder(path);
+  // Keyed by process too: a forked child shares its parent's lock and must take its own.
+  if (auto it = claimed.find({::getpid(), folder}); it != claimed.end()) return it->second;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string name = std::string(host) + "-" + std::to_string(::getpid()) + ".lock";
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  int fd = ::open((folder + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (fd >= 0) ::close(fd);
+    name.clear();  // no lock beside the store: the next console to open it takes the run for an orphan
+  }
+  claimed[{::getpid(), folder}] = name;
+  return name;
+}
+
+// True when a console holds `name`'s lock (it is alive); false when nobody does (it died or never claimed).
+bool consoleAlive(const std::string& storePath, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  const std::string file = consolesFolder(storePath) + "/" + name;
+  int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  // Only a lock taken proves the console gone; any failure (held, or locks unsupported here) leaves it be.
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+  if (!held) ::unlink(file.c_str());
+  ::close(fd);
+  return held;
+}
+
+// consoleAlive for a reader, who changes nothing: a shared lock it can take proves the console gone; the lock
+// file is left where it is.
+bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  int fd = ::open((consolesFolder(storePath) + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
+  ::close(fd);
+  return held;
+}
+
+// Room kept on the store's disk for each live run's end (see RunStore::endRun): a disk that fills during the
+// run must not leave it "running", with nothing said of what it lost.
+constexpr off_t kEndRoomBytes = 256 << 10;
+
+std::string endRoomFile(const std::string& storePath, int64_t runId) {
+  return consolesFolder(storePath) + "/run-" + std::to_string(runId) + ".room";
+}
+
+void keepEndRoom(const std::string& storePath, int64_t runId) {
+  const int fd = ::open(endRoomFile(storePath, runId).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // no room even for this: the run goes on without it
+  (void)::posix_fallocate(fd, 0, kEndRoomBytes);
+  ::close(fd);
+}
+
+// True when there was room to give back.
+bool releaseEndRoom(const std::string& storePath, int64_t runId) {
+  return ::unlink(endRoomFile(storePath, runId).c_str()) == 0;
+}
+
+}  // namespace
+
+int RunStore::markInterruptedRuns() {
+  std::vector<std::pair<int64_t, std::string>> running;
+  {
+    auto q = impl_->prepare("SELECT id, console FROM runs WHERE status IN ('running', 'importing')");
+    while (q->step()) running.emplace_back(q->int64(0), std::string(q->text(1)));
+  }
+  int marked = 0;
+  for (const auto& [id, console] : running) {
+    if (consoleAlive(impl_->path, console)) continue;  // this process's own runs included: its lock is held
+    impl_
+        ->prepare(
+            "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status IN ('running', 'importing')")
+        ->bind(1, id)
+        .run();
+    releaseEndRoom(impl_->path, id);
+    ++marked;
+  }
+  return marked;
+}
+
+bool isInterruptedImport(const RunInfo& run) {
+  return run.status == "interrupted" && run.source.rfind("import:", 0) == 0;
+}
+
+int64_t RunStore::createRun(const NewRun& run) {
+  auto q = impl_->prepare(
+      "INSERT INTO runs (name, status, source, engine, backend, world_size, started_unix_ns, spec, "
+      "environment, "
+      "console) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  // A user's program chose its own engine and backend: Ringmaster's fields do not describe it.
+  std::string engine = isUserProgram(run.spec) ? "program" : "";
+  std::string backend;
+  if (!isUserProgram(run.spec)) {
+    if (run.spec.engine() == v1::ENGINE_DDP) engine = "ddp";
+    if (run.spec.engine() == v1::ENGINE_HOROVOD) engine = "horovod";
+    if (run.spec.backend() == v1::BACKEND_GLOO) backend = "gloo";
+    if (run.spec.backend() == v1::BACKEND_NCCL) backend = "nccl";
+  }
+  q->bind(1, run.name).bind(2, run.status).bind(3, run.source).bind(4, engine).bind(5, backend);
+  q->bind(6, run.worldSize ? run.worldSize : int(run.spec.world_size()));
+  q->bind(7, run.startedUnixNs ? run.startedUnixNs : unixNs());
+  q->bindBlob(8, run.spec.SerializeAsString()).bind(9, encodeStringMap(run.environment));
+  const bool live = run.status == "running" || run.status == "importing";
+  q->bind(10, live ? claimForThisProcess(impl_->path) : std::string());
+  q->run();
+  const int64_t id = sqlite3_last_insert_rowid(impl_->db);
+  if (run.status == "running") keepEndRoom(impl_->path, id);
+  return id;
+}
+
+void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t endedUnixNs) {
+  if (status != "running") {
+    impl_->flushOpenChunks();
+    impl_->forgetOpenChunks(runId);
+  }
+  auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
+  q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
+  if (status != "running") releaseEndRoom(impl_->path, runId);
+}
+
+void RunStore::endRun(int64_t runId, const std::string& status, int64_t endedUnixNs,
+                      const std::vector<v1::Finding>& findings) {
+  try {
+    impl_->flushOpenChunks();
+  } catch (const StoreError&) {
+    // The last second of its timeline is lost: the run's end matters more.
+  }
+  impl_->forgetOpenChunks(runId);
+  auto write = [&] {
+    impl_->transaction([&] {
+      impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
+      for (const auto& f : findings) impl_->insertFindingRow(runId, f);
+      impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?")
+          ->bind(1, status)
+          .bind(2, endedUnixNs)
+          .bind(3, runId)
+          .run();
+    });
+  };
+  try {
+    write();
+  } catch (const StoreError&) {
+    // The disk is full: the room kept for this end, given back, is what it needs.
+    if (!releaseEndRoom(impl_->path, runId)) throw;
+    write();
+  }
+  releaseEndRoom(impl_->path, runId);
+}
+
+void RunStore::setWorldSize(int64_t runId, int worldSize) {
+  impl_->prepare("UPDATE runs SET world_size = ? WHERE id = ?")->bind(1, worldSize).bind(2, runId).run();
+}
+
+void RunStore::renameRun(int64_t runId, const std::string& name) {
+  impl_->prepare("UPDATE runs SET name = ? WHERE id = ?")->bind(1, name).bind(2, runId).run();
+}
+
+void RunStore::setNotes(int64_t runId, const std::string& notes) {
+  impl_->prepare("UPDATE runs SET notes = ? WHERE id = ?")->bind(1, notes).bind(2, runId).run();
+}
+
+void RunStore::addTag(int64_t runId, const std::string& tag) {
+  if (tag.empty() || tag.find('\x1f') != std::string::npos) {
+    throw InputError("tag '" + tag + "' is empty or holds a control character");
+  }
+  impl_->prepare("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?,?)")
+      ->bind(1, runId)
+      .bind(2, tag)
+      .run();
+}
+
+void RunStore::removeTag(int64_t runId, const std::string& tag) {
+  impl_->prepare("DELETE FROM run_tags WHERE run_id = ? AND tag = ?")->bind(1, runId).bind(2, tag).run();
+}
+
+void RunStore::deleteRun(int64_t runId) {
+  impl_->forgetOpenChunks(runId);
+  releaseEndRoom(impl_->path, runId);
+  impl_->transaction([&] {
+    for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
+                              "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
+      impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?")->bind(1, runId).run();
+    }
+    impl_->prepare("DELETE FROM runs WHERE id = ?")->bind(1, runId).run();
+  });
+}
+
+void RunStore::setHostInfo(int64_t runId, const std::string& host,
+                           const std::map<std::string, std::string>& info) {
+  impl_
+      ->prepare(
+          "INSERT INTO hosts (run_id, host, info) VALUES (?,?,?) ON CONFLICT (run_id, host) DO UPDATE SET "
+          "info = excluded.info")
+      ->bind(1, runId)
+      .bind(2, host)
+      .bind(3, encodeStringMap(info))
+      .run();
+}
+
+void RunStore::setEnvironment(int64_t runId, const std::map<std::string, std::string>& environment) {
+  impl_->prepare("UPDATE runs SET environment = ? WHERE id = ?")
+      ->bind(1, encodeStringMap(environment))
+      .bind(2, runId)
+      .run();
+}
+
+void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->appending([&] {
+    for (const auto& record : batch.records()) impl_->insert(runId, record);
+  });
+}
+
+void RunStore::append(int64_t runId, const std::vector<v1::Record>& records) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->appending([&] {
+    for (const auto& record : records) impl_->insert(runId, record);
+  });
+}
+
+void RunStore::appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events) {
+  assert(impl_->insertStep && "read-only store");
+  impl_->appending([&] {
+    for (const auto& event : events) impl_->insertTimelineEvent(runId, event);
+  });
+}
+
+struct RunStore::TimelineWriter::Lanes {
+  struct Lane {
+    int rank;
+    std::string name;
+    TimelineChunkEncoder events;
+  };
+  struct Chunk {
+    size_t lane;
+    int64_t firstStartNs, lastEndNs;
+    uint64_t events;
+    std::string data;
+  };
+  std::vector<Lane> lanes;  // in order of their first event
+  std::unordered_map<std::string, std::unordered_map<int, size_t>> byName;
+  std::vector<Chunk> full;  // packed, waiting to be stored
+  size_t fullBytes = 0;
+
+  void pack(size_t index) {
+    Lane& lane = lanes[index];
+    full.push_back({index, lane.events.firstStartNs(), lane.events.lastEndNs(), lane.events.size(),
+                    lane.events.encode()});
+    fullBytes += full.back().data.size();
+    lane.events.clear();
+  }
+};
+
+// Full chunks are stored a few megabytes or a few hundred chunks at a time: one transaction each, and little
+// held in memory.
+constexpr size_t kChunkBytesPerTransaction = 4 << 20;
+constexpr size_t kChunksPerTransaction = 256;
+
+RunStore::TimelineWriter::TimelineWriter(RunStore& store, int64_t runId)
+    : store_(store), runId_(runId), lanes_(std::make_unique<Lanes>()) {
+  assert(store_.impl_->insertChunk && "read-only store");
+}
+
+RunStore::TimelineWriter::~TimelineWriter() = default;
+
+void RunStore::TimelineWriter::add(const v1::TimelineEvent& event) {
+  auto& byRank = lanes_->byName[event.lane()];
+  auto [it, added] = byRank.try_emplace(event.rank(), lanes_->lanes.size());
+  if (added) lanes_->lanes.push_back({event.rank(), event.lane(), {}});
+  const size_t index = it->second;
+  lanes_->lanes[index].events.add(event);
+  if (!lanes_->lanes[index].events.full()) return;
+  lanes_->pack(index);
+  if (lanes_->fullBytes >= kChunkBytesPerTransaction || lanes_->full.size() >= kChunksPerTransaction) {
+    storeFull();
+  }
+}
+
+void RunStore::TimelineWriter::finish() {
+  for (size_t i = 0; i < lanes_->lanes.size(); ++i) {
+    if (!lanes_->lanes[i].events.empty()) lanes_->pack(i);
+  }
+  storeFull();
+}
+
+void RunStore::TimelineWriter::storeFull() {
+  Impl& impl = *store_.impl_;
+  impl.transaction([&] {
+    for (const auto& chunk : lanes_->full) {
+      const auto& lane = lanes_->lanes[chunk.lane];
+      impl.insertChunk->bind(1, runId_).bind(2, lane.rank).bind(3, lane.name).bind(4, chunk.firstStartNs);
+      impl.insertChunk->bind(5, chunk.lastEndNs).bind(6, chunk.events).bindBlob(7, chunk.data).run();
+    }
+  });
+  lanes_->full.clear();
+  lanes_->fullBytes = 0;
+}
+
+RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs) {
+  ClippedEnds clipped;
+  impl_->flushOpenChunks();
+  impl_->forgetOpenChunks(runId);  // its chunks are rewritten here
+  impl_->transaction([&] {
+    // Rows of runs stored before chunks.
+    auto late = impl_->prepare(
+        "SELECT count(*), coalesce(max(end_ns - start_ns), 0) FROM timeline_events WHERE run_id = ? AND "
+        "end_ns > ?");
+    late->bind(1, runId).bind(2, afterNs);
+    late->step();
+    clipped.events = late->int64(0);
+    clipped.longestNs = late->int64(1);
+    auto end = impl_->prepare(
+        "SELECT max(end_ns) FROM timeline_events WHERE run_id = ? AND end_ns <= ? UNION ALL "
+        "SELECT max(last_end_ns) FROM timeline_chunks WHERE run_id = ? AND last_end_ns <= ?");
+    end->bind(1, runId).bind(2, afterNs).bind(3, runId).bind(4, afterNs);
+    std::optional<int64_t> lastPlausibleEnd;
+    while (end->step()) {
+      if (!end->isNull(0)) lastPlausibleEnd = std::max(lastPlausibleEnd.value_or(INT64_MIN), end->int64(0));
+    }
+    // Chunks holding late events: counted first, since where they are clipped depends on every chunk.
+    std::vector<int64_t> lateChunks;
+    auto chunks = impl_->prepare(
+        "SELECT id, rank, lane, data FROM timeline_chunks WHERE run_id = ? AND last_end_ns > ? ORDER BY id");
+    chunks->bind(1, runId).bind(2, afterNs);
+    while (chunks->step()) {
+      lateChunks.push_back(chunks->int64(0));
+      try {
+        decodeTimelineChunk(chunks->blobView(3), chunks->integer(1), "", [&](const v1::TimelineEvent& e) {
+          if (e.end_ns() > afterNs) {
+            ++clipped.events;
+            clipped.longestNs = std::max(clipped.longestNs, e.end_ns() - e.start_ns());
+          } else {
+            lastPlausibleEnd = std::max(lastPlausibleEnd.value_or(INT64_MIN), e.end_ns());
+          }
+        });
+      } catch (const TimelineChunkError& error) {
+        impl_->damagedChunk(runId, chunks->integer(1), chunks->text(2), error);
+      }
+    }
+    if (clipped.events == 0) return;
+    clipped.clippedToNs = lastPlausibleEnd.value_or(afterNs);
+
+    impl_
+        ->prepare(
+            "UPDATE timeline_events SET end_ns = max(start_ns, ?1), "
+            "args = json_set(coalesce(args, '{}'), '$.recorded_dur_ns', CAST(end_ns - start_ns AS TEXT)) "
+            "WHERE run_id = ?2 AND end_ns > ?3")
+        ->bind(1, clipped.clippedToNs)
+        .bind(2, runId)
+        .bind(3, afterNs)
+        .run();
+    auto read = impl_->prepare("SELECT rank, data FROM timeline_chunks WHERE id = ?");
+    for (int64_t id : lateChunks) {
+      read->bind(1, id);
+      read->step();
+      TimelineChunkEncoder events;
+      decodeTimelineChunk(read->blobView(1), 0, "", [&](const v1::TimelineEvent& e) {
+        if (e.end_ns() <= afterNs) {
+          events.add(e);
+          return;
+        }
+        v1::TimelineEvent shortened = e;
+        (*shortened.mutable_args())["recorded_dur_ns"] = std::to_string(e.end_ns() - e.start_ns());
+        shortened.set_end_ns(std::max(e.start_ns(), clipped.clippedToNs));
+        events.add(shortened);
+      });
+      read->reset();
+      impl_->storeChunk(runId, 0, "", events, id);
+    }
+  });
+  return clipped;
+}
+
+void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
+  impl_->transaction([&] {
+    for (const char* table : {"steps", "allreduce_ops", "memory_samples"}) {
+      impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")
+          ->bind(1, runId)
+          .bind(2, static_cast<int64_t>(fromStep))
+          .run();
+    }
+  });
+}
+
+void RunStore::replaceFindings(int64_t runId, const std::vector<v1::Finding>& findings) {
+  impl_->transaction([&] {
+    impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
+    for (const auto& f : findings) impl_->insertFindingRow(runId, f);
+  });
+}
+
+int64_t RunStore::dataVersion() const {
+  auto q = impl_->prepare("PRAGMA data_version");
+  return q->step() ? q->int64(0) : 0;
+}
+
+std::vector<RunInfo> RunStore::runs() const {
+  auto q = impl_->prepare(std::string(kRunColumns) + " ORDER BY id DESC");
+  std::vector<RunInfo> out;
+  while (q->step()) out.push_back(impl_->readRun(*q));
+  return out;
+}
+
+std::optional<RunInfo> RunStore::run(int64_t runId) const {
+  auto q = impl_->prepare(std::string(kRunColumns) + " WHERE id = ?");
+  q->bind(1, runId);
+  if (!q->step()) return std::nullopt;
+  return impl_->readRun(*q);
+}
+
+int64_t RunStore::resolveRun(const std::string& text) const {
+  if (text == "last" || text == "latest") {
+    auto q = impl_->prepare("SELECT max(id) FROM runs");
+    if (q->step() && !q->isNull(0)) return q->int64(0);
+    throw InputError("run store " + impl_->path + " holds no runs yet");
+  }
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec == std::errc() && end == text.data() + text.size()) {
+    if (run(id)) return id;
+  } else {
+    auto q = impl_->prepare("SELECT max(id) FROM runs WHERE name = ?");
+    q->bind(1, text);
+    if (q->step() && !q->isNull(0)) return q->int64(0);
+  }
+  throw InputError("no run '" + text + "' in " + impl_->path + "; `ringmaster runs` lists the runs it holds");
+}
+
+RunCounts RunStore::counts(int64_t runId) const {
+  RunCounts c;
+  auto count = [&](const char* table) {
+    auto q = impl_->prepare(std::string("SELECT count(*) FROM ") + table + " WHERE run_id = ?");
+    q->bind(1, runId);
+    q->step();
+    return q->int64(0);
+  };
+  c.steps = count("steps");
+  c.allreduceOps = count("allreduce_ops");
+  c.memorySamples = count("memory_samples");
+  c.timelineEvents = count("timeline_events");
+  {
+    auto q = impl_->prepare("SELECT coalesce(sum(events), 0) FROM timeline_chunks WHERE run_id = ?");
+    q->bind(1, runId);
+    q->step();
+    c.timelineEvents += q->int64(0);
+  }
+  c.logLines = count("logs");
+  c.stallReports = count("stall_reports");
+  c.findings = count("findings");
+  return c;
+}
+
+std::vector<RankInfo> RunStore::ranks(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT rank, host, pid, state, exit_code, signal, message, final_loss, test_accuracy, param_checksum, "
+      "steps, "
+      "samples_per_s, records_sent, records_dropped FROM ranks WHERE run_id = ? ORDER BY rank");
+  q->bind(1, runId);
+  std::vector<RankInfo> out;
+  while (q->step()) {
+    RankInfo r;
+    r.rank = q->integer(0);
+    r.host = q->text(1);
+    r.pid = q->integer(2);
+    r.state = static_cast<v1::RankState::State>(q->integer(3));
+    r.exitCode = q->integer(4);
+    r.signal = q->integer(5);
+    r.message = q->text(6);
+    if (!q->isNull(7)) r.finalLoss = q->real(7);
+    if (!q->isNull(8)) r.testAccuracy = q->real(8);
+    r.paramChecksum = q->text(9);
+    r.steps = uint64_t(q->int64(10));
+    r.samplesPerS = q->real(11);
+    r.recordsSent = uint64_t(q->int64(12));
+    r.recordsDropped = uint64_t(q->int64(13));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::map<std::string, std::map<std::string, std::string>> RunStore::hosts(int64_t runId) const {
+  auto q = impl_->prepare("SELECT host, info FROM hosts WHERE run_id = ? ORDER BY host");
+  q->bind(1, runId);
+  std::map<std::string, std::map<std::string, std::string>> out;
+  while (q->step()) out[std::string(q->text(0))] = decodeStringMap(q->text(1));
+  return out;
+}
+
+std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
+  std::map<int, RankSeries> byRank;
+  auto series = [&](int rank) -> RankSeries& {
+    RankSeries& s = byRank[rank];
+    s.rank = rank;
+    return s;
+  };
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, optimizer_ns, "
+        "total_ns, samples, loss, lr FROM steps WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::StepSample s;
+      s.set_rank(q->integer(0));
+      s.set_step(uint64_t(q->int64(1)));
+      s.set_epoch(uint32_t(q->int64(2)));
+      s.set_start_ns(q->int64(3));
+      s.set_data_ns(q->int64(4));
+      s.set_forward_ns(q->int64(5));
+      s.set_backward_ns(q->int64(6));
+      s.set_comm_wait_ns(q->int64(7));
+      s.set_optimizer_ns(q->int64(8));
+      s.set_total_ns(q->int64(9));
+      s.set_samples(uint32_t(q->int64(10)));
+      // NULL: a value that was not a finite number, which SQLite keeps as NULL.
+      s.set_loss(q->isNull(11) ? std::numeric_limits<double>::quiet_NaN() : q->real(11));
+      s.set_lr(q->isNull(12) ? std::numeric_limits<double>::quiet_NaN() : q->real(12));
+      series(s.rank()).steps.push_back(std::move(s));
+    }
+  }
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, bucket, bytes, start_ns, end_ns, latency_us, algbw_gbps, busbw_gbps, tensors "
+        "FROM allreduce_ops WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::AllreduceOp o;
+      o.set_rank(q->integer(0));
+      o.set_step(uint64_t(q->int64(1)));
+      o.set_bucket(uint32_t(q->int64(2)));
+      o.set_bytes(uint64_t(q->int64(3)));
+      o.set_start_ns(q->int64(4));
+      o.set_end_ns(q->int64(5));
+      o.set_latency_us(q->real(6));
+      o.set_algbw_gbps(q->real(7));
+      o.set_busbw_gbps(q->real(8));
+      o.set_tensors(uint32_t(q->int64(9)));
+      series(o.rank()).allreduce.push_back(std::move(o));
+    }
+  }
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, device_total_bytes, "
+        "host_total_bytes FROM memory_samples WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::MemorySample m;
+      m.set_rank(q->integer(0));
+      m.set_step(uint64_t(q->int64(1)));
+      m.set_time_ns(q->int64(2));
+      m.set_rss_bytes(uint64_t(q->int64(3)));
+      m.set_heap_bytes(uint64_t(q->int64(4)));
+      m.set_device_used_bytes(uint64_t(q->int64(5)));
+      m.set_device_total_bytes(uint64_t(q->int64(6)));
+      m.set_host_total_bytes(uint64_t(q->int64(7)));
+      series(m.rank()).memory.push_back(std::move(m));
+    }
+  }
+  std::vector<RankSeries> out;
+  out.reserve(byRank.size());
+  for (auto& [rank, s] : byRank) {
+    auto byStep = [](const auto& a, const auto& b) { return a.step() < b.step(); };
+    std::stable_sort(s.steps.begin(), s.steps.end(), byStep);
+    std::stable_sort(s.allreduce.begin(), s.allreduce.end(), [](const auto& a, const auto& b) {
+      return a.step() != b.step() ? a.step() < b.step() : a.start_ns() < b.start_ns();
+    });
+    std::stable_sort(s.memory.begin(), s.memory.end(), byStep);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<v1::LogLine> RunStore::logs(int64_t runId, std::optional<int> rank) const {
+  auto q = impl_->prepare(
+      rank ? "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? AND rank = ? "
+             "ORDER BY rowid"
+           : "SELECT rank, stream, time_unix_ns, text FROM logs WHERE run_id = ? ORDER BY rowid");
+  q->bind(1, runId);
+  if (rank) q->bind(2, *rank);
+  std::vector<v1::LogLine> out;
+  while (q->step()) {
+    v1::LogLine l;
+    l.set_rank(q->integer(0));
+    l.set_stream(static_cast<v1::LogLine::Stream>(q->integer(1)));
+    l.set_time_unix_ns(q->int64(2));
+    l.set_text(std::string(q->text(3)));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT reporting_rank, missing_ranks, tensors, waited_s FROM stall_reports WHERE run_id = ? ORDER BY "
+      "rowid");
+  q->bind(1, runId);
+  std::vector<v1::StallReport> out;
+  while (q->step()) {
+    v1::StallReport s;
+    s.set_reporting_rank(q->integer(0));
+    std::string_view ranks = q->text(1);
+    while (!ranks.empty()) {
+      size_t cut = ranks.find(',');
+      int r = 0;
+      std::from_chars(ranks.data(), ranks.data() + std::min(cut, ranks.size()), r);
+      s.add_missing_ranks(r);
+      if (cut == std::string_view::npos) break;
+      ranks.remove_prefix(cut + 1);
+    }
+    rapidjson::Document tensors = parseJson(q->text(2));
+    if (tensors.IsArray()) {
+      for (const auto& t : tensors.GetArray()) {
+        if (t.IsString()) s.add_tensors(t.GetString());
+      }
+    }
+    s.set_waited_s(q->real(3));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
+  auto q = impl_->prepare(
+      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence FROM findings WHERE run_id = "
+      "? "
+      "ORDER BY severity DESC, rowid");
+  q->bind(1, runId);
+  std::vector<v1::Finding> out;
+  while (q->step()) {
+    v1::Finding f;
+    f.set_kind(static_cast<v1::Finding::Kind>(q->integer(0)));
+    f.set_severity(static_cast<v1::Finding::Severity>(q->integer(1)));
+    f.set_rank(q->integer(2));
+    f.set_host(std::string(q->text(3)));
+    f.set_since_step(uint64_t(q->int64(4)));
+    f.set_cause(std::string(q->text(5)));
+    f.set_summary(std::string(q->text(6)));
+    decodeEvidence(q->text(7), *f.mutable_evidence());
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+TimelineExtent RunStore::timelineExtent(int64_t runId) const {
+  TimelineExtent extent;
+  std::set<std::pair<int, std::string>> seen;
+  // Rows of runs stored before chunks come first, as forEachTimelineEvent reads them.
+  for (const char* query :
+       {"SELECT rank, lane, count(*), min(start_ns), max(end_ns) FROM timeline_events WHERE run_id = ? GROUP "
+        "BY rank, lane ORDER BY min(rowid)",
+        "SELECT rank, lane, sum(events), min(first_start_ns), max(last_end_ns) FROM timeline_chunks WHERE "
+        "run_id = ? GROUP BY rank, lane ORDER BY min(id)"}) {
+    auto q = impl_->prepare(query);
+    q->bind(1, runId);
+    while (q->step()) {
+      const int64_t begin = q->int64(3), end = q->int64(4);
+      extent.beginNs = extent.events ? std::min(extent.beginNs, begin) : begin;
+      extent.endNs = extent.events ? std::max(extent.endNs, end) : end;
+      extent.events += q->int64(2);
+      TimelineExtent::Lane lane{q->integer(0), std::string(q->text(1)), begin};
+      if (seen.insert({lane.rank, lane.name}).second) {
+        extent.lanes.push_back(std::move(lane));
+      } else {
+        for (auto& known : extent.lanes) {
+          if (known.rank == lane.rank && known.name == lane.name) {
+            known.firstStartNs = std::min(known.firstStartNs, begin);
+          }
+        }
+      }
+    }
+  }
+  return extent;
+}
+
+void RunStore::forEachTimelineEvent(int64_t runId,
+                                    const std::function<void(const v1::TimelineEvent&)>& visit) const {
+  forEachTimelineEvent(runId, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                       visit);
+}
+
+void RunStore::forEachTimelineEvent(int64_t runId, int64_t fromNs, int64_t toNs,
+                                    const std::function<void(const v1::TimelineEvent&)>& visit) const {
+  const bool everything =
+      fromNs == std::numeric_limits<int64_t>::min() && toNs == std::numeric_limits<int64_t>::max();
+  {
+    auto q = impl_->prepare(
+        "SELECT rank, lane, name, start_ns, end_ns, step, args FROM timeline_events WHERE run_id = ? AND "
+        "(? OR (start_ns < ? AND end_ns >= ?)) ORDER BY rowid");
+    q->bind(1, runId).bind(2, int(everything)).bind(3, toNs).bind(4, fromNs);
+    v1::TimelineEvent e;
+    while (q->step()) {
+      e.Clear();
+      e.set_rank(q->integer(0));
+      e.set_lane(std::string(q->text(1)));
+      e.set_name(std::string(q->text(2)));
+      e.set_start_ns(q->int64(3));
+      e.set_end_ns(q->int64(4));
+      e.set_step(uint64_t(q->int64(5)));
+      if (!q->isNull(6)) {
+        for (auto& [key, value] : decodeStringMap(q->text(6))) (*e.mutable_args())[key] = value;
+      }
+      visit(e);
+    }
+  }
+  auto q = impl_->prepare(
+      "SELECT rank, lane, data FROM timeline_chunks WHERE run_id = ? AND (? OR (first_start_ns < ? AND "
+      "last_end_ns >= ?)) ORDER BY id");
+  q->bind(1, runId).bind(2, int(everything)).bind(3, toNs).bind(4, fromNs);
+  while (q->step()) {
+    const int rank = q->integer(0);
+    const std::string lane(q->text(1));
+    try {
+      decodeTimelineChunk(q->blobView(2), rank, lane, [&](const v1::TimelineEvent& e) {
+        if (everything || (e.start_ns() < toNs && e.end_ns() >= fromNs)) visit(e);
+      });
+    } catch (const TimelineChunkError& error) {
+      impl_->damagedChunk(runId, rank, lane, error);
+    }
+  }
+}
+
+}  // namespace ringmaster
