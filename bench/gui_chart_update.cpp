@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "bench/bench_support.h"
-#include "console/run_data.h"
-#include "gui/dashboard_page.h"
+#include "console/models/run_data.h"
+#include "gui/pages/dashboard_page.h"
 
 namespace {
 

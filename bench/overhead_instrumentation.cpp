@@ -22,7 +22,7 @@
 #include "agent/child_process.h"
 #include "common/job_spec.h"
 #include "common/json.h"
-#include "console/launcher.h"
+#include "console/session/launcher.h"
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
 #include "tests/support/temp_dir.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "bench/bench_support.h"
-#include "console/report.h"
+#include "console/reports/report.h"
 #include "history/run_store.h"
 #include "tests/support/temp_dir.h"
 

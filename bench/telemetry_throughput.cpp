@@ -23,7 +23,7 @@
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/malloc_policy.h"
-#include "console/agent_client.h"
+#include "console/session/agent_client.h"
 #include "tests/support/temp_dir.h"
 #include "worker/probe.h"
 #include "worker/telemetry_sender.h"
@@ -146,8 +146,8 @@ class BenchJob {
   std::atomic<bool> started_{false};
 };
 
-Result measure(BenchJob& job, const std::string& telemetryAddress, int generators, double seconds, int intervalMs, double rate,
-               uint32_t epoch) {
+Result measure(BenchJob& job, const std::string& telemetryAddress, int generators, double seconds,
+               int intervalMs, double rate, uint32_t epoch) {
   job.track(epoch);
   // Generators: each a rank's probe with its own sender thread, recording as fast as it can.
   std::atomic<bool> stop{false};

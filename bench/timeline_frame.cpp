@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "bench/bench_support.h"
-#include "console/run_data.h"
-#include "console/timeline_model.h"
-#include "gui/timeline_view.h"
+#include "console/models/run_data.h"
+#include "console/models/timeline_model.h"
+#include "gui/views/timeline_view.h"
 #include "tests/support/temp_dir.h"
 #include "traces/horovod_timeline_reader.h"
 

@@ -17,12 +17,12 @@
 
 #include "common/error.h"
 #include "common/printable.h"
-#include "console/outcome_text.h"
-#include "console/run_flags.h"
-#include "console/run_progress.h"
-#include "console/run_session.h"
-#include "console/slurm_job.h"
-#include "console/store_location.h"
+#include "console/session/outcome_text.h"
+#include "console/session/run_flags.h"
+#include "console/session/run_progress.h"
+#include "console/session/run_session.h"
+#include "console/session/store_location.h"
+#include "console/slurm/slurm_job.h"
 #include "diagnosis/finding.h"
 
 namespace ringmaster::cli {

@@ -10,9 +10,9 @@
 #include "cli/run_command.h"
 #include "common/error.h"
 #include "common/printable.h"
-#include "console/comparison_model.h"
-#include "console/launcher.h"
-#include "console/tune_session.h"
+#include "console/models/comparison_model.h"
+#include "console/session/launcher.h"
+#include "console/tune/tune_session.h"
 #include "diagnosis/finding.h"
 
 namespace ringmaster::cli {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ringmaster tune`: search the engine's bucket cap or fusion threshold × cycle time with short real runs
-// (console/tune_session) and recommend the flags with the best measured throughput.
+// (console/tune/tune_session) and recommend the flags with the best measured throughput.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "common/error.h"
-#include "console/run_flags.h"
-#include "console/store_access.h"
+#include "console/session/run_flags.h"
+#include "console/session/store_access.h"
 
 namespace ringmaster::gui {
 

@@ -8,8 +8,8 @@
 #include <QStringList>
 #include <optional>
 
-#include "console/launcher.h"
-#include "console/run_flags.h"
+#include "console/session/launcher.h"
+#include "console/session/run_flags.h"
 #include "gui/live_run.h"
 #include "gui/main_window.h"
 

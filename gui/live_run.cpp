@@ -6,7 +6,7 @@
 #include <chrono>
 #include <optional>
 
-#include "console/slurm_job.h"
+#include "console/slurm/slurm_job.h"
 
 namespace ringmaster::gui {
 

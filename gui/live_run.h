@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "console/host_facts.h"
-#include "console/run_flags.h"
-#include "console/run_session.h"
+#include "console/hosts/host_facts.h"
+#include "console/session/run_flags.h"
+#include "console/session/run_session.h"
 
 namespace ringmaster::console {
 class SlurmJob;

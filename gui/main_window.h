@@ -9,14 +9,14 @@
 #include <map>
 #include <memory>
 
-#include "console/findings_model.h"
-#include "console/hosts_model.h"
-#include "console/log_model.h"
-#include "console/run_data.h"
-#include "console/runs_model.h"
-#include "gui/dashboard_page.h"
+#include "console/models/findings_model.h"
+#include "console/models/hosts_model.h"
+#include "console/models/log_model.h"
+#include "console/models/run_data.h"
+#include "console/models/runs_model.h"
+#include "gui/dialogs/tune_dialog.h"
 #include "gui/live_run.h"
-#include "gui/tune_dialog.h"
+#include "gui/pages/dashboard_page.h"
 
 class QLabel;
 class QAbstractButton;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/palette.h"
 
-#include "console/palette.h"
+#include "console/models/palette.h"
 
 namespace ringmaster::gui {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "agent/agent_server.h"
-#include "console/agent_client.h"
+#include "console/session/agent_client.h"
 #include "tests/integration/agent_test_support.h"
 
 namespace ringmaster::test {

@@ -26,15 +26,15 @@
 #include <cmath>
 #include <memory>
 
-#include "console/axis_scale.h"
-#include "gui/compare_page.h"
-#include "gui/dashboard_page.h"
-#include "gui/heatmap_view.h"
+#include "console/models/axis_scale.h"
 #include "gui/main_window.h"
+#include "gui/pages/compare_page.h"
+#include "gui/pages/dashboard_page.h"
+#include "gui/pages/runs_page.h"
 #include "gui/palette.h"
-#include "gui/series_chart.h"
-#include "gui/simple_pages.h"
 #include "gui/translations.h"
+#include "gui/views/heatmap_view.h"
+#include "gui/views/series_chart.h"
 #include "history/run_store.h"
 #include "tests/gui/open_run.h"
 #include "tests/integration/agent_test_support.h"

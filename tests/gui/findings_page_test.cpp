@@ -2,6 +2,8 @@
 // The Findings page says what to do about each finding and shows its evidence in words, in English and in
 // Chinese: findings of real detectors (a crash, a data-path straggler, a leak) rendered offscreen, with a
 // screenshot of each language kept in the build folder.
+#include "gui/pages/findings_page.h"
+
 #include <gtest/gtest.h>
 
 #include <QDir>
@@ -10,9 +12,8 @@
 #include <QTranslator>
 #include <csignal>
 
-#include "console/findings_model.h"
+#include "console/models/findings_model.h"
 #include "diagnosis/run_diagnosis.h"
-#include "gui/simple_pages.h"
 #include "tests/support/gui_app.h"
 #include "tests/unit/diagnosis_synthetic.h"
 

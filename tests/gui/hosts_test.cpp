@@ -15,13 +15,13 @@
 #include <QTableView>
 #include <set>
 
-#include "console/host_check.h"
-#include "console/host_registry.h"
-#include "gui/dashboard_page.h"
-#include "gui/launch_page.h"
+#include "console/hosts/host_check.h"
+#include "console/hosts/host_registry.h"
 #include "gui/main_window.h"
-#include "gui/series_chart.h"
-#include "gui/simple_pages.h"
+#include "gui/pages/dashboard_page.h"
+#include "gui/pages/hosts_page.h"
+#include "gui/pages/launch_page.h"
+#include "gui/views/series_chart.h"
 #include "tests/gui/agent_process.h"
 #include "tests/support/console_test.h"
 #include "tests/support/files.h"
@@ -106,7 +106,8 @@ TEST_F(HostsTest, TheRegistryChecksRemembersAndPlansForRealAgents) {
     EXPECT_EQ(model.host(0).state, State::Connected) << model.host(0).message.toStdString();
     EXPECT_EQ(model.host(model.rowOf(address)).state, State::Connected);
     EXPECT_EQ(model.host(model.rowOf(nowhere)).state, State::Unreachable);
-    EXPECT_TRUE(model.host(model.rowOf(nowhere)).message.contains(QStringLiteral("no agent of this user serves it")))
+    EXPECT_TRUE(
+        model.host(model.rowOf(nowhere)).message.contains(QStringLiteral("no agent of this user serves it")))
         << model.host(model.rowOf(nowhere)).message.toStdString();
 
     // Only the connected agent is offered, with how it was reached.
@@ -277,7 +278,8 @@ TEST_F(HostsTest, AHostThatGoesAwayIsShownUnreachableWithoutAsking) {
                               kCheckTimeoutMs))
       << "the host that went away still shows as "
       << cell(window, row, console::HostsModel::State).toStdString();
-  EXPECT_TRUE(window.hostsModel()->host(row).message.contains(QStringLiteral("no agent of this user serves it")))
+  EXPECT_TRUE(
+      window.hostsModel()->host(row).message.contains(QStringLiteral("no agent of this user serves it")))
       << window.hostsModel()->host(row).message.toStdString();
 }
 
@@ -289,10 +291,12 @@ TEST_F(HostsTest, AnAddressWhereNoAgentListensIsUnreachableWithAMessageToActOn) 
   const console::HostEntry& host = window.hostsModel()->host(row);
   EXPECT_EQ(host.state, State::Unreachable);
   // A loopback address without a token is this user's own agent, over its socket.
-  EXPECT_TRUE(host.message.startsWith(QStringLiteral("cannot reach %1: no agent of this user serves it (").arg(address)))
+  EXPECT_TRUE(host.message.startsWith(
+      QStringLiteral("cannot reach %1: no agent of this user serves it (").arg(address)))
       << host.message.toStdString();
-  EXPECT_TRUE(host.message.contains(QStringLiteral("is ringmaster-agent running as this user, and on port %1?")
-                                        .arg(address.section(QLatin1Char(':'), 1))))
+  EXPECT_TRUE(
+      host.message.contains(QStringLiteral("is ringmaster-agent running as this user, and on port %1?")
+                                .arg(address.section(QLatin1Char(':'), 1))))
       << host.message.toStdString();
   EXPECT_TRUE(
       cell(window, row, console::HostsModel::State).startsWith(QStringLiteral("unreachable: cannot reach")));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The launch form: inline validation with the job spec's messages, the equivalent command line, presets; and
 // the user's own program in place of Ringmaster's training.
-#include "gui/launch_page.h"
+#include "gui/pages/launch_page.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@
 #include <QTemporaryDir>
 
 #include "common/host_list.h"
-#include "console/run_flags.h"
+#include "console/session/run_flags.h"
 #include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {

@@ -16,10 +16,10 @@
 #include <QSpinBox>
 #include <QTranslator>
 
-#include "gui/dashboard_page.h"
-#include "gui/launch_page.h"
 #include "gui/main_window.h"
-#include "gui/series_chart.h"
+#include "gui/pages/dashboard_page.h"
+#include "gui/pages/launch_page.h"
+#include "gui/views/series_chart.h"
 #include "history/run_store.h"
 #include "tests/support/console_test.h"
 

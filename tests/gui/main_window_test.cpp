@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "console/host_facts.h"
-#include "gui/launch_page.h"
+#include "console/hosts/host_facts.h"
+#include "gui/pages/launch_page.h"
 #include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"
 

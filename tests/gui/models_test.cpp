@@ -6,13 +6,13 @@
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
 
-#include "console/comparison_model.h"
-#include "console/findings_model.h"
-#include "console/host_facts.h"
-#include "console/hosts_model.h"
-#include "console/log_model.h"
-#include "console/ranks_model.h"
-#include "console/runs_model.h"
+#include "console/hosts/host_facts.h"
+#include "console/models/comparison_model.h"
+#include "console/models/findings_model.h"
+#include "console/models/hosts_model.h"
+#include "console/models/log_model.h"
+#include "console/models/ranks_model.h"
+#include "console/models/runs_model.h"
 #include "tests/unit/diagnosis_synthetic.h"
 
 namespace ringmaster::console {

@@ -3,7 +3,7 @@
 // selection, find by name; what it draws (boxes and the gaps between them, axis labels, the legend) and what
 // it says (shares, times, arguments); a selection that stays with its run. Screenshots go to
 // build/screenshots/timeline_*.png, in English and Chinese.
-#include "gui/timeline_view.h"
+#include "gui/views/timeline_view.h"
 
 #include <gtest/gtest.h>
 
@@ -24,9 +24,9 @@
 
 #include "common/chrome_trace.h"
 #include "common/json.h"
-#include "console/run_data.h"
+#include "console/models/run_data.h"
 #include "gui/main_window.h"
-#include "gui/timeline_page.h"
+#include "gui/pages/timeline_page.h"
 #include "gui/translations.h"
 #include "history/run_store.h"
 #include "tests/support/console_test.h"

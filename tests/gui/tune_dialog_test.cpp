@@ -4,7 +4,7 @@
 // tag, and the recommendation the session makes; Stop stopping a session mid-way, and closing the window
 // stopping it first, in the Chinese interface.
 // The dialog is saved to PNG under the build folder (build/screenshots) in both languages.
-#include "gui/tune_dialog.h"
+#include "gui/dialogs/tune_dialog.h"
 
 #include <gtest/gtest.h>
 
@@ -22,10 +22,10 @@
 #include <QTableWidget>
 #include <algorithm>
 
-#include "console/runs_model.h"
-#include "console/tune_search.h"
-#include "gui/launch_page.h"
+#include "console/models/runs_model.h"
+#include "console/tune/tune_search.h"
 #include "gui/main_window.h"
+#include "gui/pages/launch_page.h"
 #include "gui/translations.h"
 #include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"

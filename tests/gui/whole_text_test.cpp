@@ -23,10 +23,10 @@
 #include <QTranslator>
 #include <QValueAxis>
 
-#include "gui/dashboard_page.h"
-#include "gui/heatmap_view.h"
 #include "gui/main_window.h"
-#include "gui/series_chart.h"
+#include "gui/pages/dashboard_page.h"
+#include "gui/views/heatmap_view.h"
+#include "gui/views/series_chart.h"
 #include "tests/gui/open_run.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/support/console_test.h"

@@ -12,7 +12,7 @@
 
 #include "agent/agent_server.h"
 #include "agent/job.h"
-#include "console/agent_client.h"
+#include "console/session/agent_client.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster;

@@ -15,7 +15,7 @@
 #include "agent/agent_server.h"
 #include "agent/host_info.h"
 #include "common/error.h"
-#include "console/agent_client.h"
+#include "console/session/agent_client.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/integration/scripted_agent.h"
@@ -111,7 +111,8 @@ TEST(AgentService, TokenIsRequiredWhenConfigured) {
   {
     grpc::ClientContext context;
     v1::LaunchReply reply;
-    EXPECT_EQ(anonymous->Launch(&context, waitingRank("no-token"), &reply).error_code(), grpc::UNAUTHENTICATED);
+    EXPECT_EQ(anonymous->Launch(&context, waitingRank("no-token"), &reply).error_code(),
+              grpc::UNAUTHENTICATED);
   }
 
   auto wrong = clientFor(server, "guess");
@@ -245,8 +246,8 @@ TEST(AgentService, EachRankReportsAsItselfOnly) {
   ASSERT_EQ(reply.pids_size(), 2);
   const std::string rank0 = secretOf(reply.pids(0)), rank1 = secretOf(reply.pids(1));
   EXPECT_NE(rank0, rank1);
-  auto telemetry =
-      v1::Telemetry::NewStub(grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials()));
+  auto telemetry = v1::Telemetry::NewStub(
+      grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials()));
   auto poll = [&](int rank, const std::string& presented) {
     grpc::ClientContext context;
     v1::ControlPollRequest poll;
@@ -270,8 +271,8 @@ TEST(AgentService, ConsolesAndRanksHaveEachTheirOwnPort) {
   options.tokenFile = dir.file("token");
   agent::AgentServer server(options);
   ASSERT_TRUE(server.servesTcp());
-  auto consolePort = grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
-                                         grpc::InsecureChannelCredentials());
+  auto consolePort =
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials());
   auto telemetryPort = grpc::CreateChannel(server.telemetryAddress(), grpc::InsecureChannelCredentials());
   {
     // The ranks' port answers no console, even one holding the token.
@@ -296,8 +297,8 @@ TEST(AgentService, ConsolesAndRanksHaveEachTheirOwnPort) {
   v1::HostInfo info;
   EXPECT_TRUE(clientFor(plain).hostInfo(info).ok()) << "the owner reaches it as 127.0.0.1:" << plain.port();
   grpc::ClientContext context;
-  auto tcp = v1::Agent::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(plain.port()),
-                                                    grpc::InsecureChannelCredentials()));
+  auto tcp = v1::Agent::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(plain.port()), grpc::InsecureChannelCredentials()));
   context.set_deadline(std::chrono::system_clock::now() + 2s);
   EXPECT_EQ(tcp->GetHostInfo(&context, {}, &info).error_code(), grpc::UNAVAILABLE);
 }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/job_spec.h"
-#include "console/record_sink.h"
+#include "console/session/record_sink.h"
 #include "ringmaster/v1/agent.pb.h"
 #include "tests/support/files.h"
 #include "tests/support/ports.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "console/ingest.h"
+#include "console/session/ingest.h"
 #include "tests/support/files.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"

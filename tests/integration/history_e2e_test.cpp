@@ -7,9 +7,9 @@
 #include <chrono>
 #include <thread>
 
-#include "console/ingest.h"
-#include "console/launcher.h"
-#include "console/run_session.h"
+#include "console/session/ingest.h"
+#include "console/session/launcher.h"
+#include "console/session/run_session.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster;

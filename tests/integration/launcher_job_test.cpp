@@ -12,10 +12,10 @@
 
 #include "agent/agent_server.h"
 #include "common/json.h"
-#include "console/agent_client.h"
-#include "console/launcher.h"
-#include "console/outcome_text.h"
-#include "console/run_summary.h"
+#include "console/session/agent_client.h"
+#include "console/session/launcher.h"
+#include "console/session/outcome_text.h"
+#include "console/session/run_summary.h"
 #include "tests/integration/agent_test_support.h"
 #include "tests/integration/scripted_agent.h"
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/json.h"
-#include "console/launcher.h"
+#include "console/session/launcher.h"
 #include "tests/integration/agent_test_support.h"
 #include "worker/telemetry_sender.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A second local user (uid 65534, through setpriv) against a live local run and a plain agent: whatever port or
-// socket they find, no launch, watch, stop or control gets through. And what a rank leaves running ends with its
-// job.
+// A second local user (uid 65534, through setpriv) against a live local run and a plain agent: whatever port
+// or socket they find, no launch, watch, stop or control gets through. And what a rank leaves running ends
+// with its job.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "agent/agent_server.h"
-#include "console/agent_client.h"
+#include "console/session/agent_client.h"
 #include "tests/integration/agent_test_support.h"
 
 using namespace ringmaster;
@@ -24,8 +24,8 @@ namespace {
 constexpr const char* kSetpriv = "/usr/bin/setpriv";
 
 struct Endpoints {
-  std::set<int> tcpPorts;          // listening
-  std::set<std::string> sockets;   // Unix socket paths
+  std::set<int> tcpPorts;         // listening
+  std::set<std::string> sockets;  // Unix socket paths
 };
 
 // The socket inodes `pid` holds open.
@@ -91,11 +91,13 @@ void expectNothingGetsThrough(const std::string& target, const std::string& jobI
   ProcessResult r = callAs(true, target, jobId, marker);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   auto results = callResults(r.out);
-  for (const std::string call : {"GetHostInfo", "Launch", "Watch", "Control", "PollControl", "Report", "Stop"}) {
+  for (const std::string call :
+       {"GetHostInfo", "Launch", "Watch", "Control", "PollControl", "Report", "Stop"}) {
     ASSERT_TRUE(results.count(call)) << target << ": " << r.out << r.err;
     EXPECT_NE(results[call], "OK") << target << ": another user's " << call << " got through";
   }
-  EXPECT_NE(results["Report"], "NOTHING_ACCEPTED") << target << ": a report stream without a secret was taken";
+  EXPECT_NE(results["Report"], "NOTHING_ACCEPTED")
+      << target << ": a report stream without a secret was taken";
   std::this_thread::sleep_for(200ms);  // a launch that got through would have written by now
   EXPECT_FALSE(std::filesystem::exists(marker)) << target << ": another user's program ran";
 }
@@ -134,8 +136,8 @@ class Trust : public ::testing::Test {
 
 TEST_F(Trust, AnotherUserReachesNothingOfALiveLocalRun) {
   BackgroundProcess run({binPath("ringmaster"), "run", "-np", "2", "--model", "mlp", "--data", "synthetic",
-                         "--steps", "1000000", "--batch-size", "16", "--state-dir", dir_.file("state"), "--store",
-                         dir_.file("runs.sqlite")});
+                         "--steps", "1000000", "--batch-size", "16", "--state-dir", dir_.file("state"),
+                         "--store", dir_.file("runs.sqlite")});
   std::string jobId;
   Endpoints endpoints;
   ASSERT_TRUE(eventually(
@@ -148,13 +150,15 @@ TEST_F(Trust, AnotherUserReachesNothingOfALiveLocalRun) {
       },
       120s))
       << run.err();
-  for (int port : endpoints.tcpPorts) expectNothingGetsThrough("127.0.0.1:" + std::to_string(port), jobId, open_);
+  for (int port : endpoints.tcpPorts)
+    expectNothingGetsThrough("127.0.0.1:" + std::to_string(port), jobId, open_);
   for (const auto& socket : endpoints.sockets) expectNothingGetsThrough("unix:" + socket, jobId, open_);
   ASSERT_FALSE(endpoints.sockets.empty()) << "the console serves itself over a socket";
 
   // Nor can they read the run from its history: the store is its user's alone.
   for (const std::vector<std::string> command :
-       {std::vector<std::string>{"show", "last"}, {"runs"},
+       {std::vector<std::string>{"show", "last"},
+        {"runs"},
         {"report", "last", "--format", "csv", "-o", open_.file("stolen.csv")}}) {
     std::vector<std::string> argv = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
                                      binPath("ringmaster")};
@@ -187,9 +191,9 @@ TEST_F(Trust, AnotherUserReachesNothingOfAPlainAgent) {
   const int tokenPort = freePort();
   BackgroundProcess plain({binPath("ringmaster-agent"), "--port", std::to_string(port), "--state-dir",
                            dir_.file("plain"), "--worker", binPath("ringmaster-worker")});
-  BackgroundProcess withToken({binPath("ringmaster-agent"), "--port", std::to_string(tokenPort), "--token-file",
-                               dir_.file("token"), "--state-dir", dir_.file("token-state"), "--worker",
-                               binPath("ringmaster-worker")});
+  BackgroundProcess withToken({binPath("ringmaster-agent"), "--port", std::to_string(tokenPort),
+                               "--token-file", dir_.file("token"), "--state-dir", dir_.file("token-state"),
+                               "--worker", binPath("ringmaster-worker")});
   // Each runs a job of its owner's that the other user would watch and stop.
   console::AgentClient owner({"127.0.0.1", port, "", ""});
   console::AgentClient tokenOwner({"127.0.0.1", tokenPort, "plain-agent-token", ""});
@@ -210,7 +214,8 @@ TEST_F(Trust, AnotherUserReachesNothingOfAPlainAgent) {
   for (auto* agent : {&plain, &withToken}) {
     Endpoints endpoints = endpointsOf(agent->pid());
     ASSERT_FALSE(endpoints.tcpPorts.empty()) << "the ranks' telemetry port";
-    for (int p : endpoints.tcpPorts) expectNothingGetsThrough("127.0.0.1:" + std::to_string(p), "victim", open_);
+    for (int p : endpoints.tcpPorts)
+      expectNothingGetsThrough("127.0.0.1:" + std::to_string(p), "victim", open_);
     for (const auto& socket : endpoints.sockets) expectNothingGetsThrough("unix:" + socket, "victim", open_);
   }
   // The default port of a plain agent is not served over TCP at all.
@@ -235,12 +240,13 @@ TEST_F(Trust, TheSocketHangsUpOnAnotherUidEvenWhenItsFileIsOpen) {
 
 TEST_F(Trust, ADaemonARankStartsEndsWithTheJob) {
   const std::string pidFile = dir_.file("daemon.pid");
-  ProcessResult r = runProcess(
-      {binPath("ringmaster"), "run", "-np", "1", "--state-dir", dir_.file("state"), "--store",
-       dir_.file("runs.sqlite"), "--no-instrument", "--", "/bin/sh", "-c",
-       "setsid /bin/sh -c 'echo $$ > " + pidFile + "; exec sleep 600' </dev/null >/dev/null 2>&1 & "
-       "while [ ! -s " + pidFile + " ]; do sleep 0.05; done"},
-      {}, 120s);
+  ProcessResult r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--state-dir", dir_.file("state"),
+                                "--store", dir_.file("runs.sqlite"), "--no-instrument", "--", "/bin/sh", "-c",
+                                "setsid /bin/sh -c 'echo $$ > " + pidFile +
+                                    "; exec sleep 600' </dev/null >/dev/null 2>&1 & "
+                                    "while [ ! -s " +
+                                    pidFile + " ]; do sleep 0.05; done"},
+                               {}, 120s);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   const int daemon = std::stoi(readFile(pidFile));
   const bool ended = eventually([&] { return !processAlive(daemon); }, 10s);

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/job_spec.h"
-#include "console/tune_search.h"
+#include "console/tune/tune_search.h"
 #include "history/run_store.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"

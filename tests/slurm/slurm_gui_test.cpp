@@ -17,11 +17,11 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "console/run_flags.h"
-#include "gui/dashboard_page.h"
-#include "gui/launch_page.h"
+#include "console/session/run_flags.h"
 #include "gui/main_window.h"
-#include "gui/simple_pages.h"
+#include "gui/pages/dashboard_page.h"
+#include "gui/pages/hosts_page.h"
+#include "gui/pages/launch_page.h"
 #include "history/run_store.h"
 #include "tests/slurm/slurm_cluster.h"
 #include "tests/support/console_test.h"

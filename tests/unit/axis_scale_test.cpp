@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Axis ticks on round steps and SI-prefixed values.
-#include "console/axis_scale.h"
+#include "console/models/axis_scale.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/palette.h"
+#include "console/models/palette.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/report.h"
+#include "console/reports/report.h"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,9 @@
 #include <regex>
 #include <set>
 
-#include "console/ingest.h"
-#include "console/palette.h"
-#include "console/report_pdf.h"
+#include "console/models/palette.h"
+#include "console/reports/report_pdf.h"
+#include "console/session/ingest.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/diagnosis_synthetic.h"

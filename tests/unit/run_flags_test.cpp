@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ringmaster run`'s words both ways: runArguments() writes what parseRunFlags() reads back, flag for flag.
-#include "console/run_flags.h"
+#include "console/session/run_flags.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The --summary-json document of a run whose ranks restarted from a checkpoint: each step counted once, the
 // repeats counted apart, the phase means over every step run and the memory slope the last attempt's.
-#include "console/run_summary.h"
+#include "console/session/run_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/series_decimator.h"
+#include "console/models/series_decimator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Slurm formats the console reads and the sbatch words it writes, without a cluster.
-#include "console/slurm_options.h"
+#include "console/slurm/slurm_options.h"
 
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "console/run_flags.h"
+#include "console/session/run_flags.h"
 
 namespace ringmaster::console {
 namespace {

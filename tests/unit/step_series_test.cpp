@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/step_series.h"
+#include "console/models/step_series.h"
 
 #include <gtest/gtest.h>
 

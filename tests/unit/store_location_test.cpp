@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/store_location.h"
+#include "console/session/store_location.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

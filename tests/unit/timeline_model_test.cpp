@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "console/timeline_model.h"
+#include "console/models/timeline_model.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The autotune search's decisions: the rounds a budget pays for, which settings the first round tries,
 // which go on to the next, and what is recommended from measured throughputs.
-#include "console/tune_search.h"
+#include "console/tune/tune_search.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/models/run_data.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "console/session/launcher.h"
+#include "diagnosis/run_diagnosis.h"
+
+namespace ringmaster::console {
+namespace {
+
+// Ranks' recent throughput and step time are averaged over this many steps.
+constexpr uint64_t kRecentSteps = 20;
+
+}  // namespace
+
+void RunData::ingest(const v1::Record& record) {
+  switch (record.body_case()) {
+    case v1::Record::kStep:
+    case v1::Record::kAllreduce:
+    case v1::Record::kMemory:
+      series.ingest(record);
+      break;
+    case v1::Record::kTimeline:
+      timeline.add(record.timeline());
+      break;
+    case v1::Record::kLog:
+      logs.push_back(record.log());
+      break;
+    case v1::Record::kRankState:
+      rankStates[record.rank_state().rank()] = record.rank_state();
+      break;
+    case v1::Record::kSummary:
+      summaries[record.summary().rank()] = record.summary();
+      break;
+    default:
+      break;
+  }
+}
+
+void RunData::ingest(const v1::RecordBatch& batch) {
+  for (const v1::Record& record : batch.records()) ingest(record);
+}
+
+std::vector<RankRow> RunData::rankRows() const {
+  std::map<int, RankRow> rows;
+  for (int r = 0; r < series.rankCount(); ++r) rows[r].rank = r;
+  for (const auto& [rank, state] : rankStates) {
+    RankRow& row = rows[rank];
+    row.rank = rank;
+    row.host = state.host();
+    row.state = state.state();
+    row.exitCode = state.exit_code();
+    row.signal = state.signal();
+    row.stoppedByAgent = stoppedByAgent(state);
+  }
+  for (auto& [rank, row] : rows) {
+    if (rank < 0 || rank >= series.rankCount()) continue;
+    const StepSeries& throughput = series.rank(rank, RankMetric::Throughput);
+    row.steps = static_cast<uint64_t>(throughput.count());
+    const uint64_t end = throughput.endStep();
+    const uint64_t from = end > kRecentSteps ? end - kRecentSteps : 0;
+    const double samples = throughput.mean(from, end);
+    row.samplesPerS = std::isnan(samples) ? 0 : samples;
+    // The step's wall time where the rank reports it; the phases' sum otherwise.
+    double stepMs = 0;
+    for (RankMetric m : kPhaseMetrics) {
+      const double v = series.rank(rank, m).mean(from, end);
+      if (!std::isnan(v)) stepMs += v;
+    }
+    const double wall = series.rank(rank, RankMetric::StepMs).mean(from, end);
+    row.stepMs = std::isnan(wall) ? stepMs : wall;
+    const double compute = series.rank(rank, RankMetric::ComputeMs).mean(from, end);
+    row.computeMs = std::isnan(compute) ? 0 : compute;
+    const double wait = series.rank(rank, RankMetric::CommWaitMs).mean(from, end);
+    row.waitMs = std::isnan(wait) ? 0 : wait;
+    const StepSeries& rss = series.rank(rank, RankMetric::RssMb);
+    const float latest = rss.endStep() > 0 ? rss.at(rss.endStep() - 1) : NAN;
+    row.rssMb = std::isnan(latest) ? 0 : latest;
+  }
+  std::vector<RankRow> out;
+  for (auto& [rank, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+TimelineModel loadTimeline(const RunStore& store, int64_t runId, const TimelineExtent& extent, int64_t fromNs,
+                           int64_t toNs) {
+  TimelineModel model;
+  if (fromNs <= extent.beginNs && toNs > extent.endNs) {
+    store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { model.add(e); });
+    return model;
+  }
+  for (const TimelineExtent::Lane& lane : extent.lanes)
+    model.addLane(lane.rank, lane.name, lane.firstStartNs);
+  store.forEachTimelineEvent(runId, fromNs, toNs, [&](const v1::TimelineEvent& e) { model.add(e); });
+  model.setWindow({fromNs, toNs, extent.beginNs, extent.endNs, extent.events});
+  return model;
+}
+
+RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOnce) {
+  RunData data;
+  data.info = store.run(runId);
+  if (!data.info) throw StoreError("run " + std::to_string(runId) + " is not in " + store.path());
+  for (const RankSeries& rank : store.rankSeries(runId)) {
+    for (const auto& s : rank.steps) data.series.ingest(s);
+    for (const auto& op : rank.allreduce) data.series.ingest(op);
+    for (const auto& m : rank.memory) data.series.ingest(m);
+  }
+  data.timelineExtent = store.timelineExtent(runId);
+  const TimelineExtent& extent = data.timelineExtent;
+  if (extent.events <= timelineEventsAtOnce) {
+    store.forEachTimelineEvent(runId, [&](const v1::TimelineEvent& e) { data.timeline.add(e); });
+  } else {
+    // The beginning: as long a time as holds about timelineEventsAtOnce events where they come evenly.
+    const double share = double(timelineEventsAtOnce) / double(extent.events);
+    const auto span = static_cast<int64_t>(share * double(extent.endNs - extent.beginNs)) + 1;
+    data.timeline = loadTimeline(store, runId, extent, extent.beginNs, extent.beginNs + span);
+  }
+  data.logs = store.logs(runId);
+  data.findings = diagnosis::storedFindings(store, runId);
+  data.hosts = store.hosts(runId);
+  for (const RankInfo& r : store.ranks(runId)) {
+    v1::RankState state;
+    state.set_rank(r.rank);
+    state.set_host(r.host);
+    state.set_pid(r.pid);
+    state.set_state(r.state);
+    state.set_exit_code(r.exitCode);
+    state.set_signal(r.signal);
+    state.set_message(r.message);
+    data.rankStates[r.rank] = state;
+  }
+  return data;
+}
+
+}  // namespace ringmaster::console

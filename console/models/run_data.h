@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Everything the views show about one run, live or reopened from the store: the charted series, the timeline,
+// logs, findings and the ranks' states. A plain value built on any thread and handed to the GUI whole.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "console/hosts/host_facts.h"
+#include "console/models/live_series.h"
+#include "console/models/timeline_model.h"
+#include "history/run_store.h"
+
+namespace ringmaster::console {
+
+// What the ranks table shows about one rank.
+struct RankRow {
+  int rank = 0;
+  std::string host;
+  v1::RankState::State state = v1::RankState::STATE_UNSPECIFIED;
+  int exitCode = 0;
+  int signal = 0;
+  uint64_t steps = 0;           // steps reported so far
+  double samplesPerS = 0;       // mean throughput over the last steps
+  double stepMs = 0;            // mean step time over the last steps
+  double rssMb = 0;             // latest resident memory
+  double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
+  double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
+  bool stoppedByAgent = false;  // ended by the agent (a stop, or another rank failed first)
+};
+
+struct RunData {
+  std::optional<RunInfo> info;  // set for stored runs
+  LiveSeries series;
+  TimelineModel timeline;
+  TimelineExtent timelineExtent;  // a stored run's whole timeline, for reading more of it (loadTimeline)
+  std::vector<v1::LogLine> logs;
+  std::vector<v1::Finding>
+      findings;  // the run session's diagnosis (live), or the stored or replayed findings
+  std::map<int, v1::RankState> rankStates;
+  std::map<std::string, HostFacts> hosts;  // what each host told about itself
+  std::map<int, v1::RankSummary> summaries;
+
+  // Files one record where its view needs it (findings come from the diagnosis, not from here).
+  void ingest(const v1::Record& record);
+  void ingest(const v1::RecordBatch& batch);
+
+  // One row per rank seen (states, steps, throughput and memory), sorted by rank.
+  std::vector<RankRow> rankRows() const;
+};
+
+// A stored run's timeline of more events than this is read a range at a time: opening the run reads its
+// beginning (a window of about this many events), and the Timeline page reads what it shows, with a margin,
+// as it zooms and pans (loadTimeline).
+inline constexpr int64_t kTimelineEventsAtOnce = 250'000;
+
+// Reads a stored run: run info, per-rank series, timeline (whole, or the window at its beginning when it has
+// more than `timelineEventsAtOnce` events), logs, findings (stored, else replayed), ranks and hosts. Throws
+// StoreError. Slow for big runs: call it off the GUI thread.
+RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOnce = kTimelineEventsAtOnce);
+
+// The events of a run's timeline that overlap [fromNs, toNs), with every lane of the run, as a model with
+// that window; the whole timeline, without a window, where the range covers `extent` (the run's, from
+// RunStore::timelineExtent).
+TimelineModel loadTimeline(const RunStore& store, int64_t runId, const TimelineExtent& extent, int64_t fromNs,
+                           int64_t toNs);
+
+}  // namespace ringmaster::console

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "console/session/ingest.h"
+
+#include <algorithm>
+
+#include "common/clock.h"
+#include "diagnosis/advice.h"
+#include "diagnosis/finding.h"
+#include "diagnosis/summary_text.h"
+
+namespace ringmaster::console {
+
+namespace {
+constexpr int64_t kFindingsEveryNs = 1'000'000'000;
+
+// What the history lacks of a run whose records the store refused (a full disk, a store locked too long).
+v1::Finding recordsNotStored(uint64_t lost, uint64_t fromStep) {
+  v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_WARNING, -1, "",
+                                         fromStep == UINT64_MAX ? 0 : fromStep, "records not stored");
+  f.set_summary(diagnosis::say(diagnosis::text::kRecordsNotStored, {std::to_string(lost)}));
+  (*f.mutable_evidence())["records_not_stored"] = static_cast<double>(lost);
+  if (fromStep != UINT64_MAX) (*f.mutable_evidence())["not_stored_from_step"] = static_cast<double>(fromStep);
+  diagnosis::addAdvice(f);
+  return f;
+}
+
+int worldSizeOf(const NewRun& run) {
+  return run.worldSize > 0 ? run.worldSize : int(run.spec.world_size());
+}
+}  // namespace
+
+RunIngest::RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config)
+    : diagnosis_(std::max(worldSizeOf(run), 1), config) {
+  if (storePath.empty()) return;
+  store_.emplace(storePath);
+  runId_ = store_->createRun(run);
+}
+
+void RunIngest::onRecords(const std::string& jobId, const std::string& host,
+                          const std::vector<v1::Record>& records) {
+  (void)jobId;
+  // A rank runs on the host the console reached its agent as (the -H name, the Slurm node), not on the
+  // agent's own hostname, which the nodes of one machine or of a container share.
+  const auto misnamed = [&host](const v1::Record& r) {
+    return r.has_rank_state() && !host.empty() && r.rank_state().host() != host;
+  };
+  if (std::none_of(records.begin(), records.end(), misnamed)) {
+    add(records, host);
+    return;
+  }
+  std::vector<v1::Record> renamed = records;
+  for (auto& r : renamed) {
+    if (misnamed(r)) r.mutable_rank_state()->set_host(host);
+  }
+  add(renamed, host);
+}
+
+void RunIngest::add(const std::vector<v1::Record>& records, const std::string& host) {
+  std::lock_guard lock(mutex_);
+  if (records.empty()) return;
+  bool needsHost = false;
+  for (const auto& r : records)
+    needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
+  if (!needsHost) {
+    store(records);
+    return;
+  }
+  std::vector<v1::Record> copy = records;
+  for (auto& r : copy) {
+    if (r.has_rank_state() && r.rank_state().host().empty()) r.mutable_rank_state()->set_host(host);
+  }
+  store(copy);
+}
+
+void RunIngest::restarted(const v1::Finding& finding, int worldSize,
+                          std::function<std::string(uint64_t step)> resumedSummary) {
+  std::lock_guard lock(mutex_);
+  diagnosis_.restarted(worldSize);
+  restart_ = finding;
+  restartSummary_ = std::move(resumedSummary);
+  v1::Record record;
+  *record.mutable_finding() = finding;
+  store({record});
+}
+
+void RunIngest::store(const std::vector<v1::Record>& given) {
+  const std::vector<v1::Record>* batch = &given;
+  std::vector<v1::Record> withRestart;
+  if (restart_) {
+    uint64_t resumedAt = UINT64_MAX;
+    for (const auto& r : given)
+      if (r.has_step()) resumedAt = std::min<uint64_t>(resumedAt, r.step().step());
+    if (resumedAt != UINT64_MAX) {
+      v1::Finding& f = *restart_;
+      f.set_since_step(resumedAt);
+      (*f.mutable_evidence())["resumed_from_step"] = static_cast<double>(resumedAt);
+      if (restartSummary_) f.set_summary(restartSummary_(resumedAt));
+      withRestart = given;
+      *withRestart.emplace_back().mutable_finding() = f;
+      batch = &withRestart;
+      restart_.reset();
+      if (store_) {
+        try {
+          store_->forgetStepsFrom(runId_, resumedAt);
+        } catch (const std::exception& e) {
+          if (storeProblem_.empty()) storeProblem_ = e.what();
+        }
+      }
+    }
+  }
+  const std::vector<v1::Record>& records = *batch;
+  if (store_) {
+    // A store that cannot take a batch (a full disk, another writer's lock) must not stop the diagnosis or
+    // the views: the batch is counted as lost and finish() says so.
+    try {
+      store_->append(runId_, records);
+      recordsStored_ += records.size();
+    } catch (const std::exception& e) {
+      if (storeProblem_.empty()) storeProblem_ = e.what();
+      recordsLost_ += records.size();
+      for (const auto& r : records) {
+        const uint64_t step = r.has_step()        ? r.step().step()
+                              : r.has_allreduce() ? r.allreduce().step()
+                              : r.has_memory()    ? r.memory().step()
+                                                  : UINT64_MAX;
+        lostFromStep_ = std::min(lostFromStep_, step);
+      }
+    }
+  }
+  int64_t now = monotonicNs();
+  bool urgent = false;
+  for (const auto& r : records) {
+    diagnosis_.observe(r, now);
+    // Stall reports, findings from elsewhere and ranks that end are news: store them at once.
+    urgent |= r.has_stall() || r.has_finding() || r.has_rank_state();
+  }
+  storeFindingsIfDue(urgent);
+}
+
+std::string RunIngest::storeProblem() const {
+  std::lock_guard lock(mutex_);
+  std::string problem = storeProblem_.empty() || recordsLost_ == 0
+                            ? storeProblem_
+                            : std::to_string(recordsLost_) + " records could not be stored: " + storeProblem_;
+  if (!endProblem_.empty()) problem += (problem.empty() ? "" : "; ") + endProblem_;
+  return problem;
+}
+
+uint64_t RunIngest::recordsLost() const {
+  std::lock_guard lock(mutex_);
+  return recordsLost_;
+}
+
+void RunIngest::tick() {
+  std::lock_guard lock(mutex_);
+  storeFindingsIfDue(false);
+}
+
+void RunIngest::add(const v1::RecordBatch& batch, const std::string& host) {
+  add(std::vector<v1::Record>(batch.records().begin(), batch.records().end()), host);
+}
+
+std::vector<v1::Finding> RunIngest::findings() const {
+  std::lock_guard lock(mutex_);
+  return final_ ? *final_ : diagnosis_.findings(monotonicNs());
+}
+
+void RunIngest::storeFindingsIfDue(bool now) {
+  if (final_) return;
+  int64_t t = monotonicNs();
+  if (!now && lastFindingsNs_ && t - *lastFindingsNs_ < kFindingsEveryNs) return;
+  lastFindingsNs_ = t;
+  storeFindings(diagnosis_.findings(t));
+}
+
+void RunIngest::storeFindings(const std::vector<v1::Finding>& findings) {
+  // Nothing found before and nothing now: no need to touch the table.
+  if (findings.empty() && lastFindingsCount_ == 0) return;
+  if (store_) {
+    try {
+      store_->replaceFindings(runId_, findings);
+    } catch (const std::exception& e) {
+      if (storeProblem_.empty()) storeProblem_ = e.what();
+      return;
+    }
+  }
+  lastFindingsCount_ = findings.size();
+}
+
+void RunIngest::finish(const std::string& status) {
+  std::lock_guard lock(mutex_);
+  if (!final_) {
+    final_ = diagnosis_.findings(monotonicNs());
+    if (recordsLost_ > 0) final_->push_back(recordsNotStored(recordsLost_, lostFromStep_));
+  }
+  if (!store_) return;
+  try {
+    store_->endRun(runId_, status, unixNs(), *final_);
+    lastFindingsCount_ = final_->size();
+  } catch (const std::exception& e) {
+    // Not even the room kept for it was enough: the run stays "running" in the file, and once this console
+    // has gone, the next one to open the history calls it interrupted.
+    endProblem_ = std::string("the run's end could not be stored: ") + e.what();
+  }
+}
+
+void RunIngest::recordEnvironment(const std::map<std::string, std::string>& environment,
+                                  const std::map<std::string, std::map<std::string, std::string>>& hosts) {
+  std::lock_guard lock(mutex_);
+  if (!store_) return;
+  try {
+    store_->setEnvironment(runId_, environment);
+    for (const auto& [host, facts] : hosts) store_->setHostInfo(runId_, host, facts);
+  } catch (const std::exception& e) {
+    if (storeProblem_.empty()) storeProblem_ = e.what();
+  }
+}
+
+}  // namespace ringmaster::console

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Feeds a watched job's records into the run store as they arrive, and diagnoses them on the way: batches are
+// written in one transaction each, findings are refreshed in the store about once a second (so the GUI and
+// `ringmaster show` see them during the run), and finish() records the outcome.
+//
+// A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other
+// threads read the same file. Its calls are serialised, so a display loop may call tick() while the launcher
+// feeds it. Without a store (an empty path) it only diagnoses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "console/session/record_sink.h"
+#include "diagnosis/run_diagnosis.h"
+#include "history/run_store.h"
+
+namespace ringmaster::console {
+
+class RunIngest : public RecordSink {
+ public:
+  // Opens the store at `storePath` (throws StoreError) and creates the run; an empty path stores nothing.
+  RunIngest(const std::string& storePath, const NewRun& run, diagnosis::DiagnosisConfig config = {});
+
+  int64_t runId() const { return runId_; }  // 0 without a store
+
+  // Stores the records of the agent the console reached as `host`: their rank states name that host.
+  void onRecords(const std::string& jobId, const std::string& host,
+                 const std::vector<v1::Record>& records) override;
+  void add(const std::vector<v1::Record>& records, const std::string& host = "");
+  void add(const v1::RecordBatch& batch, const std::string& host = "");
+
+  // The findings so far (also as of now for stalls); once finished, the findings that were stored, so that
+  // what a live view shows at the end and what the history keeps are one result.
+  std::vector<v1::Finding> findings() const;
+  // Call about once a second while a job runs: a job that stops sending anything is still diagnosed (stalls).
+  void tick();
+  // Writes the findings and the run's final status ("finished", "failed", "stopped"); the findings stay as
+  // they were then.
+  void finish(const std::string& status);
+  // The job restarted every rank (--max-restarts; `worldSize` of them now) after the failure `finding`
+  // (KIND_RESTART) tells of. The finding is kept at once; the new attempt's first steps say which step it
+  // resumed from: the finding's summary is then `resumedSummary(step)`, and the stored steps from there on
+  // are forgotten, so that the new attempt's replace them.
+  void restarted(const v1::Finding& finding, int worldSize,
+                 std::function<std::string(uint64_t step)> resumedSummary);
+  // Records the run's environment and what each host told about itself (facts by host).
+  void recordEnvironment(const std::map<std::string, std::string>& environment,
+                         const std::map<std::string, std::map<std::string, std::string>>& hosts);
+  uint64_t recordsStored() const { return recordsStored_; }
+  // Records the store refused (each batch it could not take). finish() stores a finding that says how many,
+  // and the run's end even on a full disk (RunStore::endRun).
+  uint64_t recordsLost() const;
+  // What the store refused while the run went on, for a person; empty when everything was stored.
+  std::string storeProblem() const;
+
+ private:
+  void store(const std::vector<v1::Record>& records);
+  void storeFindingsIfDue(bool now);
+  void storeFindings(const std::vector<v1::Finding>& findings);
+
+  mutable std::mutex mutex_;
+  std::optional<RunStore> store_;
+  int64_t runId_ = 0;
+  diagnosis::RunDiagnosis diagnosis_;
+  std::optional<int64_t> lastFindingsNs_;  // none before the first store: due at once
+  size_t lastFindingsCount_ = 0;
+  std::optional<std::vector<v1::Finding>> final_;  // set by finish()
+  uint64_t recordsStored_ = 0;
+  uint64_t recordsLost_ = 0;
+  uint64_t lostFromStep_ = UINT64_MAX;  // the lowest step of a record lost
+  std::string storeProblem_;
+  std::string endProblem_;
+  std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
+  std::function<std::string(uint64_t)> restartSummary_;
+};
+
+}  // namespace ringmaster::console

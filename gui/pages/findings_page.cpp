@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/pages/findings_page.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "gui/palette.h"
+#include "gui/views/row_table.h"
+
+namespace ringmaster::gui {
+
+namespace {
+
+// Colours the severity cell of a finding.
+class SeverityDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyledItemDelegate::paint(painter, option, index);
+    const QColor color = severityColor(
+        static_cast<v1::Finding::Severity>(index.data(console::FindingsModel::SeverityRole).toInt()));
+    painter->fillRect(QRect(option.rect.left(), option.rect.top() + 2, 4, option.rect.height() - 4), color);
+  }
+};
+
+}  // namespace
+
+FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+  view_ = rowTable(model, this);
+  view_->setItemDelegateForColumn(console::FindingsModel::Severity, new SeverityDelegate(view_));
+  view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  view_->horizontalHeader()->setStretchLastSection(true);
+  details_ =
+      new QLabel(tr("Findings appear here as diagnosis detects them. Select one to see its evidence."), this);
+  details_->setObjectName(QStringLiteral("findingDetails"));
+  details_->setWordWrap(true);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  details_->setMinimumHeight(90);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(view_, 1);
+  layout->addWidget(details_);
+  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            const v1::Finding* f = current.isValid() ? model_->finding(current.row()) : nullptr;
+            if (!f) return;
+            showDetails(*f);
+            Q_EMIT findingActivated(*f);
+          });
+  // New findings (most severe first): what the first one asks for is in view before anything is selected.
+  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+    if (const v1::Finding* first = model_->finding(0)) showDetails(*first);
+  });
+}
+
+void FindingsPage::showDetails(const v1::Finding& f) {
+  QString html =
+      QStringLiteral("<b>%1 — %2</b><br>%3")
+          .arg(console::FindingsModel::severityText(f.severity()), console::FindingsModel::kindText(f.kind()),
+               console::FindingsModel::summaryText(f).toHtmlEscaped());
+  const QString advice = console::FindingsModel::adviceText(f);
+  if (!advice.isEmpty())
+    html += QStringLiteral("<br><b>%1</b> %2").arg(tr("What to do:"), advice.toHtmlEscaped());
+  if (!f.cause().empty())
+    html +=
+        QStringLiteral("<br>") + tr("Cause: %1").arg(console::FindingsModel::causeText(f).toHtmlEscaped());
+  const QStringList evidence = console::FindingsModel::evidenceTexts(f);
+  if (!evidence.isEmpty()) {
+    html += QStringLiteral("<br><small>") + evidence.join(QStringLiteral(" · ")).toHtmlEscaped() +
+            QStringLiteral("</small>");
+  }
+  details_->setText(html);
+}
+
+}  // namespace ringmaster::gui
