@@ -9,6 +9,7 @@
 #include "diagnosis/advice.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/run_diagnosis.h"
+#include "diagnosis/run_figures.h"
 #include "diagnosis/summary_text.h"
 
 // lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
@@ -100,12 +101,11 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   std::map<int, std::string> hosts;
   for (const auto& r : ranks) hosts[r.rank] = r.host;
 
-  // Per step across ranks: the job's step time is the slowest rank's total.
-  std::map<uint64_t, std::pair<int, std::pair<double, double>>>
-      byStep;  // step -> (ranks, (max total, samples))
+  diagnosis::JobSteps jobSteps;
+  std::vector<diagnosis::RankLoss> losses;
+  for (const auto& r : ranks) losses.push_back({r.rank, r.finalLoss, std::nullopt});
   std::vector<double> allBusbw, allLatency;
   double commWaitNs = 0, totalNs = 0, opLatencyNs = 0;
-  int ranksWithSteps = 0;
   diagnosis::MemoryLeakDetector memory;
 
   for (const auto& s : series) {
@@ -113,7 +113,6 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
     r.rank = s.rank;
     r.host = hosts.count(s.rank) ? hosts[s.rank] : "";
     r.steps = s.steps.size();
-    if (!s.steps.empty()) ++ranksWithSteps;
     double samples = 0, rankTotalNs = 0;
     for (const auto& step : s.steps) {
       r.phases.dataMs += double(step.data_ns());
@@ -124,10 +123,7 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       r.phases.totalMs += double(step.total_ns());
       samples += step.samples();
       rankTotalNs += double(step.total_ns());
-      auto& entry = byStep[step.step()];
-      ++entry.first;
-      entry.second.first = std::max(entry.second.first, double(step.total_ns()) / 1e6);
-      entry.second.second += step.samples();
+      jobSteps.add(step);
     }
     commWaitNs += r.phases.commWaitMs;
     totalNs += r.phases.totalMs;
@@ -137,7 +133,12 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       *v /= n * 1e6;
     }
     r.samplesPerS = rankTotalNs > 0 ? samples / (rankTotalNs / 1e9) : 0;
-    if (!s.steps.empty()) m.finalLoss = s.steps.back().loss();
+    if (!s.steps.empty()) {
+      auto known =
+          std::find_if(losses.begin(), losses.end(), [&](const auto& l) { return l.rank == s.rank; });
+      if (known == losses.end()) known = losses.insert(losses.end(), {s.rank, std::nullopt, std::nullopt});
+      known->lastStep = s.steps.back().loss();
+    }
 
     std::vector<double> busbw, latency;
     for (const auto& op : s.allreduce) {
@@ -168,16 +169,11 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   }
 
   m.ranks = int(series.size());
-  double samples = 0, seconds = 0;
-  for (const auto& [step, entry] : byStep) {
-    if (entry.first < ranksWithSteps) continue;  // a step some rank never finished
-    ++m.steps;
-    m.stepTimesMs.push_back(entry.second.first);
-    if (entry.second.first > 0) m.stepThroughput.push_back(entry.second.second / (entry.second.first / 1e3));
-    samples += entry.second.second;
-    seconds += entry.second.first / 1e3;
-  }
-  m.throughput = seconds > 0 ? samples / seconds : 0;
+  m.steps = jobSteps.complete();
+  m.stepTimesMs = jobSteps.stepTimesMs();
+  m.stepThroughput = jobSteps.stepThroughput();
+  m.throughput = jobSteps.throughput();
+  m.finalLoss = diagnosis::finalLoss(losses).value_or(0);
   m.stepMeanMs = stats::mean(m.stepTimesMs);
   m.stepP50Ms = stats::quantile(m.stepTimesMs, 0.5);
   m.stepP95Ms = stats::quantile(m.stepTimesMs, 0.95);

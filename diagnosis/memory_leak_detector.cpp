@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/warmup.h"
 #include "diagnosis/advice.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
@@ -49,7 +50,7 @@ MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device) cons
   trend.rank = rank;
   trend.device = device;
   size_t n = s.steps.size();
-  size_t skip = std::max(config_.minWarmupSamples, size_t(std::ceil(config_.warmupFraction * double(n))));
+  const size_t skip = warmupSteps(n);
   if (n < skip + config_.minSamples) return trend;
 
   const std::vector<double>& values = device ? s.device : s.rss;

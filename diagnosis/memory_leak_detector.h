@@ -19,8 +19,6 @@ namespace ringmaster::diagnosis {
 namespace v1 = ::ringmaster::v1;
 
 struct LeakConfig {
-  double warmupFraction = 0.1;      // leading share of samples ignored (fraction)
-  size_t minWarmupSamples = 5;      // and at least this many (samples)
   size_t minSamples = 20;           // samples after warm-up before judging (samples)
   double minGrowthMiB = 16;         // fitted growth over the series that matters (MiB)
   double minGrowthFraction = 0.02;  // or this share of the memory level, whichever is larger (fraction)

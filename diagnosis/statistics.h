@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Robust statistics for diagnosis and comparison: medians and quantiles, the median absolute deviation,
+// Robust statistics for diagnosis and comparison (medians and quantiles are the core's: common/quantiles.h):
+// the median absolute deviation,
 // the Theil–Sen slope with its rank-based confidence interval, and bootstrap confidence intervals.
 #pragma once
 
@@ -7,16 +8,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/quantiles.h"
+
 namespace ringmaster::stats {
 
 // Scales a median absolute deviation to a normal distribution's standard deviation.
 inline constexpr double kMadToSigma = 1.482602218505602;
 
-double mean(const std::vector<double>& values);
-// The middle value (mean of the two middle ones for an even count); 0 for an empty set.
-double median(std::vector<double> values);
-// Linear-interpolated quantile, q in [0, 1]; 0 for an empty set.
-double quantile(std::vector<double> values, double q);
 // Median of |x - center|, unscaled.
 double medianAbsoluteDeviation(const std::vector<double>& values, double center);
 

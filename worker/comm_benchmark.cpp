@@ -12,6 +12,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <vector>
 
+#include "common/quantiles.h"
 #include "worker/gradient_engine.h"
 #include "worker/nccl_process_group.h"
 
@@ -39,13 +40,6 @@ int agreeIterations(c10d::ProcessGroup& group, double warmupSeconds, double budg
   std::vector<at::Tensor> message{torch::tensor({wanted}, torch::kInt64)};
   group.broadcast(message, c10d::BroadcastOptions{0})->wait();
   return static_cast<int>(message[0].item<int64_t>());
-}
-
-// The middle value (the upper one of an even count).
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2), values.end());
-  return values[values.size() / 2];
 }
 
 // Times `once` after two warm-up calls: appends each call's seconds to `times` and returns the minor page
@@ -189,14 +183,14 @@ CommBenchResult runCommBenchRank(int rank, int worldSize, const std::string& sto
         backwardPaths[(i + static_cast<size_t>(round)) % backwardPaths.size()]();
       }
     }
-    row.raw = median(raw);
-    if (result.withNccl) row.nccl = median(ncclTimes);
-    row.rawAfterBackward = median(afterBackward);
-    const double bareStep = median(bare);
+    row.raw = stats::median(raw);
+    if (result.withNccl) row.nccl = stats::median(ncclTimes);
+    row.rawAfterBackward = stats::median(afterBackward);
+    const double bareStep = stats::median(bare);
     row.bareFaults = bareFaults;
     auto finish = [&](const EngineSamples& samples, EngineCell& cell) {
-      cell.collective = median(samples.collectives);
-      cell.added = median(samples.steps) - bareStep;
+      cell.collective = stats::median(samples.collectives);
+      cell.added = stats::median(samples.steps) - bareStep;
       cell.addedFaults = samples.faults - bareFaults;
     };
     finish(ddpSamples, row.ddp);

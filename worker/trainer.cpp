@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "common/warmup.h"
 #include "worker/process_memory.h"
 #include "worker/torchscript_model.h"
 
@@ -291,7 +292,7 @@ RunSummary Trainer::run() {
   constexpr uint64_t kControlEvery = 8;
   StepTotals totals;
   const uint64_t stepsThisRun = targetSteps_ > position_.step ? targetSteps_ - position_.step : 0;
-  totals.steadyFrom = stepsThisRun > 1 ? std::max<uint64_t>(1, stepsThisRun / 10) : 0;
+  totals.steadyFrom = warmupSteps(stepsThisRun);
   const uint64_t progressEvery = std::max<uint64_t>(1, targetSteps_ / 20);
   const uint64_t checkpointEvery = context_.spec.checkpoint_every();
   double accuracy = -1;

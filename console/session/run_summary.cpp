@@ -8,43 +8,18 @@
 #include "common/error.h"
 #include "common/job_spec.h"
 #include "common/json.h"
+#include "common/quantiles.h"
 
 namespace ringmaster::console {
 namespace {
 
 constexpr size_t kLatenciesKept = 200000;
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  double index = p * static_cast<double>(values.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(index));
-  size_t hi = std::min(values.size() - 1, lo + 1);
-  return values[lo] + (values[hi] - values[lo]) * (index - static_cast<double>(lo));
-}
-
 QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
 }  // namespace
-
-double leastSquaresSlope(const std::vector<std::pair<double, double>>& points) {
-  if (points.size() < 2) return 0;
-  double mx = 0, my = 0;
-  for (const auto& [x, y] : points) {
-    mx += x;
-    my += y;
-  }
-  mx /= static_cast<double>(points.size());
-  my /= static_cast<double>(points.size());
-  double sxy = 0, sxx = 0;
-  for (const auto& [x, y] : points) {
-    sxy += (x - mx) * (y - my);
-    sxx += (x - mx) * (x - mx);
-  }
-  return sxx > 0 ? sxy / sxx : 0;
-}
 
 RunSummaryBuilder::RunSummaryBuilder(v1::JobSpec spec) : spec_(std::move(spec)) {}
 
@@ -68,6 +43,7 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
         r.optimizerNs += s.optimizer_ns();
         r.totalNs += s.total_ns();
         r.lastLoss = s.loss();
+        jobSteps_.add(s);
         break;
       }
       case v1::Record::kAllreduce: {
@@ -85,10 +61,9 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
         r.peakRss = std::max(r.peakRss, m.rss_bytes());
         // A step at or before the last one is a restarted rank: a new process, whose growth is measured
         // alone.
-        if (!r.rssByStep.empty() && r.rssByStep.back().first >= static_cast<double>(m.step()))
-          r.rssByStep.clear();
-        r.rssByStep.emplace_back(static_cast<double>(m.step()),
-                                 static_cast<double>(m.rss_bytes()) / (1 << 20));
+        if (r.lastMemoryStep && *r.lastMemoryStep >= m.step()) r.memory = diagnosis::MemoryLeakDetector();
+        r.lastMemoryStep = m.step();
+        r.memory.add(m);
         break;
       }
       case v1::Record::kSummary: {
@@ -112,143 +87,170 @@ void RunSummaryBuilder::onRecords(const std::string&, const std::string& host,
   }
 }
 
+namespace {
+
+using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void writeAllreduce(JsonWriter& json, uint64_t ops, uint64_t bytes, const std::vector<double>& latencies,
+                    double busbwSum) {
+  json.Key("allreduce");
+  json.StartObject();
+  writeMember(json, "ops", ops);
+  writeMember(json, "bytes", bytes);
+  writeMember(json, "latency_us_p50", stats::quantile(latencies, 0.5));
+  writeMember(json, "latency_us_p99", stats::quantile(latencies, 0.99));
+  writeMember(json, "busbw_gbps_mean", ops ? busbwSum / static_cast<double>(ops) : 0);
+  json.EndObject();
+}
+
+void writeOutcome(JsonWriter& json, const std::string& jobId, const JobOutcome& outcome) {
+  writeMember(json, "job_id", jobId);
+  writeMember(json, "status", statusName(outcome.status));
+  writeMember(json, "message", outcome.message);
+  if (!outcome.failedRank) return;
+  const auto& f = *outcome.failedRank;
+  json.Key("failed_rank");
+  json.StartObject();
+  writeMember(json, "rank", f.rank);
+  writeMember(json, "host", f.host);
+  writeMember(json, "exit_code", f.exitCode);
+  writeMember(json, "signal", f.signal);
+  writeMember(json, "message", f.message);
+  json.Key("last_lines");
+  json.StartArray();
+  for (const auto& l : f.lastLines) json.String(l);
+  json.EndArray();
+  json.EndObject();
+}
+
+void writeJob(JsonWriter& json, const v1::JobSpec& spec) {
+  json.Key("job");
+  json.StartObject();
+  if (spec.program().argv_size() > 0) {
+    // The user's own program: what it trains with is its own, not Ringmaster's job flags.
+    json.Key("program");
+    json.StartArray();
+    for (const auto& argument : spec.program().argv()) json.String(argument);
+    json.EndArray();
+    writeMember(json, "world_size", spec.world_size());
+  } else {
+    const auto& h = spec.hyper();
+    writeMember(json, "engine", engineName(spec.engine()));
+    writeMember(json, "backend", backendName(spec.backend()));
+    writeMember(json, "model", modelName(spec.model()));
+    writeMember(json, "dataset", datasetName(spec.dataset()));
+    writeMember(json, "world_size", spec.world_size());
+    writeMember(json, "batch_size", h.batch_size());
+    writeMember(json, "lr", h.lr());
+    writeMember(json, "steps", h.steps());
+    writeMember(json, "epochs", h.epochs());
+  }
+  json.EndObject();
+}
+
+void writeFinding(JsonWriter& json, const v1::Finding& f) {
+  json.StartObject();
+  writeMember(json, "kind", v1::Finding::Kind_Name(f.kind()));
+  writeMember(json, "severity", v1::Finding::Severity_Name(f.severity()));
+  writeMember(json, "rank", f.rank());
+  writeMember(json, "host", f.host());
+  writeMember(json, "since_step", f.since_step());
+  writeMember(json, "cause", f.cause());
+  writeMember(json, "summary", f.summary());
+  writeMember(json, "advice", f.advice());
+  json.Key("evidence");
+  json.StartObject();
+  std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
+  for (const auto& [name, value] : evidence) writeMember(json, name.c_str(), value);
+  json.EndObject();
+  json.EndObject();
+}
+
+void writeRank(JsonWriter& json, int rank, const RunSummaryBuilder::Rank& r) {
+  auto meanMs = [&](int64_t ns) {
+    return r.stepsRun ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.stepsRun) : 0.0;
+  };
+  json.StartObject();
+  writeMember(json, "rank", rank);
+  writeMember(json, "host", r.host);
+  writeMember(json, "steps", r.stepsRun - r.stepsRedone);
+  writeMember(json, "steps_redone", r.stepsRedone);
+  writeMember(json, "samples_per_s",
+              r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0);
+  json.Key("step_ms");
+  json.StartObject();
+  writeMember(json, "data", meanMs(r.dataNs));
+  writeMember(json, "forward", meanMs(r.forwardNs));
+  writeMember(json, "backward", meanMs(r.backwardNs));
+  writeMember(json, "comm_wait", meanMs(r.commWaitNs));
+  writeMember(json, "optimizer", meanMs(r.optimizerNs));
+  writeMember(json, "total", meanMs(r.totalNs));
+  json.EndObject();
+  writeAllreduce(json, r.allreduceOps, r.allreduceBytes, r.latenciesUs, r.busbwSum);
+  json.Key("memory");
+  json.StartObject();
+  writeMember(json, "peak_rss_bytes", r.peakRss);
+  // The trend the leak detector and `ringmaster show` fit to the rank's memory.
+  double slopeMiBPerStep = 0;
+  for (const auto& trend : r.memory.trends()) {
+    if (!trend.device) slopeMiBPerStep = trend.bytesPerStep / (1 << 20);
+  }
+  writeMember(json, "rss_slope_mb_per_step", slopeMiBPerStep);
+  json.EndObject();
+  writeMember(json, "final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss);
+  json.Key("telemetry");
+  json.StartObject();
+  writeMember(json, "records_sent", r.telemetrySent);
+  writeMember(json, "records_dropped", r.telemetryDropped);
+  json.EndObject();
+  if (r.hasSummary) {
+    writeMember(json, "test_accuracy", r.summary.test_accuracy());
+    writeMember(json, "param_checksum", r.summary.param_checksum());
+  }
+  json.EndObject();
+}
+
+}  // namespace
+
 std::string RunSummaryBuilder::toJson(const std::string& jobId, const JobOutcome& outcome,
                                       const std::vector<v1::Finding>& findings) const {
   std::lock_guard lock(mutex_);
   rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> json(buffer);
-  auto allreduce = [&](uint64_t ops, uint64_t bytes, const std::vector<double>& latencies, double busbwSum) {
-    json.Key("allreduce");
-    json.StartObject();
-    writeMember(json, "ops", ops);
-    writeMember(json, "bytes", bytes);
-    writeMember(json, "latency_us_p50", percentile(latencies, 0.5));
-    writeMember(json, "latency_us_p99", percentile(latencies, 0.99));
-    writeMember(json, "busbw_gbps_mean", ops ? busbwSum / static_cast<double>(ops) : 0);
-    json.EndObject();
-  };
-
+  JsonWriter json(buffer);
   json.StartObject();
-  writeMember(json, "job_id", jobId);
-  writeMember(json, "status", statusName(outcome.status));
-  writeMember(json, "message", outcome.message);
-  if (outcome.failedRank) {
-    const auto& f = *outcome.failedRank;
-    json.Key("failed_rank");
-    json.StartObject();
-    writeMember(json, "rank", f.rank);
-    writeMember(json, "host", f.host);
-    writeMember(json, "exit_code", f.exitCode);
-    writeMember(json, "signal", f.signal);
-    writeMember(json, "message", f.message);
-    json.Key("last_lines");
-    json.StartArray();
-    for (const auto& l : f.lastLines) json.String(l);
-    json.EndArray();
-    json.EndObject();
-  }
-  const auto& h = spec_.hyper();
-  json.Key("job");
-  json.StartObject();
-  writeMember(json, "engine", engineName(spec_.engine()));
-  writeMember(json, "backend", backendName(spec_.backend()));
-  writeMember(json, "model", modelName(spec_.model()));
-  writeMember(json, "dataset", datasetName(spec_.dataset()));
-  writeMember(json, "world_size", spec_.world_size());
-  writeMember(json, "batch_size", h.batch_size());
-  writeMember(json, "lr", h.lr());
-  writeMember(json, "steps", h.steps());
-  writeMember(json, "epochs", h.epochs());
-  json.EndObject();
+  writeOutcome(json, jobId, outcome);
+  writeJob(json, spec_);
 
-  double jobSamplesPerS = 0;
+  std::vector<diagnosis::RankLoss> losses;
   uint64_t jobOps = 0, jobBytes = 0;
   double jobBusbw = 0;
   std::vector<double> jobLatencies;
   std::string checksum;
-  bool identical = true;
+  bool identical = !ranks_.empty();
   json.Key("ranks");
   json.StartArray();
   for (const auto& [rank, r] : ranks_) {
-    auto meanMs = [&](int64_t ns) {
-      return r.stepsRun ? static_cast<double>(ns) / 1e6 / static_cast<double>(r.stepsRun) : 0.0;
-    };
-    double samplesPerS =
-        r.totalNs > 0 ? static_cast<double>(r.samples) / (static_cast<double>(r.totalNs) * 1e-9) : 0;
-    jobSamplesPerS += samplesPerS;
+    writeRank(json, rank, r);
     jobOps += r.allreduceOps;
     jobBytes += r.allreduceBytes;
     jobBusbw += r.busbwSum;
     jobLatencies.insert(jobLatencies.end(), r.latenciesUs.begin(), r.latenciesUs.end());
-    // Memory growth after warm-up (the first tenth of the steps).
-    std::vector<std::pair<double, double>> steady;
-    size_t skip = r.rssByStep.size() / 10;
-    steady.assign(r.rssByStep.begin() + static_cast<long>(skip), r.rssByStep.end());
-    json.StartObject();
-    writeMember(json, "rank", rank);
-    writeMember(json, "host", r.host);
-    writeMember(json, "steps", r.stepsRun - r.stepsRedone);
-    writeMember(json, "steps_redone", r.stepsRedone);
-    writeMember(json, "samples_per_s", samplesPerS);
-    json.Key("step_ms");
-    json.StartObject();
-    writeMember(json, "data", meanMs(r.dataNs));
-    writeMember(json, "forward", meanMs(r.forwardNs));
-    writeMember(json, "backward", meanMs(r.backwardNs));
-    writeMember(json, "comm_wait", meanMs(r.commWaitNs));
-    writeMember(json, "optimizer", meanMs(r.optimizerNs));
-    writeMember(json, "total", meanMs(r.totalNs));
-    json.EndObject();
-    allreduce(r.allreduceOps, r.allreduceBytes, r.latenciesUs, r.busbwSum);
-    json.Key("memory");
-    json.StartObject();
-    writeMember(json, "peak_rss_bytes", r.peakRss);
-    writeMember(json, "rss_slope_mb_per_step", leastSquaresSlope(steady));
-    json.EndObject();
-    writeMember(json, "final_loss", r.hasSummary ? r.summary.final_loss() : r.lastLoss);
-    json.Key("telemetry");
-    json.StartObject();
-    writeMember(json, "records_sent", r.telemetrySent);
-    writeMember(json, "records_dropped", r.telemetryDropped);
-    json.EndObject();
-    if (r.hasSummary) {
-      writeMember(json, "test_accuracy", r.summary.test_accuracy());
-      writeMember(json, "param_checksum", r.summary.param_checksum());
-      if (checksum.empty()) checksum = r.summary.param_checksum();
-      identical = identical && r.summary.param_checksum() == checksum;
-    } else {
-      identical = false;
-    }
-    json.EndObject();
+    losses.push_back({rank, r.hasSummary ? std::optional(r.summary.final_loss()) : std::nullopt,
+                      r.stepsRun ? std::optional(r.lastLoss) : std::nullopt});
+    if (checksum.empty() && r.hasSummary) checksum = r.summary.param_checksum();
+    identical = identical && r.hasSummary && r.summary.param_checksum() == checksum;
   }
   json.EndArray();
-  writeMember(json, "samples_per_s", jobSamplesPerS);
-  allreduce(jobOps, jobBytes, jobLatencies, jobBusbw);
-  if (auto it = ranks_.find(0); it != ranks_.end()) {
-    writeMember(json, "final_loss",
-                it->second.hasSummary ? it->second.summary.final_loss() : it->second.lastLoss);
-    if (it->second.hasSummary) writeMember(json, "test_accuracy", it->second.summary.test_accuracy());
+  writeMember(json, "samples_per_s", jobSteps_.throughput());
+  writeAllreduce(json, jobOps, jobBytes, jobLatencies, jobBusbw);
+  if (const auto loss = diagnosis::finalLoss(losses)) writeMember(json, "final_loss", *loss);
+  if (auto it = ranks_.find(0); it != ranks_.end() && it->second.hasSummary) {
+    writeMember(json, "test_accuracy", it->second.summary.test_accuracy());
   }
-  writeMember(json, "params_identical", identical && !ranks_.empty());
+  writeMember(json, "params_identical", identical);
   json.Key("findings");
   json.StartArray();
-  for (const auto& f : findings) {
-    json.StartObject();
-    writeMember(json, "kind", v1::Finding::Kind_Name(f.kind()));
-    writeMember(json, "severity", v1::Finding::Severity_Name(f.severity()));
-    writeMember(json, "rank", f.rank());
-    writeMember(json, "host", f.host());
-    writeMember(json, "since_step", f.since_step());
-    writeMember(json, "cause", f.cause());
-    writeMember(json, "summary", f.summary());
-    writeMember(json, "advice", f.advice());
-    json.Key("evidence");
-    json.StartObject();
-    std::map<std::string, double> evidence(f.evidence().begin(), f.evidence().end());
-    for (const auto& [name, value] : evidence) writeMember(json, name.c_str(), value);
-    json.EndObject();
-    json.EndObject();
-  }
+  for (const auto& f : findings) writeFinding(json, f);
   json.EndArray();
   json.EndObject();
   return std::string(jsonText(buffer)) + "\n";

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The summary of one run, built from its records as they arrive, written by `ringmaster run --summary-json`:
 // status, per-rank throughput and step-phase means, all-reduce statistics, memory peak and slope, final loss
-// and accuracy, and each rank's parameter checksum. After a restart a rank does steps again from the
-// checkpoint: its "steps" counts each step once and "steps_redone" the repeats; throughput and the phase
-// means are over every step it ran, and the memory slope is the last attempt's.
+// and accuracy, and each rank's parameter checksum. The job's throughput, final loss and memory slopes follow
+// the rules `ringmaster show` reads the stored run by (diagnosis/run_figures.h, the leak detector's trend).
+// After a restart a rank does steps again from the checkpoint: its "steps" counts each step once and
+// "steps_redone" the repeats; throughput and the phase means are over every step it ran, and the memory slope
+// is the last attempt's.
 #pragma once
 
 #include <map>
@@ -14,6 +16,8 @@
 
 #include "console/session/launcher.h"
 #include "console/session/record_sink.h"
+#include "diagnosis/memory_leak_detector.h"
+#include "diagnosis/run_figures.h"
 
 namespace ringmaster::console {
 
@@ -31,7 +35,7 @@ class RunSummaryBuilder : public RecordSink {
   void writeJson(const std::string& path, const std::string& jobId, const JobOutcome& outcome,
                  const std::vector<v1::Finding>& findings = {}) const;
 
- private:
+  // What the builder has summed of one rank.
   struct Rank {
     std::string host;
     uint64_t stepsRun = 0;     // step records, a step done again after a restart counted each time
@@ -45,18 +49,19 @@ class RunSummaryBuilder : public RecordSink {
     std::vector<double> latenciesUs;
     double busbwSum = 0;
     uint64_t peakRss = 0;
-    std::vector<std::pair<double, double>> rssByStep;  // (step, MiB)
+    std::optional<uint64_t> lastMemoryStep;
+    diagnosis::MemoryLeakDetector memory;  // the last attempt's samples
     bool hasSummary = false;
     v1::RankSummary summary;
     uint64_t telemetrySent = 0;
     uint64_t telemetryDropped = 0;
   };
+
+ private:
   const v1::JobSpec spec_;
   mutable std::mutex mutex_;
   std::map<int, Rank> ranks_;
+  diagnosis::JobSteps jobSteps_;
 };
-
-// Least-squares slope of y over x; 0 with fewer than two distinct x.
-double leastSquaresSlope(const std::vector<std::pair<double, double>>& points);
 
 }  // namespace ringmaster::console

@@ -156,10 +156,6 @@ std::vector<size_t> halvingRounds(size_t trials, size_t candidates) {
   return rounds;
 }
 
-uint64_t warmupSteps(uint64_t steps) {
-  return std::max<uint64_t>(2, steps / 10);
-}
-
 RunMetrics measureTrial(const RunStore& store, int64_t runId) {
   auto info = store.run(runId);
   if (!info) throw InputError("no run " + std::to_string(runId) + " in " + store.path());

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/warmup.h"
 #include "diagnosis/comparison.h"
 #include "history/run_store.h"
 #include "ringmaster/v1/job.pb.h"
@@ -64,10 +65,7 @@ std::vector<TuneSetting> spreadCandidates(const TuneSetting& baseline, size_t co
 // `trials` settings when the budget cannot pay for halving from at least 4.
 std::vector<size_t> halvingRounds(size_t trials, size_t candidates);
 
-// The leading steps a trial's figures leave out: allocators fill up, the engine lays out its buckets, the
-// first batches are read. A tenth of the steps, at least 2.
-uint64_t warmupSteps(uint64_t steps);
-// A trial's figures from the store, without its warm-up steps.
+// A trial's figures from the store, without its warm-up steps (common/warmup.h).
 RunMetrics measureTrial(const RunStore& store, int64_t runId);
 // The throughput change of `trial` against `baseline`, with compareRuns' bootstrap 95 % interval.
 MetricDelta throughputDelta(const RunMetrics& baseline, const RunMetrics& trial);

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/json.h"
 #include "console/session/ingest.h"
+#include "console/session/run_summary.h"
 #include "tests/support/files.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -92,6 +94,51 @@ size_t lines(const std::string& path) {
 }
 
 }  // namespace
+
+// `ringmaster run` writes --summary-json from the records as they arrive and stores the same records; `show`
+// reads them back from the store. Both state the same throughput, final loss and memory growth.
+TEST_F(HistoryCli, ShowPrintsTheFiguresTheSummaryJsonHas) {
+  ringmaster::test::SyntheticRun run;
+  run.ranks = 3;
+  run.steps = 150;
+  run.slowRank = 1;
+  run.slowFrom = 20;
+  run.slowCompute = 0.3;
+  run.leakRank = 2;
+  run.leakMiBPerStep = 2;
+  ringmaster::NewRun spec;
+  spec.name = "both-ways";
+  spec.spec.set_world_size(run.ranks);
+  ringmaster::console::RunIngest ingest(store_, spec);
+  ringmaster::console::RunSummaryBuilder summary(spec.spec);
+  std::vector<v1::Record> records = ringmaster::test::generate(run).records;
+  // Each rank's own loss, so that whose loss is "the" final loss shows.
+  for (auto& record : records) {
+    if (record.has_step()) record.mutable_step()->set_loss(1.0 + record.step().rank());
+  }
+  ingest.add(records, "localhost");
+  summary.onRecords("job", "localhost", records);
+  ingest.finish("finished");
+  ringmaster::console::JobOutcome outcome;
+  outcome.status = ringmaster::console::JobStatus::Succeeded;
+  const rapidjson::Document json = ringmaster::parseJson(summary.toJson("job", outcome));
+
+  auto show = ringmaster({"show", "both-ways"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  char throughput[64], loss[64], growth[64];
+  std::snprintf(throughput, sizeof throughput, "throughput %.1f samples/s", json["samples_per_s"].GetDouble());
+  std::snprintf(loss, sizeof loss, "final loss %.4f", json["final_loss"].GetDouble());
+  double steepest = 0;
+  for (const auto& rank : json["ranks"].GetArray()) {
+    steepest = std::max(steepest, rank["memory"]["rss_slope_mb_per_step"].GetDouble());
+  }
+  std::snprintf(growth, sizeof growth, "steepest growth %.3f MiB/step", steepest);
+  EXPECT_NE(show.out.find(throughput), std::string::npos) << throughput << "\n" << show.out;
+  EXPECT_NE(show.out.find(loss), std::string::npos) << loss << "\n" << show.out;
+  EXPECT_NE(show.out.find(growth), std::string::npos) << growth << "\n" << show.out;
+  EXPECT_DOUBLE_EQ(json["final_loss"].GetDouble(), 1.0) << "rank 0's loss";
+  EXPECT_NEAR(steepest, 2.0, 0.2) << "the leaking rank's growth";
+}
 
 TEST_F(HistoryCli, AnEmptyHistorySaysSo) {
   auto r = ringmaster({"runs"});
