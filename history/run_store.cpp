@@ -25,193 +25,13 @@
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/json.h"
+#include "history/console_claims.h"
+#include "history/statement.h"
 #include "history/store_schema.h"
+#include "history/stored_text.h"
 #include "history/timeline_chunk.h"
 
 namespace ringmaster {
-
-namespace {
-
-// One prepared statement; reset after each use so it can be bound again.
-class Statement {
- public:
-  Statement(sqlite3* db, std::string_view sql, const std::string& path) : db_(db) {
-    if (sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) !=
-        SQLITE_OK) {
-      throw StoreError("run store " + path + ": " + sqlite3_errmsg(db));
-    }
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int index, int64_t value) {
-    sqlite3_bind_int64(stmt_, index, value);
-    return *this;
-  }
-  Statement& bind(int index, int value) { return bind(index, int64_t(value)); }
-  Statement& bind(int index, uint64_t value) { return bind(index, int64_t(value)); }
-  Statement& bind(int index, uint32_t value) { return bind(index, int64_t(value)); }
-  Statement& bind(int index, double value) {
-    sqlite3_bind_double(stmt_, index, value);
-    return *this;
-  }
-  Statement& bind(int index, std::string_view text) {
-    sqlite3_bind_text(stmt_, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bindNull(int index) {
-    sqlite3_bind_null(stmt_, index);
-    return *this;
-  }
-  Statement& bindBlob(int index, const std::string& bytes) {
-    sqlite3_bind_blob(stmt_, index, bytes.data(), int(bytes.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-
-  // Steps once; true while a row is available. Throws on errors.
-  bool step() {
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    std::string message = sqlite3_errmsg(db_);
-    sqlite3_reset(stmt_);
-    throw StoreError(std::string("run store ") + sqlite3_db_filename(db_, "main") + ": " + message);
-  }
-  // Runs a statement that returns no rows, then readies it for the next use.
-  void run() {
-    step();
-    reset();
-  }
-  void reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-
-  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
-  int integer(int column) const { return sqlite3_column_int(stmt_, column); }
-  double real(int column) const { return sqlite3_column_double(stmt_, column); }
-  bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-  std::string_view text(int column) const {
-    const unsigned char* p = sqlite3_column_text(stmt_, column);
-    return p ? std::string_view(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
-             : std::string_view();
-  }
-  // Valid until the statement steps or resets.
-  std::string_view blobView(int column) const {
-    const void* p = sqlite3_column_blob(stmt_, column);
-    return p ? std::string_view(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
-             : std::string_view();
-  }
-  std::string blob(int column) const {
-    const void* p = sqlite3_column_blob(stmt_, column);
-    return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column)))
-             : std::string();
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-std::string encodeEvidence(const google::protobuf::Map<std::string, double>& evidence) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
-  json.StartObject();
-  std::map<std::string, double> sorted(evidence.begin(), evidence.end());
-  for (const auto& [key, value] : sorted) {
-    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-    writeNumber(json, value);
-  }
-  json.EndObject();
-  return std::string(jsonText(buffer));
-}
-
-void decodeEvidence(std::string_view json, google::protobuf::Map<std::string, double>& out) {
-  rapidjson::Document document = parseJson(json);
-  if (!document.IsObject()) return;
-  for (const auto& member : document.GetObject()) {
-    if (member.value.IsNumber()) out[member.name.GetString()] = member.value.GetDouble();
-  }
-}
-
-std::string joinRanks(const google::protobuf::RepeatedField<int32_t>& ranks) {
-  std::string out;
-  for (int r : ranks) {
-    if (!out.empty()) out.push_back(',');
-    out += std::to_string(r);
-  }
-  return out;
-}
-
-std::string encodeStrings(const google::protobuf::RepeatedPtrField<std::string>& strings) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
-  json.StartArray();
-  for (const auto& s : strings) json.String(s);
-  json.EndArray();
-  return std::string(jsonText(buffer));
-}
-
-// The members of a flat JSON object whose values are strings or numbers (as written); others are passed over.
-class StringMapReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, StringMapReader> {
- public:
-  explicit StringMapReader(std::map<std::string, std::string>& out) : out_(out) {}
-  bool Default() { return true; }
-  bool Key(const char* text, rapidjson::SizeType length, bool) {
-    if (depth_ == 1) key_.assign(text, length);
-    return true;
-  }
-  bool String(const char* text, rapidjson::SizeType length, bool) {
-    if (depth_ == 1 && inObject_) out_[key_].assign(text, length);
-    return true;
-  }
-  bool RawNumber(const char* text, rapidjson::SizeType length, bool copy) {
-    return String(text, length, copy);
-  }
-  bool StartObject() {
-    inObject_ = inObject_ || depth_ == 0;
-    ++depth_;
-    return true;
-  }
-  bool StartArray() {
-    ++depth_;
-    return true;
-  }
-  bool EndObject(rapidjson::SizeType) { return EndArray(0); }
-  bool EndArray(rapidjson::SizeType) {
-    --depth_;
-    return true;
-  }
-
- private:
-  std::map<std::string, std::string>& out_;
-  std::string key_;
-  int depth_ = 0;
-  bool inObject_ = false;  // the document is an object
-};
-
-}  // namespace
-
-std::string encodeStringMap(const std::map<std::string, std::string>& map) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> json(buffer);
-  json.StartObject();
-  for (const auto& [key, value] : map) {
-    json.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-    json.String(value);
-  }
-  json.EndObject();
-  return std::string(jsonText(buffer));
-}
-
-std::map<std::string, std::string> decodeStringMap(std::string_view json) {
-  std::map<std::string, std::string> out;
-  if (json.empty()) return out;
-  StringMapReader reader(out);
-  readJson<rapidjson::kParseNumbersAsStringsFlag>(json, reader);
-  return out;
-}
 
 struct RunStore::Impl {
   std::string path;
@@ -626,8 +446,6 @@ constexpr const char* kRunColumns =
     "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
     "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
 
-bool consoleSeemsAlive(const std::string& storePath, const std::string& name);
-
 // A new store is made readable by this user only (0600): it holds the user's jobs, their logs and their
 // hosts. SQLite gives the store's -wal and -shm files the store's own mode.
 void createPrivately(const std::string& path) {
@@ -717,83 +535,6 @@ int RunStore::openedSchemaVersion() const {
 int RunStore::schemaVersion() const {
   return impl_->version;
 }
-
-namespace {
-
-// <store>.consoles beside the store file (links resolved): where live consoles keep their lock files.
-std::string consolesFolder(const std::string& storePath) {
-  std::error_code ec;
-  return std::filesystem::weakly_canonical(storePath, ec).string() + ".consoles";
-}
-
-// The lock file this process holds for the store at `storePath` while it lives (taken on first use; the
-// descriptor stays open until the process ends, when the kernel releases the lock, also after kill -9).
-std::string claimForThisProcess(const std::string& path) {
-  static std::mutex mutex;
-  static std::map<std::pair<pid_t, std::string>, std::string> claimed;  // (process, lock folder) -> lock file
-  std::lock_guard lock(mutex);
-  const std::string folder = consolesFolder(path);
-  // Keyed by process too: a forked child shares its parent's lock and must take its own.
-  if (auto it = claimed.find({::getpid(), folder}); it != claimed.end()) return it->second;
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  std::string name = std::string(host) + "-" + std::to_string(::getpid()) + ".lock";
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  int fd = ::open((folder + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (fd >= 0) ::close(fd);
-    name.clear();  // no lock beside the store: the next console to open it takes the run for an orphan
-  }
-  claimed[{::getpid(), folder}] = name;
-  return name;
-}
-
-// True when a console holds `name`'s lock (it is alive); false when nobody does (it died or never claimed).
-bool consoleAlive(const std::string& storePath, const std::string& name) {
-  if (name.empty() || name.find('/') != std::string::npos) return false;
-  const std::string file = consolesFolder(storePath) + "/" + name;
-  int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
-  // Only a lock taken proves the console gone; any failure (held, or locks unsupported here) leaves it be.
-  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
-  if (!held) ::unlink(file.c_str());
-  ::close(fd);
-  return held;
-}
-
-// consoleAlive for a reader, who changes nothing: a shared lock it can take proves the console gone; the lock
-// file is left where it is.
-bool consoleSeemsAlive(const std::string& storePath, const std::string& name) {
-  if (name.empty() || name.find('/') != std::string::npos) return false;
-  int fd = ::open((consolesFolder(storePath) + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
-  ::close(fd);
-  return held;
-}
-
-// Room kept on the store's disk for each live run's end (see RunStore::endRun): a disk that fills during the
-// run must not leave it "running", with nothing said of what it lost.
-constexpr off_t kEndRoomBytes = 256 << 10;
-
-std::string endRoomFile(const std::string& storePath, int64_t runId) {
-  return consolesFolder(storePath) + "/run-" + std::to_string(runId) + ".room";
-}
-
-void keepEndRoom(const std::string& storePath, int64_t runId) {
-  const int fd = ::open(endRoomFile(storePath, runId).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return;  // no room even for this: the run goes on without it
-  (void)::posix_fallocate(fd, 0, kEndRoomBytes);
-  ::close(fd);
-}
-
-// True when there was room to give back.
-bool releaseEndRoom(const std::string& storePath, int64_t runId) {
-  return ::unlink(endRoomFile(storePath, runId).c_str()) == 0;
-}
-
-}  // namespace
 
 int RunStore::markInterruptedRuns() {
   std::vector<std::pair<int64_t, std::string>> running;
@@ -1334,21 +1075,8 @@ std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
   while (q->step()) {
     v1::StallReport s;
     s.set_reporting_rank(q->integer(0));
-    std::string_view ranks = q->text(1);
-    while (!ranks.empty()) {
-      size_t cut = ranks.find(',');
-      int r = 0;
-      std::from_chars(ranks.data(), ranks.data() + std::min(cut, ranks.size()), r);
-      s.add_missing_ranks(r);
-      if (cut == std::string_view::npos) break;
-      ranks.remove_prefix(cut + 1);
-    }
-    rapidjson::Document tensors = parseJson(q->text(2));
-    if (tensors.IsArray()) {
-      for (const auto& t : tensors.GetArray()) {
-        if (t.IsString()) s.add_tensors(t.GetString());
-      }
-    }
+    splitRanks(q->text(1), *s.mutable_missing_ranks());
+    decodeStrings(q->text(2), *s.mutable_tensors());
     s.set_waited_s(q->real(3));
     out.push_back(std::move(s));
   }
