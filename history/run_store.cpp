@@ -26,6 +26,7 @@
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "history/console_claims.h"
+#include "history/run_store_impl.h"
 #include "history/statement.h"
 #include "history/store_schema.h"
 #include "history/stored_text.h"
@@ -33,411 +34,329 @@
 
 namespace ringmaster {
 
-struct RunStore::Impl {
-  std::string path;
-  sqlite3* db = nullptr;
-  int openedVersion = 0;
-  int version = 0;
-  // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
-  // "interrupted" (a reader does not mark them so; the next writer does).
-  std::set<int64_t> orphanedRuns;
-  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
-      insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
-
-  // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
-  // yet). The chunks changed by the batch being appended are stored before it commits.
-  struct LaneKey {
-    int64_t runId;
-    int rank;
-    std::string lane;
-    bool operator<(const LaneKey& other) const {
-      return std::tie(runId, rank, lane) < std::tie(other.runId, other.rank, other.lane);
-    }
-  };
-  struct OpenChunk {
-    TimelineChunkEncoder events;
-    int64_t row = 0;
-    bool changed = false;
-  };
-  std::map<LaneKey, OpenChunk> openChunks;
-  std::vector<std::map<LaneKey, OpenChunk>::iterator> changedChunks;
-  int timelineFlushMs = 1000;
-  // None until the open chunks are first stored: the first batch is due at once, however long the machine
-  // has been up (the steady clock counts from boot).
-  std::optional<std::chrono::steady_clock::time_point> lastTimelineFlush;
-
-  ~Impl() {
-    try {
-      flushOpenChunks();
-    } catch (...) {
-      // The store cannot be written now: those events are lost, as with a console that dies.
-    }
-    // Statements must go before the connection.
-    insertStep.reset();
-    insertOp.reset();
-    insertMemory.reset();
-    insertChunk.reset();
-    updateChunk.reset();
-    insertLog.reset();
-    insertStall.reset();
-    insertFinding.reset();
-    upsertRankState.reset();
-    upsertRankSummary.reset();
-    upsertHealth.reset();
-    insertHost.reset();
-    if (db) sqlite3_close_v2(db);
+RunStore::Impl::~Impl() {
+  try {
+    flushOpenChunks();
+  } catch (...) {
+    // The store cannot be written now: those events are lost, as with a console that dies.
   }
+  // Statements must go before the connection.
+  insertStep.reset();
+  insertOp.reset();
+  insertMemory.reset();
+  insertChunk.reset();
+  updateChunk.reset();
+  insertLog.reset();
+  insertStall.reset();
+  insertFinding.reset();
+  upsertRankState.reset();
+  upsertRankSummary.reset();
+  upsertHealth.reset();
+  insertHost.reset();
+  if (db) sqlite3_close_v2(db);
+}
 
-  [[noreturn]] void fail(int rc, const std::string& doing) const {
-    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    int primary = rc & 0xFF;
-    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
-      throw StoreError("run store " + path + " is damaged or not a database (" + detail +
-                       "); move it aside to start a new history, or pass another file with --store");
-    }
-    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-      throw StoreError("run store " + path + " is locked by another process (" + detail +
-                       "); wait for it to finish or pass another file with --store");
-    }
-    if (primary == SQLITE_FULL) {
-      throw StoreError("cannot " + doing + " run store " + path + ": the disk holding it is full (" + detail +
-                       "); free space there, or pass another file with --store");
-    }
-    if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
-      throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
-                       "); check that the folder exists and is writable, or pass another file with --store");
-    }
-    throw StoreError("run store " + path + ": " + doing + " failed: " + detail);
+void RunStore::Impl::fail(int rc, const std::string& doing) const {
+  std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  int primary = rc & 0xFF;
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+    throw StoreError("run store " + path + " is damaged or not a database (" + detail +
+                     "); move it aside to start a new history, or pass another file with --store");
   }
-
-  void exec(std::string_view sql, const std::string& doing) {
-    char* message = nullptr;
-    int rc = sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, &message);
-    sqlite3_free(message);
-    if (rc != SQLITE_OK) fail(rc, doing);
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    throw StoreError("run store " + path + " is locked by another process (" + detail +
+                     "); wait for it to finish or pass another file with --store");
   }
-
-  int pragmaInt(const char* sql) {
-    sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
-    if (rc != SQLITE_OK) fail(rc, "read");
-    rc = sqlite3_step(stmt);
-    int value = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(rc, "read");
-    return value;
+  if (primary == SQLITE_FULL) {
+    throw StoreError("cannot " + doing + " run store " + path + ": the disk holding it is full (" + detail +
+                     "); free space there, or pass another file with --store");
   }
-
-  std::unique_ptr<Statement> prepare(std::string_view sql) {
-    return std::make_unique<Statement>(db, sql, path);
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM) {
+    throw StoreError("cannot " + doing + " run store " + path + " (" + detail +
+                     "); check that the folder exists and is writable, or pass another file with --store");
   }
+  throw StoreError("run store " + path + ": " + doing + " failed: " + detail);
+}
 
-  // BEGIN IMMEDIATE ... COMMIT, rolled back if the body throws.
-  template <typename Body>
-  void transaction(Body&& body) {
-    exec("BEGIN IMMEDIATE", "write to");
-    try {
-      body();
-    } catch (...) {
-      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
+void RunStore::Impl::exec(std::string_view sql, const std::string& doing) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, &message);
+  sqlite3_free(message);
+  if (rc != SQLITE_OK) fail(rc, doing);
+}
+
+int RunStore::Impl::pragmaInt(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) fail(rc, "read");
+  rc = sqlite3_step(stmt);
+  int value = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(rc, "read");
+  return value;
+}
+
+void RunStore::Impl::migrate(bool readOnly) {
+  int applicationId = pragmaInt("PRAGMA application_id");
+  openedVersion = pragmaInt("PRAGMA user_version");
+  int tables = pragmaInt("SELECT count(*) FROM sqlite_schema");
+  if (readOnly && applicationId == 0 && tables == 0) {
+    // Only a writer makes a store of an empty file: a reader leaves it as it is.
+    throw StoreError("run store " + path +
+                     " is not a Ringmaster run store (it is empty); give --store the file a run or an "
+                     "import was stored in");
+  }
+  if (applicationId != store_schema::kApplicationId && (applicationId != 0 || tables > 0)) {
+    throw StoreError("run store " + path +
+                     " is an SQLite file of another program; pass a new file name with --store");
+  }
+  if (openedVersion > store_schema::kCurrentVersion) {
+    throw StoreError("run store " + path + " was written by a newer Ringmaster (schema version " +
+                     std::to_string(openedVersion) + ", this build knows up to " +
+                     std::to_string(store_schema::kCurrentVersion) + "); update Ringmaster to read it");
+  }
+  version = openedVersion;
+  if (version == store_schema::kCurrentVersion) return;
+  if (readOnly) {
+    throw StoreError("run store " + path + " needs a schema upgrade (version " + std::to_string(version) +
+                     " to " + std::to_string(store_schema::kCurrentVersion) +
+                     "); open it once with a command that stores runs (ringmaster run, ringmaster import) "
+                     "or the console window");
+  }
+  transaction([&] {
+    // Someone else may have migrated it while we waited for the write lock.
+    version = pragmaInt("PRAGMA user_version");
+    const auto& steps = store_schema::migrations();
+    for (int v = version; v < store_schema::kCurrentVersion; ++v) {
+      exec(steps[size_t(v)], "upgrade the schema of");
     }
-    exec("COMMIT", "write to");
-  }
+    exec("PRAGMA application_id = " + std::to_string(store_schema::kApplicationId), "write to");
+    exec("PRAGMA user_version = " + std::to_string(store_schema::kCurrentVersion), "write to");
+    version = store_schema::kCurrentVersion;
+  });
+}
 
-  void migrate(bool readOnly) {
-    int applicationId = pragmaInt("PRAGMA application_id");
-    openedVersion = pragmaInt("PRAGMA user_version");
-    int tables = pragmaInt("SELECT count(*) FROM sqlite_schema");
-    if (readOnly && applicationId == 0 && tables == 0) {
-      // Only a writer makes a store of an empty file: a reader leaves it as it is.
-      throw StoreError("run store " + path +
-                       " is not a Ringmaster run store (it is empty); give --store the file a run or an "
-                       "import was stored in");
-    }
-    if (applicationId != store_schema::kApplicationId && (applicationId != 0 || tables > 0)) {
-      throw StoreError("run store " + path +
-                       " is an SQLite file of another program; pass a new file name with --store");
-    }
-    if (openedVersion > store_schema::kCurrentVersion) {
-      throw StoreError("run store " + path + " was written by a newer Ringmaster (schema version " +
-                       std::to_string(openedVersion) + ", this build knows up to " +
-                       std::to_string(store_schema::kCurrentVersion) + "); update Ringmaster to read it");
-    }
-    version = openedVersion;
-    if (version == store_schema::kCurrentVersion) return;
-    if (readOnly) {
-      throw StoreError("run store " + path + " needs a schema upgrade (version " + std::to_string(version) +
-                       " to " + std::to_string(store_schema::kCurrentVersion) +
-                       "); open it once with a command that stores runs (ringmaster run, ringmaster import) "
-                       "or the console window");
-    }
-    transaction([&] {
-      // Someone else may have migrated it while we waited for the write lock.
-      version = pragmaInt("PRAGMA user_version");
-      const auto& steps = store_schema::migrations();
-      for (int v = version; v < store_schema::kCurrentVersion; ++v) {
-        exec(steps[size_t(v)], "upgrade the schema of");
-      }
-      exec("PRAGMA application_id = " + std::to_string(store_schema::kApplicationId), "write to");
-      exec("PRAGMA user_version = " + std::to_string(store_schema::kCurrentVersion), "write to");
-      version = store_schema::kCurrentVersion;
-    });
-  }
+void RunStore::Impl::prepareWriters() {
+  insertStep = prepare(
+      "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, "
+      "comm_wait_ns, "
+      "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  insertOp = prepare(
+      "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, "
+      "algbw_gbps, "
+      "busbw_gbps, tensors) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  insertMemory = prepare(
+      "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
+      "device_total_bytes, host_total_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+  insertChunk = prepare(
+      "INSERT INTO timeline_chunks (run_id, rank, lane, first_start_ns, last_end_ns, events, data) "
+      "VALUES (?,?,?,?,?,?,?)");
+  updateChunk = prepare(
+      "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
+  insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
+  insertStall = prepare(
+      "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
+      "(?,?,?,?,?)");
+  insertFinding = prepare(
+      "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
+      "VALUES (?,?,?,?,?,?,?,?,?)");
+  upsertRankState = prepare(
+      "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES "
+      "(?,?,?,?,?,?,?,?) "
+      "ON CONFLICT (run_id, rank) DO UPDATE SET "
+      "host = CASE WHEN excluded.host <> '' THEN excluded.host ELSE host END, "
+      "pid = CASE WHEN excluded.pid <> 0 THEN excluded.pid ELSE pid END, "
+      "state = excluded.state, exit_code = excluded.exit_code, signal = excluded.signal, "
+      "message = excluded.message");
+  upsertRankSummary = prepare(
+      "INSERT INTO ranks (run_id, rank, final_loss, test_accuracy, param_checksum, steps, samples_per_s) "
+      "VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, rank) DO UPDATE SET "
+      "final_loss = excluded.final_loss, test_accuracy = excluded.test_accuracy, "
+      "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = "
+      "excluded.samples_per_s");
+  upsertHealth = prepare(
+      "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
+      "ON CONFLICT (run_id, rank) DO UPDATE SET "
+      "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
+  insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
+}
 
-  void prepareWriters() {
-    insertStep = prepare(
-        "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, "
-        "comm_wait_ns, "
-        "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    insertOp = prepare(
-        "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, "
-        "algbw_gbps, "
-        "busbw_gbps, tensors) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-    insertMemory = prepare(
-        "INSERT INTO memory_samples (run_id, rank, step, time_ns, rss_bytes, heap_bytes, device_used_bytes, "
-        "device_total_bytes, host_total_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
-    insertChunk = prepare(
-        "INSERT INTO timeline_chunks (run_id, rank, lane, first_start_ns, last_end_ns, events, data) "
-        "VALUES (?,?,?,?,?,?,?)");
-    updateChunk = prepare(
-        "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
-    insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
-    insertStall = prepare(
-        "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
-        "(?,?,?,?,?)");
-    insertFinding = prepare(
-        "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
-        "VALUES (?,?,?,?,?,?,?,?,?)");
-    upsertRankState = prepare(
-        "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES "
-        "(?,?,?,?,?,?,?,?) "
-        "ON CONFLICT (run_id, rank) DO UPDATE SET "
-        "host = CASE WHEN excluded.host <> '' THEN excluded.host ELSE host END, "
-        "pid = CASE WHEN excluded.pid <> 0 THEN excluded.pid ELSE pid END, "
-        "state = excluded.state, exit_code = excluded.exit_code, signal = excluded.signal, "
-        "message = excluded.message");
-    upsertRankSummary = prepare(
-        "INSERT INTO ranks (run_id, rank, final_loss, test_accuracy, param_checksum, steps, samples_per_s) "
-        "VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, rank) DO UPDATE SET "
-        "final_loss = excluded.final_loss, test_accuracy = excluded.test_accuracy, "
-        "param_checksum = excluded.param_checksum, steps = excluded.steps, samples_per_s = "
-        "excluded.samples_per_s");
-    upsertHealth = prepare(
-        "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
-        "ON CONFLICT (run_id, rank) DO UPDATE SET "
-        "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
-    insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
-  }
+void RunStore::Impl::insertFindingRow(int64_t runId, const v1::Finding& f) {
+  insertFinding->bind(1, runId)
+      .bind(2, int(f.kind()))
+      .bind(3, int(f.severity()))
+      .bind(4, f.rank())
+      .bind(5, f.host())
+      .bind(6, f.since_step())
+      .bind(7, f.cause())
+      .bind(8, f.summary())
+      .bind(9, encodeEvidence(f.evidence()))
+      .run();
+}
 
-  void insertFindingRow(int64_t runId, const v1::Finding& f) {
-    insertFinding->bind(1, runId)
-        .bind(2, int(f.kind()))
-        .bind(3, int(f.severity()))
-        .bind(4, f.rank())
-        .bind(5, f.host())
-        .bind(6, f.since_step())
-        .bind(7, f.cause())
-        .bind(8, f.summary())
-        .bind(9, encodeEvidence(f.evidence()))
-        .run();
+int64_t RunStore::Impl::storeChunk(int64_t runId, int rank, const std::string& lane,
+                                   const TimelineChunkEncoder& events, int64_t row) {
+  const std::string blob = events.encode();
+  if (row == 0) {
+    insertChunk->bind(1, runId).bind(2, rank).bind(3, lane).bind(4, events.firstStartNs());
+    insertChunk->bind(5, events.lastEndNs()).bind(6, uint64_t(events.size())).bindBlob(7, blob).run();
+    return sqlite3_last_insert_rowid(db);
   }
+  updateChunk->bind(1, events.firstStartNs()).bind(2, events.lastEndNs()).bind(3, uint64_t(events.size()));
+  updateChunk->bindBlob(4, blob).bind(5, row).run();
+  return row;
+}
 
-  // Stores a chunk as a new row (row 0) or over row `row`; returns its row.
-  int64_t storeChunk(int64_t runId, int rank, const std::string& lane, const TimelineChunkEncoder& events,
-                     int64_t row) {
-    const std::string blob = events.encode();
-    if (row == 0) {
-      insertChunk->bind(1, runId).bind(2, rank).bind(3, lane).bind(4, events.firstStartNs());
-      insertChunk->bind(5, events.lastEndNs()).bind(6, uint64_t(events.size())).bindBlob(7, blob).run();
-      return sqlite3_last_insert_rowid(db);
-    }
-    updateChunk->bind(1, events.firstStartNs()).bind(2, events.lastEndNs()).bind(3, uint64_t(events.size()));
-    updateChunk->bindBlob(4, blob).bind(5, row).run();
-    return row;
+void RunStore::Impl::insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e) {
+  auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
+  OpenChunk& open = it->second;
+  open.events.add(e);
+  if (open.events.full()) {
+    storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
+    open = OpenChunk();
+  } else if (!open.changed) {
+    open.changed = true;
+    changedChunks.push_back(it);
   }
+}
 
-  void insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e) {
-    auto it = openChunks.try_emplace(LaneKey{runId, e.rank(), e.lane()}).first;
+void RunStore::Impl::forgetOpenChunks(int64_t runId) {
+  changedChunks.erase(std::remove_if(changedChunks.begin(), changedChunks.end(),
+                                     [&](const auto& it) { return it->first.runId == runId; }),
+                      changedChunks.end());
+  constexpr int kLowest = std::numeric_limits<int>::min();
+  openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
+                   openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
+}
+
+void RunStore::Impl::storeChangedChunks() {
+  for (auto it : changedChunks) {
     OpenChunk& open = it->second;
-    open.events.add(e);
-    if (open.events.full()) {
-      storeChunk(runId, e.rank(), e.lane(), open.events, open.row);
-      open = OpenChunk();
-    } else if (!open.changed) {
-      open.changed = true;
-      changedChunks.push_back(it);
+    if (!open.changed) continue;  // filled and stored since
+    open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
+    open.changed = false;
+  }
+  changedChunks.clear();
+  lastTimelineFlush = std::chrono::steady_clock::now();
+}
+
+void RunStore::Impl::flushOpenChunks() {
+  if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
+}
+
+void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
+  switch (record.body_case()) {
+    case v1::Record::kStep: {
+      const auto& s = record.step();
+      insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
+      insertStep->bind(6, s.data_ns())
+          .bind(7, s.forward_ns())
+          .bind(8, s.backward_ns())
+          .bind(9, s.comm_wait_ns());
+      insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
+      insertStep->bind(14, s.lr()).run();
+      break;
     }
-  }
-
-  // Drops the run's open chunks from memory (what they hold that was not stored is lost).
-  void forgetOpenChunks(int64_t runId) {
-    changedChunks.erase(std::remove_if(changedChunks.begin(), changedChunks.end(),
-                                       [&](const auto& it) { return it->first.runId == runId; }),
-                        changedChunks.end());
-    constexpr int kLowest = std::numeric_limits<int>::min();
-    openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
-                     openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
-  }
-
-  // Stores the open chunks changed since they were last stored (inside a transaction).
-  void storeChangedChunks() {
-    for (auto it : changedChunks) {
-      OpenChunk& open = it->second;
-      if (!open.changed) continue;  // filled and stored since
-      open.row = storeChunk(it->first.runId, it->first.rank, it->first.lane, open.events, open.row);
-      open.changed = false;
+    case v1::Record::kAllreduce: {
+      const auto& o = record.allreduce();
+      insertOp->bind(1, runId).bind(2, o.rank()).bind(3, o.step()).bind(4, o.bucket()).bind(5, o.bytes());
+      insertOp->bind(6, o.start_ns()).bind(7, o.end_ns()).bind(8, o.latency_us()).bind(9, o.algbw_gbps());
+      insertOp->bind(10, o.busbw_gbps()).bind(11, o.tensors()).run();
+      break;
     }
-    changedChunks.clear();
-    lastTimelineFlush = std::chrono::steady_clock::now();
-  }
-
-  // Appends in one transaction, storing the changed open chunks with it when they are due.
-  template <typename Body>
-  void appending(Body&& body) {
-    try {
-      transaction([&] {
-        body();
-        if (!changedChunks.empty() &&
-            (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
-                                       std::chrono::milliseconds(timelineFlushMs))) {
-          storeChangedChunks();
-        }
-      });
-    } catch (...) {
-      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks, and what the open ones
-      // held unstored is lost with the batch.
-      changedChunks.clear();
-      openChunks.clear();
-      throw;
+    case v1::Record::kMemory: {
+      const auto& m = record.memory();
+      insertMemory->bind(1, runId).bind(2, m.rank()).bind(3, m.step()).bind(4, m.time_ns());
+      insertMemory->bind(5, m.rss_bytes()).bind(6, m.heap_bytes()).bind(7, m.device_used_bytes());
+      insertMemory->bind(8, m.device_total_bytes()).bind(9, m.host_total_bytes()).run();
+      break;
     }
-  }
-
-  void flushOpenChunks() {
-    if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
-  }
-
-  [[noreturn]] void damagedChunk(int64_t runId, int rank, std::string_view lane,
-                                 const TimelineChunkError& error) const {
-    throw StoreError("run store " + path + ": a timeline chunk of run " + std::to_string(runId) + " (rank " +
-                     std::to_string(rank) + ", lane '" + std::string(lane) +
-                     "') is damaged: " + error.what() + "; the run's other records can still be read");
-  }
-
-  void insert(int64_t runId, const v1::Record& record) {
-    switch (record.body_case()) {
-      case v1::Record::kStep: {
-        const auto& s = record.step();
-        insertStep->bind(1, runId)
-            .bind(2, s.rank())
-            .bind(3, s.step())
-            .bind(4, s.epoch())
-            .bind(5, s.start_ns());
-        insertStep->bind(6, s.data_ns())
-            .bind(7, s.forward_ns())
-            .bind(8, s.backward_ns())
-            .bind(9, s.comm_wait_ns());
-        insertStep->bind(10, s.optimizer_ns())
-            .bind(11, s.total_ns())
-            .bind(12, s.samples())
-            .bind(13, s.loss());
-        insertStep->bind(14, s.lr()).run();
-        break;
-      }
-      case v1::Record::kAllreduce: {
-        const auto& o = record.allreduce();
-        insertOp->bind(1, runId).bind(2, o.rank()).bind(3, o.step()).bind(4, o.bucket()).bind(5, o.bytes());
-        insertOp->bind(6, o.start_ns()).bind(7, o.end_ns()).bind(8, o.latency_us()).bind(9, o.algbw_gbps());
-        insertOp->bind(10, o.busbw_gbps()).bind(11, o.tensors()).run();
-        break;
-      }
-      case v1::Record::kMemory: {
-        const auto& m = record.memory();
-        insertMemory->bind(1, runId).bind(2, m.rank()).bind(3, m.step()).bind(4, m.time_ns());
-        insertMemory->bind(5, m.rss_bytes()).bind(6, m.heap_bytes()).bind(7, m.device_used_bytes());
-        insertMemory->bind(8, m.device_total_bytes()).bind(9, m.host_total_bytes()).run();
-        break;
-      }
-      case v1::Record::kTimeline:
-        insertTimelineEvent(runId, record.timeline());
-        break;
-      case v1::Record::kLog: {
-        const auto& l = record.log();
-        insertLog->bind(1, runId).bind(2, l.rank()).bind(3, int(l.stream())).bind(4, l.time_unix_ns());
-        insertLog->bind(5, l.text()).run();
-        break;
-      }
-      case v1::Record::kRankState: {
-        const auto& r = record.rank_state();
-        upsertRankState->bind(1, runId)
-            .bind(2, r.rank())
-            .bind(3, r.host())
-            .bind(4, r.pid())
-            .bind(5, int(r.state()));
-        upsertRankState->bind(6, r.exit_code()).bind(7, r.signal()).bind(8, r.message()).run();
-        if (!r.host().empty()) insertHost->bind(1, runId).bind(2, r.host()).run();
-        break;
-      }
-      case v1::Record::kFinding:
-        insertFindingRow(runId, record.finding());
-        break;
-      case v1::Record::kHealth: {
-        const auto& h = record.health();
-        upsertHealth->bind(1, runId)
-            .bind(2, h.rank())
-            .bind(3, h.records_sent())
-            .bind(4, h.records_dropped())
-            .run();
-        break;
-      }
-      case v1::Record::kStall: {
-        const auto& s = record.stall();
-        insertStall->bind(1, runId).bind(2, s.reporting_rank()).bind(3, joinRanks(s.missing_ranks()));
-        insertStall->bind(4, encodeStrings(s.tensors())).bind(5, s.waited_s()).run();
-        break;
-      }
-      case v1::Record::kSummary: {
-        const auto& s = record.summary();
-        upsertRankSummary->bind(1, runId).bind(2, s.rank()).bind(3, s.final_loss());
-        if (s.test_accuracy() >= 0)
-          upsertRankSummary->bind(4, s.test_accuracy());
-        else
-          upsertRankSummary->bindNull(4);
-        upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
-        break;
-      }
-      case v1::Record::kScalar:     // programs' own scalars are not stored yet
-      case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
-      case v1::Record::BODY_NOT_SET:
-        break;
+    case v1::Record::kTimeline:
+      insertTimelineEvent(runId, record.timeline());
+      break;
+    case v1::Record::kLog: {
+      const auto& l = record.log();
+      insertLog->bind(1, runId).bind(2, l.rank()).bind(3, int(l.stream())).bind(4, l.time_unix_ns());
+      insertLog->bind(5, l.text()).run();
+      break;
     }
-  }
-
-  RunInfo readRun(Statement& q) const {
-    RunInfo info;
-    info.id = q.int64(0);
-    info.name = q.text(1);
-    info.status = orphanedRuns.count(info.id) ? "interrupted" : q.text(2);
-    info.source = q.text(3);
-    info.engine = q.text(4);
-    info.backend = q.text(5);
-    info.worldSize = q.integer(6);
-    info.startedUnixNs = q.int64(7);
-    info.endedUnixNs = q.int64(8);
-    info.spec.ParseFromString(q.blob(9));
-    info.environment = decodeStringMap(q.text(10));
-    info.notes = q.text(11);
-    std::string_view tags = q.text(12);
-    // Tags are joined with a unit separator, which no tag contains (addTag refuses it).
-    while (!tags.empty()) {
-      size_t cut = tags.find('\x1f');
-      info.tags.emplace_back(tags.substr(0, cut));
-      if (cut == std::string_view::npos) break;
-      tags.remove_prefix(cut + 1);
+    case v1::Record::kRankState: {
+      const auto& r = record.rank_state();
+      upsertRankState->bind(1, runId)
+          .bind(2, r.rank())
+          .bind(3, r.host())
+          .bind(4, r.pid())
+          .bind(5, int(r.state()));
+      upsertRankState->bind(6, r.exit_code()).bind(7, r.signal()).bind(8, r.message()).run();
+      if (!r.host().empty()) insertHost->bind(1, runId).bind(2, r.host()).run();
+      break;
     }
-    return info;
+    case v1::Record::kFinding:
+      insertFindingRow(runId, record.finding());
+      break;
+    case v1::Record::kHealth: {
+      const auto& h = record.health();
+      upsertHealth->bind(1, runId)
+          .bind(2, h.rank())
+          .bind(3, h.records_sent())
+          .bind(4, h.records_dropped())
+          .run();
+      break;
+    }
+    case v1::Record::kStall: {
+      const auto& s = record.stall();
+      insertStall->bind(1, runId).bind(2, s.reporting_rank()).bind(3, joinRanks(s.missing_ranks()));
+      insertStall->bind(4, encodeStrings(s.tensors())).bind(5, s.waited_s()).run();
+      break;
+    }
+    case v1::Record::kSummary: {
+      const auto& s = record.summary();
+      upsertRankSummary->bind(1, runId).bind(2, s.rank()).bind(3, s.final_loss());
+      if (s.test_accuracy() >= 0)
+        upsertRankSummary->bind(4, s.test_accuracy());
+      else
+        upsertRankSummary->bindNull(4);
+      upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
+      break;
+    }
+    case v1::Record::kScalar:     // programs' own scalars are not stored yet
+    case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
+    case v1::Record::BODY_NOT_SET:
+      break;
   }
-};
+}
+
+RunInfo RunStore::Impl::readRun(Statement& q) const {
+  RunInfo info;
+  info.id = q.int64(0);
+  info.name = q.text(1);
+  info.status = orphanedRuns.count(info.id) ? "interrupted" : q.text(2);
+  info.source = q.text(3);
+  info.engine = q.text(4);
+  info.backend = q.text(5);
+  info.worldSize = q.integer(6);
+  info.startedUnixNs = q.int64(7);
+  info.endedUnixNs = q.int64(8);
+  info.spec.ParseFromString(q.blob(9));
+  info.environment = decodeStringMap(q.text(10));
+  info.notes = q.text(11);
+  std::string_view tags = q.text(12);
+  // Tags are joined with a unit separator, which no tag contains (addTag refuses it).
+  while (!tags.empty()) {
+    size_t cut = tags.find('\x1f');
+    info.tags.emplace_back(tags.substr(0, cut));
+    if (cut == std::string_view::npos) break;
+    tags.remove_prefix(cut + 1);
+  }
+  return info;
+}
+
+void RunStore::Impl::damagedChunk(int64_t runId, int rank, std::string_view lane,
+                                  const TimelineChunkError& error) const {
+  throw StoreError("run store " + path + ": a timeline chunk of run " + std::to_string(runId) + " (rank " +
+                   std::to_string(rank) + ", lane '" + std::string(lane) + "') is damaged: " + error.what() +
+                   "; the run's other records can still be read");
+}
 
 namespace {
 
