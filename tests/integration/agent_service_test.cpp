@@ -35,7 +35,7 @@ agent::AgentOptions localOptions(const TempDir& dir) {
 }
 
 console::AgentClient clientFor(const agent::AgentServer& server, const std::string& token = "") {
-  return console::AgentClient({"127.0.0.1", server.port(), token, ""});
+  return console::AgentClient({"127.0.0.1", server.port(), token, "", {}});
 }
 
 TEST(AgentService, ReadsTheWorkersBuild) {
@@ -456,7 +456,7 @@ TEST(AgentService, RanksDieWithTheirAgent) {
             stateDir.c_str(), "--worker", worker.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  console::AgentClient client({"127.0.0.1", port, "", ""});
+  console::AgentClient client({"127.0.0.1", port, "", "", {}});
   v1::HostInfo info;
   ASSERT_TRUE(eventually([&] { return client.hostInfo(info, 1s).ok(); }, 30s)) << "the agent did not come up";
   v1::LaunchRequest request = waitingRank("orphans");
@@ -593,7 +593,7 @@ TEST(AgentService, AReplyTheConsoleCannotReadEndsTheFollowerNamingTheAgent) {
           writer.Write(reply(2, false, false));
           if (moreBehind) writer.Write(reply(3, true, true));
         });
-    console::AgentClient client({"127.0.0.1", agent.port(), ScriptedAgent::kToken, ""});
+    console::AgentClient client({"127.0.0.1", agent.port(), ScriptedAgent::kToken, "", {}});
     std::mutex mutex;
     std::vector<v1::Record> records;
     std::optional<grpc::Status> end;
@@ -670,16 +670,18 @@ TEST(AgentService, TlsAcceptsOnlyConsolesTrustingItsCertificate) {
   agent::AgentServer server(options);
   v1::HostInfo info;
 
-  console::AgentClient trusting({"127.0.0.1", server.port(), "tls-token", readFile(dir.file("agent.pem"))});
+  console::AgentClient trusting(
+      {"127.0.0.1", server.port(), "tls-token", readFile(dir.file("agent.pem")), {}});
   grpc::Status status = trusting.hostInfo(info, 10s);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_FALSE(info.hostname().empty());
 
-  console::AgentClient noToken({"127.0.0.1", server.port(), "", readFile(dir.file("agent.pem"))});
+  console::AgentClient noToken({"127.0.0.1", server.port(), "", readFile(dir.file("agent.pem")), {}});
   EXPECT_EQ(noToken.hostInfo(info, 10s).error_code(), grpc::UNAUTHENTICATED);
-  console::AgentClient plaintext({"127.0.0.1", server.port(), "tls-token", ""});
+  console::AgentClient plaintext({"127.0.0.1", server.port(), "tls-token", "", {}});
   EXPECT_FALSE(plaintext.hostInfo(info, 5s).ok());
-  console::AgentClient otherCa({"127.0.0.1", server.port(), "tls-token", readFile(dir.file("other.pem"))});
+  console::AgentClient otherCa(
+      {"127.0.0.1", server.port(), "tls-token", readFile(dir.file("other.pem")), {}});
   EXPECT_FALSE(otherCa.hostInfo(info, 5s).ok());
 }
 

@@ -151,7 +151,7 @@ TEST(LauncherJob, ARemoteJobLetGoOfTrainsOnUnderItsAgent) {
   }  // the launcher is gone; it must not have stopped the job
 
   // The agent still journals steps from both ranks well past where the console let go.
-  console::AgentClient client({"127.0.0.1", remote.port(), "", ""});
+  console::AgentClient client({"127.0.0.1", remote.port(), "", "", {}});
   RecordCollector later;
   console::JournalFollower follower(
       client, jobId, 1, [&](const std::vector<v1::Record>& r) { later.onRecords(jobId, "127.0.0.1", r); },

@@ -156,7 +156,7 @@ TEST_F(Trust, AnotherUserReachesNothingOfALiveLocalRun) {
   ASSERT_FALSE(endpoints.sockets.empty()) << "the console serves itself over a socket";
 
   // Nor can they read the run from its history: the store is its user's alone.
-  for (const std::vector<std::string> command :
+  for (const std::vector<std::string>& command :
        {std::vector<std::string>{"show", "last"},
         {"runs"},
         {"report", "last", "--format", "csv", "-o", open_.file("stolen.csv")}}) {
@@ -195,8 +195,8 @@ TEST_F(Trust, AnotherUserReachesNothingOfAPlainAgent) {
                                "--token-file", dir_.file("token"), "--state-dir", dir_.file("token-state"),
                                "--worker", binPath("ringmaster-worker")});
   // Each runs a job of its owner's that the other user would watch and stop.
-  console::AgentClient owner({"127.0.0.1", port, "", ""});
-  console::AgentClient tokenOwner({"127.0.0.1", tokenPort, "plain-agent-token", ""});
+  console::AgentClient owner({"127.0.0.1", port, "", "", {}});
+  console::AgentClient tokenOwner({"127.0.0.1", tokenPort, "plain-agent-token", "", {}});
   for (auto* client : {&owner, &tokenOwner}) {
     ASSERT_TRUE(eventually(
         [&] {
