@@ -54,7 +54,7 @@ double percentile(std::vector<double>& v, double p) {
 class BenchJob {
  public:
   explicit BenchJob(agent::AgentServer& server)
-      : client_({"127.0.0.1", server.port(), "", ""}), id_("bench-" + std::to_string(::getpid())) {
+      : client_({"127.0.0.1", server.port(), "", "", {}}), id_("bench-" + std::to_string(::getpid())) {
     v1::LaunchRequest request;
     request.set_job_id(id_);
     *request.mutable_spec() = defaultJobSpec();
