@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/child_process.h"
+#include "common/host_backends.h"
 #include "common/job_spec.h"
 #include "ringmaster/version.h"
 
@@ -138,16 +139,20 @@ std::string checkHostCanRun(const v1::HostInfo& host, const v1::JobSpec& spec) {
     return {};
   }
   if (host.problems_size() > 0) return host.problems(0);
-  const auto& backends = host.backends();
-  if (std::find(backends.begin(), backends.end(), spec.backend()) == backends.end()) {
-    std::string built;
-    for (int b : backends) built += (built.empty() ? "" : ", ") + std::string(backendName(v1::Backend(b)));
-    return "this host's ringmaster-worker was built without the " + std::string(backendName(spec.backend())) +
-           " backend (it has: " + built + ")";
-  }
-  if (spec.backend() == v1::BACKEND_NCCL && host.gpus_size() == 0) {
-    return "the nccl backend needs an NVIDIA GPU and this host has none (no driver lists one in " +
-           std::string(kNvidiaGpusDir) + "): use --backend gloo";
+  switch (backendProblem(host, spec.backend())) {
+    case BackendProblem::kNotBuilt: {
+      std::string built;
+      for (int b : host.backends())
+        built += (built.empty() ? "" : ", ") + std::string(backendName(v1::Backend(b)));
+      return "this host's ringmaster-worker was built without the " +
+             std::string(backendName(spec.backend())) + " backend (it has: " + built + ")";
+    }
+    case BackendProblem::kNoGpu:
+      return "the " + std::string(backendName(spec.backend())) +
+             " backend needs an NVIDIA GPU and this host has none (no driver lists one in " +
+             std::string(kNvidiaGpusDir) + "): use --backend gloo";
+    case BackendProblem::kNone:
+      break;
   }
   if (spec.dataset() == v1::DATASET_FASHION_MNIST && spec.data_dir().empty()) {
     const auto& sets = host.datasets();

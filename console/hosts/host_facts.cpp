@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "common/host_backends.h"
 #include "common/job_spec.h"
 
 namespace ringmaster::console {
@@ -19,8 +20,8 @@ std::string gib(uint64_t bytes) {
 std::vector<v1::Backend> usableBackends(const v1::HostInfo& info) {
   std::vector<v1::Backend> usable;
   for (int b : info.backends()) {
-    if (b == v1::BACKEND_NCCL && info.gpus().empty()) continue;
-    usable.push_back(static_cast<v1::Backend>(b));
+    const auto backend = static_cast<v1::Backend>(b);
+    if (backendProblem(info, backend) == BackendProblem::kNone) usable.push_back(backend);
   }
   return usable;
 }

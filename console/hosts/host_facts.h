@@ -15,8 +15,8 @@ using HostFacts = std::map<std::string, std::string>;
 
 HostFacts hostFacts(const v1::HostInfo& info);
 
-// The backends a job can use on the host: its worker's, less nccl where there is no GPU (the agent refuses
-// it).
+// The backends a job can use on the host: its worker's, less those it cannot run (backendProblem: nccl where
+// there is no GPU), which the agent refuses.
 std::vector<v1::Backend> usableBackends(const v1::HostInfo& info);
 
 // "node1: 16 cores, 62.8 GiB, no GPU, libtorch 1.13.1, gloo" for one host.

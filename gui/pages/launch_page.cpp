@@ -32,11 +32,11 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/host_backends.h"
 #include "common/host_list.h"
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "common/shell_words.h"
-#include "console/hosts/host_facts.h"
 #include "console/models/translated.h"
 #include "console/session/run_flags.h"
 #include "console/slurm/slurm_job.h"
@@ -756,11 +756,10 @@ QString LaunchPage::unusableBecause(v1::Backend backend) const {
   for (const QString& host : hosts) {
     const auto known = knownHosts_.find(host);
     if (known == knownHosts_.end()) continue;
-    const std::vector<v1::Backend> usable = console::usableBackends(*known);
-    if (std::find(usable.begin(), usable.end(), backend) != usable.end()) continue;
-    const bool built =
-        std::find(known->backends().begin(), known->backends().end(), backend) != known->backends().end();
-    const QString reason = built ? tr("no GPU") : tr("its worker was built without %1").arg(name);
+    const BackendProblem problem = backendProblem(*known, backend);
+    if (problem == BackendProblem::kNone) continue;
+    const QString reason =
+        problem == BackendProblem::kNoGpu ? tr("no GPU") : tr("its worker was built without %1").arg(name);
     why << (host.isEmpty() ? tr("this machine: %1").arg(reason) : tr("%1: %2").arg(host, reason));
   }
   if (why.isEmpty()) return {};

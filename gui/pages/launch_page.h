@@ -75,7 +75,7 @@ class LaunchPage : public QWidget {
   void setConnectedHosts(const QList<RemoteAgent>& agents);
   void useConnectedHosts();
   // What the Hosts page knows of each host, by name as the Hosts field names it ("" for this machine): a
-  // backend that a chosen host cannot run (console::usableBackends) is not offered, and its tooltip says why.
+  // backend that a chosen host cannot run (backendProblem) is not offered, and its tooltip says why.
   void setKnownHosts(const QMap<QString, v1::HostInfo>& hosts);
 
  Q_SIGNALS:

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/host_backends.h"
 #include "common/printable.h"
 #include "common/shell_words.h"
 #include "jobflags/job_flags.h"
@@ -328,4 +329,20 @@ TEST(JobSpec, ARunIdIsTheJobsOwnOrTheRunItRestarts) {
                                                         {"job", "job-restart-1"}}) {
     EXPECT_NE(ringmaster::runIdProblem(runId, jobId), "") << runId << " for " << jobId;
   }
+}
+
+TEST(HostBackends, NcclNeedsAGpuAndEveryBackendItsBuild) {
+  using ringmaster::BackendProblem;
+  using ringmaster::backendProblem;
+  v1::HostInfo host;
+  host.add_backends(v1::BACKEND_GLOO);
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_GLOO), BackendProblem::kNone) << "gloo needs no GPU";
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_NCCL), BackendProblem::kNotBuilt);
+  host.add_gpus()->set_name("NVIDIA H200");
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_NCCL), BackendProblem::kNotBuilt) << "a GPU is not a build";
+  host.add_backends(v1::BACKEND_NCCL);
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_NCCL), BackendProblem::kNone);
+  host.clear_gpus();
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_NCCL), BackendProblem::kNoGpu);
+  EXPECT_EQ(backendProblem(host, v1::BACKEND_GLOO), BackendProblem::kNone);
 }
