@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/live_run.h"
 
-#include <QPointer>
 #include <algorithm>
 #include <chrono>
 #include <optional>
 
+#include "console/session/background.h"
 #include "console/slurm/slurm_job.h"
 
 namespace ringmaster::gui {
@@ -48,13 +48,7 @@ LiveRun::~LiveRun() {
 }
 
 void LiveRun::post(std::function<void(LiveRun&)> call) {
-  QPointer<LiveRun> self(this);
-  QMetaObject::invokeMethod(
-      this,
-      [self, call = std::move(call)] {
-        if (self) call(*self);
-      },
-      Qt::QueuedConnection);
+  console::postIfAlive(this, [this, call = std::move(call)] { call(*this); });
 }
 
 bool LiveRun::startSlurmJob() {

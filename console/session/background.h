@@ -12,6 +12,21 @@
 
 namespace ringmaster::console {
 
+// Calls `call` on `receiver`'s thread, queued, if `receiver` still exists then; nothing when `receiver` is
+// null (a QPointer to an object already gone). The one way a worker thread hands something to an object that
+// may be deleted before it gets there.
+template <typename F>
+void postIfAlive(QObject* receiver, F call) {
+  if (!receiver) return;
+  QPointer<QObject> guard(receiver);
+  QMetaObject::invokeMethod(
+      receiver,
+      [guard, call = std::move(call)]() mutable {
+        if (guard) call();
+      },
+      Qt::QueuedConnection);
+}
+
 // Calls `work` on a new thread; then, on `context`'s thread and only if `context` still exists, `done` with
 // its result or `failed` with the message of what it threw.
 template <typename T>
@@ -27,19 +42,13 @@ void runInBackground(QObject* context, std::function<T()> work, std::function<vo
         } catch (const std::exception& e) {
           error = QString::fromStdString(e.what());
         }
-        QObject* target = guard.data();
-        if (!target) return;
-        QMetaObject::invokeMethod(
-            target,
-            [guard, result, error, done = std::move(done), failed = std::move(failed)]() mutable {
-              if (!guard) return;
-              if (error.isEmpty()) {
-                done(std::move(*result));
-              } else if (failed) {
-                failed(error);
-              }
-            },
-            Qt::QueuedConnection);
+        postIfAlive(guard, [result, error, done = std::move(done), failed = std::move(failed)]() mutable {
+          if (error.isEmpty()) {
+            done(std::move(*result));
+          } else if (failed) {
+            failed(error);
+          }
+        });
       });
   QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
   thread->start();

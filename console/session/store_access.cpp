@@ -24,12 +24,7 @@ StoreAccess::StoreAccess(const QString& path, QObject* parent) : QObject(parent)
 
 void StoreAccess::tellFailed(const QPointer<StoreAccess>& self, const std::exception& error) {
   const QString message = QString::fromStdString(error.what());
-  QMetaObject::invokeMethod(
-      self,
-      [self, message] {
-        if (self) Q_EMIT self->failed(message);
-      },
-      Qt::QueuedConnection);
+  postIfAlive(self, [self, message] { Q_EMIT self->failed(message); });
 }
 
 StoreAccess::~StoreAccess() {

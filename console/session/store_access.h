@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 
+#include "console/session/background.h"
 #include "history/run_store.h"
 
 namespace ringmaster::console {
@@ -39,13 +40,7 @@ class StoreAccess : public QObject {
             tellFailed(self, e);
             return;
           }
-          if (!guard) return;
-          QMetaObject::invokeMethod(
-              guard,
-              [guard, result, done = std::move(done)] {
-                if (guard) done(std::move(*result));
-              },
-              Qt::QueuedConnection);
+          postIfAlive(guard, [result, done = std::move(done)] { done(std::move(*result)); });
         },
         Qt::QueuedConnection);
   }

@@ -13,7 +13,6 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
-#include <QPointer>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSpinBox>
@@ -26,6 +25,7 @@
 #include "common/error.h"
 #include "console/models/comparison_model.h"
 #include "console/models/runs_model.h"
+#include "console/session/background.h"
 #include "console/session/outcome_text.h"
 #include "gui/palette.h"
 
@@ -36,18 +36,6 @@ enum Column { Number, Setting, Round, Steps, Throughput, AgainstDefault, RunId, 
 
 QString text(const std::string& s) {
   return QString::fromStdString(s);
-}
-
-// Calls `call` on `target`'s thread, if it still exists then.
-template <typename F>
-void post(QObject* target, F call) {
-  QPointer<QObject> guard(target);
-  QMetaObject::invokeMethod(
-      target,
-      [guard, call = std::move(call)]() mutable {
-        if (guard) call();
-      },
-      Qt::QueuedConnection);
 }
 
 }  // namespace
@@ -222,7 +210,9 @@ void TuneDialog::start() {
     QString problem;
     try {
       session->run(
-          [this](const console::TrialResult& trial) { post(this, [this, trial] { addTrial(trial); }); },
+          [this](const console::TrialResult& trial) {
+            console::postIfAlive(this, [this, trial] { addTrial(trial); });
+          },
           [this] { return stopRequested_.load(); });
     } catch (const std::exception& e) {
       problem = QString::fromStdString(e.what());
@@ -232,7 +222,7 @@ void TuneDialog::start() {
     const QString recommendation =
         problem.isEmpty() && !session->trials().empty() ? text(session->recommendation()) : QString();
     std::optional<console::TuneSetting> setting = session->recommendedSetting();
-    post(this, [this, recommendation, setting, problem, stopped] {
+    console::postIfAlive(this, [this, recommendation, setting, problem, stopped] {
       finish(recommendation, setting, problem, stopped);
     });
   });
