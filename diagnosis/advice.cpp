@@ -4,6 +4,7 @@
 #include <csignal>
 #include <string>
 
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
 
 // lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
@@ -39,18 +40,18 @@ std::string rank(const v1::Finding& f) {
 // Below kMaterialLossPct of throughput, or for less than a window of steps, a slowness costs nothing worth
 // acting on; detectors then make the finding information.
 Phrase immaterial(const v1::Finding& f) {
-  if (number(f, "throughput_lost_pct") >= kMaterialLossPct) {
+  if (number(f, evidence::kThroughputLostPct) >= kMaterialLossPct) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Rank %1 was slow only from step %2 to step %3 (%4 of throughput lost "
                                     "meanwhile): nothing to do unless it lasts."),
-                  {rank(f), std::to_string(f.since_step()), figure(f, "last_slow_step"),
-                   figure(f, "throughput_lost_pct")});
+                  {rank(f), std::to_string(f.since_step()), figure(f, evidence::kLastSlowStep),
+                   figure(f, evidence::kThroughputLostPct)});
   }
-  return phrase(
-      QT_TRANSLATE_NOOP("ringmaster::Advice",
-                        "Only %1 of throughput was lost, between steps %2 and %3: nothing to do "
-                        "unless it lasts or grows."),
-      {figure(f, "throughput_lost_pct"), std::to_string(f.since_step()), figure(f, "last_slow_step")});
+  return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                  "Only %1 of throughput was lost, between steps %2 and %3: nothing to do "
+                                  "unless it lasts or grows."),
+                {figure(f, evidence::kThroughputLostPct), std::to_string(f.since_step()),
+                 figure(f, evidence::kLastSlowStep)});
 }
 
 Phrase stragglerAdvice(const v1::Finding& f) {
@@ -66,11 +67,12 @@ Phrase stragglerAdvice(const v1::Finding& f) {
                                     "Rank %1 was the last to be ready for %2 of the tensors, %3 late at the "
                                     "median: look at what it does before it submits its gradients (data "
                                     "loading, a slower device or host)."),
-                  {rank(f), figure(f, "last_share_pct"), figure(f, "median_late_ms")});
+                  {rank(f), figure(f, evidence::kLastSharePct), figure(f, evidence::kMedianLateMs)});
   }
-  if (f.severity() == v1::Finding::SEVERITY_INFO && has(f, "throughput_lost_pct")) return immaterial(f);
+  if (f.severity() == v1::Finding::SEVERITY_INFO && has(f, evidence::kThroughputLostPct))
+    return immaterial(f);
   if (f.cause() == "data") {
-    std::vector<std::string> args{rank(f), figure(f, "data_excess_ms_per_step"), f.host()};
+    std::vector<std::string> args{rank(f), figure(f, evidence::kDataExcessMsPerStep), f.host()};
     return host
                ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                           "Rank %1 spends %2 more per step than the others in its data path: "
@@ -84,7 +86,7 @@ Phrase stragglerAdvice(const v1::Finding& f) {
                         args);
   }
   if (f.cause() == "communication") {
-    std::vector<std::string> args{rank(f), figure(f, "comm_excess_ms_per_step"), f.host()};
+    std::vector<std::string> args{rank(f), figure(f, evidence::kCommExcessMsPerStep), f.host()};
     return host ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                            "Rank %1's all-reduce takes %2 longer per step than the others': "
                                            "check the network of %3 (link speed, errors, other traffic) and "
@@ -98,7 +100,7 @@ Phrase stragglerAdvice(const v1::Finding& f) {
                                            "interface."),
                          args);
   }
-  std::vector<std::string> args{rank(f), figure(f, "compute_excess_ms_per_step"), f.host()};
+  std::vector<std::string> args{rank(f), figure(f, evidence::kComputeExcessMsPerStep), f.host()};
   return host
              ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                         "Rank %1 computes %2 longer per step than the others: look for other "
@@ -114,9 +116,9 @@ Phrase stragglerAdvice(const v1::Finding& f) {
 
 Phrase leakAdvice(const v1::Finding& f) {
   const bool device = f.cause() == "device memory";
-  if (has(f, "minutes_to_limit") && has(f, "limit_mib")) {
-    std::vector<std::string> args{figure(f, "mib_per_step"), figure(f, "limit_mib"),
-                                  figure(f, "minutes_to_limit")};
+  if (has(f, evidence::kMinutesToLimit) && has(f, evidence::kLimitMib)) {
+    std::vector<std::string> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kLimitMib),
+                                  figure(f, evidence::kMinutesToLimit)};
     return device
                ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                           "Device memory grows %1 per step and reaches the device's %2 in "
@@ -130,7 +132,7 @@ Phrase leakAdvice(const v1::Finding& f) {
                                           "`loss.item()`) and lists or caches that only grow."),
                         args);
   }
-  std::vector<std::string> args{figure(f, "mib_per_step"), figure(f, "mib_per_min")};
+  std::vector<std::string> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kMibPerMin)};
   return device
              ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                         "Device memory grows %1 per step (%2 per minute): look for tensors "
@@ -146,13 +148,13 @@ Phrase leakAdvice(const v1::Finding& f) {
 
 Phrase stallAdvice(const v1::Finding& f) {
   const bool host = !f.host().empty();
-  if (has(f, "resumed")) {
+  if (has(f, evidence::kResumed)) {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice",
                           "Rank %1 held the job up for %2 and then went on: if it happens again, look "
                           "for work that rank does alone (checkpoints, logging, garbage collection) "
                           "or for a host that pauses (swapping, another job)."),
-        {rank(f), figure(f, "quiet_s")});
+        {rank(f), figure(f, evidence::kQuietS)});
   }
   if (f.rank() < 0) {
     return phrase(
@@ -160,7 +162,7 @@ Phrase stallAdvice(const v1::Finding& f) {
                           "No rank has finished a step for %1: get every rank's stack (py-spy dump, "
                           "gdb -p) to see where they wait; usually a collective that not every rank "
                           "reached, or a hung file system or data loader."),
-        {figure(f, "quiet_s")});
+        {figure(f, evidence::kQuietS)});
   }
   if (f.cause() == "silent") {
     std::vector<std::string> args{rank(f), f.host()};
@@ -184,42 +186,43 @@ Phrase stallAdvice(const v1::Finding& f) {
                           "run the same model and compute gradients for every parameter; look for "
                           "branches that depend on rank-local data, or get its stack (py-spy dump, "
                           "gdb -p) to see where it is stuck."),
-        {rank(f), figure(f, "missing_tensors")});
+        {rank(f), figure(f, evidence::kMissingTensors)});
   }
   if (f.cause() == "no collective") {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Rank %1 stopped calling collectives while %2 ranks wait for it: get its "
                                     "stack (py-spy dump, gdb -p); work that only some ranks do (evaluation, "
                                     "checkpoints, logging) must be done by all of them or kept short."),
-                  {rank(f), figure(f, "waiting_ranks")});
+                  {rank(f), figure(f, evidence::kWaitingRanks)});
   }
   return phrase(
       QT_TRANSLATE_NOOP("ringmaster::Advice",
                         "Rank %1 is %2 steps behind the others and the job has not progressed for %3: "
                         "get its stack (py-spy dump, gdb -p) to see where it is stuck."),
-      {rank(f), figure(f, "steps_behind"), figure(f, "quiet_s")});
+      {rank(f), figure(f, evidence::kStepsBehind), figure(f, evidence::kQuietS)});
 }
 
 Phrase communicationAdvice(const v1::Finding& f) {
   if (f.cause() == "exposed communication") {
-    const bool manySmall = number(f, "allreduce_per_step") >= 8 && has(f, "mean_allreduce_mib") &&
-                           number(f, "mean_allreduce_mib") < 4;
+    const bool manySmall = number(f, evidence::kAllreducePerStep) >= 8 &&
+                           has(f, evidence::kMeanAllreduceMib) && number(f, evidence::kMeanAllreduceMib) < 4;
     if (manySmall) {
       return phrase(
           QT_TRANSLATE_NOOP("ringmaster::Advice",
                             "%1 of step time waits on %2 all-reduce ops per step of %3 each: fuse them "
                             "into fewer, larger ones (ddp: raise --bucket-cap-mb; horovod: raise "
                             "--fusion-threshold-mb)."),
-          {figure(f, "exposed_comm_pct"), figure(f, "allreduce_per_step"), figure(f, "mean_allreduce_mib")});
+          {figure(f, evidence::kExposedCommPct), figure(f, evidence::kAllreducePerStep),
+           figure(f, evidence::kMeanAllreduceMib)});
     }
-    if (number(f, "overlap_pct") < 50) {
+    if (number(f, evidence::kOverlapPct) < 50) {
       return phrase(
           QT_TRANSLATE_NOOP("ringmaster::Advice",
                             "%1 of step time waits on all-reduce and only %2 of it overlaps with the "
                             "backward pass: start it earlier with smaller buckets (ddp: lower "
                             "--bucket-cap-mb; horovod: lower --cycle-time-ms), so that the first "
                             "gradients travel while later layers still compute."),
-          {figure(f, "exposed_comm_pct"), figure(f, "overlap_pct")});
+          {figure(f, evidence::kExposedCommPct), figure(f, evidence::kOverlapPct)});
     }
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -227,18 +230,19 @@ Phrase communicationAdvice(const v1::Finding& f) {
                           "overlaps with compute: the network is the limit; send fewer bytes per "
                           "sample (a larger batch per rank, gradient accumulation, half-precision "
                           "gradients) or use a faster interconnect."),
-        {figure(f, "exposed_comm_pct"), figure(f, "median_busbw_gbps"), figure(f, "overlap_pct")});
+        {figure(f, evidence::kExposedCommPct), figure(f, evidence::kMedianBusbwGbps),
+         figure(f, evidence::kOverlapPct)});
   }
-  if (f.rank() >= 0 && has(f, "busbw_gbps")) {
+  if (f.rank() >= 0 && has(f, evidence::kBusbwGbps)) {
     if (f.severity() == v1::Finding::SEVERITY_INFO) {
       return phrase(
           QT_TRANSLATE_NOOP("ringmaster::Advice",
                             "Only %1 of step time waits on all-reduce, so rank %2's slower link costs "
                             "little: nothing to do unless the job's communication grows."),
-          {figure(f, "exposed_comm_pct"), rank(f)});
+          {figure(f, evidence::kExposedCommPct), rank(f)});
     }
-    std::vector<std::string> args{rank(f), figure(f, "busbw_gbps"), figure(f, "ranks_median_busbw_gbps"),
-                                  f.host()};
+    std::vector<std::string> args{rank(f), figure(f, evidence::kBusbwGbps),
+                                  figure(f, evidence::kRanksMedianBusbwGbps), f.host()};
     return !f.host().empty()
                ? phrase(
                      QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -253,13 +257,13 @@ Phrase communicationAdvice(const v1::Finding& f) {
                                        "NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME name its fast interface."),
                      args);
   }
-  if (has(f, "slow_ops") && number(f, "ops") > 0) {
+  if (has(f, evidence::kSlowOps) && number(f, evidence::kOps) > 0) {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice",
                           "%1 of %2 all-reduce ops ran at under half the usual bandwidth: occasional "
                           "congestion on a shared network; if it grows, look at other traffic on the "
                           "hosts' links."),
-        {figure(f, "slow_ops"), figure(f, "ops")});
+        {figure(f, evidence::kSlowOps), figure(f, evidence::kOps)});
   }
   return {};
 }
@@ -268,18 +272,20 @@ Phrase scalingAdvice(const v1::Finding& f) {
   if (f.severity() == v1::Finding::SEVERITY_INFO) {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice", "%1 ranks keep %2 of linear scaling from %3: nothing to do."),
-        {figure(f, "ranks"), figure(f, "efficiency_pct"), figure(f, "baseline_ranks")});
+        {figure(f, evidence::kRanks), figure(f, evidence::kEfficiencyPct),
+         figure(f, evidence::kBaselineRanks)});
   }
   return phrase(
       QT_TRANSLATE_NOOP("ringmaster::Advice",
                         "%1 ranks reach only %2 of linear scaling from %3: look for what grows with "
                         "the rank count (exposed all-reduce, a straggler); a larger batch per rank or "
                         "fewer, larger all-reduce ops hide more of the communication."),
-      {figure(f, "ranks"), figure(f, "efficiency_pct"), figure(f, "baseline_ranks")});
+      {figure(f, evidence::kRanks), figure(f, evidence::kEfficiencyPct),
+       figure(f, evidence::kBaselineRanks)});
 }
 
 Phrase divergenceAdvice(const v1::Finding& f) {
-  const std::string first = figure(f, "first_step");
+  const std::string first = figure(f, evidence::kFirstStep);
   if (f.rank() >= 0) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Only rank %1 went non-finite: check its share of the data for NaN or "
@@ -306,8 +312,8 @@ Phrase crashAdvice(const v1::Finding& f) {
                                            "Check the program's path and permissions on the rank's host, and "
                                            "that the agent there allows the program."));
   }
-  if (has(f, "signal")) {
-    const int signal = static_cast<int>(number(f, "signal"));
+  if (has(f, evidence::kSignal)) {
+    const int signal = static_cast<int>(number(f, evidence::kSignal));
     if (signal == SIGKILL) {
       return host
                  ? phrase(
@@ -332,7 +338,7 @@ Phrase crashAdvice(const v1::Finding& f) {
   return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                   "Rank %1's log (Logs page, rank %1) holds the error that made it exit with "
                                   "code %2: fix it and run again."),
-                {rank(f), figure(f, "exit_code")});
+                {rank(f), figure(f, evidence::kExitCode)});
 }
 
 // A restart recovered the job; what failed still wants fixing, or every restart pays for it again.

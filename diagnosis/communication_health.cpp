@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
 #include "diagnosis/summary_text.h"
@@ -96,9 +97,9 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
       f.set_summary(
           say(text::kSlowLink, {rankOnHost(rank, host), format("%.2f", median),
                                 format("%.0f", 100 * (1 - median / typical)), format("%.2f", typical)}));
-      (*f.mutable_evidence())["busbw_gbps"] = median;
-      (*f.mutable_evidence())["ranks_median_busbw_gbps"] = typical;
-      if (stepNs_ > 0) (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
+      (*f.mutable_evidence())[evidence::kBusbwGbps] = median;
+      (*f.mutable_evidence())[evidence::kRanksMedianBusbwGbps] = typical;
+      if (stepNs_ > 0) (*f.mutable_evidence())[evidence::kExposedCommPct] = 100 * s.exposedCommShare;
       out.push_back(std::move(f));
     }
   }
@@ -110,20 +111,20 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     f.set_summary(
         say(text::kExposedCommunication, {format("%.0f", 100 * s.exposedCommShare),
                                           format("%.0f", s.overlapPct), format("%.2f", s.medianBusbwGbps)}));
-    (*f.mutable_evidence())["exposed_comm_pct"] = 100 * s.exposedCommShare;
-    (*f.mutable_evidence())["overlap_pct"] = s.overlapPct;
-    (*f.mutable_evidence())["median_busbw_gbps"] = s.medianBusbwGbps;
-    (*f.mutable_evidence())["median_latency_ms"] = s.medianLatencyUs / 1e3;
-    if (s.opsPerStep > 0) (*f.mutable_evidence())["allreduce_per_step"] = s.opsPerStep;
-    (*f.mutable_evidence())["mean_allreduce_mib"] = s.meanOpBytes / (1024.0 * 1024.0);
+    (*f.mutable_evidence())[evidence::kExposedCommPct] = 100 * s.exposedCommShare;
+    (*f.mutable_evidence())[evidence::kOverlapPct] = s.overlapPct;
+    (*f.mutable_evidence())[evidence::kMedianBusbwGbps] = s.medianBusbwGbps;
+    (*f.mutable_evidence())[evidence::kMedianLatencyMs] = s.medianLatencyUs / 1e3;
+    if (s.opsPerStep > 0) (*f.mutable_evidence())[evidence::kAllreducePerStep] = s.opsPerStep;
+    (*f.mutable_evidence())[evidence::kMeanAllreduceMib] = s.meanOpBytes / (1024.0 * 1024.0);
     out.push_back(std::move(f));
   }
   if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
     f.set_summary(say(text::kSlowOps, {format("%.0f", 100 * double(s.slowOps) / double(s.ops))}));
-    (*f.mutable_evidence())["slow_ops"] = double(s.slowOps);
-    (*f.mutable_evidence())["ops"] = double(s.ops);
+    (*f.mutable_evidence())[evidence::kSlowOps] = double(s.slowOps);
+    (*f.mutable_evidence())[evidence::kOps] = double(s.ops);
     out.push_back(std::move(f));
   }
   for (auto& f : out) addAdvice(f);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/run_diagnosis.h"
 #include "diagnosis/run_figures.h"
@@ -368,11 +369,11 @@ v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
                      {diagnosis::format("%.0f", 100 * efficiency), label(run.info), std::to_string(run.ranks),
                       diagnosis::format("%.0f", run.throughput), label(baseline.info),
                       std::to_string(baseline.ranks), diagnosis::format("%.0f", linear)}));
-  (*f.mutable_evidence())["efficiency_pct"] = 100 * efficiency;
-  (*f.mutable_evidence())["throughput"] = run.throughput;
-  (*f.mutable_evidence())["baseline_throughput"] = baseline.throughput;
-  (*f.mutable_evidence())["ranks"] = run.ranks;
-  (*f.mutable_evidence())["baseline_ranks"] = baseline.ranks;
+  (*f.mutable_evidence())[diagnosis::evidence::kEfficiencyPct] = 100 * efficiency;
+  (*f.mutable_evidence())[diagnosis::evidence::kThroughput] = run.throughput;
+  (*f.mutable_evidence())[diagnosis::evidence::kBaselineThroughput] = baseline.throughput;
+  (*f.mutable_evidence())[diagnosis::evidence::kRanks] = run.ranks;
+  (*f.mutable_evidence())[diagnosis::evidence::kBaselineRanks] = baseline.ranks;
   diagnosis::addAdvice(f);
   return f;
 }

@@ -2,6 +2,7 @@
 #include "diagnosis/crash_detector.h"
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/summary_text.h"
 
@@ -86,9 +87,10 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   }
   f.set_summary(more.empty() ? say(text::kEndedTheRun, {rankOnHost(rank, host), how})
                              : say(text::kEndedTheRunAndMore, {rankOnHost(rank, host), how, more}));
-  if (s.state() == v1::RankState::STATE_SIGNALED) (*f.mutable_evidence())["signal"] = s.signal();
-  if (s.state() == v1::RankState::STATE_EXITED) (*f.mutable_evidence())["exit_code"] = s.exit_code();
-  if (last != lastStep_.end()) (*f.mutable_evidence())["last_step"] = static_cast<double>(last->second);
+  if (s.state() == v1::RankState::STATE_SIGNALED) (*f.mutable_evidence())[evidence::kSignal] = s.signal();
+  if (s.state() == v1::RankState::STATE_EXITED) (*f.mutable_evidence())[evidence::kExitCode] = s.exit_code();
+  if (last != lastStep_.end())
+    (*f.mutable_evidence())[evidence::kLastStep] = static_cast<double>(last->second);
   addAdvice(f);
   return {f};
 }

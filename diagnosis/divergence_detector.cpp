@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/summary_text.h"
 
 namespace ringmaster::diagnosis {
@@ -50,9 +51,9 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
     f.set_summary(first.sawFinite ? say(text::kLossBecameAfterFinite,
                                         {what, std::to_string(step), where, format("%.4g", first.lastFinite)})
                                   : say(text::kLossBecameFromFirstStep, {what, std::to_string(step), where}));
-    (*f.mutable_evidence())["first_step"] = static_cast<double>(step);
-    (*f.mutable_evidence())["ranks"] = static_cast<double>(ranks.size());
-    if (first.sawFinite) (*f.mutable_evidence())["last_finite_loss"] = first.lastFinite;
+    (*f.mutable_evidence())[evidence::kFirstStep] = static_cast<double>(step);
+    (*f.mutable_evidence())[evidence::kRanks] = static_cast<double>(ranks.size());
+    if (first.sawFinite) (*f.mutable_evidence())[evidence::kLastFiniteLoss] = first.lastFinite;
     addAdvice(f);
     out.push_back(std::move(f));
   }

@@ -8,6 +8,7 @@
 
 #include "diagnosis/advice.h"
 #include "diagnosis/duration_text.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
 #include "diagnosis/summary_text.h"
@@ -102,8 +103,8 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
     f.set_summary(say(text::kFewCompleteNegotiations,
                       {std::to_string(complete), std::to_string(negotiations_.size()),
                        std::to_string(worldSize()), std::to_string(config_.minNegotiations)}));
-    (*f.mutable_evidence())["complete_negotiations"] = static_cast<double>(complete);
-    (*f.mutable_evidence())["negotiations"] = static_cast<double>(negotiations_.size());
+    (*f.mutable_evidence())[evidence::kCompleteNegotiations] = static_cast<double>(complete);
+    (*f.mutable_evidence())[evidence::kNegotiations] = static_cast<double>(negotiations_.size());
     addAdvice(f);
     out.push_back(f);
     return out;
@@ -119,9 +120,9 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
     f.set_summary(say(text::kLastToBeReady,
                       {std::to_string(r.rank), format("%.0f", share * 100), std::to_string(complete),
                        format("%.0f", fair * 100), formatDuration(r.medianLateNs)}));
-    (*f.mutable_evidence())["last_share_pct"] = share * 100;
-    (*f.mutable_evidence())["median_late_ms"] = r.medianLateNs / 1e6;
-    (*f.mutable_evidence())["negotiations"] = static_cast<double>(complete);
+    (*f.mutable_evidence())[evidence::kLastSharePct] = share * 100;
+    (*f.mutable_evidence())[evidence::kMedianLateMs] = r.medianLateNs / 1e6;
+    (*f.mutable_evidence())[evidence::kNegotiations] = static_cast<double>(complete);
     addAdvice(f);
     out.push_back(f);
   }

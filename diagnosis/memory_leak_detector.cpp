@@ -6,6 +6,7 @@
 
 #include "common/warmup.h"
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
 #include "diagnosis/summary_text.h"
@@ -110,15 +111,15 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
       f.set_summary(say(text::kMemoryGrows, args));
     }
     auto& ev = *f.mutable_evidence();
-    ev["mib_per_step"] = perStep;
-    ev["mib_per_step_lower"] = t.bytesPerStepLower / kMiB;
-    ev["mib_per_step_upper"] = t.bytesPerStepUpper / kMiB;
-    ev["mib_per_min"] = perMinute;
-    ev["intercept_mib"] = t.interceptBytes / kMiB;
-    ev["last_mib"] = t.lastBytes / kMiB;
-    ev["to_step"] = double(t.toStep);
-    if (t.limitBytes > 0) ev["limit_mib"] = t.limitBytes / kMiB;
-    if (minutesLeft >= 0) ev["minutes_to_limit"] = minutesLeft;
+    ev[evidence::kMibPerStep] = perStep;
+    ev[evidence::kMibPerStepLower] = t.bytesPerStepLower / kMiB;
+    ev[evidence::kMibPerStepUpper] = t.bytesPerStepUpper / kMiB;
+    ev[evidence::kMibPerMin] = perMinute;
+    ev[evidence::kInterceptMib] = t.interceptBytes / kMiB;
+    ev[evidence::kLastMib] = t.lastBytes / kMiB;
+    ev[evidence::kToStep] = double(t.toStep);
+    if (t.limitBytes > 0) ev[evidence::kLimitMib] = t.limitBytes / kMiB;
+    if (minutesLeft >= 0) ev[evidence::kMinutesToLimit] = minutesLeft;
     addAdvice(f);
     out.push_back(std::move(f));
   }

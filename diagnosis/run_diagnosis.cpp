@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 
 namespace ringmaster::diagnosis {
 
@@ -66,7 +67,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       // Each restart is a finding of its own, updated once its new attempt says where it resumed.
       const v1::Finding& f = record.finding();
       const auto restartOf = [](const v1::Finding& g) {
-        auto it = g.evidence().find("restart");
+        auto it = g.evidence().find(evidence::kRestart);
         return it == g.evidence().end() ? 0.0 : it->second;
       };
       auto same = std::find_if(received_.begin(), received_.end(), [&](const v1::Finding& g) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/summary_text.h"
 
@@ -64,13 +65,13 @@ void StallDetector::rememberStallThatEnds(int64_t nowNs) {
     if (f.rank() < 0) continue;  // a pause of the whole job (evaluation, a checkpoint) is no one's doing
     f.set_severity(v1::Finding::SEVERITY_WARNING);
     f.set_summary(say(text::kThenItWentOn, {f.summary()}));
-    (*f.mutable_evidence())["resumed"] = 1;
+    (*f.mutable_evidence())[evidence::kResumed] = 1;
     // One finding per rank: the longest stall it caused.
     auto same = std::find_if(ended_.begin(), ended_.end(),
                              [&](const v1::Finding& g) { return g.rank() == f.rank(); });
     if (same == ended_.end()) {
       ended_.push_back(std::move(f));
-    } else if (f.evidence().at("quiet_s") > same->evidence().at("quiet_s")) {
+    } else if (f.evidence().at(evidence::kQuietS) > same->evidence().at(evidence::kQuietS)) {
       *same = std::move(f);
     }
   }
@@ -105,9 +106,9 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
                       ? say(text::kNotSubmittedAndMore,
                             {who, tensors, std::to_string(m.tensors.size() - 3), joinRanks(waiting), waited})
                       : say(text::kNotSubmitted, {who, tensors, joinRanks(waiting), waited}));
-    (*f.mutable_evidence())["waited_s"] = m.waitedS;
-    (*f.mutable_evidence())["missing_tensors"] = double(m.tensors.size());
-    (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
+    (*f.mutable_evidence())[evidence::kWaitedS] = m.waitedS;
+    (*f.mutable_evidence())[evidence::kMissingTensors] = double(m.tensors.size());
+    (*f.mutable_evidence())[evidence::kWaitingRanks] = double(waiting.size());
     out.push_back(std::move(f));
   }
   const auto fromProgress = latched_.empty() ? progressFindings(nowNs) : latched_;
@@ -169,8 +170,8 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     } else {
       f.set_summary(say(one ? text::kNoCollectiveOneWaits : text::kNoCollectiveManyWait, args));
     }
-    (*f.mutable_evidence())["quiet_s"] = quietS;
-    (*f.mutable_evidence())["waiting_ranks"] = double(waiting.size());
+    (*f.mutable_evidence())[evidence::kQuietS] = quietS;
+    (*f.mutable_evidence())[evidence::kWaitingRanks] = double(waiting.size());
     out.push_back(std::move(f));
   }
   return out;
@@ -205,15 +206,15 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
                                 "no progress");
     f.set_summary(say(text::kStoppedBehind, {rankOnHost(rank, host), std::to_string(last),
                                              std::to_string(newest), format("%.1f", quietS)}));
-    (*f.mutable_evidence())["quiet_s"] = quietS;
-    (*f.mutable_evidence())["steps_behind"] = double(newest - last);
+    (*f.mutable_evidence())[evidence::kQuietS] = quietS;
+    (*f.mutable_evidence())[evidence::kStepsBehind] = double(newest - last);
     out.push_back(std::move(f));
   }
   if (behind.empty() && missing_.empty()) {
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, -1, "", newest + 1,
                                 "no progress");
     f.set_summary(say(text::kNoRankFinished, {format("%.1f", quietS), std::to_string(newest)}));
-    (*f.mutable_evidence())["quiet_s"] = quietS;
+    (*f.mutable_evidence())[evidence::kQuietS] = quietS;
     out.push_back(std::move(f));
   }
   return out;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
 #include "diagnosis/summary_text.h"
@@ -343,16 +344,16 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
       say(e.communication ? text::kStragglerLatency : text::kStragglerCompute,
           {rankOnHost(rank, host), format("%.0f", slowdownPct), std::to_string(e.sinceStep), cause, cost}));
   auto& ev = *f.mutable_evidence();
-  ev["slowdown_pct"] = slowdownPct;
-  ev["throughput_lost_pct"] = lostPct;
-  ev["others_wait_ms_per_step"] = waitNs / steps / 1e6;
-  ev["compute_excess_ms_per_step"] = e.excessComputeNs / steps / 1e6;
-  ev["data_excess_ms_per_step"] = e.excessDataNs / steps / 1e6;
-  ev["comm_excess_ms_per_step"] = e.excessCommNs / steps / 1e6;
-  ev["robust_score"] = e.scoreSum / steps;
-  ev["steps_slow"] = double(e.steps);
-  ev["last_slow_step"] = double(e.lastStep);
-  if (e.recoveredAt) ev["recovered_at_step"] = double(*e.recoveredAt);
+  ev[evidence::kSlowdownPct] = slowdownPct;
+  ev[evidence::kThroughputLostPct] = lostPct;
+  ev[evidence::kOthersWaitMsPerStep] = waitNs / steps / 1e6;
+  ev[evidence::kComputeExcessMsPerStep] = e.excessComputeNs / steps / 1e6;
+  ev[evidence::kDataExcessMsPerStep] = e.excessDataNs / steps / 1e6;
+  ev[evidence::kCommExcessMsPerStep] = e.excessCommNs / steps / 1e6;
+  ev[evidence::kRobustScore] = e.scoreSum / steps;
+  ev[evidence::kStepsSlow] = double(e.steps);
+  ev[evidence::kLastSlowStep] = double(e.lastStep);
+  if (e.recoveredAt) ev[evidence::kRecoveredAtStep] = double(*e.recoveredAt);
   addAdvice(f);
   return f;
 }

@@ -5,6 +5,7 @@
 
 #include "diagnosis/advice.h"
 #include "diagnosis/duration_text.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/summary_text.h"
 
@@ -32,8 +33,9 @@ std::optional<v1::Finding> clipImplausibleDurations(RunStore& store, int64_t run
       clipped.events == 1 ? diagnosis::text::kImplausibleDuration : diagnosis::text::kImplausibleDurations,
       {std::to_string(clipped.events), formatDuration(static_cast<double>(clipped.longestNs)),
        formatDuration(static_cast<double>(extent.startSpanNs()))}));
-  (*f.mutable_evidence())["clipped_events"] = static_cast<double>(clipped.events);
-  (*f.mutable_evidence())["longest_recorded_s"] = static_cast<double>(clipped.longestNs) / 1e9;
+  (*f.mutable_evidence())[diagnosis::evidence::kClippedEvents] = static_cast<double>(clipped.events);
+  (*f.mutable_evidence())[diagnosis::evidence::kLongestRecordedS] =
+      static_cast<double>(clipped.longestNs) / 1e9;
   diagnosis::addAdvice(f);
   return f;
 }

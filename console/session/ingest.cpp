@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/summary_text.h"
 
@@ -18,8 +19,9 @@ v1::Finding recordsNotStored(uint64_t lost, uint64_t fromStep) {
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_WARNING, -1, "",
                                          fromStep == UINT64_MAX ? 0 : fromStep, "records not stored");
   f.set_summary(diagnosis::say(diagnosis::text::kRecordsNotStored, {std::to_string(lost)}));
-  (*f.mutable_evidence())["records_not_stored"] = static_cast<double>(lost);
-  if (fromStep != UINT64_MAX) (*f.mutable_evidence())["not_stored_from_step"] = static_cast<double>(fromStep);
+  (*f.mutable_evidence())[diagnosis::evidence::kRecordsNotStored] = static_cast<double>(lost);
+  if (fromStep != UINT64_MAX)
+    (*f.mutable_evidence())[diagnosis::evidence::kNotStoredFromStep] = static_cast<double>(fromStep);
   diagnosis::addAdvice(f);
   return f;
 }
@@ -93,7 +95,7 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
     if (resumedAt != UINT64_MAX) {
       v1::Finding& f = *restart_;
       f.set_since_step(resumedAt);
-      (*f.mutable_evidence())["resumed_from_step"] = static_cast<double>(resumedAt);
+      (*f.mutable_evidence())[diagnosis::evidence::kResumedFromStep] = static_cast<double>(resumedAt);
       if (restartSummary_) f.set_summary(restartSummary_(resumedAt));
       withRestart = given;
       *withRestart.emplace_back().mutable_finding() = f;

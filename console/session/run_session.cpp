@@ -16,6 +16,7 @@
 #include "console/session/timeline_sink.h"
 #include "console/slurm/slurm_job.h"
 #include "diagnosis/advice.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/summary_text.h"
 #include "ringmaster/version.h"
 
@@ -210,7 +211,7 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   finding.set_severity(v1::Finding::SEVERITY_WARNING);
   finding.set_rank(-1);
   auto& evidence = *finding.mutable_evidence();
-  evidence["restart"] = number;
+  evidence[diagnosis::evidence::kRestart] = number;
   {
     std::lock_guard lock(mutex_);
     if (failed.failedRank) {
@@ -218,8 +219,8 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
       finding.set_rank(e.rank);
       finding.set_host(e.host);
       finding.set_cause(e.signal != 0 ? "signal" : "exit");
-      if (e.signal != 0) evidence["signal"] = e.signal;
-      if (e.exitCode != 0) evidence["exit_code"] = e.exitCode;
+      if (e.signal != 0) evidence[diagnosis::evidence::kSignal] = e.signal;
+      if (e.exitCode != 0) evidence[diagnosis::evidence::kExitCode] = e.exitCode;
     } else if (stalledWhy_) {
       finding.set_rank(stalledWhy_->rank());
       finding.set_host(stalledWhy_->host());
@@ -259,7 +260,7 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
       next.hosts = remaining;
       spec.set_world_size(static_cast<uint32_t>(ranks));
       shrunk = " on " + std::to_string(ranks) + " ranks (host " + names + " gone)";
-      evidence["world_size"] = ranks;
+      evidence[diagnosis::evidence::kWorldSize] = ranks;
       goneHosts = names;
       if (finding.host().empty()) finding.set_host(names);
     }
@@ -352,10 +353,10 @@ void RunSession::stopWhenStalledTooLong() {
   const std::vector<v1::Finding> findings = ingest_->findings();
   for (const auto& f : findings) {
     if (f.kind() != v1::Finding::KIND_STALL || f.severity() != v1::Finding::SEVERITY_CRITICAL) continue;
-    if (auto quiet = f.evidence().find("quiet_s");
-        quiet != f.evidence().end() && !f.evidence().count("resumed"))
+    if (auto quiet = f.evidence().find(diagnosis::evidence::kQuietS);
+        quiet != f.evidence().end() && !f.evidence().count(diagnosis::evidence::kResumed))
       stalledS = std::max(stalledS, quiet->second);
-    if (auto waited = f.evidence().find("waited_s"); waited != f.evidence().end())
+    if (auto waited = f.evidence().find(diagnosis::evidence::kWaitedS); waited != f.evidence().end())
       stalledS = std::max(stalledS, waited->second);
     if (!why || (f.rank() >= 0 && why->rank() < 0)) why = &f;
   }

@@ -23,6 +23,7 @@
 
 #include "console/models/runs_model.h"
 #include "diagnosis/duration_text.h"
+#include "diagnosis/evidence_keys.h"
 #include "gui/palette.h"
 #include "gui/views/chart_export.h"
 #include "gui/views/heatmap_view.h"
@@ -340,22 +341,22 @@ void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
   for (const v1::Finding& f : findings) {
     if (f.kind() != v1::Finding::KIND_MEMORY_LEAK) continue;
     const auto& ev = f.evidence();
-    const auto slope = ev.find("mib_per_step");
-    const auto intercept = ev.find("intercept_mib");
+    const auto slope = ev.find(diagnosis::evidence::kMibPerStep);
+    const auto intercept = ev.find(diagnosis::evidence::kInterceptMib);
     if (slope == ev.end() || intercept == ev.end()) continue;
     const int ranks = run_ ? run_->series.rankCount() : f.rank() + 1;
     trends.push_back({tr("rank %1 trend").arg(f.rank()), intercept->second, slope->second,
                       static_cast<double>(f.since_step()),
                       rankColor(f.rank(), ranks, isDark(palette())).darker(130)});
-    const auto last = ev.find("last_mib");
+    const auto last = ev.find(diagnosis::evidence::kLastMib);
     if (last != ev.end()) highest = std::max(highest, last->second);
-    const auto cap = ev.find("limit_mib");
+    const auto cap = ev.find(diagnosis::evidence::kLimitMib);
     if (cap != ev.end()) limit = cap->second;
   }
   // Each restart (--max-restarts) as a vertical line at the step its new attempt resumed from.
   std::vector<double> restarts;
   for (const v1::Finding& f : findings) {
-    if (f.kind() == v1::Finding::KIND_RESTART && f.evidence().count("resumed_from_step"))
+    if (f.kind() == v1::Finding::KIND_RESTART && f.evidence().count(diagnosis::evidence::kResumedFromStep))
       restarts.push_back(static_cast<double>(f.since_step()));
   }
   std::sort(restarts.begin(), restarts.end());

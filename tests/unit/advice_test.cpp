@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <set>
 
 #include "common/phrase.h"
 #include "diagnosis/comparison.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/run_diagnosis.h"
 #include "tests/unit/diagnosis_synthetic.h"
@@ -92,6 +94,27 @@ TEST(EvidenceWords, KeysBecomeLabelsAndValuesCarryTheirUnits) {
   ASSERT_EQ(texts.size(), 3u);
   EXPECT_EQ(texts[0].key, "mib_per_step");
   EXPECT_EQ(evidenceLine(f), "growth per step 4.00 MiB, time to full 8.2 min, limit 23.5 GiB");
+}
+
+TEST(EvidenceKeys, EveryKeyIsSpelledOnceAndHasItsWords) {
+  namespace evidence = ringmaster::diagnosis::evidence;
+  std::set<std::string> seen;
+  v1::Finding all;
+  for (const char* key : evidence::kAll) {
+    EXPECT_TRUE(seen.insert(key).second) << key << " is listed twice";
+    const auto text = evidenceText(key, 1);
+    EXPECT_TRUE(text.known) << key << " has no label";
+    (*all.mutable_evidence())[key] = 1;
+  }
+  // The table's order is kAll's: a finding holding every key shows them in it.
+  const auto texts = evidenceTexts(all);
+  ASSERT_EQ(texts.size(), std::size(evidence::kAll));
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(texts[i].key, evidence::kAll[i]);
+  // Stored runs and summary files hold these spellings.
+  EXPECT_STREQ(evidence::kSlowdownPct, "slowdown_pct");
+  EXPECT_STREQ(evidence::kMinutesToLimit, "minutes_to_limit");
+  EXPECT_STREQ(evidence::kResumedFromStep, "resumed_from_step");
+  EXPECT_STREQ(evidence::kNotStoredFromStep, "not_stored_from_step");
 }
 
 TEST(Advice, ASlowDataPathIsSentToTheRanksInputPipelineOnItsHost) {
