@@ -17,6 +17,7 @@
 #include "console/reports/report.h"
 #include "console/session/store_location.h"
 #include "diagnosis/comparison.h"
+#include "diagnosis/duration_text.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/run_diagnosis.h"
@@ -88,8 +89,7 @@ std::string when(int64_t unixNs) {
 
 std::string elapsed(const RunInfo& run) {
   if (run.endedUnixNs <= run.startedUnixNs) return "-";
-  double s = double(run.endedUnixNs - run.startedUnixNs) / 1e9;
-  return s < 120 ? format("%.0fs", s) : s < 7200 ? format("%.0fm", s / 60) : format("%.1fh", s / 3600);
+  return formatElapsed(double(run.endedUnixNs - run.startedUnixNs) / 1e9);
 }
 
 void printFindings(const std::vector<v1::Finding>& findings) {
@@ -117,14 +117,14 @@ int runsCommand(const StoreOption& option) {
     std::cout << "No runs in " << store->path() << "\n";
     return 0;
   }
-  std::cout << format("%5s  %-24s %-9s %-8s %-7s %5s  %-16s %8s %6s %8s  %s\n", "ID", "NAME", "STATUS",
+  std::cout << format("%5s  %-24s %-9s %-8s %-7s %5s  %-16s %11s %6s %8s  %s\n", "ID", "NAME", "STATUS",
                       "ENGINE", "BACKEND", "RANKS", "STARTED", "DURATION", "STEPS", "FINDINGS", "TAGS");
   for (const auto& run : runs) {
     auto counts = store->counts(run.id);
     std::string tags;
     for (const auto& t : run.tags) tags += (tags.empty() ? "" : ",") + t;
     std::string name = printable(run.name.size() > 24 ? run.name.substr(0, 23) + "~" : run.name);
-    std::cout << format("%5lld  %-24s %-9s %-8s %-7s %5d  %-16s %8s %6lld %8lld  %s\n", (long long)run.id,
+    std::cout << format("%5lld  %-24s %-9s %-8s %-7s %5d  %-16s %11s %6lld %8lld  %s\n", (long long)run.id,
                         name.c_str(), run.status.c_str(), run.engine.empty() ? "-" : run.engine.c_str(),
                         run.backend.empty() ? "-" : run.backend.c_str(), run.worldSize,
                         when(run.startedUnixNs).c_str(), elapsed(run).c_str(),
@@ -286,8 +286,8 @@ int reportCommand(const StoreOption& option, const std::string& runText,
     if (formatName == "pdf") what += paper == console::PaperSize::Letter ? ", Letter pages" : ", A4 pages";
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::cout << format("wrote %s (%s report of run %lld: %s) in %.2f s\n", output.c_str(), formatName.c_str(),
-                      (long long)id, what.c_str(), seconds);
+  std::cout << format("wrote %s (%s report of run %lld: %s) in %s\n", output.c_str(), formatName.c_str(),
+                      (long long)id, what.c_str(), formatDuration(seconds * 1e9).c_str());
   return 0;
 }
 
@@ -308,9 +308,10 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = result.summary;
   std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());
-  std::cout << format("imported %s as run %lld: %s, %llu events on %d ranks (%.1f MB in %.2f s)\n",
-                      what.c_str(), (long long)result.runId, formatName(s.format).c_str(),
-                      (unsigned long long)s.timelineEvents, s.ranks, double(s.bytesRead) / 1e6, seconds);
+  std::cout << format("imported %s as run %lld: %s, %llu events on %d ranks (%.1f MB in %s)\n", what.c_str(),
+                      (long long)result.runId, formatName(s.format).c_str(),
+                      (unsigned long long)s.timelineEvents, s.ranks, double(s.bytesRead) / 1e6,
+                      formatDuration(seconds * 1e9).c_str());
   std::cout << "  " << result.rankRule << "; times: " << result.clock << "\n";
   for (const auto& file : result.files) {
     if (file.rank < 0) continue;

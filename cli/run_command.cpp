@@ -23,6 +23,7 @@
 #include "console/session/run_session.h"
 #include "console/session/store_location.h"
 #include "console/slurm/slurm_job.h"
+#include "diagnosis/duration_text.h"
 #include "diagnosis/finding.h"
 
 namespace ringmaster::cli {
@@ -33,18 +34,6 @@ using namespace std::chrono_literals;
 std::atomic<int> interrupts{0};
 void onInterrupt(int) {
   interrupts.fetch_add(1);
-}
-
-std::string duration(double seconds) {
-  if (seconds < 0) return "?";
-  long s = static_cast<long>(seconds + 0.5);
-  char text[32];
-  if (s >= 3600) {
-    std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  } else {
-    std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
-  }
-  return text;
 }
 
 // What ranks and agents say that a person should see: errors, warnings, the agent's own notes, and a
@@ -133,7 +122,7 @@ class ProgressDisplay {
     line << "step " << snap.step << (snap.totalSteps ? "/" + std::to_string(snap.totalSteps) : "") << "  "
          << std::fixed << std::setprecision(0) << snap.samplesPerS << " samples/s  loss "
          << std::setprecision(4) << snap.loss;
-    if (snap.totalSteps) line << "  ETA " << duration(snap.etaS);
+    if (snap.totalSteps) line << "  ETA " << (snap.etaS < 0 ? "?" : formatElapsed(snap.etaS));
     return line.str();
   }
 

@@ -5,6 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis has no Qt, so
+// here the marker is the text itself.
+#define QT_TRANSLATE_NOOP(context, text) text
+
 namespace ringmaster {
 
 std::string formatDuration(double ns) {
@@ -28,6 +32,26 @@ std::string formatDuration(double ns) {
   char text[64];
   std::snprintf(text, sizeof text, std::abs(value) >= 100 ? "%.0f %s" : "%.3g %s", value, unit->name);
   return text;
+}
+
+Phrase elapsedPhrase(double seconds) {
+  // Beyond a million years the figure is a mistake anyway; the cap keeps the rounding defined.
+  const long long s = std::isfinite(seconds) && seconds > 0 ? std::llround(std::min(seconds, 3.2e13)) : 0;
+  if (s < 60) {
+    return {kDurationContext, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 s"), {std::to_string(s)}};
+  }
+  if (s < 3600) {
+    return {kDurationContext,
+            QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 min %2 s"),
+            {std::to_string(s / 60), std::to_string(s % 60)}};
+  }
+  return {kDurationContext,
+          QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 h %2 min"),
+          {std::to_string(s / 3600), std::to_string(s % 3600 / 60)}};
+}
+
+std::string formatElapsed(double seconds) {
+  return toText(elapsedPhrase(seconds));
 }
 
 TimeUnit timeUnitFor(double largestNs, double resolutionNs) {

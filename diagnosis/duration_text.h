@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Durations as people read them: "350 ns", "4.1 ms", "2.5 s", "3.2 min", "9.1 d", never "1e+05 s"; and
-// points in time on a run's clock in one unit with as many decimals as their resolution asks ("65.012 s").
+// Durations as people read them: measured figures in one unit ("350 ns", "4.1 ms", "2.5 s", "3.2 min",
+// "9.1 d", never "1e+05 s"); how long a run took or has left in whole seconds ("3 min 5 s"); and points in
+// time on a run's clock in one unit with as many decimals as their resolution asks ("65.012 s"). Every
+// duration the console, the CLI, the window and the reports print is made here.
 #pragma once
 
 #include <string>
+
+#include "common/phrase.h"
 
 namespace ringmaster {
 
 // `ns` nanoseconds in the largest unit (ns, µs, ms, s, min, h, d) that keeps the figure at 1 or more, with
 // three significant digits (whole numbers from 100 on).
 std::string formatDuration(double ns);
+
+inline constexpr char kDurationContext[] = "ringmaster::Duration";
+
+// How long a run took or has left, rounded to whole seconds as a clock would say it: "45 s", "3 min 5 s",
+// "2 h 5 min" (a negative or unknown length counts as 0 s). The English pattern (context kDurationContext,
+// marked for translation) with its figures, so that the window shows it in its own language.
+Phrase elapsedPhrase(double seconds);
+// The same in English: toText(elapsedPhrase(seconds)).
+std::string formatElapsed(double seconds);
 
 // A unit for time points: ns, µs, ms or s, with a number of decimals.
 struct TimeUnit {

@@ -4,15 +4,10 @@
 #include <QDateTime>
 #include <QStringList>
 
-namespace ringmaster::console {
-QString RunsModel::durationText(int64_t ns) {
-  if (ns <= 0) return {};
-  const int64_t s = ns / 1'000'000'000;
-  if (s < 60) return tr("%1 s").arg(s);
-  if (s < 3600) return tr("%1 min %2 s").arg(s / 60).arg(s % 60);
-  return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-}
+#include "console/models/translated.h"
+#include "diagnosis/duration_text.h"
 
+namespace ringmaster::console {
 QString RunsModel::statusText(const QString& status) {
   if (status == QLatin1String("running")) return tr("running");
   if (status == QLatin1String("finished")) return tr("finished");
@@ -89,7 +84,9 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       return QDateTime::fromMSecsSinceEpoch(r->startedUnixNs / 1'000'000)
           .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case Duration:
-      return r->endedUnixNs > 0 ? durationText(duration) : QString();
+      return r->endedUnixNs > 0 && duration > 0
+                 ? translated(elapsedPhrase(static_cast<double>(duration) / 1e9))
+                 : QString();
     case Tags: {
       QStringList tags;
       for (const auto& t : r->tags) tags << QString::fromStdString(t);

@@ -29,8 +29,6 @@ class RunsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-  // "1 min 35 s" for a duration in ns; empty for none.
-  static QString durationText(int64_t ns);
   // A run's status word as stored ("finished", "failed", …; console::statusName) in the interface's
   // language; a word it does not know as it is.
   static QString statusText(const QString& status);

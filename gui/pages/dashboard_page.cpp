@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "console/models/runs_model.h"
+#include "console/models/translated.h"
 #include "diagnosis/duration_text.h"
 #include "diagnosis/evidence_keys.h"
 #include "gui/palette.h"
@@ -261,7 +262,7 @@ void DashboardPage::setProgress(const console::ProgressSnapshot& progress) {
   }
   QString text = total > 0 ? tr("Step %1 of %2").arg(done).arg(total) : tr("Step %1").arg(done);
   if (heading_.live && total > 0 && progress.etaS >= 0)
-    text += tr(" · ETA %1").arg(QString::fromStdString(formatDuration(progress.etaS * 1e9)));
+    text += tr(" · ETA %1").arg(console::translated(elapsedPhrase(progress.etaS)));
   progressText_->setText(text);
   progressText_->setVisible(true);
 }

@@ -252,6 +252,21 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::Duration</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::Evidence</name>
     <message>
         <source>throughput lost</source>
@@ -1308,18 +1323,6 @@
 </context>
 <context>
     <name>ringmaster::console::RunsModel</name>
-    <message>
-        <source>%1 s</source>
-        <translation>%1 秒</translation>
-    </message>
-    <message>
-        <source>%1 min %2 s</source>
-        <translation>%1 分 %2 秒</translation>
-    </message>
-    <message>
-        <source>%1 h %2 min</source>
-        <translation>%1 小时 %2 分</translation>
-    </message>
     <message>
         <source>imported</source>
         <translation>导入</translation>

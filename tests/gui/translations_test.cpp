@@ -26,6 +26,7 @@
 #include "console/slurm/slurm_options.h"
 #include "console/tune/tune_search.h"
 #include "diagnosis/comparison.h"
+#include "diagnosis/duration_text.h"
 #include "diagnosis/run_diagnosis.h"
 #include "diagnosis/summary_text.h"
 #include "gui/dialogs/report_dialog.h"
@@ -253,6 +254,7 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   comparison.setComparisons({compareRuns(base, other)});
   EXPECT_FALSE(console::ComparisonModel::sentenceText(comparison.comparisons().front().verdict).isEmpty());
   EXPECT_FALSE(console::translatedOutcome("every rank finished").isEmpty());
+  EXPECT_EQ(console::translated(elapsedPhrase(185)), QStringLiteral("3 分 5 秒")) << "a run's length, an ETA";
   for (int column = 0; column < comparison.columnCount(); ++column) {
     EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
   }

@@ -177,6 +177,26 @@ TEST(DurationText, EveryScaleReadsInItsOwnUnit) {
   EXPECT_EQ(formatDuration(std::numeric_limits<double>::quiet_NaN()), "unknown");
 }
 
+TEST(DurationText, ARunsLengthReadsInWholeSecondsAsAClockSaysIt) {
+  using ringmaster::elapsedPhrase;
+  using ringmaster::formatElapsed;
+  EXPECT_EQ(formatElapsed(0), "0 s");
+  EXPECT_EQ(formatElapsed(45.4), "45 s");
+  EXPECT_EQ(formatElapsed(59.6), "1 min 0 s") << "rounded, then split";
+  EXPECT_EQ(formatElapsed(185), "3 min 5 s");
+  EXPECT_EQ(formatElapsed(3599), "59 min 59 s");
+  EXPECT_EQ(formatElapsed(2 * 3600 + 5 * 60 + 59), "2 h 5 min");
+  EXPECT_EQ(formatElapsed(-3), "0 s");
+  EXPECT_EQ(formatElapsed(std::numeric_limits<double>::quiet_NaN()), "0 s");
+  EXPECT_EQ(formatElapsed(std::numeric_limits<double>::infinity()), "0 s");
+  EXPECT_EQ(formatElapsed(1e300), "8888888888 h 53 min") << "capped, never undefined";
+  // The window translates the pattern and fills in the same figures.
+  const ringmaster::Phrase phrase = elapsedPhrase(185);
+  EXPECT_STREQ(phrase.context, ringmaster::kDurationContext);
+  EXPECT_STREQ(phrase.pattern, "%1 min %2 s");
+  EXPECT_EQ(phrase.args, (std::vector<std::string>{"3", "5"}));
+}
+
 TEST(HorovodReadiness, AnImportedTimelineKeepsItsLatenessFindingWithTheRun) {
   ringmaster::test::TempDir dir("readiness-import");
   const std::string path = dir.file("horovod_timeline.json");
