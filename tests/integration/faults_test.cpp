@@ -390,7 +390,14 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
             "--worker", worker.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  ASSERT_TRUE(waitFor([&] { return readFile(agentLog).find("listening") != std::string::npos; },
+  // Whatever the test finds, the agent goes with it (it holds the test's output open).
+  struct EndAgent {
+    pid_t pid;
+    ~EndAgent() {
+      if (pid > 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    }
+  } endAgent{agentPid};
+  ASSERT_TRUE(waitFor([&] { return readFile(agentLog).find("serving consoles on") != std::string::npos; },
                       std::chrono::seconds(30)))
       << "the agent did not come up: " << readFile(agentLog);
 
@@ -421,6 +428,7 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
   for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
   ::kill(agentPid, SIGTERM);
   ::waitpid(agentPid, nullptr, 0);
+  endAgent.pid = 0;
 
   EXPECT_FALSE(r.timedOut) << "the run went on after its journal failed";
   EXPECT_EQ(r.signal, 0) << r.err;
