@@ -20,6 +20,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
 
 namespace ringmaster::test {
 
@@ -58,16 +59,6 @@ inline bool processAlive(int pid) {
   const std::string text = readFile("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = text.rfind(')');
   return paren == std::string::npos || text.size() < paren + 3 || text[paren + 2] != 'Z';
-}
-
-// Polls `done` every 10 ms for up to `timeout`.
-inline bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 // Keeps every record it is given, for the test to inspect.

@@ -24,8 +24,10 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
 
 using ringmaster::test::binPath;
+using ringmaster::test::eventually;
 using ringmaster::test::freePort;
 using ringmaster::test::readFile;
 using ringmaster::test::runProcess;
@@ -65,15 +67,29 @@ std::vector<pid_t> processesRunning(const std::string& word) {
   });
 }
 
-// Waits up to `limit` for `ready`.
-template <typename Ready>
-bool waitFor(Ready ready, std::chrono::seconds limit) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < until) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+// A count the store at `path` answers `sql` with (its one parameter, if any, bound to `name`), read as any
+// other reader would; 0 when there is no store (yet).
+int storedCount(const std::string& path, const char* sql, const std::string& name = {}) {
+  sqlite3* db = nullptr;
+  int count = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, nullptr) == SQLITE_OK) {
+      if (sqlite3_bind_parameter_count(q) > 0) sqlite3_bind_text(q, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(q) == SQLITE_ROW) count = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
   }
-  return false;
+  sqlite3_close(db);
+  return count;
+}
+
+// How many of the run's ranks have steps in the store (the run is named after its job).
+int ranksWithStoredSteps(const TempDir& dir, const std::string& jobId) {
+  return storedCount(
+      dir.file("runs.sqlite"),
+      "SELECT count(DISTINCT rank) FROM steps WHERE run_id IN (SELECT id FROM runs WHERE name = ?)", jobId);
 }
 
 // Built-in training long enough to be interfered with: rank 0 spends 30 ms more per step.
@@ -108,13 +124,15 @@ TEST(Faults, ARankFrozenWithSigstopIsNamedAndRememberedOnceItGoesOn) {
   ringmaster::test::ProcessResult result;
   std::thread run([&] { result = runProcess(longRun(dir, jobId, 700), {}, std::chrono::minutes(5)); });
   std::vector<pid_t> rank1;
-  const bool started = waitFor(
+  const bool started = eventually(
       [&] {
         return !(rank1 = processesWith({"RANK=1", "RINGMASTER_JOB_ID=" + jobId})).empty();
       },
       std::chrono::seconds(60));
   if (started) {
-    std::this_thread::sleep_for(std::chrono::seconds(4));  // some steps first
+    // Some steps of both ranks first: rank 1 is frozen while it trains, not before it reported.
+    eventually([&] { return ranksWithStoredSteps(dir, jobId) == 2; }, std::chrono::seconds(60),
+               std::chrono::milliseconds(200));
     ::kill(rank1.front(), SIGSTOP);
     std::this_thread::sleep_for(std::chrono::seconds(12));
     ::kill(rank1.front(), SIGCONT);
@@ -139,12 +157,8 @@ TEST(Faults, ARunWhoseConsoleIsKilledIsMarkedInterruptedWithItsStepsKept) {
   const std::string jobId = "killed-" + std::to_string(::getpid());
   std::thread run([&] { runProcess(longRun(dir, jobId, 5000), {}, std::chrono::minutes(5)); });
   // Until the run has stored some steps.
-  const bool running = waitFor(
-      [&] {
-        auto r = runProcess({binPath("ringmaster"), "show", jobId, "--store", dir.file("runs.sqlite")});
-        return r.out.find("throughput") != std::string::npos;
-      },
-      std::chrono::seconds(90));
+  const bool running = eventually([&] { return ranksWithStoredSteps(dir, jobId) > 0; },
+                                  std::chrono::seconds(90), std::chrono::milliseconds(200));
   // The console is the process started with the job id on its command line that is not one of its ranks.
   const auto ranks = processesWith({"RINGMASTER_JOB_ID=" + jobId});
   for (pid_t pid : processesRunning(jobId)) {
@@ -185,20 +199,7 @@ std::string storedStatus(const std::string& path, const std::string& name) {
 
 // How many timeline chunks the store at `path` holds.
 int storedChunks(const std::string& path) {
-  sqlite3* db = nullptr;
-  int chunks = 0;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(db, 1000);
-    sqlite3_exec(
-        db, "SELECT count(*) FROM timeline_chunks",
-        [](void* out, int, char** values, char**) {
-          *static_cast<int*>(out) = values[0] ? std::atoi(values[0]) : 0;
-          return 0;
-        },
-        &chunks, nullptr);
-  }
-  sqlite3_close(db);
-  return chunks;
+  return storedCount(path, "SELECT count(*) FROM timeline_chunks");
 }
 
 }  // namespace
@@ -397,8 +398,8 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
       if (pid > 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
     }
   } endAgent{agentPid};
-  ASSERT_TRUE(waitFor([&] { return readFile(agentLog).find("serving consoles on") != std::string::npos; },
-                      std::chrono::seconds(30)))
+  ASSERT_TRUE(eventually([&] { return readFile(agentLog).find("serving consoles on") != std::string::npos; },
+                         std::chrono::seconds(30)))
       << "the agent did not come up: " << readFile(agentLog);
 
   // Far more steps than the test lets run: only the agent's stop can end this run in time.
@@ -423,8 +424,8 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
                        "--name",
                        jobId},
                       {}, std::chrono::minutes(3));
-  const bool ranksEnded = waitFor([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
-                                  std::chrono::seconds(30));
+  const bool ranksEnded = eventually([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
+                                     std::chrono::seconds(30));
   for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
   ::kill(agentPid, SIGTERM);
   ::waitpid(agentPid, nullptr, 0);
@@ -479,8 +480,8 @@ TEST(Faults, AHangIsPrintedWhenFoundAndTheStallTimeoutStopsTheJobAsFailed) {
                        "--name",
                        "hung"},
                       {}, std::chrono::minutes(3));
-  const bool ranksEnded = waitFor([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
-                                  std::chrono::seconds(30));
+  const bool ranksEnded = eventually([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
+                                     std::chrono::seconds(30));
   for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
 
   ASSERT_FALSE(r.timedOut) << "the hung job was not stopped\n" << r.out << r.err;

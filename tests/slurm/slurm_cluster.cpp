@@ -106,15 +106,6 @@ std::string joinedLines(const std::vector<std::string>& lines) {
   return text;
 }
 
-bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (true) {
-    if (condition()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100ms);
-  }
-}
-
 bool SlurmCluster::installed() {
   for (std::string path :
        {std::string(kSbin) + "munged", std::string(kSbin) + "mungekey", std::string(kSbin) + "slurmctld",
@@ -138,7 +129,7 @@ SlurmCluster::SlurmCluster() {
           "--key-file=" + dir_.file("munge.key"), "--pid-file=" + dir_.file("munged.pid"),
           "--log-file=" + dir_.file("log/munged.log"), "--seed-file=" + dir_.file("munged.seed")},
       std::map<std::string, std::string>{}, dir_.file("log/munged")));
-  if (!waitUntil([this] { return std::filesystem::exists(dir_.file("munge.socket")); }, 10s)) {
+  if (!eventually([this] { return std::filesystem::exists(dir_.file("munge.socket")); }, 10s, kSlurmPoll)) {
     throw std::runtime_error("munged did not open its socket in 10 s:\n" + logs());
   }
   daemons_.push_back(std::make_unique<BackgroundProcess>(
@@ -149,13 +140,13 @@ SlurmCluster::SlurmCluster() {
         std::vector<std::string>{std::string(kSbin) + "slurmd", "-D", "-N", node, "-f", conf()}, env(),
         dir_.file(std::string("log/slurmd-") + node)));
   }
-  const bool up = waitUntil(
+  const bool up = eventually(
       [this] {
         auto states = command({std::string(kBin) + "sinfo", "-h", "-N", "-p", "main", "-o", "%N %T"}, 5s);
         return states.exitCode == 0 && states.out.find("n1 idle") != std::string::npos &&
                states.out.find("n2 idle") != std::string::npos;
       },
-      30s);
+      30s, kSlurmPoll);
   if (!up) {
     std::string why = "the test Slurm cluster did not come up in 30 s:\n" + logs();
     stop();
@@ -264,7 +255,7 @@ std::string SlurmCluster::logs() const {
 void SlurmCluster::stop() {
   if (daemons_.size() >= 2 && daemons_[1]->running()) {
     for (const auto& id : jobs()) command({"scancel", id}, 10s);
-    waitUntil([this] { return jobs().empty(); }, 15s);
+    eventually([this] { return jobs().empty(); }, 15s, kSlurmPoll);
   }
   // slurmd before slurmctld before munged, each given 10 s after SIGTERM, then SIGKILL.
   for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) (*it).reset();
@@ -272,7 +263,7 @@ void SlurmCluster::stop() {
   for (const auto& e : descendantsOf(::getpid())) {
     if (e.state != 'Z') ::kill(e.pid, SIGKILL);
   }
-  waitUntil(
+  eventually(
       [] {
         bool any = false;
         for (const auto& e : descendantsOf(::getpid())) {
@@ -281,7 +272,7 @@ void SlurmCluster::stop() {
         }
         return !any;
       },
-      10s);
+      10s, kSlurmPoll);
   daemons_.clear();
 }
 

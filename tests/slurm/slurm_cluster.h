@@ -18,6 +18,7 @@
 
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
 
 namespace ringmaster::test {
 
@@ -65,7 +66,7 @@ std::vector<std::string> descendantProcesses();
 // `lines` one to a line, for a failure message.
 std::string joinedLines(const std::vector<std::string>& lines);
 
-// Polls `condition` every 100 ms until it holds or `limit` passes; returns whether it held.
-bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit);
+// How often a test asks Slurm again while it waits (each question runs squeue, sinfo or scontrol).
+inline constexpr std::chrono::milliseconds kSlurmPoll{100};
 
 }  // namespace ringmaster::test

@@ -25,19 +25,20 @@ TEST(SlurmCluster, RunsAStepOnBothNodesAndLeavesNoProcessBehind) {
     auto submitted = cluster.command({"sbatch", "--parsable", "-N", "2", "-n", "2", "-o", output, script});
     ASSERT_EQ(submitted.exitCode, 0) << submitted.err << cluster.logs();
     std::string id = submitted.out.substr(0, submitted.out.find_first_of(";\n"));
-    ASSERT_TRUE(waitUntil([&] { return readFile(output).find("step on n2") != std::string::npos; }, 30s))
+    ASSERT_TRUE(
+        eventually([&] { return readFile(output).find("step on n2") != std::string::npos; }, 30s, kSlurmPoll))
         << readFile(output) << cluster.logs();
     EXPECT_NE(readFile(output).find("step on n1"), std::string::npos);
     EXPECT_EQ(cluster.jobState(id), "RUNNING");
     // The second step sleeps on both nodes: those processes are this test's descendants.
-    EXPECT_TRUE(waitUntil(
+    EXPECT_TRUE(eventually(
         [&] {
           int sleeping = 0;
           for (const auto& line : cluster.strayProcesses())
             sleeping += line.find(" sleep") != std::string::npos ? 1 : 0;
           return sleeping == 2;
         },
-        20s))
+        20s, kSlurmPoll))
         << joinedLines(cluster.strayProcesses());
   }
   EXPECT_TRUE(descendantProcesses().empty()) << joinedLines(descendantProcesses());

@@ -71,7 +71,7 @@ class SlurmRun : public ::testing::Test {
   // Slurm job `id` completed and run 1 is stored as a finished 4-rank run with that job id: `ringmaster
   // show`'s text of it.
   std::string expectCompletedAndStored(const std::string& id) const {
-    EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+    EXPECT_TRUE(eventually([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s, kSlurmPoll))
         << cluster_->jobState(id);
     auto shown = show("1");
     EXPECT_EQ(shown.exitCode, 0) << shown.err;
@@ -82,7 +82,7 @@ class SlurmRun : public ::testing::Test {
 
   // Every process this test started is gone within 20 s (the cluster's daemons aside).
   void expectNoStrayProcess() const {
-    EXPECT_TRUE(waitUntil([this] { return cluster_->strayProcesses().empty(); }, 20s))
+    EXPECT_TRUE(eventually([this] { return cluster_->strayProcesses().empty(); }, 20s, kSlurmPoll))
         << joinedLines(cluster_->strayProcesses());
   }
 
@@ -111,8 +111,8 @@ TEST_F(SlurmRun, ABuiltInJobTrainsOnTwoNodesAndIsStoredWithItsJobIdAndNodes) {
 TEST_F(SlurmRun, APendingJobShowsSlurmsReasonAndCtrlCCancelsIt) {
   auto argv = slurmRun(30, {"--partition", "closed"});
   BackgroundProcess console(argv, cluster_->env(), cluster_->folder() + "/console");
-  ASSERT_TRUE(
-      waitUntil([&] { return console.err().find("PENDING (PartitionDown)") != std::string::npos; }, 30s))
+  ASSERT_TRUE(eventually([&] { return console.err().find("PENDING (PartitionDown)") != std::string::npos; },
+                         30s, kSlurmPoll))
       << console.err();
   const std::string id = submittedJob(console.err());
   ASSERT_FALSE(id.empty()) << console.err();
@@ -122,7 +122,7 @@ TEST_F(SlurmRun, APendingJobShowsSlurmsReasonAndCtrlCCancelsIt) {
   ASSERT_FALSE(ended.timedOut) << ended.err;
   EXPECT_EQ(ended.exitCode, 130) << ended.err;
   EXPECT_NE(ended.err.find("cancelling Slurm job " + id), std::string::npos) << ended.err;
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s))
+  EXPECT_TRUE(eventually([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s, kSlurmPoll))
       << cluster_->jobState(id);
   expectNoStrayProcess();
 }
@@ -130,7 +130,7 @@ TEST_F(SlurmRun, APendingJobShowsSlurmsReasonAndCtrlCCancelsIt) {
 TEST_F(SlurmRun, StopCancelsARunningJobAndLeavesNoProcessBehind) {
   BackgroundProcess console(slurmRun(100000), cluster_->env(), cluster_->folder() + "/console");
   // Training: the progress line shows steps.
-  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+  ASSERT_TRUE(eventually([&] { return console.out().find("step ") != std::string::npos; }, 90s, kSlurmPoll))
       << console.err() << console.out() << cluster_->logs();
   const std::string id = submittedJob(console.err());
   ASSERT_FALSE(id.empty()) << console.err();
@@ -140,7 +140,7 @@ TEST_F(SlurmRun, StopCancelsARunningJobAndLeavesNoProcessBehind) {
   ASSERT_FALSE(ended.timedOut) << ended.err;
   EXPECT_EQ(ended.exitCode, 130) << ended.err;
   EXPECT_NE(ended.err.find("cancelled Slurm job " + id), std::string::npos) << ended.err;
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s))
+  EXPECT_TRUE(eventually([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20s, kSlurmPoll))
       << cluster_->jobState(id);
   expectNoStrayProcess();
   auto shown = show("1");
@@ -150,7 +150,7 @@ TEST_F(SlurmRun, StopCancelsARunningJobAndLeavesNoProcessBehind) {
 TEST_F(SlurmRun, AttachWatchesAJobAnotherConsoleSubmitted) {
   auto first =
       std::make_unique<BackgroundProcess>(slurmRun(250), cluster_->env(), cluster_->folder() + "/first");
-  ASSERT_TRUE(waitUntil([&] { return first->out().find("step ") != std::string::npos; }, 90s))
+  ASSERT_TRUE(eventually([&] { return first->out().find("step ") != std::string::npos; }, 90s, kSlurmPoll))
       << first->err() << cluster_->logs();
   const std::string id = submittedJob(first->err());
   ASSERT_FALSE(id.empty()) << first->err();
@@ -168,7 +168,7 @@ TEST_F(SlurmRun, AttachWatchesAJobAnotherConsoleSubmitted) {
   EXPECT_NE(shown.out.find("status finished, 4 ranks"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("over 250 steps"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("slurm job " + id), std::string::npos) << shown.out;
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s))
+  EXPECT_TRUE(eventually([&] { return cluster_->jobState(id) == "COMPLETED"; }, 20s, kSlurmPoll))
       << cluster_->jobState(id);
   expectNoStrayProcess();
 }
@@ -249,7 +249,7 @@ TEST_F(SlurmRun, ARankKilledBySlurmAtItsTimeLimitIsAFinding) {
 
 TEST_F(SlurmRun, ANodeThatFailsIsAFinding) {
   BackgroundProcess console(slurmRun(1000000), cluster_->env(), cluster_->folder() + "/console");
-  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+  ASSERT_TRUE(eventually([&] { return console.out().find("step ") != std::string::npos; }, 90s, kSlurmPoll))
       << console.err() << cluster_->logs();
   const std::string id = submittedJob(console.err());
   ASSERT_FALSE(id.empty()) << console.err();
@@ -272,7 +272,7 @@ TEST_F(SlurmRun, ANodeThatFailsIsAFinding) {
 
 TEST_F(SlurmRun, APreemptedJobIsAFinding) {
   BackgroundProcess console(slurmRun(1000000), cluster_->env(), cluster_->folder() + "/console");
-  ASSERT_TRUE(waitUntil([&] { return console.out().find("step ") != std::string::npos; }, 90s))
+  ASSERT_TRUE(eventually([&] { return console.out().find("step ") != std::string::npos; }, 90s, kSlurmPoll))
       << console.err() << cluster_->logs();
   const std::string id = submittedJob(console.err());
   ASSERT_FALSE(id.empty()) << console.err();
@@ -288,7 +288,7 @@ TEST_F(SlurmRun, APreemptedJobIsAFinding) {
       ended.err.find("finding: Slurm preempted the job for another one (Slurm job " + id + ": PREEMPTED)"),
       std::string::npos)
       << ended.err << cluster_->logs();
-  EXPECT_TRUE(waitUntil([&] { return cluster_->jobState(urgentId) == "RUNNING"; }, 20s))
+  EXPECT_TRUE(eventually([&] { return cluster_->jobState(urgentId) == "RUNNING"; }, 20s, kSlurmPoll))
       << cluster_->jobState(urgentId);
   auto shown = show("1");
   EXPECT_NE(shown.out.find("status failed"), std::string::npos) << shown.out;
