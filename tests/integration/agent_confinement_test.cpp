@@ -57,35 +57,12 @@ console::AgentClient clientFor(const agent::AgentServer& server) {
 // One rank of a user's program, uninstrumented.
 v1::LaunchRequest programLaunch(const std::string& jobId, const std::vector<std::string>& argv,
                                 const std::vector<std::string>& environment = {}) {
-  v1::LaunchRequest request;
-  request.set_job_id(jobId);
   v1::JobSpec spec = defaultJobSpec();
-  spec.set_world_size(1);
   auto* program = spec.mutable_program();
   for (const auto& a : argv) program->add_argv(a);
   for (const auto& e : environment) program->add_environment(e);
   program->set_uninstrumented(true);
-  *request.mutable_spec() = spec;
-  request.set_first_rank(0);
-  request.set_local_ranks(1);
-  request.set_world_size(1);
-  request.set_master_addr("127.0.0.1");
-  request.set_master_port(static_cast<uint32_t>(freePort()));
-  return request;
-}
-
-// Rank 0 of a 2-rank job of Ringmaster's own training: it waits at the rendezvous for rank 1.
-v1::LaunchRequest firstOfTwoRanks(const std::string& jobId, const v1::JobSpec& spec) {
-  v1::LaunchRequest request;
-  request.set_job_id(jobId);
-  *request.mutable_spec() = spec;
-  request.mutable_spec()->set_world_size(2);
-  request.set_first_rank(0);
-  request.set_local_ranks(1);
-  request.set_world_size(2);
-  request.set_master_addr("127.0.0.1");
-  request.set_master_port(static_cast<uint32_t>(freePort()));
-  return request;
+  return firstRankOf(jobId, std::move(spec), 1);
 }
 
 // Every record of a job, once it has finished.
@@ -196,7 +173,7 @@ TEST(AgentConfinement, ACheckpointFolderSwappedForALinkAfterLaunchIsRefusedWhenW
   v1::JobSpec spec = smallJob(2, 20);
   spec.set_checkpoint_dir(checkpoints);
   spec.set_checkpoint_every(1);
-  v1::LaunchRequest request = firstOfTwoRanks("swapped", spec);
+  v1::LaunchRequest request = firstRankOf("swapped", spec, 2);
   v1::LaunchReply reply;
   grpc::Status status = client.launch(request, reply);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -246,7 +223,7 @@ TEST(AgentConfinement, AModelOutsideTheAllowedFoldersIsRefusedAtLaunch) {
     spec.set_model_path(model);
     const std::string jobId = "model-" + std::to_string(n++);
     v1::LaunchReply reply;
-    grpc::Status status = client.launch(firstOfTwoRanks(jobId, spec), reply);
+    grpc::Status status = client.launch(firstRankOf(jobId, spec, 2), reply);
     EXPECT_EQ(status.error_code(), grpc::PERMISSION_DENIED) << model << ": " << status.error_message();
     EXPECT_NE(status.error_message().find("spec.model_path " + model), std::string::npos)
         << status.error_message();
@@ -318,7 +295,7 @@ TEST(AgentConfinement, ARunIdIsTheJobsOwnOrTheRunItRestarts) {
       SCOPED_TRACE("job " + c.jobId + " run " + c.runId + (restarts ? " with restarts" : ""));
       v1::JobSpec spec = smallJob(2, 2);
       if (restarts) spec.set_max_restarts(1);
-      v1::LaunchRequest request = firstOfTwoRanks(c.jobId, spec);
+      v1::LaunchRequest request = firstRankOf(c.jobId, spec, 2);
       request.set_run_id(c.runId);
       v1::LaunchReply reply;
       grpc::Status status = client.launch(request, reply);
@@ -332,7 +309,7 @@ TEST(AgentConfinement, ARunIdIsTheJobsOwnOrTheRunItRestarts) {
     SCOPED_TRACE("job " + c.jobId + " run " + c.runId);
     v1::JobSpec spec = smallJob(2, 2);
     spec.set_max_restarts(1);
-    v1::LaunchRequest request = firstOfTwoRanks(c.jobId, spec);
+    v1::LaunchRequest request = firstRankOf(c.jobId, spec, 2);
     request.set_run_id(c.runId);
     v1::LaunchReply reply;
     grpc::Status status = client.launch(request, reply);

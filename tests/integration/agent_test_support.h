@@ -39,18 +39,26 @@ inline v1::JobSpec smallJob(int ranks, uint64_t steps) {
   return spec;
 }
 
-// A launch of rank 0 of a 2-rank job: rank 1 never comes, so rank 0 waits at the rendezvous (alive, idle).
-inline v1::LaunchRequest waitingRank(const std::string& jobId) {
+// A launch of job `jobId` on this machine: its rank 0, the only one here, of a `worldSize`-rank job (the
+// other ranks, where there are any, never come, so rank 0 waits at the rendezvous).
+inline v1::LaunchRequest firstRankOf(const std::string& jobId, v1::JobSpec spec, int worldSize) {
   v1::LaunchRequest request;
   request.set_job_id(jobId);
-  *request.mutable_spec() = smallJob(2, 10);
-  request.mutable_spec()->set_rendezvous_timeout_s(120);
+  spec.set_world_size(worldSize);
+  *request.mutable_spec() = std::move(spec);
   request.set_first_rank(0);
   request.set_local_ranks(1);
-  request.set_world_size(2);
+  request.set_world_size(worldSize);
   request.set_master_addr("127.0.0.1");
   request.set_master_port(static_cast<uint32_t>(freePort()));
   return request;
+}
+
+// A launch of rank 0 of a 2-rank job: rank 1 never comes, so rank 0 waits at the rendezvous (alive, idle).
+inline v1::LaunchRequest waitingRank(const std::string& jobId) {
+  v1::JobSpec spec = smallJob(2, 10);
+  spec.set_rendezvous_timeout_s(120);
+  return firstRankOf(jobId, std::move(spec), 2);
 }
 
 // Alive and not a zombie.
