@@ -4,7 +4,6 @@
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDir>
-#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -17,13 +16,12 @@
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "console/hosts/host_registry.h"
-#include "console/session/background.h"
 #include "console/session/outcome_text.h"
 #include "console/session/store_access.h"
 #include "console/session/store_location.h"
-#include "console/slurm/slurm_job.h"
 #include "gui/dialogs/report_dialog.h"
 #include "gui/dialogs/tune_dialog.h"
+#include "gui/host_watch.h"
 #include "gui/live_run.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/dashboard_page.h"
@@ -33,9 +31,8 @@
 #include "gui/pages/logs_page.h"
 #include "gui/pages/runs_page.h"
 #include "gui/pages/timeline_page.h"
-#include "gui/views/series_chart.h"
-#include "gui/views/timeline_view.h"
-#include "traces/horovod_timeline_reader.h"
+#include "gui/run_history.h"
+#include "gui/shown_run.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -43,34 +40,7 @@ namespace {
 const char* const kPageKeys[] = {"hosts",    "launch",  "dashboard", "timeline",
                                  "findings", "compare", "logs",      "runs"};
 
-// Resetting the runs model loses the user's selection: do it only when a run came, went or changed.
-bool sameRuns(const std::vector<RunInfo>& runs, const console::RunsModel& model) {
-  if (static_cast<int>(runs.size()) != model.rowCount()) return false;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const RunInfo* shown = model.run(static_cast<int>(i));
-    const RunInfo& r = runs[i];
-    if (shown->id != r.id || shown->name != r.name || shown->status != r.status ||
-        shown->worldSize != r.worldSize || shown->endedUnixNs != r.endedUnixNs || shown->tags != r.tags ||
-        shown->notes != r.notes)
-      return false;
-  }
-  return true;
-}
-
-// Resetting the findings model loses the user's selection: do it only when something changed.
-bool sameFindings(const std::vector<v1::Finding>& a, const std::vector<v1::Finding>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].SerializeAsString() != b[i].SerializeAsString()) return false;
-  }
-  return true;
-}
-
 constexpr int kReconnectedBannerMs = 5000;
-constexpr std::chrono::seconds kSinfoTimeout{5};
-constexpr std::chrono::milliseconds kStoreWatchInterval{1000};
-// A wheel's or a drag's many steps make one read of the timeline.
-constexpr std::chrono::milliseconds kTimelineReadDelay{100};
 
 QString workerBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-worker"));
@@ -78,14 +48,6 @@ QString workerBesideUs() {
 
 QString agentBesideUs() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ringmaster-agent"));
-}
-
-// "node-a:6000" as the Hosts field names it: "node-a" ("[::1]:6000": "::1").
-QString hostName(const QString& address) {
-  QString host = address;
-  if (host.startsWith(QLatin1Char('['))) return host.mid(1, host.indexOf(QLatin1Char(']')) - 1);
-  if (host.count(QLatin1Char(':')) == 1) host.truncate(host.indexOf(QLatin1Char(':')));
-  return host;
 }
 
 }  // namespace
@@ -99,21 +61,19 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   if (options_.agentPath.isEmpty()) options_.agentPath = agentBesideUs();
 
   store_ = new console::StoreAccess(options_.storePath, this);
-  registry_ = new console::HostRegistry(options_.workerPath, options_.stateDir, this);
-  hostsModel_ = registry_->model();
+  hostWatch_ = new HostWatch(options_.workerPath, options_.stateDir, this);
   logModel_ = new console::LogModel(200'000, this);
-  runsModel_ = new console::RunsModel(this);
+  history_ = new RunHistory(store_, this);
   findingsModel_ = new console::FindingsModel(this);
 
-  slurmModel_ = new console::SlurmPartitionsModel(this);
-  hosts_ = new HostsPage(hostsModel_, slurmModel_, this);
+  hosts_ = new HostsPage(hostsModel(), slurmModel(), this);
   launch_ = new LaunchPage(this);
   dashboard_ = new DashboardPage(this);
   timeline_ = new TimelinePage(this);
   findings_ = new FindingsPage(findingsModel_, this);
-  compare_ = new ComparePage(runsModel_, store_, this);
+  compare_ = new ComparePage(runsModel(), store_, this);
   logs_ = new LogsPage(logModel_, this);
-  runs_ = new RunsPage(runsModel_, this);
+  runs_ = new RunsPage(runsModel(), this);
 
   pages_ = new QTabWidget(this);
   pages_->setDocumentMode(true);
@@ -146,7 +106,6 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(launch_, &LaunchPage::launchRequested, this, qOverload<const v1::JobSpec&>(&MainWindow::launch));
   connect(launch_, &LaunchPage::slurmSubmitRequested, this, &MainWindow::submitToSlurm);
   connect(launch_, &LaunchPage::tuneRequested, this, &MainWindow::openTune);
-  connect(dashboard_, &DashboardPage::rankSelected, this, &MainWindow::selectRank);
   connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
     if (live_) {
       live_->stop();
@@ -158,103 +117,44 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     timelineButton()->setEnabled(false);  // until the agents answered
     live_->setTimelineRecording(on);
   });
-  connect(findings_, &FindingsPage::findingActivated, this, &MainWindow::showEvidence);
   connect(timeline_, &TimelinePage::importRequested, this, &MainWindow::importTraces);
   connect(runs_, &RunsPage::openRequested, this, [this](int64_t runId) { openRun(runId); });
-  connect(runs_, &RunsPage::refreshRequested, this, &MainWindow::refreshRuns);
   connect(runs_, &RunsPage::reportRequested, this, [this](int64_t id) {
     auto* dialog = new ReportDialog(store_, id, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
   });
-  connect(runs_, &RunsPage::renameRequested, this, [this](int64_t id, const QString& name) {
-    store_->post<bool>(
-        this,
-        [id, name = name.toStdString()](RunStore& s) {
-          s.renameRun(id, name);
-          return true;
-        },
-        [this](bool) { refreshRuns(); });
+  history_->serve(runs_);
+  connect(history_, &RunHistory::refreshed, this, &MainWindow::runsRefreshed);
+  connect(history_, &RunHistory::importing, this, [this](const QString& text) { setBanner(text); });
+  connect(history_, &RunHistory::imported, this, [this](int64_t runId, const QString& text, bool warning) {
+    // Opening the run clears the banner; the import's account comes back once the run is shown.
+    connect(
+        this, &MainWindow::runShown, this, [this, text, warning] { setBanner(text, warning); },
+        Qt::SingleShotConnection);
+    openRun(runId, Timeline);
   });
-  connect(runs_, &RunsPage::tagRequested, this, [this](int64_t id, const QString& tag) {
-    store_->post<bool>(
-        this,
-        [id, tag = tag.toStdString()](RunStore& s) {
-          s.addTag(id, tag);
-          return true;
-        },
-        [this](bool) { refreshRuns(); });
-  });
-  connect(runs_, &RunsPage::deleteRequested, this, [this](int64_t id) {
-    store_->post<bool>(
-        this,
-        [id](RunStore& s) {
-          s.deleteRun(id);
-          return true;
-        },
-        [this](bool) { refreshRuns(); });
-  });
-  connect(hosts_, &HostsPage::checkRequested, registry_, &console::HostRegistry::checkHost);
-  connect(hosts_, &HostsPage::checkRequested, this, &MainWindow::refreshSlurm);
+  hostWatch_->serve(hosts_, launch_);
+  connect(hostWatch_->registry(), &console::HostRegistry::hostChecked, this, &MainWindow::hostChecked);
+  connect(hostWatch_, &HostWatch::slurmChecked, this, &MainWindow::slurmChecked);
   connect(pages_, &QTabWidget::currentChanged, this, [this](int page) {
     if (page == Hosts) refreshSlurm();
   });
-  connect(hosts_, &HostsPage::addRequested, registry_, &console::HostRegistry::addHost);
-  connect(hosts_, &HostsPage::removeRequested, registry_, &console::HostRegistry::removeHost);
-  connect(registry_, &console::HostRegistry::hostChecked, this, &MainWindow::hostChecked);
-  connect(hostsModel_, &QAbstractItemModel::dataChanged, this, [this] {
-    // The Launch page offers the connected hosts, with their cores as slots.
-    QList<LaunchPage::RemoteAgent> connected;
-    for (const console::ConnectedAgent& a : registry_->connectedAgents()) {
-      connected.push_back({a.host, a.slots, a.port, a.tokenFile, a.tlsCa});
-    }
-    launch_->setConnectedHosts(connected);
-    // And knows what each checked host can run: this machine as "", a remote one by its name.
-    QMap<QString, v1::HostInfo> known;
-    for (int row = 0; row < hostsModel_->rowCount(); ++row) {
-      const console::HostEntry& host = hostsModel_->host(row);
-      if (!host.hasInfo || (!host.isLocal() && host.state != console::HostEntry::State::Connected)) continue;
-      known.insert(host.isLocal() ? QString() : hostName(host.address), host.info);
-    }
-    launch_->setKnownHosts(known);
-  });
 
-  timelineRead_ = new QTimer(this);
-  timelineRead_->setSingleShot(true);
-  timelineRead_->setInterval(kTimelineReadDelay);
-  connect(timelineRead_, &QTimer::timeout, this, &MainWindow::readTimelineRange);
-  connect(timeline_->view(), &TimelineView::visibleRangeChanged, this, [this](int64_t t0, int64_t t1) {
-    if (run_ && !run_->timeline.holds(t0, t1)) timelineRead_->start();
+  shown_ = new ShownRun(store_, {dashboard_, timeline_, logs_, logModel_, findingsModel_}, this);
+  connect(shown_, &ShownRun::shown, this, &MainWindow::runShown);
+  connect(shown_, &ShownRun::timelineRead, this, &MainWindow::timelineRead);
+  connect(shown_, &ShownRun::timelineReadFailed, this, [this](const QString& message) {
+    setBanner(tr("Could not read the timeline: %1").arg(message), true);
   });
-
-  // Runs started elsewhere (the CLI, another console) appear without a manual refresh.
-  storeWatch_ = new QTimer(this);
-  storeWatch_->setInterval(kStoreWatchInterval);
-  connect(storeWatch_, &QTimer::timeout, this, &MainWindow::checkStoreChanged);
-  storeWatch_->start();
+  connect(dashboard_, &DashboardPage::rankSelected, shown_, &ShownRun::selectRank);
+  connect(findings_, &FindingsPage::findingActivated, shown_, &ShownRun::showEvidence);
 
   updateLiveControls();
   restoreSettings();
-  registry_->restore();
+  hostWatch_->registry()->restore();
   refreshRuns();
   refreshSlurm();
-}
-
-void MainWindow::setStoreWatchInterval(std::chrono::milliseconds interval) {
-  storeWatch_->setInterval(interval);
-}
-
-void MainWindow::checkStoreChanged() {
-  if (storeCheckPending_) return;
-  storeCheckPending_ = true;
-  store_->post<int64_t>(
-      this, [](RunStore& s) { return s.dataVersion(); },
-      [this](int64_t version) {
-        storeCheckPending_ = false;
-        const bool changed = storeVersion_ >= 0 && version != storeVersion_;
-        storeVersion_ = version;
-        if (changed) refreshRuns();
-      });
 }
 
 MainWindow::~MainWindow() {
@@ -339,25 +239,13 @@ QString MainWindow::bannerText() const {
   return banner_->isVisibleTo(this) ? banner_->text() : QString();
 }
 
-void MainWindow::addHost(const console::HostEntry& entry) {
-  registry_->addHost(entry);
-}
-
-void MainWindow::checkHost(int row) {
-  registry_->checkHost(row);
-}
-
-void MainWindow::setHostWatchInterval(std::chrono::milliseconds interval) {
-  registry_->setWatchInterval(interval);
-}
-
 QAbstractButton* MainWindow::timelineButton() const {
   return dashboard_->timelineButton();
 }
 
 void MainWindow::updateLiveControls() {
   const bool running =
-      live_ && !live_->finished() && !live_->jobId().isEmpty() && shownRunId_ == live_->runId();
+      live_ && !live_->finished() && !live_->jobId().isEmpty() && shown_->runId() == live_->runId();
   timelineButton()->setEnabled(running);
   // A Slurm job waiting for its nodes can be cancelled from the same button.
   dashboard_->stopButton()->setEnabled(running || (live_ && live_->waitingForSlurm()));
@@ -365,18 +253,6 @@ void MainWindow::updateLiveControls() {
     QSignalBlocker block(timelineButton());
     timelineButton()->setChecked(false);
   }
-}
-
-void MainWindow::refreshRuns() {
-  store_->post<std::vector<RunInfo>>(
-      this, [](RunStore& s) { return s.runs(); },
-      [this](std::vector<RunInfo> runs) {
-        // The same list again keeps the user's selection and the Compare page's ticks as they are.
-        if (!sameRuns(runs, *runsModel_)) runsModel_->setRuns(std::move(runs));
-        runs_->setStatus(tr("%n run(s) in %1", nullptr, runsModel_->rowCount())
-                             .arg(QDir::toNativeSeparators(store_->path())));
-        Q_EMIT runsRefreshed();
-      });
 }
 
 void MainWindow::openRun(int64_t runId, Page page) {
@@ -394,28 +270,9 @@ void MainWindow::openRun(int64_t runId, Page page) {
         heading.totalSteps = console::expectedSteps(data->info->spec);
         auto owned = std::make_unique<console::RunData>(std::move(*data));
         setBanner({});
-        showRunData(std::move(owned), heading);
+        shown_->show(std::move(owned), heading);
         pages_->setCurrentIndex(page);
       });
-}
-
-void MainWindow::showRunData(std::unique_ptr<console::RunData> data, const RunHeading& heading) {
-  const int64_t runId = heading.runId;
-  // Views first let go of the old run, then it is replaced.
-  dashboard_->setRun(nullptr, {});
-  timeline_->setModel(nullptr);
-  run_ = std::move(data);
-  shownRunId_ = runId;
-  dashboard_->setRun(run_.get(), heading);
-  timeline_->setModel(&run_->timeline);
-  timelineEventsShown_ = run_->timeline.eventCount();
-  logModel_->clear();
-  logModel_->append(run_->logs);
-  logs_->setRankCount(run_->series.rankCount());
-  findingsModel_->setFindings(run_->findings);
-  dashboard_->setFindings(run_->findings);
-  selectRank(-1);
-  Q_EMIT runShown(runId);
 }
 
 void MainWindow::openTune(console::RunFlags flags) {
@@ -443,7 +300,7 @@ void MainWindow::openTune(console::RunFlags flags) {
 }
 
 void MainWindow::launch(const v1::JobSpec& spec) {
-  launch(registry_->planFor(spec));
+  launch(hostWatch_->registry()->planFor(spec));
 }
 
 void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFiles& files) {
@@ -459,7 +316,7 @@ void MainWindow::launch(const console::LaunchPlan& launchPlan, const LiveRunFile
   live_ = std::make_unique<LiveRun>(
       std::move(plan), options_.storePath,
       [this](const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
-        ingestLive(records, findings);
+        if (live_ && shown_->runId() == live_->runId()) shown_->ingest(records, findings, live_->progress());
       },
       nullptr, files);
   if (launchPlan.hosts.empty()) {
@@ -480,7 +337,7 @@ void MainWindow::submitToSlurm(const console::RunFlags& flags) {
   live_ = std::make_unique<LiveRun>(
       flags, options_.agentPath.toStdString(), options_.storePath,
       [this](const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings) {
-        ingestLive(records, findings);
+        if (live_ && shown_->runId() == live_->runId()) shown_->ingest(records, findings, live_->progress());
       });
   connect(live_.get(), &LiveRun::slurmSubmitted, this, [this](const QString& id, const QString& command) {
     setBanner(tr("Submitted Slurm job %1: %2").arg(id, command));
@@ -513,7 +370,7 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
             heading.status = QStringLiteral("running");
             heading.live = true;
             heading.totalSteps = live_->totalSteps();
-            showRunData(std::move(data), heading);
+            shown_->show(std::move(data), heading);
             updateLiveControls();
             QSignalBlocker block(timelineButton());
             timelineButton()->setChecked(recordFromStart);
@@ -529,7 +386,7 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
     const QString how = console::translatedOutcome(message.toStdString());
     setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), how), !succeeded);
-    if (live_->runId() > 0 && shownRunId_ == live_->runId()) dashboard_->runEnded(status);
+    if (live_->runId() > 0 && shown_->runId() == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();
     refreshRuns();
@@ -562,153 +419,6 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
   });
   updateLiveControls();
   live_->start();
-}
-
-void MainWindow::refreshSlurm() {
-  if (slurmCheckPending_) return;
-  slurmCheckPending_ = true;
-  // sinfo may hang on a controller that does not answer: off the GUI thread, with a hard limit. No Slurm is
-  // no error: the page then shows no cluster.
-  console::runInBackground<std::vector<console::SlurmPartition>>(
-      this, [] { return console::slurmPartitions(kSinfoTimeout); },
-      [this](std::vector<console::SlurmPartition> partitions) {
-        slurmCheckPending_ = false;
-        slurmModel_->setPartitions(std::move(partitions));
-        Q_EMIT slurmChecked();
-      },
-      [this](const QString&) {
-        slurmCheckPending_ = false;
-        slurmModel_->setPartitions({});
-        Q_EMIT slurmChecked();
-      });
-}
-
-void MainWindow::ingestLive(const std::vector<v1::Record>& records,
-                            const std::vector<v1::Finding>& findings) {
-  if (!run_ || !live_ || shownRunId_ != live_->runId()) return;
-  std::vector<v1::LogLine> lines;
-  for (const v1::Record& r : records) {
-    run_->ingest(r);
-    if (r.has_log()) lines.push_back(r.log());
-  }
-  logModel_->append(lines);
-  logs_->setRankCount(run_->series.rankCount());
-  // The session's diagnosis is the list: it holds the detectors' findings and those that came as records.
-  if (!sameFindings(findings, run_->findings)) {
-    run_->findings = findings;
-    findingsModel_->setFindings(findings);
-    dashboard_->setFindings(findings);
-  }
-  dashboard_->setProgress(live_->progress());
-  dashboard_->markDirty();
-  if (run_->timeline.eventCount() != timelineEventsShown_) {
-    timelineEventsShown_ = run_->timeline.eventCount();
-    timeline_->modelChanged();
-  }
-}
-
-void MainWindow::selectRank(int rank) {
-  selectedRank_ = rank;
-  dashboard_->highlightRank(rank);
-  timeline_->highlightRank(rank);
-  logs_->showRank(rank);
-}
-
-void MainWindow::showEvidence(const v1::Finding& finding) {
-  selectRank(finding.rank());
-  if (!run_) return;
-  // The chart range: from a little before the finding's first step to the end of the run.
-  const uint64_t since = finding.since_step();
-  const uint64_t end = std::max<uint64_t>(run_->series.endStep(), since + 1);
-  dashboard_->showSteps(since > 10 ? since - 10 : 0, end);
-  // The timeline range: the steps from `since` of the finding's rank (a few steps, so the picture is
-  // readable).
-  const auto& tl = run_->timeline;
-  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-  for (int lane : tl.rankRows()) {
-    if (finding.rank() >= 0 && tl.lane(lane).rank != finding.rank()) continue;
-    for (const auto& e : tl.events(lane)) {
-      if (e.step >= since && e.step < since + 3) {
-        t0 = std::min(t0, e.startNs);
-        t1 = std::max(t1, e.endNs);
-      }
-    }
-  }
-  if (t0 < t1) timeline_->showRange(t0, t1);
-}
-
-void MainWindow::readTimelineRange() {
-  if (!run_ || timelineReading_) return;  // the read under way looks again when it ends
-  const int64_t t0 = timeline_->view()->visibleBegin(), t1 = timeline_->view()->visibleEnd();
-  if (run_->timeline.holds(t0, t1)) return;
-  const int64_t width = t1 - t0;
-  struct Read {
-    std::shared_ptr<console::TimelineModel> model;
-    std::string error;
-  };
-  timelineReading_ = true;
-  store_->post<Read>(
-      this,
-      [runId = shownRunId_, extent = run_->timelineExtent, from = t0 - width, to = t1 + width](RunStore& s) {
-        Read read;
-        try {
-          read.model =
-              std::make_shared<console::TimelineModel>(console::loadTimeline(s, runId, extent, from, to));
-        } catch (const std::exception& error) {
-          read.error = error.what();
-        }
-        return read;
-      },
-      [this, runId = shownRunId_](Read read) {
-        timelineReading_ = false;
-        if (!run_ || shownRunId_ != runId) {
-          readTimelineRange();  // for the run shown now, if it needs one
-          return;
-        }
-        if (!read.model) {
-          setBanner(tr("Could not read the timeline: %1").arg(QString::fromStdString(read.error)), true);
-          return;
-        }
-        timeline_->replaceModel([&] { run_->timeline = std::move(*read.model); });
-        timelineEventsShown_ = run_->timeline.eventCount();
-        Q_EMIT timelineRead();
-        readTimelineRange();  // the view may have moved on meanwhile
-      });
-}
-
-void MainWindow::importTraces(const QStringList& paths) {
-  if (paths.isEmpty()) return;
-  const QString what =
-      paths.size() == 1 ? QFileInfo(paths.front()).fileName() : tr("%n files", "", int(paths.size()));
-  setBanner(tr("Importing %1…").arg(what));
-  std::vector<std::string> inputs;
-  for (const QString& path : paths) inputs.push_back(path.toStdString());
-  store_->post<ImportResult>(
-      this, [inputs](RunStore& s) { return ringmaster::importTraces(s, inputs); },
-      [this, what](ImportResult result) {
-        QString text = tr("Imported %1: %2 events.").arg(what).arg(result.summary.timelineEvents);
-        if (result.files.size() > 1 || result.steps > 0) {
-          text = tr("Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.")
-                     .arg(what)
-                     .arg(result.summary.ranks)
-                     .arg(QString::fromStdString(result.rankRule))
-                     .arg(result.summary.timelineEvents)
-                     .arg(result.steps);
-        }
-        if (!result.summary.complete)
-          text += QLatin1Char(' ') + tr("A file was cut short; what was whole is kept.");
-        refreshRuns();
-        // Opening the run clears the banner; the import's account comes back once the run is shown.
-        connect(
-            this, &MainWindow::runShown, this,
-            [this, text, warning = !result.summary.complete] { setBanner(text, warning); },
-            Qt::SingleShotConnection);
-        openRun(result.runId, Timeline);
-      });
-}
-
-void MainWindow::showPage(Page page) {
-  pages_->setCurrentIndex(page);
 }
 
 QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix) {

@@ -5,26 +5,28 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QTabWidget>
 #include <chrono>
 #include <map>
 #include <memory>
 
+#include "console/hosts/host_registry.h"
 #include "console/models/findings_model.h"
 #include "console/models/hosts_model.h"
 #include "console/models/log_model.h"
 #include "console/models/run_data.h"
 #include "console/models/runs_model.h"
 #include "gui/dialogs/tune_dialog.h"
+#include "gui/host_watch.h"
 #include "gui/live_run.h"
 #include "gui/pages/dashboard_page.h"
+#include "gui/run_history.h"
+#include "gui/shown_run.h"
 
 class QLabel;
 class QAbstractButton;
-class QTabWidget;
-class QTimer;
 
 namespace ringmaster::console {
-class HostRegistry;
 class StoreAccess;
 }  // namespace ringmaster::console
 
@@ -69,48 +71,50 @@ class MainWindow : public QMainWindow {
   void submitToSlurm(const console::RunFlags& flags);
   // Asks Slurm for its partitions (sinfo, off the GUI thread, a few seconds at most); slurmChecked() tells
   // when the Hosts page shows them (none where there is no Slurm).
-  void refreshSlurm();
+  void refreshSlurm() { hostWatch_->refreshSlurm(); }
   // The Hosts page's list (console::HostRegistry): add a remote agent, check a row again, re-check interval.
-  void addHost(const console::HostEntry& entry);
-  void checkHost(int row);
-  void setHostWatchInterval(std::chrono::milliseconds interval);
+  void addHost(const console::HostEntry& entry) { hostWatch_->registry()->addHost(entry); }
+  void checkHost(int row) { hostWatch_->registry()->checkHost(row); }
+  void setHostWatchInterval(std::chrono::milliseconds interval) {
+    hostWatch_->registry()->setWatchInterval(interval);
+  }
   // Emphasises `rank` in every view; -1 for none.
-  void selectRank(int rank);
+  void selectRank(int rank) { shown_->selectRank(rank); }
   // Renders every page to DIR/<page>.png; returns the files written.
   QStringList saveScreenshots(const QString& dir, const QString& suffix = {});
-  void showPage(Page page);
+  void showPage(Page page) { pages_->setCurrentIndex(page); }
   // Imports trace files as one run (per-rank PyTorch profiler traces: one rank per file; or a folder of
   // them; or one Horovod timeline or Chrome trace) into the store and opens it on the Timeline page, since a
   // trace is mostly timeline.
-  void importTraces(const QStringList& paths);
+  void importTraces(const QStringList& paths) { history_->importTraces(paths); }
   void importTimeline(const QString& path) { importTraces({path}); }
 
   // For tests and the screenshot tool.
   QTabWidget* pages() const { return pages_; }
   HostsPage* hostsPage() const { return hosts_; }
-  console::HostsModel* hostsModel() const { return hostsModel_; }
-  console::SlurmPartitionsModel* slurmModel() const { return slurmModel_; }
+  console::HostsModel* hostsModel() const { return hostWatch_->model(); }
+  console::SlurmPartitionsModel* slurmModel() const { return hostWatch_->slurmModel(); }
   LaunchPage* launchPage() const { return launch_; }
   DashboardPage* dashboardPage() const { return dashboard_; }
   TimelinePage* timelinePage() const { return timeline_; }
   FindingsPage* findingsPage() const { return findings_; }
   ComparePage* comparePage() const { return compare_; }
   RunsPage* runsPage() const { return runs_; }
-  console::RunsModel* runsModel() const { return runsModel_; }
+  console::RunsModel* runsModel() const { return history_->model(); }
   console::FindingsModel* findingsModel() const { return findingsModel_; }
   console::LogModel* logModel() const { return logModel_; }
-  console::RunData* shownRun() const { return run_.get(); }
+  console::RunData* shownRun() const { return shown_->data(); }
   LiveRun* liveRun() const { return live_.get(); }
   // The Launch page's "Tune…" dialog, once opened.
   TuneDialog* tuneDialog() const { return tune_.data(); }
   console::StoreAccess* store() const { return store_; }
-  int selectedRank() const { return selectedRank_; }
+  int selectedRank() const { return shown_->selectedRank(); }
   // The dashboard's "Record timeline": starts and stops timeline recording on every rank of the live run.
   QAbstractButton* timelineButton() const;
   QString bannerText() const;
-  void refreshRuns();
+  void refreshRuns() { history_->refresh(); }
   // How often the Runs and Compare pages look whether the history changed (a run started from the CLI).
-  void setStoreWatchInterval(std::chrono::milliseconds interval);
+  void setStoreWatchInterval(std::chrono::milliseconds interval) { history_->setWatchInterval(interval); }
 
  Q_SIGNALS:
   void runShown(int64_t runId);
@@ -129,16 +133,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  void showRunData(std::unique_ptr<console::RunData> data, const RunHeading& heading);
   // Shows the new live_ run as it starts, runs and ends, and starts it.
   void followLiveRun(const v1::JobSpec& spec);
-  // Refreshes the runs when another connection wrote to the store since the last look.
-  void checkStoreChanged();
-  void ingestLive(const std::vector<v1::Record>& records, const std::vector<v1::Finding>& findings);
-  void showEvidence(const v1::Finding& finding);
-  // A long stored run's timeline is read a range at a time: once the Timeline page shows time it does not
-  // hold, what it shows with a view's width on either side (coalesced; one read at a time).
-  void readTimelineRange();
   void setBanner(const QString& text, bool warning = false);
   void updateLiveControls();
   void restoreSettings();
@@ -151,12 +147,9 @@ class MainWindow : public QMainWindow {
   QLabel* banner_;
   console::StoreAccess* store_;
   QPointer<TuneDialog> tune_;
-  console::HostRegistry* registry_;
-  console::HostsModel* hostsModel_;
-  console::SlurmPartitionsModel* slurmModel_;
-  bool slurmCheckPending_ = false;
+  HostWatch* hostWatch_;
   console::LogModel* logModel_;
-  console::RunsModel* runsModel_;
+  RunHistory* history_;
   console::FindingsModel* findingsModel_;
   HostsPage* hosts_;
   LaunchPage* launch_;
@@ -166,16 +159,8 @@ class MainWindow : public QMainWindow {
   ComparePage* compare_;
   LogsPage* logs_;
   RunsPage* runs_;
-  std::unique_ptr<console::RunData> run_;
-  int64_t shownRunId_ = 0;
+  ShownRun* shown_;
   std::unique_ptr<LiveRun> live_;
-  int selectedRank_ = -1;
-  size_t timelineEventsShown_ = 0;
-  QTimer* timelineRead_;
-  bool timelineReading_ = false;
-  QTimer* storeWatch_;
-  int64_t storeVersion_ = -1;
-  bool storeCheckPending_ = false;
 };
 
 }  // namespace ringmaster::gui

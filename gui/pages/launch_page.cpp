@@ -6,10 +6,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -17,7 +14,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
@@ -27,7 +23,6 @@
 #include <QStandardItemModel>
 #include <QStyle>
 #include <QVBoxLayout>
-#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -40,78 +35,21 @@
 #include "console/models/translated.h"
 #include "console/session/run_flags.h"
 #include "console/slurm/slurm_job.h"
+#include "gui/pages/launch_forms/program_form.h"
+#include "gui/pages/launch_forms/slurm_form.h"
+#include "gui/pages/launch_forms/training_forms.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::gui {
 namespace {
 
+using launch_fields::choices;
+using launch_fields::integer;
+using launch_fields::q;
+using launch_fields::withButton;
+
 // Where the sbatch line the form shows has the job's id, which is chosen at launch.
 constexpr const char* kJobIdPlaceholder = "JOB_ID";
-
-QString q(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
-}
-
-QComboBox* choices(QWidget* parent, std::initializer_list<std::string_view> names) {
-  auto* box = new QComboBox(parent);
-  for (auto n : names) box->addItem(q(n));
-  return box;
-}
-
-QDoubleSpinBox* number(QWidget* parent, double lo, double hi, int decimals, const QString& suffix = {}) {
-  auto* box = new QDoubleSpinBox(parent);
-  box->setRange(lo, hi);
-  box->setDecimals(decimals);
-  box->setSuffix(suffix);
-  return box;
-}
-
-QSpinBox* integer(QWidget* parent, int lo, int hi, const QString& special = {}) {
-  auto* box = new QSpinBox(parent);
-  box->setRange(lo, hi);
-  if (!special.isEmpty()) box->setSpecialValueText(special);
-  return box;
-}
-
-// The words as one line that QProcess::splitCommand() splits back into them: a word holding white space goes
-// in double quotes, and a double quote is written three times. (splitCommand has no way to write an empty
-// word.)
-QString argumentsLine(const QStringList& words) {
-  QStringList quoted;
-  for (QString word : words) {
-    const bool spaced = std::any_of(word.begin(), word.end(), [](QChar c) { return c.isSpace(); });
-    word.replace(QLatin1Char('"'), QStringLiteral("\"\"\""));
-    quoted << (spaced ? QLatin1Char('"') + word + QLatin1Char('"') : word);
-  }
-  return quoted.join(QLatin1Char(' '));
-}
-
-// The environment box's NAME=value entries with the line each is on (from 1); blank lines are skipped.
-QList<QPair<int, QString>> environmentEntries(const QString& text) {
-  QList<QPair<int, QString>> entries;
-  const QStringList lines = text.split(QLatin1Char('\n'));
-  for (int i = 0; i < lines.size(); ++i) {
-    const QString entry = lines[i].trimmed();
-    if (!entry.isEmpty()) entries.append({i + 1, entry});
-  }
-  return entries;
-}
-
-// A folder as the ranks get it: absolute, from the console's current folder, with "~" as the home folder.
-QString absoluteFolder(const QString& text) {
-  QString path = text;
-  if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
-    path.replace(0, 1, QDir::homePath());
-  return QDir::cleanPath(QDir::current().absoluteFilePath(path));
-}
-
-// A line edit with a browse button after it.
-QHBoxLayout* withButton(QWidget* edit, QPushButton* button) {
-  auto* row = new QHBoxLayout;
-  row->addWidget(edit, 1);
-  row->addWidget(button);
-  return row;
-}
 
 // Where a preset's Slurm options go, beside its spec under "presets/<name>".
 QString slurmPresetKey(const QString& name) {
@@ -134,28 +72,8 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   kind->addButton(builtIn_);
   kind->addButton(ownProgram_);
   builtIn_->setChecked(true);
-  program_ = static_cast<QLineEdit*>(add(QStringLiteral("program.argv"), new QLineEdit(this)));
-  program_->setText(QStringLiteral("/usr/bin/python3"));
-  program_->setPlaceholderText(tr("an executable, e.g. /usr/bin/python3"));
-  arguments_ = static_cast<QLineEdit*>(add(QStringLiteral("program.arguments"), new QLineEdit(this)));
-  arguments_->setPlaceholderText(tr("e.g. train.py --epochs 3 --note \"two words\""));
-  workingDir_ = static_cast<QLineEdit*>(add(QStringLiteral("program.working_dir"), new QLineEdit(this)));
-  environment_ =
-      static_cast<QPlainTextEdit*>(add(QStringLiteral("program.environment"), new QPlainTextEdit(this)));
-  environment_->setPlaceholderText(tr("one NAME=value a line, e.g. OMP_NUM_THREADS=2"));
-  environment_->setTabChangesFocus(true);
-  environment_->setMaximumHeight(environment_->fontMetrics().lineSpacing() * 4 + 12);
-  instrumented_ =
-      static_cast<QCheckBox*>(add(QStringLiteral("program.instrumented"),
-                                  new QCheckBox(tr("Instrument with the ringmaster Python package"), this)));
-  instrumented_->setChecked(true);
-  instrumented_->setProperty("hint",
-                             tr("Step times, all-reduces and memory of a PyTorch program, with no change to "
-                                "it. Off: its output, exit and memory only."));
-  auto* browseProgram = new QPushButton(tr("Browse…"), this);
-  browseProgram->setObjectName(QStringLiteral("browseProgram"));
-  auto* browseFolder = new QPushButton(tr("Browse…"), this);
-  browseFolder->setObjectName(QStringLiteral("browseWorkingDir"));
+  // Created in the order Tab goes through them.
+  programGroup_ = new ProgramForm(this);
 
   name_ = static_cast<QLineEdit*>(add(QStringLiteral("name"), new QLineEdit(this)));
   name_->setPlaceholderText(tr("e.g. resnet18 ddp baseline"));
@@ -174,33 +92,8 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   useConnected_->setObjectName(QStringLiteral("useConnectedHosts"));
   useConnected_->setEnabled(false);
   useConnected_->setToolTip(tr("Connect to remote agents on the Hosts page first"));
-  batch_ = static_cast<QSpinBox*>(add(QStringLiteral("hyper.batch_size"), integer(this, 1, 65536)));
-  optimizer_ =
-      static_cast<QComboBox*>(add(QStringLiteral("hyper.optimizer"), choices(this, {"sgd", "adam"})));
-  lr_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.lr"), number(this, 0, 10, 6)));
-  momentum_ = static_cast<QDoubleSpinBox*>(add(QStringLiteral("hyper.momentum"), number(this, 0, 0.999, 3)));
-  epochs_ =
-      static_cast<QSpinBox*>(add(QStringLiteral("hyper.epochs"), integer(this, 0, 100000, tr("use steps"))));
-  steps_ = static_cast<QSpinBox*>(
-      add(QStringLiteral("hyper.steps"), integer(this, 0, 100000000, tr("use epochs"))));
-  bucketCap_ = static_cast<QDoubleSpinBox*>(
-      add(QStringLiteral("hyper.bucket_cap_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
-  fusion_ = static_cast<QDoubleSpinBox*>(
-      add(QStringLiteral("hyper.fusion_threshold_mb"), number(this, 0, 4096, 2, tr(" MiB"))));
-  cycle_ = static_cast<QDoubleSpinBox*>(
-      add(QStringLiteral("hyper.cycle_time_ms"), number(this, 0, 10000, 2, tr(" ms"))));
-  responseCache_ = static_cast<QCheckBox*>(
-      add(QStringLiteral("hyper.no_response_cache"), new QCheckBox(tr("Reuse agreed responses"), this)));
-  compression_ = static_cast<QComboBox*>(
-      add(QStringLiteral("hyper.compression"), choices(this, {"none", "fp16", "bf16"})));
-  reduceOp_ =
-      static_cast<QComboBox*>(add(QStringLiteral("hyper.reduce_op"), choices(this, {"average", "sum"})));
-  accumulation_ =
-      static_cast<QSpinBox*>(add(QStringLiteral("hyper.accumulation_steps"), integer(this, 1, 1024)));
-  checkpointDir_ = static_cast<QLineEdit*>(add(QStringLiteral("checkpoint_dir"), new QLineEdit(this)));
-  checkpointDir_->setPlaceholderText(tr("no checkpoints"));
-  checkpointEvery_ = static_cast<QSpinBox*>(
-      add(QStringLiteral("checkpoint_every"), integer(this, 0, 100000000, tr("only at the end"))));
+  training_ = new TrainingForm(this);
+  comm_ = new CommunicationForm(this);
   timeline_ = static_cast<QCheckBox*>(
       add(QStringLiteral("timeline"), new QCheckBox(tr("Record from the start"), this)));
   stallTimeout_ = static_cast<QSpinBox*>(
@@ -218,39 +111,11 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   minRanks_->setProperty("hint",
                          tr("With restarts: when a host is gone at a restart, go on with the ranks of the "
                             "hosts that remain if they are at least this many (--min-ranks)"));
-  straggler_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.stragglers"), new QLineEdit(this)));
-  straggler_->setPlaceholderText(tr("RANK:MS[@STEP], e.g. 2:50"));
-  leak_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.leaks"), new QLineEdit(this)));
-  leak_->setPlaceholderText(tr("RANK:MB, e.g. 1:2"));
-  crash_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.crashes"), new QLineEdit(this)));
-  crash_->setPlaceholderText(tr("RANK:STEP"));
-  hang_ = static_cast<QLineEdit*>(add(QStringLiteral("faults.hangs"), new QLineEdit(this)));
-  hang_->setPlaceholderText(tr("RANK:STEP"));
-
-  slurm_ = static_cast<QGroupBox*>(add(QStringLiteral("slurm"), new QGroupBox(tr("Submit to Slurm"), this)));
-  slurm_->setCheckable(true);
-  slurm_->setChecked(false);
-  slurm_->setProperty("hint",
-                      tr("Slurm allocates the nodes and starts one agent on each; the ranks are placed "
-                         "by the allocation (ringmaster run --slurm)"));
-  slurmNodes_ = static_cast<QSpinBox*>(
-      add(QStringLiteral("slurm.nodes"), integer(this, 0, 100000, tr("as Slurm decides"))));
-  auto slurmText = [&](const char* key, const QString& placeholder) {
-    auto* edit = static_cast<QLineEdit*>(add(QString::fromLatin1(key), new QLineEdit(this)));
-    edit->setPlaceholderText(placeholder);
-    return edit;
-  };
-  partition_ = slurmText("slurm.partition", tr("the cluster's default"));
-  time_ = slurmText("slurm.time", tr("e.g. 01:00:00; the partition's limit"));
-  account_ = slurmText("slurm.account", tr("your default account"));
-  qos_ = slurmText("slurm.qos", tr("the default"));
-  constraint_ = slurmText("slurm.constraint", tr("e.g. a100"));
-  gres_ = slurmText("slurm.gres", tr("e.g. gpu:4"));
-  slurmExtra_ = slurmText("slurm.extra", tr("more sbatch options, e.g. --mem=8G --exclusive"));
-  slurmFolder_ = slurmText("slurm.folder", QString::fromStdString(console::defaultSlurmFolder()));
-  slurmFolder_->setProperty("hint",
-                            tr("Where each job's folder goes (its token, script and agents' endpoints), "
-                               "on a filesystem the nodes share"));
+  faults_ = new FaultsForm(this);
+  slurm_ = new SlurmForm(this);
+  for (const LaunchForm* form :
+       std::initializer_list<const LaunchForm*>{programGroup_, training_, comm_, faults_, slurm_})
+    fields_.insert(form->fields());
 
   auto* job = new QGroupBox(tr("Job"), this);
   jobForm_ = new QFormLayout(job);
@@ -268,62 +133,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   jobForm_->addRow(tr("Min ranks"), minRanks_);
   trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
 
-  auto* slurmForm = new QFormLayout(slurm_);
-  slurmForm->addRow(tr("Nodes"), slurmNodes_);
-  slurmForm->addRow(tr("Partition"), partition_);
-  slurmForm->addRow(tr("Time limit"), time_);
-  slurmForm->addRow(tr("Account"), account_);
-  slurmForm->addRow(tr("QoS"), qos_);
-  slurmForm->addRow(tr("Constraint"), constraint_);
-  slurmForm->addRow(tr("GRES"), gres_);
-  slurmForm->addRow(tr("More sbatch options"), slurmExtra_);
-  slurmForm->addRow(tr("Job folders"), slurmFolder_);
-
-  programGroup_ = new QGroupBox(tr("Your program"), this);
-  programGroup_->setObjectName(QStringLiteral("programGroup"));
-  auto* programForm = new QFormLayout(programGroup_);
-  programForm->addRow(tr("Program"), withButton(program_, browseProgram));
-  programForm->addRow(tr("Arguments"), arguments_);
-  programForm->addRow(tr("Working folder"), withButton(workingDir_, browseFolder));
-  programForm->addRow(tr("Environment"), environment_);
-  programForm->addRow(QString(), instrumented_);
-  auto* programNote = new QLabel(
-      tr("Every rank runs the program with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, …). "
-         "A remote agent runs only the programs it was started to allow (<nobr>--allow-program</nobr>)."),
-      this);
-  programNote->setTextFormat(Qt::RichText);
-  programNote->setWordWrap(true);
-  programNote->setForegroundRole(QPalette::PlaceholderText);
-  programForm->addRow(programNote);
-
-  auto* training = new QGroupBox(tr("Training"), this);
-  auto* trainForm = new QFormLayout(training);
-  trainForm->addRow(tr("Batch size per rank"), batch_);
-  trainForm->addRow(tr("Optimizer"), optimizer_);
-  trainForm->addRow(tr("Learning rate"), lr_);
-  trainForm->addRow(tr("Momentum"), momentum_);
-  trainForm->addRow(tr("Epochs"), epochs_);
-  trainForm->addRow(tr("Steps"), steps_);
-  trainForm->addRow(tr("Gradient accumulation"), accumulation_);
-  trainForm->addRow(tr("Checkpoint folder"), checkpointDir_);
-  trainForm->addRow(tr("Checkpoint every (steps)"), checkpointEvery_);
-
-  auto* comm = new QGroupBox(tr("Communication"), this);
-  auto* commForm = new QFormLayout(comm);
-  commForm->addRow(tr("DDP bucket cap"), bucketCap_);
-  commForm->addRow(tr("Horovod fusion threshold"), fusion_);
-  commForm->addRow(tr("Horovod cycle time"), cycle_);
-  commForm->addRow(tr("Horovod response cache"), responseCache_);
-  commForm->addRow(tr("Gradient compression"), compression_);
-  commForm->addRow(tr("Horovod reduction"), reduceOp_);
-
-  auto* faults = new QGroupBox(tr("Fault injection (for demos and tests)"), this);
-  auto* faultForm = new QFormLayout(faults);
-  faultForm->addRow(tr("Straggler"), straggler_);
-  faultForm->addRow(tr("Memory leak"), leak_);
-  faultForm->addRow(tr("Crash"), crash_);
-  faultForm->addRow(tr("Hang"), hang_);
-  trainingGroups_ = {training, comm, faults};
+  trainingGroups_ = {training_, comm_, faults_};
 
   problemsLabel_ = new QLabel(this);
   problemsLabel_->setWordWrap(true);
@@ -357,12 +167,12 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   auto* left = new QVBoxLayout;
   left->addWidget(job);
   left->addWidget(slurm_);
-  left->addWidget(comm);
+  left->addWidget(comm_);
   left->addStretch();
   auto* right = new QVBoxLayout;
   right->addWidget(programGroup_);
-  right->addWidget(training);
-  right->addWidget(faults);
+  right->addWidget(training_);
+  right->addWidget(faults_);
   right->addStretch();
   columns->addLayout(left);
   columns->addLayout(right);
@@ -424,18 +234,6 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   }
   connect(slurm_, &QGroupBox::toggled, this, &LaunchPage::revalidate);
   connect(ownProgram_, &QRadioButton::toggled, this, &LaunchPage::showKind);
-  connect(browseProgram, &QPushButton::clicked, this, [this] {
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Program to run"), QFileInfo(program_->text()).path());
-    if (!file.isEmpty()) program_->setText(file);
-  });
-  connect(browseFolder, &QPushButton::clicked, this, [this] {
-    const QString start = workingDir_->text().trimmed().isEmpty()
-                              ? QDir::currentPath()
-                              : absoluteFolder(workingDir_->text().trimmed());
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Working folder"), start);
-    if (!folder.isEmpty()) workingDir_->setText(folder);
-  });
   connect(useConnected_, &QPushButton::clicked, this, &LaunchPage::useConnectedHosts);
   connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
   connect(launch_, &QPushButton::clicked, this, [this] {
@@ -510,58 +308,20 @@ void LaunchPage::setSpec(const v1::JobSpec& spec) {
   minRanks_->setValue(static_cast<int>(spec.min_ranks()));
   // A program's spec leaves the training fields as they are, and a training spec the program's.
   if (isUserProgram(spec)) {
-    const auto& program = spec.program();
     ownProgram_->setChecked(true);
-    program_->setText(QString::fromStdString(program.argv(0)));
-    QStringList arguments;
-    for (int i = 1; i < program.argv_size(); ++i) arguments << QString::fromStdString(program.argv(i));
-    arguments_->setText(argumentsLine(arguments));
-    workingDir_->setText(QString::fromStdString(program.working_dir()));
-    QStringList environment;
-    for (const auto& entry : program.environment()) environment << QString::fromStdString(entry);
-    environment_->setPlainText(environment.join(QLatin1Char('\n')));
-    instrumented_->setChecked(!program.uninstrumented());
+    programGroup_->setProgram(spec.program());
     revalidate();
     return;
   }
   builtIn_->setChecked(true);
-  const auto& h = spec.hyper();
   engine_->setCurrentText(q(engineName(spec.engine())));
   backend_->setCurrentText(q(backendName(spec.backend())));
   model_->setCurrentText(q(modelName(spec.model())));
   dataset_->setCurrentText(q(datasetName(spec.dataset())));
   dataDir_->setText(QString::fromStdString(spec.data_dir()));
-  batch_->setValue(static_cast<int>(h.batch_size()));
-  optimizer_->setCurrentText(q(optimizerName(h.optimizer())));
-  lr_->setValue(h.lr());
-  momentum_->setValue(h.momentum());
-  epochs_->setValue(static_cast<int>(h.epochs()));
-  steps_->setValue(static_cast<int>(h.steps()));
-  bucketCap_->setValue(h.bucket_cap_mb());
-  fusion_->setValue(h.fusion_threshold_mb());
-  cycle_->setValue(h.cycle_time_ms());
-  responseCache_->setChecked(!h.no_response_cache());
-  compression_->setCurrentText(q(compressionName(h.compression())));
-  reduceOp_->setCurrentText(q(reduceOpName(h.reduce_op())));
-  accumulation_->setValue(static_cast<int>(h.accumulation_steps()));
-  checkpointDir_->setText(QString::fromStdString(spec.checkpoint_dir()));
-  checkpointEvery_->setValue(static_cast<int>(spec.checkpoint_every()));
-  auto faultText = [](const auto& list, auto format) {
-    QStringList parts;
-    for (const auto& f : list) parts << format(f);
-    return parts.join(QLatin1Char(' '));
-  };
-  straggler_->setText(faultText(spec.faults().stragglers(), [](const v1::FaultInjection::Straggler& s) {
-    return QStringLiteral("%1:%2@%3").arg(s.rank()).arg(s.extra_ms()).arg(s.from_step());
-  }));
-  leak_->setText(faultText(spec.faults().leaks(), [](const v1::FaultInjection::Leak& l) {
-    return QStringLiteral("%1:%2").arg(l.rank()).arg(l.mb_per_step());
-  }));
-  auto atStep = [](const v1::FaultInjection::AtStep& a) {
-    return QStringLiteral("%1:%2").arg(a.rank()).arg(a.step());
-  };
-  crash_->setText(faultText(spec.faults().crashes(), atStep));
-  hang_->setText(faultText(spec.faults().hangs(), atStep));
+  training_->setSpec(spec);
+  comm_->setSpec(spec);
+  faults_->setSpec(spec);
   revalidate();
 }
 
@@ -592,20 +352,7 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   }
 
   if (runsProgram()) {
-    auto* program = spec.mutable_program();
-    // No executable, no argv: programErrors() says the program is missing.
-    if (const QString executable = program_->text().trimmed(); !executable.isEmpty()) {
-      program->add_argv(executable.toStdString());
-      for (const QString& word : QProcess::splitCommand(arguments_->text()))
-        program->add_argv(word.toStdString());
-    }
-    if (const QString folder = workingDir_->text().trimmed(); !folder.isEmpty()) {
-      program->set_working_dir(absoluteFolder(folder).toStdString());
-    }
-    for (const auto& entry : environmentEntries(environment_->toPlainText())) {
-      program->add_environment(entry.second.toStdString());
-    }
-    program->set_uninstrumented(!instrumented_->isChecked());
+    programGroup_->fill(spec.mutable_program());
     return spec;
   }
 
@@ -618,40 +365,9 @@ v1::JobSpec LaunchPage::build(QList<Problem>* problems) const {
   spec.set_model(parseModel(model_->currentText().toStdString()).value_or(v1::MODEL_UNSPECIFIED));
   spec.set_dataset(parseDataset(dataset_->currentText().toStdString()).value_or(v1::DATASET_UNSPECIFIED));
   spec.set_data_dir(dataDir_->text().trimmed().toStdString());
-  auto* h = spec.mutable_hyper();
-  h->set_batch_size(static_cast<uint32_t>(batch_->value()));
-  h->set_optimizer(
-      parseOptimizer(optimizer_->currentText().toStdString()).value_or(v1::OPTIMIZER_UNSPECIFIED));
-  h->set_lr(lr_->value());
-  h->set_momentum(momentum_->value());
-  h->set_epochs(static_cast<uint32_t>(epochs_->value()));
-  h->set_steps(static_cast<uint64_t>(steps_->value()));
-  h->set_bucket_cap_mb(bucketCap_->value());
-  h->set_fusion_threshold_mb(fusion_->value());
-  h->set_cycle_time_ms(cycle_->value());
-  h->set_no_response_cache(!responseCache_->isChecked());
-  h->set_compression(
-      parseCompression(compression_->currentText().toStdString()).value_or(v1::COMPRESSION_NONE));
-  h->set_reduce_op(parseReduceOp(reduceOp_->currentText().toStdString()).value_or(v1::REDUCE_OP_UNSPECIFIED));
-  h->set_accumulation_steps(static_cast<uint32_t>(accumulation_->value()));
-  spec.set_checkpoint_dir(checkpointDir_->text().trimmed().toStdString());
-  spec.set_checkpoint_every(static_cast<uint64_t>(checkpointEvery_->value()));
-
-  auto each = [](const QLineEdit* edit) {
-    return edit->text().split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts);
-  };
-  auto* faults = spec.mutable_faults();
-  try {
-    for (const QString& t : each(straggler_))
-      *faults->add_stragglers() = parseStragglerFault(t.toStdString());
-    for (const QString& t : each(leak_)) *faults->add_leaks() = parseLeakFault(t.toStdString());
-    for (const QString& t : each(crash_))
-      *faults->add_crashes() = parseStepFault(t.toStdString(), "--inject-crash");
-    for (const QString& t : each(hang_))
-      *faults->add_hangs() = parseStepFault(t.toStdString(), "--inject-hang");
-  } catch (const InputError& e) {
-    note(QStringLiteral("faults"), tr("Fault injection: %1").arg(QString::fromStdString(e.what())));
-  }
+  training_->fill(spec);
+  comm_->fill(spec);
+  faults_->fill(spec, note);
   return spec;
 }
 
@@ -673,7 +389,7 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
   // A program's fields by their names on the form; an argv index past 0 is in the arguments line, an
   // environment index is a line of the box.
   static const QRegularExpression programField(QStringLiteral("^program\\.(\\w+)(?:\\[(\\d+)\\])?$"));
-  const auto environment = environmentEntries(environment_->toPlainText());
+  const auto environment = programGroup_->environmentEntries();
   for (const FieldError& e : errors) {
     const QString field = QString::fromStdString(e.field);
     const QString message =
@@ -732,7 +448,7 @@ QString LaunchPage::labelOf(const QString& field) const {
 }
 
 bool LaunchPage::submitsToSlurm() const {
-  return slurm_->isChecked();
+  return slurm_->submits();
 }
 
 QString LaunchPage::unusableBecause(v1::Backend backend) const {
@@ -784,19 +500,7 @@ console::RunFlags LaunchPage::runFlags() const {
   flags.spec = spec;
   flags.spec.clear_hosts();  // -H carries them
   if (submitsToSlurm()) {
-    console::SlurmOptions& o = flags.slurm;
-    o.submit = true;
-    o.nodes = slurmNodes_->value();
-    o.partition = partition_->text().trimmed().toStdString();
-    o.time = time_->text().trimmed().toStdString();
-    o.account = account_->text().trimmed().toStdString();
-    o.qos = qos_->text().trimmed().toStdString();
-    o.constraint = constraint_->text().trimmed().toStdString();
-    o.gres = gres_->text().trimmed().toStdString();
-    for (const QString& word : QProcess::splitCommand(slurmExtra_->text()))
-      o.extra.push_back(word.toStdString());
-    if (const QString folder = slurmFolder_->text().trimmed(); !folder.isEmpty())
-      o.folder = absoluteFolder(folder).toStdString();
+    slurm_->fill(flags.slurm);
     return flags;
   }
   if (spec.hosts_size() > 0) {
@@ -859,9 +563,7 @@ void LaunchPage::revalidate() {
     it.value()->setToolTip(own.isEmpty() ? it.value()->property("hint").toString()
                                          : own.join(QLatin1Char('\n')));
   }
-  workingDir_->setPlaceholderText(hosts_->text().trimmed().isEmpty()
-                                      ? tr("this folder: %1").arg(QDir::currentPath())
-                                      : tr("each host's agent's own folder"));
+  programGroup_->setRunsOnHosts(!hosts_->text().trimmed().isEmpty());
   if (found.isEmpty()) {
     problemsLabel_->setText(tr("Ready to launch."));
     problemsLabel_->setStyleSheet(QString());
@@ -907,10 +609,7 @@ void LaunchPage::savePreset(const QString& name) {
   // Saved to disk: secret-looking environment values are kept as *** (withSecretsMasked), to type again.
   settings.setValue(QStringLiteral("presets/") + name,
                     QString::fromStdString(messageToJson(withSecretsMasked(spec()))));
-  QVariantMap slurm{{QStringLiteral("submit"), slurm_->isChecked()},
-                    {QStringLiteral("nodes"), slurmNodes_->value()}};
-  for (QLineEdit* edit : slurmTexts()) slurm.insert(fields_.key(edit), edit->text());
-  settings.setValue(slurmPresetKey(name), slurm);
+  settings.setValue(slurmPresetKey(name), slurm_->preset());
   presets_->clear();
   presets_->addItems(presetNames());
   presets_->setCurrentText(name);
@@ -922,16 +621,8 @@ bool LaunchPage::loadPreset(const QString& name) {
   v1::JobSpec spec;
   if (json.isEmpty() || !messageFromJson(json.toStdString(), spec)) return false;
   setSpec(spec);
-  // A preset saved without Slurm options (or before presets kept them) runs without Slurm.
-  const QVariantMap slurm = settings.value(slurmPresetKey(name)).toMap();
-  slurmNodes_->setValue(slurm.value(QStringLiteral("nodes"), 0).toInt());
-  for (QLineEdit* edit : slurmTexts()) edit->setText(slurm.value(fields_.key(edit)).toString());
-  slurm_->setChecked(slurm.value(QStringLiteral("submit"), false).toBool());
+  slurm_->setPreset(settings.value(slurmPresetKey(name)).toMap());
   return true;
-}
-
-QList<QLineEdit*> LaunchPage::slurmTexts() const {
-  return {partition_, time_, account_, qos_, constraint_, gres_, slurmExtra_, slurmFolder_};
 }
 
 QStringList LaunchPage::presetNames() const {

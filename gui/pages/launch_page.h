@@ -15,7 +15,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QGroupBox;
 class QLabel;
@@ -26,6 +25,12 @@ class QRadioButton;
 class QSpinBox;
 
 namespace ringmaster::gui {
+
+class CommunicationForm;
+class FaultsForm;
+class ProgramForm;
+class SlurmForm;
+class TrainingForm;
 
 class LaunchPage : public QWidget {
   Q_OBJECT
@@ -93,8 +98,6 @@ class LaunchPage : public QWidget {
     QString text;
   };
   QList<Problem> findProblems() const;
-  // The Slurm group's text fields.
-  QList<QLineEdit*> slurmTexts() const;
   // The label a field (a FieldError's name, e.g. "hyper.batch_size") has on the form; the name itself when it
   // has none.
   QString labelOf(const QString& field) const;
@@ -110,12 +113,10 @@ class LaunchPage : public QWidget {
   QMap<QString, QWidget*> fields_;
   QRadioButton* builtIn_;
   QRadioButton* ownProgram_;
-  QLineEdit* program_;
-  QLineEdit* arguments_;
-  QLineEdit* workingDir_;
-  QPlainTextEdit* environment_;
-  QCheckBox* instrumented_;
-  QGroupBox* programGroup_;
+  ProgramForm* programGroup_;
+  TrainingForm* training_;
+  CommunicationForm* comm_;
+  FaultsForm* faults_;
   // What does not apply to a program: whole groups, and rows of the Job group.
   QList<QGroupBox*> trainingGroups_;
   QList<QWidget*> trainingRows_;
@@ -130,39 +131,11 @@ class LaunchPage : public QWidget {
   QLineEdit* hosts_;
   QPushButton* useConnected_;
   QList<RemoteAgent> connectedHosts_;
-  QSpinBox* batch_;
-  QComboBox* optimizer_;
-  QDoubleSpinBox* lr_;
-  QDoubleSpinBox* momentum_;
-  QSpinBox* epochs_;
-  QSpinBox* steps_;
-  QDoubleSpinBox* bucketCap_;
-  QDoubleSpinBox* fusion_;
-  QDoubleSpinBox* cycle_;
-  QCheckBox* responseCache_;
-  QComboBox* compression_;
-  QComboBox* reduceOp_;
-  QSpinBox* accumulation_;
-  QLineEdit* checkpointDir_;
-  QSpinBox* checkpointEvery_;
   QCheckBox* timeline_;
   QSpinBox* stallTimeout_;
   QSpinBox* maxRestarts_;
   QSpinBox* minRanks_;
-  QLineEdit* straggler_;
-  QLineEdit* leak_;
-  QLineEdit* crash_;
-  QLineEdit* hang_;
-  QGroupBox* slurm_;
-  QSpinBox* slurmNodes_;
-  QLineEdit* partition_;
-  QLineEdit* time_;
-  QLineEdit* account_;
-  QLineEdit* qos_;
-  QLineEdit* constraint_;
-  QLineEdit* gres_;
-  QLineEdit* slurmExtra_;
-  QLineEdit* slurmFolder_;
+  SlurmForm* slurm_;
   QLabel* sbatch_;
   QMap<QString, v1::HostInfo> knownHosts_;
   QLabel* problemsLabel_;

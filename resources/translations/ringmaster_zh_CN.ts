@@ -1486,6 +1486,49 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::gui::CommunicationForm</name>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>Reuse agreed responses</source>
+        <translation>复用已商定的响应</translation>
+    </message>
+    <message>
+        <source>DDP bucket cap</source>
+        <translation>DDP 桶大小上限</translation>
+    </message>
+    <message>
+        <source>Horovod fusion threshold</source>
+        <translation>Horovod 融合阈值</translation>
+    </message>
+    <message>
+        <source>Horovod cycle time</source>
+        <translation>Horovod 周期时间</translation>
+    </message>
+    <message>
+        <source>Horovod response cache</source>
+        <translation>Horovod 响应缓存</translation>
+    </message>
+    <message>
+        <source>Gradient compression</source>
+        <translation>梯度压缩</translation>
+    </message>
+    <message>
+        <source>Horovod reduction</source>
+        <translation>Horovod 归约方式</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::ComparePage</name>
     <message>
         <source>Tick two or more runs; the first ticked is the baseline</source>
@@ -1728,6 +1771,45 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::gui::FaultsForm</name>
+    <message>
+        <source>Fault injection (for demos and tests)</source>
+        <translation>故障注入（用于演示和测试）</translation>
+    </message>
+    <message>
+        <source>RANK:MS[@STEP], e.g. 2:50</source>
+        <translation>RANK:毫秒[@步]，例如 2:50</translation>
+    </message>
+    <message>
+        <source>RANK:MB, e.g. 1:2</source>
+        <translation>RANK:MB，例如 1:2</translation>
+    </message>
+    <message>
+        <source>RANK:STEP</source>
+        <translation>RANK:步</translation>
+    </message>
+    <message>
+        <source>Straggler</source>
+        <translation>掉队者</translation>
+    </message>
+    <message>
+        <source>Memory leak</source>
+        <translation>内存泄漏</translation>
+    </message>
+    <message>
+        <source>Crash</source>
+        <translation>崩溃</translation>
+    </message>
+    <message>
+        <source>Hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>Fault injection: %1</source>
+        <translation>故障注入：%1</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::FindingsPage</name>
     <message>
         <source>Findings appear here as diagnosis detects them. Select one to see its evidence.</source>
@@ -1839,44 +1921,8 @@
         <translation>请先在“主机”页连接远程 agent</translation>
     </message>
     <message>
-        <source>use steps</source>
-        <translation>按步数</translation>
-    </message>
-    <message>
-        <source>use epochs</source>
-        <translation>按轮数</translation>
-    </message>
-    <message>
-        <source> MiB</source>
-        <translation> MiB</translation>
-    </message>
-    <message>
-        <source> ms</source>
-        <translation> 毫秒</translation>
-    </message>
-    <message>
-        <source>no checkpoints</source>
-        <translation>不保存检查点</translation>
-    </message>
-    <message>
-        <source>only at the end</source>
-        <translation>仅在结束时</translation>
-    </message>
-    <message>
         <source>Record from the start</source>
         <translation>从一开始就记录</translation>
-    </message>
-    <message>
-        <source>RANK:MS[@STEP], e.g. 2:50</source>
-        <translation>RANK:毫秒[@步]，例如 2:50</translation>
-    </message>
-    <message>
-        <source>RANK:MB, e.g. 1:2</source>
-        <translation>RANK:MB，例如 1:2</translation>
-    </message>
-    <message>
-        <source>RANK:STEP</source>
-        <translation>RANK:步</translation>
     </message>
     <message>
         <source>Job</source>
@@ -1915,92 +1961,8 @@
         <translation>主机</translation>
     </message>
     <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Batch size per rank</source>
-        <translation>每个 rank 的批大小</translation>
-    </message>
-    <message>
-        <source>Optimizer</source>
-        <translation>优化器</translation>
-    </message>
-    <message>
-        <source>Learning rate</source>
-        <translation>学习率</translation>
-    </message>
-    <message>
-        <source>Momentum</source>
-        <translation>动量</translation>
-    </message>
-    <message>
-        <source>Epochs</source>
-        <translation>轮数</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Gradient accumulation</source>
-        <translation>梯度累积</translation>
-    </message>
-    <message>
-        <source>Checkpoint folder</source>
-        <translation>检查点目录</translation>
-    </message>
-    <message>
-        <source>Checkpoint every (steps)</source>
-        <translation>检查点间隔（步）</translation>
-    </message>
-    <message>
         <source>Timeline</source>
         <translation>时间线</translation>
-    </message>
-    <message>
-        <source>Communication</source>
-        <translation>通信</translation>
-    </message>
-    <message>
-        <source>DDP bucket cap</source>
-        <translation>DDP 桶大小上限</translation>
-    </message>
-    <message>
-        <source>Horovod fusion threshold</source>
-        <translation>Horovod 融合阈值</translation>
-    </message>
-    <message>
-        <source>Horovod cycle time</source>
-        <translation>Horovod 周期时间</translation>
-    </message>
-    <message>
-        <source>Gradient compression</source>
-        <translation>梯度压缩</translation>
-    </message>
-    <message>
-        <source>Horovod reduction</source>
-        <translation>Horovod 归约方式</translation>
-    </message>
-    <message>
-        <source>Fault injection (for demos and tests)</source>
-        <translation>故障注入（用于演示和测试）</translation>
-    </message>
-    <message>
-        <source>Straggler</source>
-        <translation>掉队者</translation>
-    </message>
-    <message>
-        <source>Memory leak</source>
-        <translation>内存泄漏</translation>
-    </message>
-    <message>
-        <source>Crash</source>
-        <translation>崩溃</translation>
-    </message>
-    <message>
-        <source>Hang</source>
-        <translation>挂起</translation>
     </message>
     <message>
         <source>Copy command</source>
@@ -2039,10 +2001,6 @@
         <translation>主机：%1</translation>
     </message>
     <message>
-        <source>Fault injection: %1</source>
-        <translation>故障注入：%1</translation>
-    </message>
-    <message>
         <source>Ready to launch.</source>
         <translation>可以启动。</translation>
     </message>
@@ -2055,52 +2013,8 @@
         <translation>您自己的程序</translation>
     </message>
     <message>
-        <source>an executable, e.g. /usr/bin/python3</source>
-        <translation>可执行文件，例如 /usr/bin/python3</translation>
-    </message>
-    <message>
-        <source>e.g. train.py --epochs 3 --note &quot;two words&quot;</source>
-        <translation>例如：train.py --epochs 3 --note &quot;two words&quot;</translation>
-    </message>
-    <message>
-        <source>one NAME=value a line, e.g. OMP_NUM_THREADS=2</source>
-        <translation>每行一个 NAME=value，例如 OMP_NUM_THREADS=2</translation>
-    </message>
-    <message>
-        <source>Instrument with the ringmaster Python package</source>
-        <translation>用 ringmaster Python 包插桩</translation>
-    </message>
-    <message>
-        <source>Step times, all-reduces and memory of a PyTorch program, with no change to it. Off: its output, exit and memory only.</source>
-        <translation>无需修改 PyTorch 程序即可测量其步时间、all-reduce 和内存。关闭时：只记录其输出、退出状态和内存。</translation>
-    </message>
-    <message>
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
-        <source>Program</source>
-        <translation>程序</translation>
-    </message>
-    <message>
-        <source>Arguments</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <source>Working folder</source>
-        <translation>工作目录</translation>
-    </message>
-    <message>
-        <source>Environment</source>
-        <translation>环境变量</translation>
-    </message>
-    <message>
         <source>Train with:</source>
         <translation>训练方式：</translation>
-    </message>
-    <message>
-        <source>Program to run</source>
-        <translation>要运行的程序</translation>
     </message>
     <message>
         <source>Arguments: %1</source>
@@ -2119,18 +2033,6 @@
         <translation>环境变量第 %1 行：%2</translation>
     </message>
     <message>
-        <source>this folder: %1</source>
-        <translation>当前目录：%1</translation>
-    </message>
-    <message>
-        <source>each host&apos;s agent&apos;s own folder</source>
-        <translation>各主机上 agent 自己的目录</translation>
-    </message>
-    <message>
-        <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (&lt;nobr&gt;--allow-program&lt;/nobr&gt;).</source>
-        <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（&lt;nobr&gt;--allow-program&lt;/nobr&gt;）。</translation>
-    </message>
-    <message>
         <source>never</source>
         <translation>从不</translation>
     </message>
@@ -2145,94 +2047,6 @@
     <message>
         <source>Stop when stalled for</source>
         <translation>停滞多久后停止</translation>
-    </message>
-    <message>
-        <source>Reuse agreed responses</source>
-        <translation>复用已商定的响应</translation>
-    </message>
-    <message>
-        <source>Horovod response cache</source>
-        <translation>Horovod 响应缓存</translation>
-    </message>
-    <message>
-        <source>Submit to Slurm</source>
-        <translation>提交到 Slurm</translation>
-    </message>
-    <message>
-        <source>Slurm allocates the nodes and starts one agent on each; the ranks are placed by the allocation (ringmaster run --slurm)</source>
-        <translation>由 Slurm 分配节点并在每个节点上启动一个代理；各 rank 按分配结果放置（ringmaster run --slurm）</translation>
-    </message>
-    <message>
-        <source>as Slurm decides</source>
-        <translation>由 Slurm 决定</translation>
-    </message>
-    <message>
-        <source>the cluster&apos;s default</source>
-        <translation>集群的默认分区</translation>
-    </message>
-    <message>
-        <source>e.g. 01:00:00; the partition&apos;s limit</source>
-        <translation>例如 01:00:00；默认为分区的上限</translation>
-    </message>
-    <message>
-        <source>your default account</source>
-        <translation>你的默认账户</translation>
-    </message>
-    <message>
-        <source>the default</source>
-        <translation>默认</translation>
-    </message>
-    <message>
-        <source>e.g. a100</source>
-        <translation>例如 a100</translation>
-    </message>
-    <message>
-        <source>e.g. gpu:4</source>
-        <translation>例如 gpu:4</translation>
-    </message>
-    <message>
-        <source>more sbatch options, e.g. --mem=8G --exclusive</source>
-        <translation>更多 sbatch 选项，例如 --mem=8G --exclusive</translation>
-    </message>
-    <message>
-        <source>Where each job&apos;s folder goes (its token, script and agents&apos; endpoints), on a filesystem the nodes share</source>
-        <translation>每个作业文件夹（令牌、脚本和代理端点）的存放位置，须位于各节点共享的文件系统上</translation>
-    </message>
-    <message>
-        <source>Nodes</source>
-        <translation>节点</translation>
-    </message>
-    <message>
-        <source>Partition</source>
-        <translation>分区</translation>
-    </message>
-    <message>
-        <source>Time limit</source>
-        <translation>时间限制</translation>
-    </message>
-    <message>
-        <source>Account</source>
-        <translation>账户</translation>
-    </message>
-    <message>
-        <source>QoS</source>
-        <translation>QoS</translation>
-    </message>
-    <message>
-        <source>Constraint</source>
-        <translation>约束</translation>
-    </message>
-    <message>
-        <source>GRES</source>
-        <translation>GRES</translation>
-    </message>
-    <message>
-        <source>More sbatch options</source>
-        <translation>更多 sbatch 选项</translation>
-    </message>
-    <message>
-        <source>Job folders</source>
-        <translation>作业文件夹</translation>
     </message>
     <message>
         <source>Backend: %1</source>
@@ -2399,12 +2213,6 @@
         <source>The run on this machine stops when the console closes. Stop it and close?</source>
         <translation>关闭控制台时，本机上的运行会停止。要停止运行并关闭吗？</translation>
     </message>
-    <message numerus="yes">
-        <source>%n run(s) in %1</source>
-        <translation>
-            <numerusform>%1 中有 %n 个运行</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Opening run %1…</source>
         <translation>正在打开运行 %1…</translation>
@@ -2468,30 +2276,8 @@
         </translation>
     </message>
     <message>
-        <source>Importing %1…</source>
-        <translation>正在导入 %1…</translation>
-    </message>
-    <message>
-        <source>Imported %1: %2 events.</source>
-        <translation>已导入 %1：%2 个事件。</translation>
-    </message>
-    <message>
         <source>The run ended: %1 (%2).</source>
         <translation>运行已结束：%1（%2）。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n files</source>
-        <translation>
-            <numerusform>%n 个文件</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.</source>
-        <translation>已将 %1 导入为一个 %2 个 rank 的运行（%3）：%4 个事件，%5 个步骤。</translation>
-    </message>
-    <message>
-        <source>A file was cut short; what was whole is kept.</source>
-        <translation>有文件不完整，已保留完整的部分。</translation>
     </message>
     <message>
         <source>Submitted Slurm job %1: %2</source>
@@ -2510,6 +2296,69 @@
     <message>
         <source>Could not read the timeline: %1</source>
         <translation>无法读取时间线：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::ProgramForm</name>
+    <message>
+        <source>Your program</source>
+        <translation>您自己的程序</translation>
+    </message>
+    <message>
+        <source>an executable, e.g. /usr/bin/python3</source>
+        <translation>可执行文件，例如 /usr/bin/python3</translation>
+    </message>
+    <message>
+        <source>e.g. train.py --epochs 3 --note &quot;two words&quot;</source>
+        <translation>例如：train.py --epochs 3 --note &quot;two words&quot;</translation>
+    </message>
+    <message>
+        <source>one NAME=value a line, e.g. OMP_NUM_THREADS=2</source>
+        <translation>每行一个 NAME=value，例如 OMP_NUM_THREADS=2</translation>
+    </message>
+    <message>
+        <source>Instrument with the ringmaster Python package</source>
+        <translation>用 ringmaster Python 包插桩</translation>
+    </message>
+    <message>
+        <source>Step times, all-reduces and memory of a PyTorch program, with no change to it. Off: its output, exit and memory only.</source>
+        <translation>无需修改 PyTorch 程序即可测量其步时间、all-reduce 和内存。关闭时：只记录其输出、退出状态和内存。</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Program</source>
+        <translation>程序</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Every rank runs the program with torchrun&apos;s environment (RANK, WORLD_SIZE, MASTER_ADDR, …). A remote agent runs only the programs it was started to allow (&lt;nobr&gt;--allow-program&lt;/nobr&gt;).</source>
+        <translation>每个 rank 都带着 torchrun 的环境变量（RANK、WORLD_SIZE、MASTER_ADDR 等）运行该程序。远程 agent 只运行其启动时允许的程序（&lt;nobr&gt;--allow-program&lt;/nobr&gt;）。</translation>
+    </message>
+    <message>
+        <source>Program to run</source>
+        <translation>要运行的程序</translation>
+    </message>
+    <message>
+        <source>each host&apos;s agent&apos;s own folder</source>
+        <translation>各主机上 agent 自己的目录</translation>
+    </message>
+    <message>
+        <source>this folder: %1</source>
+        <translation>当前目录：%1</translation>
     </message>
 </context>
 <context>
@@ -2620,6 +2469,37 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::gui::RunHistory</name>
+    <message numerus="yes">
+        <source>%n run(s) in %1</source>
+        <translation>
+            <numerusform>%1 中有 %n 个运行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 events.</source>
+        <translation>已导入 %1：%2 个事件。</translation>
+    </message>
+    <message>
+        <source>Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.</source>
+        <translation>已将 %1 导入为一个 %2 个 rank 的运行（%3）：%4 个事件，%5 个步骤。</translation>
+    </message>
+    <message>
+        <source>A file was cut short; what was whole is kept.</source>
+        <translation>有文件不完整，已保留完整的部分。</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::gui::RunsPage</name>
     <message>
         <source>Filter by name, status, engine, tag…</source>
@@ -2691,6 +2571,89 @@
     <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::SlurmForm</name>
+    <message>
+        <source>Submit to Slurm</source>
+        <translation>提交到 Slurm</translation>
+    </message>
+    <message>
+        <source>Slurm allocates the nodes and starts one agent on each; the ranks are placed by the allocation (ringmaster run --slurm)</source>
+        <translation>由 Slurm 分配节点并在每个节点上启动一个代理；各 rank 按分配结果放置（ringmaster run --slurm）</translation>
+    </message>
+    <message>
+        <source>as Slurm decides</source>
+        <translation>由 Slurm 决定</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群的默认分区</translation>
+    </message>
+    <message>
+        <source>e.g. 01:00:00; the partition&apos;s limit</source>
+        <translation>例如 01:00:00；默认为分区的上限</translation>
+    </message>
+    <message>
+        <source>your default account</source>
+        <translation>你的默认账户</translation>
+    </message>
+    <message>
+        <source>the default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>e.g. a100</source>
+        <translation>例如 a100</translation>
+    </message>
+    <message>
+        <source>e.g. gpu:4</source>
+        <translation>例如 gpu:4</translation>
+    </message>
+    <message>
+        <source>more sbatch options, e.g. --mem=8G --exclusive</source>
+        <translation>更多 sbatch 选项，例如 --mem=8G --exclusive</translation>
+    </message>
+    <message>
+        <source>Where each job&apos;s folder goes (its token, script and agents&apos; endpoints), on a filesystem the nodes share</source>
+        <translation>每个作业文件夹（令牌、脚本和代理端点）的存放位置，须位于各节点共享的文件系统上</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <source>Time limit</source>
+        <translation>时间限制</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>QoS</source>
+        <translation>QoS</translation>
+    </message>
+    <message>
+        <source>Constraint</source>
+        <translation>约束</translation>
+    </message>
+    <message>
+        <source>GRES</source>
+        <translation>GRES</translation>
+    </message>
+    <message>
+        <source>More sbatch options</source>
+        <translation>更多 sbatch 选项</translation>
+    </message>
+    <message>
+        <source>Job folders</source>
+        <translation>作业文件夹</translation>
     </message>
 </context>
 <context>
@@ -2911,6 +2874,65 @@
     <message>
         <source>comm</source>
         <translation>通信</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::gui::TrainingForm</name>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>use steps</source>
+        <translation>按步数</translation>
+    </message>
+    <message>
+        <source>use epochs</source>
+        <translation>按轮数</translation>
+    </message>
+    <message>
+        <source>no checkpoints</source>
+        <translation>不保存检查点</translation>
+    </message>
+    <message>
+        <source>only at the end</source>
+        <translation>仅在结束时</translation>
+    </message>
+    <message>
+        <source>Batch size per rank</source>
+        <translation>每个 rank 的批大小</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Momentum</source>
+        <translation>动量</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>Checkpoint folder</source>
+        <translation>检查点目录</translation>
+    </message>
+    <message>
+        <source>Checkpoint every (steps)</source>
+        <translation>检查点间隔（步）</translation>
     </message>
 </context>
 <context>
