@@ -15,7 +15,7 @@ inline constexpr int kMostJournalDays = 36500;
 struct AgentOptions {
   std::string listen = "127.0.0.1";  // address to bind
   int port = kDefaultAgentPort;
-  std::string tokenFile;  // required to serve consoles over TCP (without it: this user's socket only)
+  std::string tokenFile;   // required to serve consoles over TCP (without it: this user's socket only)
   std::string socketPath;  // this user's consoles' socket; default: <runtime dir>/agent-<port>.sock
   std::string tlsCert;
   std::string tlsKey;

@@ -49,9 +49,10 @@ void addAgentFlags(CLI::App& app, AgentOptions& options) {
                  "File holding the bearer token consoles must present; without it the agent serves no TCP "
                  "port, only this user's own consoles over a Unix socket (checked by uid)")
       ->type_name("FILE");
-  app.add_option("--socket", options.socketPath,
-                 "Unix socket for this user's consoles (default: $XDG_RUNTIME_DIR/ringmaster/agent-PORT.sock, "
-                 "else /tmp/ringmaster-UID/agent-PORT.sock)")
+  app.add_option(
+         "--socket", options.socketPath,
+         "Unix socket for this user's consoles (default: $XDG_RUNTIME_DIR/ringmaster/agent-PORT.sock, "
+         "else /tmp/ringmaster-UID/agent-PORT.sock)")
       ->type_name("FILE");
   app.add_option("--tls-cert", options.tlsCert, "PEM certificate for TLS (with --tls-key)")
       ->type_name("FILE");

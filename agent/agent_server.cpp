@@ -463,8 +463,9 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
     builder.RegisterService(&services_->network);
     networkServer_ = builder.BuildAndStart();
     if (!networkServer_ || port_ == 0) {
-      throw InputError("cannot listen on " + host + ":" + std::to_string(options.port) +
-                       ": the port is in use or the address is not one of this host's (see --listen, --port)");
+      throw InputError(
+          "cannot listen on " + host + ":" + std::to_string(options.port) +
+          ": the port is in use or the address is not one of this host's (see --listen, --port)");
     }
   } else {
     // A number no agent of this host listens on right now names one that serves no TCP port.

@@ -13,9 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <random>
 #include <iostream>
 #include <iterator>
+#include <random>
 #include <thread>
 
 #include "agent/child_process.h"

@@ -8,8 +8,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -90,8 +90,8 @@ class Job {
   void readOutput(Rank& rank, int fd, bool toEnd, std::vector<v1::Record>& out);
   void beginStop(const std::string& why, std::vector<v1::Record>& out);
   // Processes the ranks started that outlived their parents and came to this process (the agent reaps what
-  // its ranks leave behind): remembered, and reaped when they exit; with `endThem`, killed until none is left.
-  // Returns how many it killed.
+  // its ranks leave behind): remembered, and reaped when they exit; with `endThem`, killed until none is
+  // left. Returns how many it killed.
   int followStrays(bool endThem);
   v1::Record rankState(const Rank& rank, v1::RankState::State state, const std::string& message) const;
 
