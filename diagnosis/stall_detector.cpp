@@ -155,7 +155,10 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
   if (waiting.empty() || holding.empty()) return out;
   for (int rank : holding) {
     auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
-    const int64_t last = beats_.at(rank).beat.last_step();
+    // The last step it is known to have finished: its last beat may predate its step records.
+    int64_t last = beats_.at(rank).beat.last_step();
+    if (auto it = lastStep_.find(rank); it != lastStep_.end())
+      last = std::max(last, static_cast<int64_t>(it->second));
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
                                 static_cast<uint64_t>(last + 1), "no collective");
     const std::string after =

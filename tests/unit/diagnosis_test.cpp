@@ -428,6 +428,24 @@ TEST(Stalls, ARankWhoseHeartbeatsStopIsNamed) {
   EXPECT_NE(found[0].summary().find("has sent nothing for 10.0 s"), std::string::npos) << found[0].summary();
 }
 
+TEST(Stalls, AFrozenRankWhoseLastBeatCameBeforeItsStepsIsSaidToStopAfterItsLastStep) {
+  // Rank 1 beat once at start (no step yet), then reported steps up to 40 and froze before beating again.
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  detector.heartbeat(beat(1, -1, "", 0, 1 * second), 1 * second);
+  v1::StepSample s;
+  for (int rank = 0; rank < 2; ++rank) {
+    s.set_rank(rank);
+    s.set_step(40);
+    detector.progress(s, 2 * second);
+  }
+  for (int64_t t = 2; t <= 12; ++t) detector.heartbeat(beat(0, 40, "", 0, t * second), t * second);
+  auto during = detector.findings(12 * second);
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_NE(during[0].summary().find("rank 1 went silent after step 40"), std::string::npos)
+      << during[0].summary();
+}
+
 TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
   // Ringmaster's own ranks beat without a phase; rank 1 is stopped (SIGSTOP) from second 2 to second 14.
   StallDetector detector(2, StallConfig{5});
