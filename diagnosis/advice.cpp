@@ -7,8 +7,8 @@
 #include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
 
-// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
-// the marker is the text itself.
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis/ has no Qt, so
+// here the marker is the text itself.
 #define QT_TRANSLATE_NOOP(context, text) text
 
 namespace ringmaster::diagnosis {

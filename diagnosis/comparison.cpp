@@ -13,8 +13,8 @@
 #include "diagnosis/run_figures.h"
 #include "diagnosis/summary_text.h"
 
-// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
-// the marker is the text itself.
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis/ has no Qt, so
+// here the marker is the text itself.
 #define QT_TRANSLATE_NOOP(context, text) text
 
 namespace ringmaster {

@@ -10,8 +10,8 @@
 #include "diagnosis/duration_text.h"
 #include "diagnosis/evidence_keys.h"
 
-// lupdate collects the labels marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
-// the marker is the text itself.
+// lupdate collects the labels marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis/ has no Qt, so
+// here the marker is the text itself.
 #define QT_TRANSLATE_NOOP(context, text) text
 
 namespace ringmaster {

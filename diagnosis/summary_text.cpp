@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "diagnosis/summary_text.h"
 
-// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; common/ has no Qt, so here
-// the marker is the text itself.
+// lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis/ has no Qt, so
+// here the marker is the text itself.
 #define QT_TRANSLATE_NOOP(context, text) text
 
 namespace ringmaster::diagnosis {
