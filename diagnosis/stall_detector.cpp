@@ -124,46 +124,56 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
 }
 
 std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double quietS) const {
+  // How long a rank has sent nothing: its last beat or its last step record, whichever came later (a rank
+  // may freeze before its first beat, or a beat may predate its last steps). Negative: never heard from.
+  const auto silentS = [&](int rank) {
+    int64_t heardNs = -1;
+    if (auto it = beats_.find(rank); it != beats_.end()) heardNs = it->second.arrivalNs;
+    if (auto it = lastProgressNs_.find(rank); it != lastProgressNs_.end())
+      heardNs = std::max(heardNs, it->second);
+    return heardNs < 0 ? -1.0 : double(nowNs - heardNs) / 1e9;
+  };
   std::vector<int> waiting, holding, beating;
   std::map<int, std::string> what;
   for (int r = 0; r < worldSize_; ++r) {
     if (exited_.count(r)) continue;
+    const double silent = silentS(r);
+    if (silent < 0) continue;
     auto it = beats_.find(r);
-    if (it == beats_.end()) continue;
-    const Beat& b = it->second;
-    const double silentS = double(nowNs - b.arrivalNs) / 1e9;
-    const double inPhaseS = double(b.beat.time_ns() - b.beat.phase_since_ns()) / 1e9 + silentS;
-    if (silentS >= kSilentS) {
+    if (silent >= kSilentS) {
       holding.push_back(r);
-      what[r] = say(text::kSentNothingFor, {format("%.1f", silentS)});
-    } else if (b.beat.phase() == "comm_wait") {
+      what[r] = say(text::kSentNothingFor, {format("%.1f", silent)});
+    } else if (it == beats_.end()) {
+      continue;  // reporting steps, not beating yet: heartbeats cannot tell where it is
+    } else if (it->second.beat.phase() == "comm_wait") {
       waiting.push_back(r);
-    } else if (b.beat.phase().empty()) {
+    } else if (it->second.beat.phase().empty()) {
       beating.push_back(r);  // alive, doing it does not say what (Ringmaster's own ranks)
     } else {
+      const Beat& b = it->second;
+      const double inPhaseS = double(b.beat.time_ns() - b.beat.phase_since_ns()) / 1e9 + silent;
       holding.push_back(r);
       what[r] = say(text::kInPhaseFor, {b.beat.phase(), format("%.1f", inPhaseS)});
     }
   }
   std::vector<v1::Finding> out;
   // Ranks that beat without saying where they are wait for the silent ones, if any are silent.
-  const bool silentOnes = std::any_of(holding.begin(), holding.end(), [&](int r) {
-    return double(nowNs - beats_.at(r).arrivalNs) / 1e9 >= kSilentS;
-  });
+  const bool silentOnes =
+      std::any_of(holding.begin(), holding.end(), [&](int r) { return silentS(r) >= kSilentS; });
   if (silentOnes) waiting.insert(waiting.end(), beating.begin(), beating.end());
   std::sort(waiting.begin(), waiting.end());
   if (waiting.empty() || holding.empty()) return out;
   for (int rank : holding) {
     auto host = hosts_.count(rank) ? hosts_.at(rank) : std::string();
     // The last step it is known to have finished: its last beat may predate its step records.
-    int64_t last = beats_.at(rank).beat.last_step();
+    int64_t last = beats_.count(rank) ? beats_.at(rank).beat.last_step() : -1;
     if (auto it = lastStep_.find(rank); it != lastStep_.end())
       last = std::max(last, static_cast<int64_t>(it->second));
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
                                 static_cast<uint64_t>(last + 1), "no collective");
     const std::string after =
         last >= 0 ? say(text::kAfterStep, {std::to_string(last)}) : say(text::kBeforeFirstStep);
-    const bool silent = double(nowNs - beats_.at(rank).arrivalNs) / 1e9 >= kSilentS;
+    const bool silent = silentS(rank) >= kSilentS;
     const bool one = waiting.size() == 1;
     const std::vector<std::string> args{rankOnHost(rank, host), after, what[rank], joinRanks(waiting),
                                         format("%.1f", quietS)};

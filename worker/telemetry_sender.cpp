@@ -100,7 +100,8 @@ class TelemetrySession::Sender {
   void run() {
     auto nextPoll = Clock::now();
     auto nextHealth = Clock::now() + kHealthEvery;
-    auto nextHeartbeat = Clock::now() + kHeartbeatEvery;
+    auto nextHeartbeat =
+        Clock::now();  // the first at once: the console hears from a rank before its first step
     while (true) {
       {
         std::unique_lock lock(mutex_);

@@ -446,6 +446,33 @@ TEST(Stalls, AFrozenRankWhoseLastBeatCameBeforeItsStepsIsSaidToStopAfterItsLastS
       << during[0].summary();
 }
 
+TEST(Stalls, ARankFrozenBeforeItsFirstBeatIsNamedFromItsLastStepRecord) {
+  // Rank 1 reported steps up to 3 and froze before it ever beat; rank 0 beats, waiting in step 4.
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  for (int rank = 0; rank < 2; ++rank) {
+    s.set_rank(rank);
+    s.set_step(3);
+    detector.progress(s, 2 * second);
+  }
+  for (int64_t t = 1; t <= 12; ++t) detector.heartbeat(beat(0, 3, "", 0, t * second), t * second);
+  auto during = detector.findings(12 * second);
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_EQ(during[0].rank(), 1);
+  EXPECT_NE(during[0].summary().find("rank 1 went silent after step 3: it has sent nothing for 10.0 s"),
+            std::string::npos)
+      << during[0].summary();
+  // It goes on: the stall is kept, as that rank's.
+  s.set_rank(1);
+  s.set_step(4);
+  detector.progress(s, 14 * second);
+  auto after = detector.findings(15 * second);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].rank(), 1);
+  EXPECT_NE(after[0].summary().find("then it went on"), std::string::npos) << after[0].summary();
+}
+
 TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
   // Ringmaster's own ranks beat without a phase; rank 1 is stopped (SIGSTOP) from second 2 to second 14.
   StallDetector detector(2, StallConfig{5});
