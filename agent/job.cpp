@@ -22,6 +22,7 @@
 #include "agent/launch_environment.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
+#include "jobflags/job_flags.h"
 #include "common/printable.h"
 
 namespace ringmaster::agent {

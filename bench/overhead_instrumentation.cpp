@@ -23,6 +23,7 @@
 #include "common/job_spec.h"
 #include "common/json.h"
 #include "console/session/launcher.h"
+#include "jobflags/job_flags.h"
 #include "tests/support/files.h"
 #include "tests/support/ports.h"
 #include "tests/support/temp_dir.h"

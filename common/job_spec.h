@@ -102,7 +102,4 @@ std::string dataText(const v1::JobSpec& spec);
 // What a person calls the model: the built-in name, or the TorchScript file's name ("model.pt").
 std::string modelLabel(const v1::JobSpec& spec);
 
-// The ringmaster-worker command-line flags that reproduce `spec` (without the torchrun environment).
-std::vector<std::string> workerArguments(const v1::JobSpec& spec);
-
 }  // namespace ringmaster

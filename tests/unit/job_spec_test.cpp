@@ -143,6 +143,35 @@ TEST(JobFlags, WorkerArgumentsParseBackToTheSameSpec) {
                                                                 << spec.DebugString();
 }
 
+TEST(JobFlags, EveryFlagTheWorkerReadsIsWrittenForASpecThatUsesItAndReadBack) {
+  auto spec = ringmaster::defaultJobSpec();
+  auto* h = spec.mutable_hyper();
+  h->set_steps(40);
+  h->set_scale_lr(true);
+  h->set_no_response_cache(true);
+  h->set_warmup_steps(3);
+  h->set_seed(7);
+  spec.set_data_dir("/srv/fashion");
+  spec.set_checkpoint_dir("/srv/checkpoints");
+  spec.set_checkpoint_every(20);
+  spec.set_resume(true);
+  auto* faults = spec.mutable_faults();
+  faults->add_stragglers()->set_extra_ms(5);
+  faults->add_leaks()->set_mb_per_step(1);
+  faults->add_crashes()->set_step(9);
+  faults->add_hangs()->set_step(11);
+  const auto args = ringmaster::workerArguments(spec);
+
+  CLI::App app;
+  v1::JobSpec scratch = ringmaster::defaultJobSpec();
+  ringmaster::addJobFlags(app, scratch);
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_name() == "--help") continue;
+    EXPECT_NE(std::find(args.begin(), args.end(), option->get_name()), args.end()) << option->get_name();
+  }
+  EXPECT_EQ(parseFlags(args).SerializeAsString(), spec.SerializeAsString());
+}
+
 TEST(JobSpec, ModelAndDataWordsTellNamesFromPaths) {
   struct Case {
     std::string text;
