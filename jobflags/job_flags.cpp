@@ -217,170 +217,195 @@ Args each(const Each& items, Text text) {
   return out;
 }
 
+// What is trained on what, and how the ranks meet.
+std::vector<JobFlag> trainingFlags() {
+  using S = v1::JobSpec;
+  const std::string training = "Training";
+  return {
+      choice(
+          training, "--engine",
+          "Gradient synchronisation: ddp (buckets + overlap) or horovod (negotiation + fusion)",
+          {"ddp", "horovod"}, [](const S& s) { return std::string(engineName(s.engine())); },
+          [](S& s, const std::string& v) { s.set_engine(*parseEngine(v)); }),
+      choice(
+          training, "--backend", "Collective library: gloo (CPU) or nccl (CUDA builds)", {"gloo", "nccl"},
+          [](const S& s) { return std::string(backendName(s.backend())); },
+          [](S& s, const std::string& v) { s.set_backend(*parseBackend(v)); }),
+      // --model and --data take a name or a path; common/job_spec says which words mean what.
+      words(training, "--model",
+            "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any "
+            "path with a '/'), made with torch.jit.script(model).save(FILE)",
+            "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText,
+            setModelFromText),
+      words(training, "--data",
+            "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or "
+            "uint8, N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and "
+            "test_y.npy",
+            "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText, setDataFromText),
+      choice(
+          training, "--loss", "What training minimises: cross-entropy (class labels) or mse (float targets)",
+          {"cross-entropy", "mse"}, [](const S& s) { return std::string(lossName(s.loss())); },
+          [](S& s, const std::string& v) { s.set_loss(*parseLoss(v)); }),
+      // npy:DIR carries its folder in --data.
+      folder(
+          training, "--data-dir", "Directory holding the dataset files (default: the packaged dataset)",
+          [](const S& s) { return s.data_dir(); }, [](S& s, const std::string& v) { s.set_data_dir(v); },
+          [](const S& s) { return !s.data_dir().empty() && s.dataset() != v1::DATASET_NPY; }),
+      number<double>(
+          training, "--rendezvous-timeout-s", "Seconds to wait for every rank to arrive",
+          [](const S& s) { return s.rendezvous_timeout_s(); },
+          [](S& s, double v) { s.set_rendezvous_timeout_s(v); }, finiteWithin(0.1, kLongestWaitS))};
+}
+
+// How the model is optimized and for how long.
+std::vector<JobFlag> optimizerFlags() {
+  using S = v1::JobSpec;
+  const std::string hyper = "Hyper-parameters";
+  return {number<uint32_t>(
+              hyper, "--batch-size", "Samples per rank per micro-batch",
+              [](const S& s) { return s.hyper().batch_size(); },
+              [](S& s, uint32_t v) { s.mutable_hyper()->set_batch_size(v); }, CLI::Range(1, 65536)),
+          choice(
+              hyper, "--optimizer", "Optimizer", {"sgd", "adam"},
+              [](const S& s) { return std::string(optimizerName(s.hyper().optimizer())); },
+              [](S& s, const std::string& v) { s.mutable_hyper()->set_optimizer(*parseOptimizer(v)); }),
+          number<double>(
+              hyper, "--lr", "Learning rate", [](const S& s) { return s.hyper().lr(); },
+              [](S& s, double v) { s.mutable_hyper()->set_lr(v); }, finiteWithin(1e-12, 1e9)),
+          number<double>(
+              hyper, "--momentum", "SGD momentum in [0, 1)", [](const S& s) { return s.hyper().momentum(); },
+              [](S& s, double v) { s.mutable_hyper()->set_momentum(v); }, finiteWithin(0.0, 0.999999)),
+          toggle(
+              hyper, "--scale-lr", "Multiply the learning rate by the world size (as Horovod advises)",
+              [](const S& s) { return s.hyper().scale_lr(); },
+              [](S& s) { s.mutable_hyper()->set_scale_lr(true); }),
+          number<uint32_t>(
+              hyper, "--warmup-steps", "Linear learning-rate warm-up (steps)",
+              [](const S& s) { return s.hyper().warmup_steps(); },
+              [](S& s, uint32_t v) { s.mutable_hyper()->set_warmup_steps(v); }),
+          number<uint32_t>(
+              hyper, "--epochs", "Passes over the training set (0: as many as --steps take)",
+              [](const S& s) { return s.hyper().epochs(); },
+              [](S& s, uint32_t v) { s.mutable_hyper()->set_epochs(v); }, CLI::Range(0u, 100000u)),
+          number<uint64_t>(
+              hyper, "--steps", "Optimizer steps to run (overrides --epochs when given)",
+              [](const S& s) { return s.hyper().steps(); },
+              [](S& s, uint64_t v) { s.mutable_hyper()->set_steps(v); },
+              CLI::Range(uint64_t{1}, uint64_t{1} << 40), [](const S& s) { return s.hyper().steps() > 0; }),
+          number<uint64_t>(
+              hyper, "--seed", "Random seed", [](const S& s) { return s.hyper().seed(); },
+              [](S& s, uint64_t v) { s.mutable_hyper()->set_seed(v); }),
+          number<uint32_t>(
+              hyper, "--accumulation-steps", "Micro-batches per optimizer step (DDP no_sync)",
+              [](const S& s) { return s.hyper().accumulation_steps(); },
+              [](S& s, uint32_t v) { s.mutable_hyper()->set_accumulation_steps(v); }, CLI::Range(1, 1024))};
+}
+
+// How gradients travel: compression, DDP buckets, Horovod fusion and negotiation.
+std::vector<JobFlag> communicationFlags() {
+  using S = v1::JobSpec;
+  const std::string hyper = "Hyper-parameters";
+  return {
+      choice(
+          hyper, "--compression", "Gradient compression on the wire", {"none", "fp16", "bf16"},
+          [](const S& s) { return std::string(compressionName(s.hyper().compression())); },
+          [](S& s, const std::string& v) { s.mutable_hyper()->set_compression(*parseCompression(v)); }),
+      number<double>(
+          hyper, "--bucket-cap-mb", "DDP bucket size (MiB)",
+          [](const S& s) { return s.hyper().bucket_cap_mb(); },
+          [](S& s, double v) { s.mutable_hyper()->set_bucket_cap_mb(v); }, finiteWithin(0.001, 4096.0)),
+      number<double>(
+          hyper, "--fusion-threshold-mb", "Horovod fusion buffer (MiB); 0 disables fusion",
+          [](const S& s) { return s.hyper().fusion_threshold_mb(); },
+          [](S& s, double v) { s.mutable_hyper()->set_fusion_threshold_mb(v); }, finiteWithin(0.0, 4096.0)),
+      number<double>(
+          hyper, "--cycle-time-ms", "Horovod background cycle (ms)",
+          [](const S& s) { return s.hyper().cycle_time_ms(); },
+          [](S& s, double v) { s.mutable_hyper()->set_cycle_time_ms(v); }, finiteWithin(0.01, 10000.0)),
+      number<uint32_t>(
+          hyper, "--backward-passes-per-step", "Horovod local gradient accumulation",
+          [](const S& s) { return s.hyper().backward_passes_per_step(); },
+          [](S& s, uint32_t v) { s.mutable_hyper()->set_backward_passes_per_step(v); }, CLI::Range(1, 1024)),
+      toggle(
+          hyper, "--no-response-cache",
+          "Horovod: negotiate every cycle through rank 0 instead of reusing agreed responses (to compare)",
+          [](const S& s) { return s.hyper().no_response_cache(); },
+          [](S& s) { s.mutable_hyper()->set_no_response_cache(true); }),
+      choice(
+          hyper, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
+          [](const S& s) { return std::string(reduceOpName(s.hyper().reduce_op())); },
+          [](S& s, const std::string& v) { s.mutable_hyper()->set_reduce_op(*parseReduceOp(v)); }),
+      number<double>(
+          hyper, "--stall-check-s", "Horovod stall inspector warning threshold (s)",
+          [](const S& s) { return s.hyper().stall_check_s(); },
+          [](S& s, double v) { s.mutable_hyper()->set_stall_check_s(v); }, finiteWithin(0.1, kLongestWaitS))};
+}
+
+// Where checkpoints go and whether the job resumes from them.
+std::vector<JobFlag> checkpointFlags() {
+  using S = v1::JobSpec;
+  const std::string checkpoints = "Checkpoints";
+  return {folder(
+              checkpoints, "--checkpoint-dir", "Directory for checkpoints (rank 0 writes)",
+              [](const S& s) { return s.checkpoint_dir(); },
+              [](S& s, const std::string& v) { s.set_checkpoint_dir(v); },
+              [](const S& s) { return !s.checkpoint_dir().empty(); }),
+          number<uint64_t>(
+              checkpoints, "--checkpoint-every", "Steps between checkpoints (0: only at the end)",
+              [](const S& s) { return s.checkpoint_every(); },
+              [](S& s, uint64_t v) { s.set_checkpoint_every(v); }, std::nullopt,
+              [](const S& s) { return !s.checkpoint_dir().empty(); }),
+          toggle(
+              checkpoints, "--resume", "Resume model, optimizer, step and epoch from --checkpoint-dir",
+              [](const S& s) { return s.resume(); }, [](S& s) { s.set_resume(true); })};
+}
+
+// Faults injected on purpose, for demos and tests.
+std::vector<JobFlag> faultFlags() {
+  using S = v1::JobSpec;
+  const std::string faults = "Fault injection (demos and tests; off by default)";
+  return {
+      // Each fault is read from the words it is written as, so that a spec without faults parses back
+      // without one.
+      fault(
+          faults, "--inject-straggler", "RANK:MS[@STEP]: extra compute per step on that rank",
+          [](S& s, const std::string& v) { *s.mutable_faults()->add_stragglers() = parseStragglerFault(v); },
+          [](const S& s) {
+            return each(s.faults().stragglers(), [](const v1::FaultInjection::Straggler& f) {
+              return std::to_string(f.rank()) + ":" + formatNumber(f.extra_ms()) + "@" +
+                     std::to_string(f.from_step());
+            });
+          }),
+      fault(
+          faults, "--inject-leak", "RANK:MB: memory kept per step on that rank",
+          [](S& s, const std::string& v) { *s.mutable_faults()->add_leaks() = parseLeakFault(v); },
+          [](const S& s) {
+            return each(s.faults().leaks(), [](const v1::FaultInjection::Leak& f) {
+              return std::to_string(f.rank()) + ":" + formatNumber(f.mb_per_step());
+            });
+          }),
+      fault(
+          faults, "--inject-crash", "RANK:STEP: that rank aborts at that step",
+          [](S& s, const std::string& v) {
+            *s.mutable_faults()->add_crashes() = parseStepFault(v, "--inject-crash");
+          },
+          [](const S& s) { return each(s.faults().crashes(), stepFaultText); }),
+      fault(
+          faults, "--inject-hang", "RANK:STEP: that rank stops submitting one tensor from that step",
+          [](S& s, const std::string& v) {
+            *s.mutable_faults()->add_hangs() = parseStepFault(v, "--inject-hang");
+          },
+          [](const S& s) { return each(s.faults().hangs(), stepFaultText); })};
+}
+
 // Every job flag, in the order --help lists them and workerArguments() writes them.
 const std::vector<JobFlag>& jobFlags() {
-  using S = v1::JobSpec;
   static const std::vector<JobFlag> flags = [] {
-    const std::string training = "Training", hyper = "Hyper-parameters", checkpoints = "Checkpoints",
-                      faults = "Fault injection (demos and tests; off by default)";
-    return std::vector<JobFlag>{
-        choice(
-            training, "--engine",
-            "Gradient synchronisation: ddp (buckets + overlap) or horovod (negotiation + fusion)",
-            {"ddp", "horovod"}, [](const S& s) { return std::string(engineName(s.engine())); },
-            [](S& s, const std::string& v) { s.set_engine(*parseEngine(v)); }),
-        choice(
-            training, "--backend", "Collective library: gloo (CPU) or nccl (CUDA builds)", {"gloo", "nccl"},
-            [](const S& s) { return std::string(backendName(s.backend())); },
-            [](S& s, const std::string& v) { s.set_backend(*parseBackend(v)); }),
-        // --model and --data take a name or a path; common/job_spec says which words mean what.
-        words(training, "--model",
-              "Model to train: mlp, cnn, resnet18, resnet50, or a TorchScript file of yours (FILE.pt, or any "
-              "path with a '/'), made with torch.jit.script(model).save(FILE)",
-              "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText,
-              setModelFromText),
-        words(training, "--data",
-              "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or "
-              "uint8, N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and "
-              "test_y.npy",
-              "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText, setDataFromText),
-        choice(
-            training, "--loss",
-            "What training minimises: cross-entropy (class labels) or mse (float targets)",
-            {"cross-entropy", "mse"}, [](const S& s) { return std::string(lossName(s.loss())); },
-            [](S& s, const std::string& v) { s.set_loss(*parseLoss(v)); }),
-        // npy:DIR carries its folder in --data.
-        folder(
-            training, "--data-dir", "Directory holding the dataset files (default: the packaged dataset)",
-            [](const S& s) { return s.data_dir(); }, [](S& s, const std::string& v) { s.set_data_dir(v); },
-            [](const S& s) { return !s.data_dir().empty() && s.dataset() != v1::DATASET_NPY; }),
-
-        number<uint32_t>(
-            hyper, "--batch-size", "Samples per rank per micro-batch",
-            [](const S& s) { return s.hyper().batch_size(); },
-            [](S& s, uint32_t v) { s.mutable_hyper()->set_batch_size(v); }, CLI::Range(1, 65536)),
-        choice(
-            hyper, "--optimizer", "Optimizer", {"sgd", "adam"},
-            [](const S& s) { return std::string(optimizerName(s.hyper().optimizer())); },
-            [](S& s, const std::string& v) { s.mutable_hyper()->set_optimizer(*parseOptimizer(v)); }),
-        number<double>(
-            hyper, "--lr", "Learning rate", [](const S& s) { return s.hyper().lr(); },
-            [](S& s, double v) { s.mutable_hyper()->set_lr(v); }, finiteWithin(1e-12, 1e9)),
-        number<double>(
-            hyper, "--momentum", "SGD momentum in [0, 1)", [](const S& s) { return s.hyper().momentum(); },
-            [](S& s, double v) { s.mutable_hyper()->set_momentum(v); }, finiteWithin(0.0, 0.999999)),
-        toggle(
-            hyper, "--scale-lr", "Multiply the learning rate by the world size (as Horovod advises)",
-            [](const S& s) { return s.hyper().scale_lr(); },
-            [](S& s) { s.mutable_hyper()->set_scale_lr(true); }),
-        number<uint32_t>(
-            hyper, "--warmup-steps", "Linear learning-rate warm-up (steps)",
-            [](const S& s) { return s.hyper().warmup_steps(); },
-            [](S& s, uint32_t v) { s.mutable_hyper()->set_warmup_steps(v); }),
-        number<uint32_t>(
-            hyper, "--epochs", "Passes over the training set (0: as many as --steps take)",
-            [](const S& s) { return s.hyper().epochs(); },
-            [](S& s, uint32_t v) { s.mutable_hyper()->set_epochs(v); }, CLI::Range(0u, 100000u)),
-        number<uint64_t>(
-            hyper, "--steps", "Optimizer steps to run (overrides --epochs when given)",
-            [](const S& s) { return s.hyper().steps(); },
-            [](S& s, uint64_t v) { s.mutable_hyper()->set_steps(v); },
-            CLI::Range(uint64_t{1}, uint64_t{1} << 40), [](const S& s) { return s.hyper().steps() > 0; }),
-        number<uint64_t>(
-            hyper, "--seed", "Random seed", [](const S& s) { return s.hyper().seed(); },
-            [](S& s, uint64_t v) { s.mutable_hyper()->set_seed(v); }),
-        number<uint32_t>(
-            hyper, "--accumulation-steps", "Micro-batches per optimizer step (DDP no_sync)",
-            [](const S& s) { return s.hyper().accumulation_steps(); },
-            [](S& s, uint32_t v) { s.mutable_hyper()->set_accumulation_steps(v); }, CLI::Range(1, 1024)),
-        choice(
-            hyper, "--compression", "Gradient compression on the wire", {"none", "fp16", "bf16"},
-            [](const S& s) { return std::string(compressionName(s.hyper().compression())); },
-            [](S& s, const std::string& v) { s.mutable_hyper()->set_compression(*parseCompression(v)); }),
-        number<double>(
-            hyper, "--bucket-cap-mb", "DDP bucket size (MiB)",
-            [](const S& s) { return s.hyper().bucket_cap_mb(); },
-            [](S& s, double v) { s.mutable_hyper()->set_bucket_cap_mb(v); }, finiteWithin(0.001, 4096.0)),
-        number<double>(
-            hyper, "--fusion-threshold-mb", "Horovod fusion buffer (MiB); 0 disables fusion",
-            [](const S& s) { return s.hyper().fusion_threshold_mb(); },
-            [](S& s, double v) { s.mutable_hyper()->set_fusion_threshold_mb(v); }, finiteWithin(0.0, 4096.0)),
-        number<double>(
-            hyper, "--cycle-time-ms", "Horovod background cycle (ms)",
-            [](const S& s) { return s.hyper().cycle_time_ms(); },
-            [](S& s, double v) { s.mutable_hyper()->set_cycle_time_ms(v); }, finiteWithin(0.01, 10000.0)),
-        number<uint32_t>(
-            hyper, "--backward-passes-per-step", "Horovod local gradient accumulation",
-            [](const S& s) { return s.hyper().backward_passes_per_step(); },
-            [](S& s, uint32_t v) { s.mutable_hyper()->set_backward_passes_per_step(v); },
-            CLI::Range(1, 1024)),
-        toggle(
-            hyper, "--no-response-cache",
-            "Horovod: negotiate every cycle through rank 0 instead of reusing agreed responses (to compare)",
-            [](const S& s) { return s.hyper().no_response_cache(); },
-            [](S& s) { s.mutable_hyper()->set_no_response_cache(true); }),
-        choice(
-            hyper, "--reduce-op", "Horovod gradient reduction: average or sum", {"average", "sum"},
-            [](const S& s) { return std::string(reduceOpName(s.hyper().reduce_op())); },
-            [](S& s, const std::string& v) { s.mutable_hyper()->set_reduce_op(*parseReduceOp(v)); }),
-        number<double>(
-            hyper, "--stall-check-s", "Horovod stall inspector warning threshold (s)",
-            [](const S& s) { return s.hyper().stall_check_s(); },
-            [](S& s, double v) { s.mutable_hyper()->set_stall_check_s(v); },
-            finiteWithin(0.1, kLongestWaitS)),
-        number<double>(
-            training, "--rendezvous-timeout-s", "Seconds to wait for every rank to arrive",
-            [](const S& s) { return s.rendezvous_timeout_s(); },
-            [](S& s, double v) { s.set_rendezvous_timeout_s(v); }, finiteWithin(0.1, kLongestWaitS)),
-
-        folder(
-            checkpoints, "--checkpoint-dir", "Directory for checkpoints (rank 0 writes)",
-            [](const S& s) { return s.checkpoint_dir(); },
-            [](S& s, const std::string& v) { s.set_checkpoint_dir(v); },
-            [](const S& s) { return !s.checkpoint_dir().empty(); }),
-        number<uint64_t>(
-            checkpoints, "--checkpoint-every", "Steps between checkpoints (0: only at the end)",
-            [](const S& s) { return s.checkpoint_every(); },
-            [](S& s, uint64_t v) { s.set_checkpoint_every(v); }, std::nullopt,
-            [](const S& s) { return !s.checkpoint_dir().empty(); }),
-        toggle(
-            checkpoints, "--resume", "Resume model, optimizer, step and epoch from --checkpoint-dir",
-            [](const S& s) { return s.resume(); }, [](S& s) { s.set_resume(true); }),
-
-        // Each fault is read from the words it is written as, so that a spec without faults parses back
-        // without one.
-        fault(
-            faults, "--inject-straggler", "RANK:MS[@STEP]: extra compute per step on that rank",
-            [](S& s, const std::string& v) {
-              *s.mutable_faults()->add_stragglers() = parseStragglerFault(v);
-            },
-            [](const S& s) {
-              return each(s.faults().stragglers(), [](const v1::FaultInjection::Straggler& f) {
-                return std::to_string(f.rank()) + ":" + formatNumber(f.extra_ms()) + "@" +
-                       std::to_string(f.from_step());
-              });
-            }),
-        fault(
-            faults, "--inject-leak", "RANK:MB: memory kept per step on that rank",
-            [](S& s, const std::string& v) { *s.mutable_faults()->add_leaks() = parseLeakFault(v); },
-            [](const S& s) {
-              return each(s.faults().leaks(), [](const v1::FaultInjection::Leak& f) {
-                return std::to_string(f.rank()) + ":" + formatNumber(f.mb_per_step());
-              });
-            }),
-        fault(
-            faults, "--inject-crash", "RANK:STEP: that rank aborts at that step",
-            [](S& s, const std::string& v) {
-              *s.mutable_faults()->add_crashes() = parseStepFault(v, "--inject-crash");
-            },
-            [](const S& s) { return each(s.faults().crashes(), stepFaultText); }),
-        fault(
-            faults, "--inject-hang", "RANK:STEP: that rank stops submitting one tensor from that step",
-            [](S& s, const std::string& v) {
-              *s.mutable_faults()->add_hangs() = parseStepFault(v, "--inject-hang");
-            },
-            [](const S& s) { return each(s.faults().hangs(), stepFaultText); }),
-    };
+    std::vector<JobFlag> all;
+    for (auto part : {trainingFlags, optimizerFlags, communicationFlags, checkpointFlags, faultFlags}) {
+      for (auto& flag : part()) all.push_back(std::move(flag));
+    }
+    return all;
   }();
   return flags;
 }

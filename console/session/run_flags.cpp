@@ -73,9 +73,8 @@ void resolveUserFiles(RunFlags& flags) {
   }
 }
 
-}  // namespace
-
-void addRunFlags(CLI::App& app, RunFlags& flags) {
+// Where the ranks run and how the agents are reached; the run's name, stall timeout and restarts.
+void addLaunchFlags(CLI::App& app, RunFlags& flags) {
   const std::string launch = "Launch";
   app.add_option("-n,--np,--ranks", flags.ranks, "Ranks in all")->capture_default_str()->group(launch);
   app.add_option("-H,--hosts", flags.hostList,
@@ -127,6 +126,10 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->group(launch);
   app.add_option("--state-dir", flags.stateDir, "Journal folder for local runs (default: XDG state dir)")
       ->group(launch);
+}
+
+// --slurm and what goes to sbatch.
+void addSlurmFlags(CLI::App& app, RunFlags& flags) {
   const std::string slurm = "Slurm";
   app.add_flag(
          "--slurm", flags.slurm.submit,
@@ -154,7 +157,10 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
                  "~/.ringmaster/slurm)")
       ->type_name("DIR")
       ->group(slurm);
+}
 
+// The summary, the timeline and the run history.
+void addOutputFlags(CLI::App& app, RunFlags& flags) {
   const std::string outputs = "Outputs";
   app.add_option("--summary-json", flags.summaryJson, "Write the run summary as JSON to FILE")
       ->type_name("FILE")
@@ -170,7 +176,10 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
       ->type_name("FILE")
       ->group(outputs);
   app.add_flag("--no-store", flags.noStore, "Do not keep this run in the history")->group(outputs);
+}
 
+// A user's program after "--", in place of Ringmaster's own training.
+void addProgramFlags(CLI::App& app, RunFlags& flags) {
   const std::string program = "Your program (instead of Ringmaster's training)";
   v1::JobSpec* spec = &flags.spec;  // its program is made when a program flag is given, not before
   app.add_option_function<std::vector<std::string>>(
@@ -200,6 +209,15 @@ void addRunFlags(CLI::App& app, RunFlags& flags) {
          "--no-instrument", [spec] { spec->mutable_program()->set_uninstrumented(true); },
          "Run the program without the ringmaster Python package: output, exits and memory only")
       ->group(program);
+}
+
+}  // namespace
+
+void addRunFlags(CLI::App& app, RunFlags& flags) {
+  addLaunchFlags(app, flags);
+  addSlurmFlags(app, flags);
+  addOutputFlags(app, flags);
+  addProgramFlags(app, flags);
   addJobFlags(app, flags.spec);
 }
 
