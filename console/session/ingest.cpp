@@ -163,8 +163,12 @@ void RunIngest::add(const v1::RecordBatch& batch, const std::string& host) {
 }
 
 std::vector<v1::Finding> RunIngest::findings() const {
+  return findingsAsOf(monotonicNs());
+}
+
+std::vector<v1::Finding> RunIngest::findingsAsOf(int64_t nowNs) const {
   std::lock_guard lock(mutex_);
-  return final_ ? *final_ : diagnosis_.findings(monotonicNs());
+  return final_ ? *final_ : diagnosis_.findings(nowNs);
 }
 
 void RunIngest::storeFindingsIfDue(bool now) {

@@ -38,6 +38,9 @@ class RunIngest : public RecordSink {
   // The findings so far (also as of now for stalls); once finished, the findings that were stored, so that
   // what a live view shows at the end and what the history keeps are one result.
   std::vector<v1::Finding> findings() const;
+  // The same as of `nowNs` on the monotonic clock (a stall's wait is counted to then); once finished, what
+  // was stored, whenever it is asked.
+  std::vector<v1::Finding> findingsAsOf(int64_t nowNs) const;
   // Call about once a second while a job runs: a job that stops sending anything is still diagnosed (stalls).
   void tick();
   // Writes the findings and the run's final status ("finished", "failed", "stopped"); the findings stay as

@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/job_spec.h"
 #include "common/phrase.h"
@@ -447,7 +448,11 @@ void RunSession::addFinding(const v1::Finding& finding) {
 }
 
 std::vector<v1::Finding> RunSession::findings() const {
-  return ingest_ ? ingest_->findings() : std::vector<v1::Finding>{};
+  return findingsAsOf(monotonicNs());
+}
+
+std::vector<v1::Finding> RunSession::findingsAsOf(int64_t nowNs) const {
+  return ingest_ ? ingest_->findingsAsOf(nowNs) : std::vector<v1::Finding>{};
 }
 
 bool RunSession::started() const {

@@ -97,6 +97,8 @@ class RunSession {
 
   // The findings so far: the detectors' and those that arrived as records, one of each kind and rank.
   std::vector<v1::Finding> findings() const;
+  // The same as of `nowNs` on the monotonic clock; once the run is finished, what was stored.
+  std::vector<v1::Finding> findingsAsOf(int64_t nowNs) const;
   ProgressSnapshot progress() const { return progress_.snapshot(); }
 
   const LaunchPlan& plan() const { return plan_; }
