@@ -4,7 +4,6 @@
 // namespaces cannot be made (not root, no iproute2).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <QByteArray>
@@ -82,49 +81,37 @@ class TwoHosts {
   std::vector<std::string> names_, links_, addresses_;
 };
 
-// An agent started inside a namespace, killed on destruction.
+// An agent started inside a namespace, ended on destruction; its output is kept beside the test's files.
 class NamespacedAgent {
  public:
   NamespacedAgent(const TwoHosts& hosts, int i, int port, const std::string& tokenFile,
-                  const std::string& stateDir) {
-    std::vector<std::string> args = {
-        kIp,        "netns",          "exec",   hosts.name(i),        binPath("ringmaster-agent"),
-        "--listen", hosts.address(i), "--port", std::to_string(port), "--token-file",
-        tokenFile,  "--state-dir",    stateDir, "--worker",           binPath("ringmaster-worker")};
-    std::string ifname = "GLOO_SOCKET_IFNAME=" + hosts.link(i);  // the ranks inherit it: Gloo uses the veth
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::putenv(ifname.data());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+                  const std::string& stateDir)
+      : agent_({kIp, "netns", "exec", hosts.name(i), binPath("ringmaster-agent"), "--listen",
+                hosts.address(i), "--port", std::to_string(port), "--token-file", tokenFile, "--state-dir",
+                stateDir, "--worker", binPath("ringmaster-worker")},
+               // The ranks inherit it: Gloo uses the veth.
+               {{"GLOO_SOCKET_IFNAME", hosts.link(i)}}, stateDir + "-agent") {}
+  // Whether the agent said it serves consoles within `timeout`; what it printed is `log()`.
+  bool serving(std::chrono::milliseconds timeout) {
+    return eventually(
+               [&] {
+                 return agent_.err().find("serving consoles on") != std::string::npos || !agent_.running();
+               },
+               timeout) &&
+           agent_.running();
   }
+  std::string log() const { return agent_.err(); }
   // The host is gone: its agent dies at once, and its ranks with it (they die with their parent).
   void killNow() {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-  ~NamespacedAgent() {
-    if (pid_ < 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    if (!eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, 10s)) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
+    agent_.signal(SIGKILL);
+    agent_.wait(10s);
   }
 
  private:
-  pid_t pid_ = -1;
+  BackgroundProcess agent_;
 };
 
 // `ringmaster run` from host A against both hosts' agents (-H `hostList`, their port and token) with `flags`.
-// The agents need a moment to listen; the launcher says "cannot reach" until then, so it tries again.
 ProcessResult runFromHostA(const TwoHosts& hosts, const std::string& hostList, int port,
                            const std::string& token, const std::vector<std::string>& flags,
                            std::chrono::seconds timeout) {
@@ -133,13 +120,7 @@ ProcessResult runFromHostA(const TwoHosts& hosts, const std::string& hostList, i
       "-H",      hostList, "--agent-port", std::to_string(port), "--token-file",        token,
       "--model", "mlp",    "--data",       "synthetic",          "--batch-size",        "16"};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  ProcessResult result;
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    result = runProcess(argv, {}, timeout);
-    if (result.err.find("cannot reach the agent") == std::string::npos) break;
-    std::this_thread::sleep_for(500ms);
-  }
-  return result;
+  return runProcess(argv, {}, timeout);
 }
 
 TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
@@ -151,6 +132,8 @@ TEST(LauncherNetns, TwoHostsTwoRanksEachOverAVethPair) {
   const int port = 50551;
   NamespacedAgent a(hosts, 0, port, dir.file("token"), dir.file("state-a"));
   NamespacedAgent b(hosts, 1, port, dir.file("token"), dir.file("state-b"));
+  ASSERT_TRUE(a.serving(30s)) << a.log();
+  ASSERT_TRUE(b.serving(30s)) << b.log();
   uint64_t before = hosts.receivedBytes(1);
 
   // The console runs on host A; rank 0 (and its TCPStore) is there too.
@@ -181,6 +164,8 @@ TEST(LauncherNetns, AHostLostWithMinRanksFinishesOnTheHostThatRemains) {
   const int port = 50552;
   NamespacedAgent a(hosts, 0, port, dir.file("token"), dir.file("state-a"));
   NamespacedAgent b(hosts, 1, port, dir.file("token"), dir.file("state-b"));
+  ASSERT_TRUE(a.serving(30s)) << a.log();
+  ASSERT_TRUE(b.serving(30s)) << b.log();
   const std::string jobId = "elastic-" + std::to_string(::getpid());
   const std::string summary = dir.file("summary.json");
   const std::string hostList = hosts.address(0) + ":1," + hosts.address(1) + ":1";
