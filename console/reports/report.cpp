@@ -78,15 +78,22 @@ std::vector<ChartSeries> perRankLines(
   return lines;
 }
 
-std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries>& series) {
-  std::vector<Chart> charts;
-  const RunMetrics& m = report.metrics;
+// The ranks findings name, drawn in their own colours even where a chart shows only the spread across ranks.
+std::set<int> ranksNamedByFindings(const RunMetrics& m) {
   std::set<int> named;
   for (const auto& f : m.findings) {
     if (f.rank() >= 0) named.insert(f.rank());
   }
-  auto stepCount = [](const RankSeries& s) { return s.steps.size(); };
+  return named;
+}
 
+size_t stepCount(const RankSeries& s) {
+  return s.steps.size();
+}
+
+// The job's throughput per step, and that of each compared run beside it.
+Chart throughputChart(const Report& report) {
+  const RunMetrics& m = report.metrics;
   Chart throughput;
   throughput.title = "Throughput (all ranks)";
   throughput.xLabel = "step";
@@ -97,11 +104,8 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     return runs == 1 ? totalColor(false).hex() : rankColor(int(i), int(runs), false).hex();
   };
   ChartSeries job{"run " + std::to_string(m.info.id), {}, runColor(0), false};
-  {
-    size_t i = 0;
-    for (size_t k = 0; k < m.stepThroughput.size(); ++k)
-      job.points.emplace_back(double(i++), m.stepThroughput[k]);
-  }
+  for (size_t k = 0; k < m.stepThroughput.size(); ++k)
+    job.points.emplace_back(double(k), m.stepThroughput[k]);
   throughput.series.push_back(job);
   for (size_t c = 0; c < report.compared.size(); ++c) {
     ChartSeries other{"run " + std::to_string(report.compared[c].info.id), {}, runColor(c + 1), false};
@@ -110,8 +114,10 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     }
     throughput.series.push_back(other);
   }
-  charts.push_back(throughput);
+  return throughput;
+}
 
+Chart perRankThroughputChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart perRank;
   perRank.title = "Per-rank throughput";
   perRank.xLabel = "step";
@@ -125,8 +131,10 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
         return step.total_ns() > 0;
       },
       stepCount);
-  charts.push_back(perRank);
+  return perRank;
+}
 
+Chart computeChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart compute;
   compute.title = "Compute per step (forward + backward, before waiting)";
   compute.xLabel = "step";
@@ -139,8 +147,10 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
         return true;
       },
       stepCount);
-  charts.push_back(compute);
+  return compute;
+}
 
+Chart phasesChart(const RunMetrics& m) {
   Chart phases;
   phases.kind = Chart::Kind::StackedBars;
   phases.title = "Step phases per rank (mean)";
@@ -154,8 +164,10 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
                            {r.phases.dataMs, r.phases.forwardMs, r.phases.backwardMs, r.phases.commWaitMs,
                             r.phases.optimizerMs, r.phases.otherMs()}});
   }
-  charts.push_back(phases);
+  return phases;
+}
 
+Chart allreduceLatencyChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart latency;
   latency.title = "All-reduce latency";
   latency.xLabel = "step";
@@ -174,8 +186,10 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   };
   latency.series =
       perRankLines(series, named, opsPerStep, [](const RankSeries& s) { return s.allreduce.size(); });
-  charts.push_back(latency);
+  return latency;
+}
 
+Chart busBandwidthChart(const RunMetrics& m) {
   Chart bandwidth;
   bandwidth.kind = Chart::Kind::StackedBars;
   bandwidth.title = "All-reduce bus bandwidth per rank (median)";
@@ -184,8 +198,11 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   bandwidth.segmentNames = {"busbw"};
   bandwidth.segmentColors = {phaseColor("ALLREDUCE").hex()};
   for (const auto& r : m.perRank) bandwidth.bars.push_back({std::to_string(r.rank), {r.busbwGbps}});
-  charts.push_back(bandwidth);
+  return bandwidth;
+}
 
+// RSS per rank, with the fitted trend of each rank's memory dashed over it.
+Chart memoryChart(const Report& report, const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart memory;
   memory.title = "Memory per rank (RSS) with trend lines";
   memory.xLabel = "step";
@@ -211,8 +228,20 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
     }
     memory.series.push_back(trend);
   }
-  charts.push_back(memory);
-  return charts;
+  return memory;
+}
+
+// Every chart a report may hold, in the order shown; buildReport leaves out those with nothing to draw.
+std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries>& series) {
+  const RunMetrics& m = report.metrics;
+  const std::set<int> named = ranksNamedByFindings(m);
+  return {throughputChart(report),
+          perRankThroughputChart(series, named),
+          computeChart(series, named),
+          phasesChart(m),
+          allreduceLatencyChart(series, named),
+          busBandwidthChart(m),
+          memoryChart(report, series, named)};
 }
 
 }  // namespace

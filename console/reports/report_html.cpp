@@ -102,12 +102,8 @@ std::string specValue(const v1::JobSpec& spec, const std::string& field) {
   return "";
 }
 
-}  // namespace
-
-std::string renderReportBody(const Report& report, const std::function<std::string(size_t)>& chartMarkup) {
-  const RunMetrics& m = report.metrics;
-  const RunInfo& info = m.info;
-  std::ostringstream out;
+// The heading, and the run's status, times and source under it.
+void writeTitle(std::ostringstream& out, const RunInfo& info) {
   out << "<h1>Ringmaster run report: run " << info.id << " " << escapeXml(info.name) << "</h1>\n";
   out << "<p class=\"meta\">Status " << escapeXml(info.status) << " · started "
       << timeText(info.startedUnixNs) << " · ended " << timeText(info.endedUnixNs) << " · source "
@@ -116,12 +112,15 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
     out << "<p class=\"meta\"><b>Interrupted import:</b> the import did not finish (the process importing "
            "it ended first); this report covers only the part of the trace stored until then.</p>\n";
   }
+}
 
+void writeSummary(std::ostringstream& out, const Report& report) {
+  const RunMetrics& m = report.metrics;
   out << "<h2>Summary</h2>\n<table class=\"summary\" border=\"1\" cellspacing=\"0\" cellpadding=\"4\">\n";
   // What the run did not measure (an imported timeline has no step samples) is said, never shown as zeros.
   const std::string noSteps = "not measured (no step samples)";
   const bool steps = m.steps > 0;
-  row(out, {"ranks", std::to_string(std::max(m.ranks, info.worldSize))});
+  row(out, {"ranks", std::to_string(std::max(m.ranks, m.info.worldSize))});
   row(out, {"steps (every rank)", std::to_string(m.steps)});
   row(out, {"throughput", !steps             ? noSteps
                           : m.throughput > 0 ? number(m.throughput) + " samples/s"
@@ -155,33 +154,37 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
                              (long long)report.counts.memorySamples, (long long)report.counts.timelineEvents,
                              (long long)report.counts.logLines)});
   out << "</table>\n";
+}
 
+void writeFindings(std::ostringstream& out, const std::vector<v1::Finding>& findings) {
   out << "<h2>Findings</h2>\n";
-  if (m.findings.empty()) {
+  if (findings.empty()) {
     out << "<p>No stragglers, leaks, stalls or communication problems were found.</p>\n";
-  } else {
-    tableHead(out, "findings",
-              {{"severity"}, {"kind"}, {"rank"}, {"host"}, {"since step"}, {"cause"}, {"what"}});
-    for (const auto& f : m.findings) {
-      // The severity in the colour the Findings page marks it with.
-      out << "<tr><td><b style=\"color: " << severityColor(f.severity()).hex() << "\">"
-          << diagnosis::severityLabel(f.severity()) << "</b></td>";
-      for (const std::string& cell : {std::string(diagnosis::kindLabel(f.kind())),
-                                      f.rank() < 0 ? std::string("job") : std::to_string(f.rank()), f.host(),
-                                      std::to_string(f.since_step()), f.cause()})
-        out << "<td>" << escapeXml(cell) << "</td>";
-      // What happened, and under it the figures behind it: in the widest column, where they wrap least (a row
-      // of their own, spanning the table, would make every column as wide as they are long).
-      out << "<td>" << escapeXml(f.summary()) << "<br/><i>evidence:</i> " << escapeXml(evidenceLine(f))
-          << "</td></tr>\n";
-    }
-    out << "</table>\n";
+    return;
   }
+  tableHead(out, "findings",
+            {{"severity"}, {"kind"}, {"rank"}, {"host"}, {"since step"}, {"cause"}, {"what"}});
+  for (const auto& f : findings) {
+    // The severity in the colour the Findings page marks it with.
+    out << "<tr><td><b style=\"color: " << severityColor(f.severity()).hex() << "\">"
+        << diagnosis::severityLabel(f.severity()) << "</b></td>";
+    for (const std::string& cell : {std::string(diagnosis::kindLabel(f.kind())),
+                                    f.rank() < 0 ? std::string("job") : std::to_string(f.rank()), f.host(),
+                                    std::to_string(f.since_step()), f.cause()})
+      out << "<td>" << escapeXml(cell) << "</td>";
+    // What happened, and under it the figures behind it: in the widest column, where they wrap least (a row
+    // of their own, spanning the table, would make every column as wide as they are long).
+    out << "<td>" << escapeXml(f.summary()) << "<br/><i>evidence:</i> " << escapeXml(evidenceLine(f))
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+}
 
-  // What to do, most severe first, each naming the finding it answers.
+// What to do, most severe first, each naming the finding it answers.
+void writeRecommendations(std::ostringstream& out, const std::vector<v1::Finding>& findings) {
   out << "<h2>Recommendations</h2>\n";
   std::ostringstream advice;
-  for (const auto& f : m.findings) {
+  for (const auto& f : findings) {
     if (f.advice().empty()) continue;
     const std::string who = f.rank() < 0 ? "job" : "rank " + std::to_string(f.rank());
     advice << "<li><b>" << escapeXml(diagnosis::kindLabel(f.kind())) << ", " << escapeXml(who) << " ("
@@ -192,71 +195,80 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   } else {
     out << "<ol class=\"recommendations\">\n" << advice.str() << "</ol>\n";
   }
+}
 
-  if (!report.comparisons.empty()) {
-    out << "<h2>Comparison</h2>\n";
-    for (const auto& c : report.comparisons) {
-      out << "<h3>" << escapeXml(c.otherName) << " against " << escapeXml(c.baseName) << "</h3>\n<p><b>"
-          << escapeXml(c.verdict) << "</b></p>\n";
-      tableHead(out, "comparison",
-                {{"metric"}, {"unit"}, {c.baseName}, {c.otherName}, {"difference"}, {"95% CI"}});
-      for (const auto& measured : c.deltas) {
-        const MetricDelta d = shown(measured);
-        std::string ci =
-            d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
-        if (!d.missing.empty()) {
-          row(out, {d.metric, d.unit, "–", "–", "not measured", d.missing});
-          continue;
-        }
-        row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other), d.changeText(), ci});
+// One table per compared run; a report of one run alone has no Comparison section.
+void writeComparisons(std::ostringstream& out, const std::vector<RunComparison>& comparisons) {
+  if (comparisons.empty()) return;
+  out << "<h2>Comparison</h2>\n";
+  for (const auto& c : comparisons) {
+    out << "<h3>" << escapeXml(c.otherName) << " against " << escapeXml(c.baseName) << "</h3>\n<p><b>"
+        << escapeXml(c.verdict) << "</b></p>\n";
+    tableHead(out, "comparison",
+              {{"metric"}, {"unit"}, {c.baseName}, {c.otherName}, {"difference"}, {"95% CI"}});
+    for (const auto& measured : c.deltas) {
+      const MetricDelta d = shown(measured);
+      std::string ci =
+          d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
+      if (!d.missing.empty()) {
+        row(out, {d.metric, d.unit, "–", "–", "not measured", d.missing});
+        continue;
       }
-      out << "</table>\n";
-    }
-  }
-
-  out << "<h2>Charts</h2>\n";
-  for (size_t i = 0; i < report.charts.size(); ++i)
-    out << "<div class=\"figure\">" << chartMarkup(i) << "</div>\n";
-  if (!report.emptyCharts.empty()) {
-    std::string titles;
-    for (const auto& title : report.emptyCharts) titles += (titles.empty() ? "" : ", ") + title;
-    out << "<p>"
-        << (report.charts.empty() ? "No charts: this run holds nothing to draw them from" : "Left out")
-        << " (" << escapeXml(titles) << ")."
-        << (report.counts.timelineEvents > 0
-                ? " Its " + std::to_string(report.counts.timelineEvents) +
-                      " timeline events are in the Chrome trace export (--format trace)."
-                : "")
-        << "</p>\n";
-  }
-
-  out << "<h2>Ranks</h2>\n";
-  if (m.perRank.empty()) {
-    out << "<p>No per-rank measurements.</p>\n";
-  } else {
-    tableHead(out, "ranks",
-              {{"rank"},
-               {"host"},
-               {"steps"},
-               {"throughput", "samples/s"},
-               {"data", "ms"},
-               {"forward", "ms"},
-               {"backward", "ms"},
-               {"comm wait", "ms"},
-               {"optimizer", "ms"},
-               {"busbw", "GB/s"},
-               {"peak RSS", "MiB"},
-               {"RSS slope", "MiB/step"}},
-              3);  // twelve columns: narrower padding, so that they fit a page
-    for (const auto& r : m.perRank) {
-      row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
-                number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
-                number(r.phases.commWaitMs, 2), number(r.phases.optimizerMs, 2), number(r.busbwGbps, 2),
-                number(r.peakRssMiB, 0), number(r.rssSlopeMiBPerStep, 3)});
+      row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other), d.changeText(), ci});
     }
     out << "</table>\n";
   }
+}
 
+// The charts drawn, then the titles of those left out for having nothing to draw.
+void writeCharts(std::ostringstream& out, const Report& report,
+                 const std::function<std::string(size_t)>& chartMarkup) {
+  out << "<h2>Charts</h2>\n";
+  for (size_t i = 0; i < report.charts.size(); ++i)
+    out << "<div class=\"figure\">" << chartMarkup(i) << "</div>\n";
+  if (report.emptyCharts.empty()) return;
+  std::string titles;
+  for (const auto& title : report.emptyCharts) titles += (titles.empty() ? "" : ", ") + title;
+  out << "<p>" << (report.charts.empty() ? "No charts: this run holds nothing to draw them from" : "Left out")
+      << " (" << escapeXml(titles) << ")."
+      << (report.counts.timelineEvents > 0
+              ? " Its " + std::to_string(report.counts.timelineEvents) +
+                    " timeline events are in the Chrome trace export (--format trace)."
+              : "")
+      << "</p>\n";
+}
+
+void writeRanks(std::ostringstream& out, const std::vector<RankMetrics>& perRank) {
+  out << "<h2>Ranks</h2>\n";
+  if (perRank.empty()) {
+    out << "<p>No per-rank measurements.</p>\n";
+    return;
+  }
+  tableHead(out, "ranks",
+            {{"rank"},
+             {"host"},
+             {"steps"},
+             {"throughput", "samples/s"},
+             {"data", "ms"},
+             {"forward", "ms"},
+             {"backward", "ms"},
+             {"comm wait", "ms"},
+             {"optimizer", "ms"},
+             {"busbw", "GB/s"},
+             {"peak RSS", "MiB"},
+             {"RSS slope", "MiB/step"}},
+            3);  // twelve columns: narrower padding, so that they fit a page
+  for (const auto& r : perRank) {
+    row(out, {std::to_string(r.rank), r.host, std::to_string(r.steps), number(r.samplesPerS),
+              number(r.phases.dataMs, 2), number(r.phases.forwardMs, 2), number(r.phases.backwardMs, 2),
+              number(r.phases.commWaitMs, 2), number(r.phases.optimizerMs, 2), number(r.busbwGbps, 2),
+              number(r.peakRssMiB, 0), number(r.rssSlopeMiBPerStep, 3)});
+  }
+  out << "</table>\n";
+}
+
+// What was run: a user's program and its command line, or the built-in model and its settings.
+void writeJobConfiguration(std::ostringstream& out, const RunInfo& info) {
   out << "<h2>Job configuration</h2>\n<table class=\"config\" border=\"1\" cellspacing=\"0\" "
          "cellpadding=\"4\">\n";
   row(out, {"world size", std::to_string(info.worldSize)});
@@ -279,7 +291,11 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   }
   if (!info.notes.empty()) row(out, {"notes", info.notes});
   out << "</table>\n";
+}
 
+// The run's environment, then each host's facts on one line.
+void writeEnvironment(std::ostringstream& out, const Report& report) {
+  const RunInfo& info = report.metrics.info;
   out << "<h2>Environment</h2>\n<table class=\"environment\" border=\"1\" cellspacing=\"0\" "
          "cellpadding=\"4\">\n";
   for (const auto& [key, value] : info.environment) row(out, {key, value});
@@ -290,6 +306,22 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   }
   if (info.environment.empty() && report.hosts.empty()) row(out, {"(not recorded)", ""});
   out << "</table>\n";
+}
+
+}  // namespace
+
+std::string renderReportBody(const Report& report, const std::function<std::string(size_t)>& chartMarkup) {
+  const RunMetrics& m = report.metrics;
+  std::ostringstream out;
+  writeTitle(out, m.info);
+  writeSummary(out, report);
+  writeFindings(out, m.findings);
+  writeRecommendations(out, m.findings);
+  writeComparisons(out, report.comparisons);
+  writeCharts(out, report, chartMarkup);
+  writeRanks(out, m.perRank);
+  writeJobConfiguration(out, m.info);
+  writeEnvironment(out, report);
   return out.str();
 }
 
