@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A real `ringmaster-agent` process on a loopback port for the console's tests: started in the constructor,
-// ended (SIGTERM, then SIGKILL) in the destructor or by stop().
+// ended (SIGTERM, then SIGKILL) by stop() or its destructor.
 #pragma once
 
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "agent/agent_server.h"
@@ -21,19 +18,8 @@ namespace ringmaster::test {
 class AgentProcess {
  public:
   // `tokenFile` empty: no token. Waits until the agent answers GetHostInfo; ready() says whether it did.
-  AgentProcess(const std::string& stateDir, const std::string& tokenFile = {}) : port_(freePort()) {
-    std::vector<std::string> argv = {binPath("ringmaster-agent"), "--listen",    "127.0.0.1", "--port",
-                                     std::to_string(port_),       "--state-dir", stateDir,    "--worker",
-                                     binPath("ringmaster-worker")};
-    if (!tokenFile.empty()) argv.insert(argv.end(), {"--token-file", tokenFile});
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
+  AgentProcess(const std::string& stateDir, const std::string& tokenFile = {})
+      : port_(freePort()), agent_(arguments(port_, stateDir, tokenFile)) {
     console::AgentClient client(
         {"127.0.0.1", port_, tokenFile.empty() ? "" : agent::readTokenFile(tokenFile), "", {}});
     ready_ = eventually(
@@ -43,22 +29,15 @@ class AgentProcess {
         },
         std::chrono::seconds(60));
   }
-  ~AgentProcess() { stop(); }
-  AgentProcess(const AgentProcess&) = delete;
-  AgentProcess& operator=(const AgentProcess&) = delete;
 
+  // SIGTERM, then SIGKILL after 5 s.
   void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 500 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!agent_.running()) return;
+    agent_.signal(SIGTERM);
+    if (agent_.wait(std::chrono::seconds(5)).timedOut) {
+      agent_.signal(SIGKILL);
+      agent_.wait(std::chrono::seconds(10));
     }
-    if (::waitpid(pid_, &status, WNOHANG) == 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
-    pid_ = -1;
   }
 
   int port() const { return port_; }
@@ -66,8 +45,17 @@ class AgentProcess {
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:
+  static std::vector<std::string> arguments(int port, const std::string& stateDir,
+                                            const std::string& tokenFile) {
+    std::vector<std::string> argv = {binPath("ringmaster-agent"), "--listen",    "127.0.0.1", "--port",
+                                     std::to_string(port),        "--state-dir", stateDir,    "--worker",
+                                     binPath("ringmaster-worker")};
+    if (!tokenFile.empty()) argv.insert(argv.end(), {"--token-file", tokenFile});
+    return argv;
+  }
+
   int port_;
-  pid_t pid_ = -1;
+  BackgroundProcess agent_;  // ended by its destructor when stop() was not called
   bool ready_ = false;
 };
 

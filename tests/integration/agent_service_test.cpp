@@ -446,16 +446,8 @@ TEST(AgentService, RecordsARankCannotHaveMadeAreDroppedAndSaidOnce) {
 TEST(AgentService, RanksDieWithTheirAgent) {
   TempDir dir("agent-orphans");
   int port = freePort();
-  pid_t agentPid = ::fork();
-  if (agentPid == 0) {
-    std::string portText = std::to_string(port);
-    std::string stateDir = dir.file("state");
-    std::string worker = binPath("ringmaster-worker");
-    std::string agentBinary = binPath("ringmaster-agent");
-    ::execl(agentBinary.c_str(), agentBinary.c_str(), "--port", portText.c_str(), "--state-dir",
-            stateDir.c_str(), "--worker", worker.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  BackgroundProcess agent({binPath("ringmaster-agent"), "--port", std::to_string(port), "--state-dir",
+                           dir.file("state"), "--worker", binPath("ringmaster-worker")});
   console::AgentClient client({"127.0.0.1", port, "", "", {}});
   v1::HostInfo info;
   ASSERT_TRUE(eventually([&] { return client.hostInfo(info, 1s).ok(); }, 30s)) << "the agent did not come up";
@@ -469,9 +461,8 @@ TEST(AgentService, RanksDieWithTheirAgent) {
   ASSERT_EQ(reply.pids_size(), 2);
   for (int pid : reply.pids()) EXPECT_TRUE(processAlive(pid));
 
-  ::kill(agentPid, SIGKILL);
-  int wstatus = 0;
-  ::waitpid(agentPid, &wstatus, 0);
+  agent.signal(SIGKILL);
+  agent.wait(10s);
   for (int pid : reply.pids()) {
     EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s))
         << "rank process " << pid << " outlived its agent";

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
+using ringmaster::test::BackgroundProcess;
 using ringmaster::test::binPath;
 using ringmaster::test::eventually;
 using ringmaster::test::freePort;
@@ -376,31 +376,13 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
   TempDir dir("journal-full");
   const std::string jobId = "journal-full-" + std::to_string(::getpid());
   const int port = freePort();
-  const std::string agentLog = dir.file("agent.log");
-  pid_t agentPid = ::fork();
-  if (agentPid == 0) {
-    rlimit limit{256 * 1024, 256 * 1024};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    int log = ::open(agentLog.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(log, 2);
-    std::string portText = std::to_string(port);
-    std::string stateDir = dir.file("state");
-    std::string worker = binPath("ringmaster-worker");
-    std::string agent = binPath("ringmaster-agent");
-    ::execl(agent.c_str(), agent.c_str(), "--port", portText.c_str(), "--state-dir", stateDir.c_str(),
-            "--worker", worker.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  // Whatever the test finds, the agent goes with it (it holds the test's output open).
-  struct EndAgent {
-    pid_t pid;
-    ~EndAgent() {
-      if (pid > 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
-    }
-  } endAgent{agentPid};
-  ASSERT_TRUE(eventually([&] { return readFile(agentLog).find("serving consoles on") != std::string::npos; },
+  // A file-size limit on the agent and the ranks it starts; whatever the test finds, the agent ends with it.
+  BackgroundProcess agent({"/usr/bin/prlimit", "--fsize=" + std::to_string(256 * 1024),
+                           binPath("ringmaster-agent"), "--port", std::to_string(port), "--state-dir",
+                           dir.file("state"), "--worker", binPath("ringmaster-worker")});
+  ASSERT_TRUE(eventually([&] { return agent.err().find("serving consoles on") != std::string::npos; },
                          std::chrono::seconds(30)))
-      << "the agent did not come up: " << readFile(agentLog);
+      << "the agent did not come up: " << agent.err();
 
   // Far more steps than the test lets run: only the agent's stop can end this run in time.
   auto r = runProcess({binPath("ringmaster"),
@@ -427,9 +409,8 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
   const bool ranksEnded = eventually([&] { return processesWith({"RINGMASTER_JOB_ID=" + jobId}).empty(); },
                                      std::chrono::seconds(30));
   for (pid_t rank : processesWith({"RINGMASTER_JOB_ID=" + jobId})) ::kill(rank, SIGKILL);
-  ::kill(agentPid, SIGTERM);
-  ::waitpid(agentPid, nullptr, 0);
-  endAgent.pid = 0;
+  agent.signal(SIGTERM);
+  agent.wait(std::chrono::seconds(30));
 
   EXPECT_FALSE(r.timedOut) << "the run went on after its journal failed";
   EXPECT_EQ(r.signal, 0) << r.err;
@@ -437,7 +418,7 @@ TEST(Faults, AnAgentThatCannotWriteItsJournalStopsTheRanksAndTheConsoleSaysWhy) 
   EXPECT_NE(r.err.find("could not write job records to its journal"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("File too large"), std::string::npos) << "the system's reason is given: " << r.err;
   EXPECT_TRUE(ranksEnded) << "the ranks kept training after their journal failed";
-  const std::string log = readFile(agentLog);
+  const std::string log = agent.err();
   EXPECT_NE(log.find("job " + jobId + ": the agent cannot write the job's journal"), std::string::npos)
       << log;
 
