@@ -261,166 +261,213 @@ std::string runIdProblem(const std::string& runId, const std::string& jobId) {
   return {};
 }
 
-std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
-  std::vector<FieldError> errors;
-  auto fail = [&](std::string field, const char* pattern, std::vector<std::string> args = {}) {
-    Phrase phrase{kValidationContext, pattern, std::move(args)};
-    errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
-  };
+namespace {
+
+void addError(std::vector<FieldError>& errors, std::string field, const char* pattern,
+              std::vector<std::string> args = {}) {
+  Phrase phrase{kValidationContext, pattern, std::move(args)};
+  errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
+}
+
+void checkEngineAndBackend(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   if (engineName(spec.engine()) == "unspecified")
-    fail("engine", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be ddp or horovod"));
+    addError(errors, "engine", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be ddp or horovod"));
   if (backendName(spec.backend()) == "unspecified")
-    fail("backend", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be gloo or nccl"));
+    addError(errors, "backend", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be gloo or nccl"));
+}
+
+void checkModelAndData(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   if (modelName(spec.model()) == "unspecified") {
-    fail("model", QT_TRANSLATE_NOOP("ringmaster::Validation",
-                                    "must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)"));
+    addError(errors, "model",
+             QT_TRANSLATE_NOOP("ringmaster::Validation",
+                               "must be mlp, cnn, resnet18, resnet50 or a TorchScript file (FILE.pt)"));
   }
   if (spec.model() == v1::MODEL_TORCHSCRIPT) {
     if (spec.model_path().empty())
-      fail("model_path",
-           QT_TRANSLATE_NOOP("ringmaster::Validation", "give the TorchScript file's path (--model FILE.pt)"));
+      addError(
+          errors, "model_path",
+          QT_TRANSLATE_NOOP("ringmaster::Validation", "give the TorchScript file's path (--model FILE.pt)"));
     if (spec.model_path().find('\0') != std::string::npos)
-      fail("model_path", QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
+      addError(errors, "model_path",
+               QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
   } else if (!spec.model_path().empty()) {
-    fail("model_path",
-         QT_TRANSLATE_NOOP("ringmaster::Validation",
-                           "is only for a TorchScript model; the built-in %1 has none"),
-         {std::string(modelName(spec.model()))});
+    addError(errors, "model_path",
+             QT_TRANSLATE_NOOP("ringmaster::Validation",
+                               "is only for a TorchScript model; the built-in %1 has none"),
+             {std::string(modelName(spec.model()))});
   }
   if (datasetName(spec.dataset()) == "unspecified") {
-    fail("dataset",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be synthetic, fashion-mnist, cifar10 or npy:DIR"));
+    addError(
+        errors, "dataset",
+        QT_TRANSLATE_NOOP("ringmaster::Validation", "must be synthetic, fashion-mnist, cifar10 or npy:DIR"));
   }
   if (spec.dataset() == v1::DATASET_NPY && spec.data_dir().empty()) {
-    fail("data_dir",
-         QT_TRANSLATE_NOOP("ringmaster::Validation",
-                           "npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)"));
+    addError(
+        errors, "data_dir",
+        QT_TRANSLATE_NOOP("ringmaster::Validation",
+                          "npy data needs the folder holding train_x.npy and train_y.npy (--data npy:DIR)"));
   }
   if (spec.data_dir().find('\0') != std::string::npos)
-    fail("data_dir", QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
+    addError(errors, "data_dir", QT_TRANSLATE_NOOP("ringmaster::Validation", "cannot hold a NUL character"));
   if (lossName(spec.loss()) == "unspecified")
-    fail("loss", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be cross-entropy or mse"));
+    addError(errors, "loss", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be cross-entropy or mse"));
   if (spec.loss() == v1::LOSS_MSE && spec.model() != v1::MODEL_TORCHSCRIPT) {
-    fail("loss", QT_TRANSLATE_NOOP(
-                     "ringmaster::Validation",
-                     "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models are "
-                     "classifiers trained with cross-entropy"));
+    addError(
+        errors, "loss",
+        QT_TRANSLATE_NOOP("ringmaster::Validation",
+                          "mse is for a TorchScript model of your own (--model FILE.pt); the built-in models "
+                          "are classifiers trained with cross-entropy"));
   }
+}
+
+void checkWorldAndTimeouts(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   if (spec.world_size() < 1 || spec.world_size() > 4096)
-    fail("world_size", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 4096"));
+    addError(errors, "world_size", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 4096"));
   if (!std::isfinite(spec.rendezvous_timeout_s()) || !(spec.rendezvous_timeout_s() > 0) ||
       spec.rendezvous_timeout_s() > kLongestWaitS) {
-    fail("rendezvous_timeout_s",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
+    addError(errors, "rendezvous_timeout_s",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
   }
   if (!std::isfinite(spec.stall_timeout_s()) || spec.stall_timeout_s() < 0 ||
       spec.stall_timeout_s() > kLongestWaitS) {
-    fail("stall_timeout_s",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (never) to a week (604800 s)"));
+    addError(errors, "stall_timeout_s",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (never) to a week (604800 s)"));
   }
+}
 
+void checkHyperParameters(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   const auto& h = spec.hyper();
   if (h.batch_size() < 1 || h.batch_size() > 65536)
-    fail("hyper.batch_size", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 65536"));
+    addError(errors, "hyper.batch_size",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 65536"));
   if (optimizerName(h.optimizer()) == "unspecified")
-    fail("hyper.optimizer", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be sgd or adam"));
+    addError(errors, "hyper.optimizer", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be sgd or adam"));
   if (!std::isfinite(h.lr()) || !(h.lr() > 0))
-    fail("hyper.lr", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a positive number"));
+    addError(errors, "hyper.lr", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a positive number"));
   if (!std::isfinite(h.momentum()) || h.momentum() < 0 || h.momentum() >= 1) {
-    fail("hyper.momentum", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be in [0, 1)"));
+    addError(errors, "hyper.momentum", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be in [0, 1)"));
   }
   if (h.epochs() == 0 && h.steps() == 0)
-    fail("hyper.epochs",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "give epochs or steps (at least one above 0)"));
+    addError(errors, "hyper.epochs",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "give epochs or steps (at least one above 0)"));
   if (h.accumulation_steps() < 1 || h.accumulation_steps() > 1024) {
-    fail("hyper.accumulation_steps", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
+    addError(errors, "hyper.accumulation_steps",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
   }
   if (compressionName(h.compression()) == "unspecified")
-    fail("hyper.compression", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be none, fp16 or bf16"));
+    addError(errors, "hyper.compression",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be none, fp16 or bf16"));
   if (reduceOpName(h.reduce_op()) == "unspecified")
-    fail("hyper.reduce_op", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be average or sum"));
+    addError(errors, "hyper.reduce_op",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be average or sum"));
   if (!std::isfinite(h.bucket_cap_mb()) || !(h.bucket_cap_mb() > 0) || h.bucket_cap_mb() > 4096) {
-    fail("hyper.bucket_cap_mb",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 4096 MiB"));
+    addError(errors, "hyper.bucket_cap_mb",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 4096 MiB"));
   }
   if (!std::isfinite(h.fusion_threshold_mb()) || h.fusion_threshold_mb() < 0 ||
       h.fusion_threshold_mb() > 4096) {
-    fail("hyper.fusion_threshold_mb",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (no fusion) to 4096 MiB"));
+    addError(errors, "hyper.fusion_threshold_mb",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 0 (no fusion) to 4096 MiB"));
   }
   if (!std::isfinite(h.cycle_time_ms()) || !(h.cycle_time_ms() > 0) || h.cycle_time_ms() > 10000) {
-    fail("hyper.cycle_time_ms",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 10000 ms"));
+    addError(errors, "hyper.cycle_time_ms",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 10000 ms"));
   }
   if (h.backward_passes_per_step() < 1 || h.backward_passes_per_step() > 1024) {
-    fail("hyper.backward_passes_per_step",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
+    addError(errors, "hyper.backward_passes_per_step",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be from 1 to 1024"));
   }
   if (!std::isfinite(h.stall_check_s()) || !(h.stall_check_s() > 0) || h.stall_check_s() > kLongestWaitS) {
-    fail("hyper.stall_check_s",
-         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
+    addError(errors, "hyper.stall_check_s",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
   }
   if (h.compression() == v1::COMPRESSION_BF16 && spec.engine() == v1::ENGINE_HOROVOD) {
-    fail("hyper.compression",
-         QT_TRANSLATE_NOOP("ringmaster::Validation",
-                           "the horovod engine supports none or fp16 (as Horovod's Compression)"));
+    addError(errors, "hyper.compression",
+             QT_TRANSLATE_NOOP("ringmaster::Validation",
+                               "the horovod engine supports none or fp16 (as Horovod's Compression)"));
   }
+}
 
+void checkHosts(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   int slots = 0;
   for (int i = 0; i < spec.hosts_size(); ++i) {
     const auto& host = spec.hosts(i);
     std::string field = "hosts[" + std::to_string(i) + "]";
     if (host.host().empty())
-      fail(field + ".host", QT_TRANSLATE_NOOP("ringmaster::Validation", "must name a host"));
+      addError(errors, field + ".host", QT_TRANSLATE_NOOP("ringmaster::Validation", "must name a host"));
     if (host.slots() < 1)
-      fail(field + ".slots", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be at least 1"));
+      addError(errors, field + ".slots", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be at least 1"));
     if (host.agent_port() > 65535)
-      fail(field + ".agent_port",
-           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a TCP port (1-65535)"));
+      addError(errors, field + ".agent_port",
+               QT_TRANSLATE_NOOP("ringmaster::Validation", "must be a TCP port (1-65535)"));
     slots += static_cast<int>(host.slots());
   }
   if (spec.hosts_size() > 0 && slots < static_cast<int>(spec.world_size())) {
-    fail("hosts", QT_TRANSLATE_NOOP("ringmaster::Validation", "offer %1 slots for world_size %2"),
-         {std::to_string(slots), std::to_string(spec.world_size())});
+    addError(errors, "hosts", QT_TRANSLATE_NOOP("ringmaster::Validation", "offer %1 slots for world_size %2"),
+             {std::to_string(slots), std::to_string(spec.world_size())});
   }
+}
 
-  auto checkRank = [&](const std::string& field, int rank) {
-    if (rank < 0 || rank >= static_cast<int>(spec.world_size())) {
-      fail(field, QT_TRANSLATE_NOOP("ringmaster::Validation", "rank %1 is outside 0..%2"),
-           {std::to_string(rank), std::to_string(spec.world_size() - 1)});
-    }
-  };
+void checkRank(const v1::JobSpec& spec, const std::string& field, int rank, std::vector<FieldError>& errors) {
+  if (rank < 0 || rank >= static_cast<int>(spec.world_size())) {
+    addError(errors, field, QT_TRANSLATE_NOOP("ringmaster::Validation", "rank %1 is outside 0..%2"),
+             {std::to_string(rank), std::to_string(spec.world_size() - 1)});
+  }
+}
+
+void checkFaults(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   const auto& f = spec.faults();
   for (int i = 0; i < f.stragglers_size(); ++i) {
     std::string field = "faults.stragglers[" + std::to_string(i) + "]";
-    checkRank(field + ".rank", f.stragglers(i).rank());
+    checkRank(spec, field + ".rank", f.stragglers(i).rank(), errors);
     if (!(f.stragglers(i).extra_ms() > 0) || f.stragglers(i).extra_ms() > 600000) {
-      fail(field + ".extra_ms",
-           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 600000 ms"));
+      addError(errors, field + ".extra_ms",
+               QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 600000 ms"));
     }
   }
   for (int i = 0; i < f.leaks_size(); ++i) {
     std::string field = "faults.leaks[" + std::to_string(i) + "]";
-    checkRank(field + ".rank", f.leaks(i).rank());
+    checkRank(spec, field + ".rank", f.leaks(i).rank(), errors);
     if (!(f.leaks(i).mb_per_step() > 0) || f.leaks(i).mb_per_step() > 1024) {
-      fail(field + ".mb_per_step",
-           QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 1024 MiB"));
+      addError(errors, field + ".mb_per_step",
+               QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most 1024 MiB"));
     }
   }
   for (int i = 0; i < f.crashes_size(); ++i)
-    checkRank("faults.crashes[" + std::to_string(i) + "].rank", f.crashes(i).rank());
+    checkRank(spec, "faults.crashes[" + std::to_string(i) + "].rank", f.crashes(i).rank(), errors);
   for (int i = 0; i < f.hangs_size(); ++i)
-    checkRank("faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank());
+    checkRank(spec, "faults.hangs[" + std::to_string(i) + "].rank", f.hangs(i).rank(), errors);
+}
 
+void checkCheckpoints(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
   if (spec.resume() && spec.checkpoint_dir().empty())
-    fail("resume", QT_TRANSLATE_NOOP("ringmaster::Validation", "needs checkpoint_dir"));
-  if (isUserProgram(spec)) {
-    for (auto& e : programErrors(spec.program())) errors.push_back(std::move(e));
-    if (f.stragglers_size() + f.leaks_size() + f.crashes_size() + f.hangs_size() > 0) {
-      fail("faults", QT_TRANSLATE_NOOP("ringmaster::Validation",
-                                       "fault injection is for Ringmaster's own training, not a program"));
-    }
+    addError(errors, "resume", QT_TRANSLATE_NOOP("ringmaster::Validation", "needs checkpoint_dir"));
+}
+
+void checkUserProgram(const v1::JobSpec& spec, std::vector<FieldError>& errors) {
+  if (!isUserProgram(spec)) return;
+  for (auto& e : programErrors(spec.program())) errors.push_back(std::move(e));
+  const auto& f = spec.faults();
+  if (f.stragglers_size() + f.leaks_size() + f.crashes_size() + f.hangs_size() > 0) {
+    addError(errors, "faults",
+             QT_TRANSLATE_NOOP("ringmaster::Validation",
+                               "fault injection is for Ringmaster's own training, not a program"));
   }
+}
+
+}  // namespace
+
+// The checks run in a fixed order, which is the order the errors are reported in.
+std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec) {
+  std::vector<FieldError> errors;
+  checkEngineAndBackend(spec, errors);
+  checkModelAndData(spec, errors);
+  checkWorldAndTimeouts(spec, errors);
+  checkHyperParameters(spec, errors);
+  checkHosts(spec, errors);
+  checkFaults(spec, errors);
+  checkCheckpoints(spec, errors);
+  checkUserProgram(spec, errors);
   checkUtf8(spec, "", errors);
   return errors;
 }

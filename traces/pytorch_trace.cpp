@@ -100,6 +100,50 @@ int64_t overlap(const Intervals& x, const Intervals& y) {
   return total;
 }
 
+// What nesting gives each span (by span index).
+struct SpanPhases {
+  std::vector<OpPhase> effective;   // the phase it works for
+  std::vector<bool> outermostComm;  // a communication op not inside another
+};
+
+// Merged times: each phase's host-side ops, and the compute and communication that exposed communication is
+// measured with (kernels on a GPU rank, host ops otherwise).
+struct PhaseTimes {
+  Intervals data, forward, backward, optimizer;
+  Intervals compute, comm;
+};
+
+// What the host side's all-reduce ops tell: the sizes that ops without one of their own take, and whether the
+// backend's own ops are there.
+struct HostAllreduces {
+  std::unordered_map<int64_t, uint64_t> bytesByExternalId;
+  std::vector<std::pair<int64_t, uint64_t>> sizedCalls;  // (start, bytes) of outermost sized calls
+  bool haveBackendOps = false;
+};
+
+// Finds the step a time falls in; steps come in the order of their numbers, which need not be that of their
+// starts.
+class StepFinder {
+ public:
+  explicit StepFinder(const std::vector<v1::StepSample>& steps) : steps_(steps), byStart_(steps.size()) {
+    for (size_t i = 0; i < byStart_.size(); ++i) byStart_[i] = i;
+    std::sort(byStart_.begin(), byStart_.end(),
+              [&](size_t a, size_t b) { return steps_[a].start_ns() < steps_[b].start_ns(); });
+  }
+
+  const v1::StepSample* stepAt(int64_t t) const {
+    auto it = std::upper_bound(byStart_.begin(), byStart_.end(), t,
+                               [&](int64_t time, size_t i) { return time < steps_[i].start_ns(); });
+    if (it == byStart_.begin()) return nullptr;
+    const auto& step = steps_[*std::prev(it)];
+    return t < step.start_ns() + step.total_ns() ? &step : nullptr;
+  }
+
+ private:
+  const std::vector<v1::StepSample>& steps_;
+  std::vector<size_t> byStart_;
+};
+
 }  // namespace
 
 OpPhase opPhase(std::string_view name, bool gpuKernel) {
@@ -220,6 +264,16 @@ struct PyTorchTraceScanner::State {
     }
     spans.push_back(s);
   }
+
+  SpanPhases nestSpans(std::vector<uint8_t>& depth) const;
+  bool hasKernels() const;
+  PhaseTimes phaseTimes(const std::vector<OpPhase>& effective, bool gpu) const;
+  std::vector<v1::StepSample> stepSamples(const PhaseTimes& times);
+  HostAllreduces hostAllreduces(const std::vector<bool>& outermostComm) const;
+  std::vector<size_t> allreduceSpans(const std::vector<bool>& outermostComm, bool gpu,
+                                     bool haveBackendOps) const;
+  std::vector<v1::AllreduceOp> allreduceOps(const std::vector<bool>& outermostComm, bool gpu,
+                                            const std::vector<v1::StepSample>& steps) const;
 };
 
 PyTorchTraceScanner::PyTorchTraceScanner() : state_(std::make_unique<State>()) {}
@@ -256,6 +310,167 @@ void PyTorchTraceScanner::add(const TraceEvent& e, uint32_t index) {
   }
 }
 
+// Nesting, thread by thread: parents before children (by start, the longer first), then a stack. Writes each
+// span's depth by event index.
+SpanPhases PyTorchTraceScanner::State::nestSpans(std::vector<uint8_t>& depth) const {
+  std::vector<uint32_t> order(spans.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const auto& x = spans[a];
+    const auto& y = spans[b];
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;
+    return x.index < y.index;
+  });
+  // The phase an op works for: communication is always communication; otherwise the outermost op that names a
+  // phase (a step names none of its own) gives it to everything inside.
+  SpanPhases phases{std::vector<OpPhase>(spans.size(), OpPhase::Other),
+                    std::vector<bool>(spans.size(), false)};
+  std::vector<uint32_t> stack;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t i = order[k];
+    const auto& span = spans[i];
+    if (k > 0 && spans[order[k - 1]].thread != span.thread) stack.clear();
+    while (!stack.empty() && spans[stack.back()].end <= span.start) stack.pop_back();
+    depth[span.index] = uint8_t(std::min<size_t>(stack.size(), 255));
+    OpPhase parent = stack.empty() ? OpPhase::Other : phases.effective[stack.back()];
+    if (span.phase == OpPhase::Communication) {
+      phases.effective[i] = OpPhase::Communication;
+      phases.outermostComm[i] = parent != OpPhase::Communication;
+    } else if (parent == OpPhase::Data || parent == OpPhase::Forward || parent == OpPhase::Backward ||
+               parent == OpPhase::Optimizer || parent == OpPhase::Communication) {
+      phases.effective[i] = parent;
+    } else {
+      phases.effective[i] = span.phase;
+    }
+    stack.push_back(i);
+  }
+  return phases;
+}
+
+bool PyTorchTraceScanner::State::hasKernels() const {
+  return std::any_of(spans.begin(), spans.end(), [](const Span& x) { return x.kernel; });
+}
+
+PhaseTimes PyTorchTraceScanner::State::phaseTimes(const std::vector<OpPhase>& effective, bool gpu) const {
+  PhaseTimes times;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const auto& span = spans[i];
+    const std::pair<int64_t, int64_t> time{span.start, span.end};
+    const OpPhase phase = effective[i];
+    if (!span.device) {
+      if (phase == OpPhase::Data) times.data.push_back(time);
+      if (phase == OpPhase::Forward) times.forward.push_back(time);
+      if (phase == OpPhase::Backward) times.backward.push_back(time);
+      if (phase == OpPhase::Optimizer) times.optimizer.push_back(time);
+    }
+    if (gpu) {
+      if (span.kernel) (phase == OpPhase::Communication ? times.comm : times.compute).push_back(time);
+    } else if (!span.device) {
+      if (phase == OpPhase::Communication) {
+        times.comm.push_back(time);
+      } else if (phase != OpPhase::Step && phase != OpPhase::Data && !span.stack) {
+        times.compute.push_back(time);
+      }
+    }
+  }
+  for (Intervals* list :
+       {&times.data, &times.forward, &times.backward, &times.optimizer, &times.compute, &times.comm}) {
+    *list = merged(std::move(*list));
+  }
+  return times;
+}
+
+// Steps, from the host side's ProfilerStep#N, each with the time of its phases; a step named twice is kept
+// once.
+std::vector<v1::StepSample> PyTorchTraceScanner::State::stepSamples(const PhaseTimes& times) {
+  std::sort(steps.begin(), steps.end());
+  std::vector<v1::StepSample> samples;
+  for (const auto& [number, spanIndex] : steps) {
+    if (!samples.empty() && samples.back().step() == number) continue;
+    const auto& span = spans[spanIndex];
+    v1::StepSample sample;
+    sample.set_step(number);
+    sample.set_start_ns(span.start);
+    sample.set_total_ns(span.end - span.start);
+    sample.set_data_ns(length(clipped(times.data, span.start, span.end)));
+    sample.set_forward_ns(length(clipped(times.forward, span.start, span.end)));
+    sample.set_backward_ns(length(clipped(times.backward, span.start, span.end)));
+    sample.set_optimizer_ns(length(clipped(times.optimizer, span.start, span.end)));
+    const Intervals stepComm = clipped(times.comm, span.start, span.end);
+    sample.set_comm_wait_ns(length(stepComm) -
+                            overlap(stepComm, clipped(times.compute, span.start, span.end)));
+    samples.push_back(sample);
+  }
+  return samples;
+}
+
+HostAllreduces PyTorchTraceScanner::State::hostAllreduces(const std::vector<bool>& outermostComm) const {
+  HostAllreduces host;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const auto& span = spans[i];
+    if (span.comm == UINT32_MAX || span.device) continue;
+    const auto& c = comms[span.comm];
+    host.haveBackendOps = host.haveBackendOps || (c.backend && c.allreduce && outermostComm[i]);
+    if (c.bytes == 0 || !c.allreduce) continue;
+    if (c.externalId >= 0) host.bytesByExternalId.try_emplace(c.externalId, c.bytes);
+    if (!c.backend) host.sizedCalls.emplace_back(span.start, c.bytes);
+  }
+  std::sort(host.sizedCalls.begin(), host.sizedCalls.end());
+  return host;
+}
+
+// The spans that are all-reduce ops, by start: on a GPU rank its communication kernels; otherwise the
+// backend's own ops where the trace has them (Gloo's, on its threads), else the calls that queued them.
+std::vector<size_t> PyTorchTraceScanner::State::allreduceSpans(const std::vector<bool>& outermostComm,
+                                                               bool gpu, bool haveBackendOps) const {
+  std::vector<size_t> opSpans;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const auto& span = spans[i];
+    if (span.comm == UINT32_MAX || !comms[span.comm].allreduce) continue;
+    const bool wanted =
+        gpu ? span.kernel : !span.device && outermostComm[i] && comms[span.comm].backend == haveBackendOps;
+    if (wanted) opSpans.push_back(i);
+  }
+  std::sort(opSpans.begin(), opSpans.end(),
+            [&](size_t a, size_t b) { return spans[a].start < spans[b].start; });
+  return opSpans;
+}
+
+// All-reduce ops within `steps`. Sizes come from the op's args, from the call that launched a kernel (its
+// "External id"), or, in order, from the calls that carry one.
+std::vector<v1::AllreduceOp> PyTorchTraceScanner::State::allreduceOps(
+    const std::vector<bool>& outermostComm, bool gpu, const std::vector<v1::StepSample>& steps) const {
+  const HostAllreduces host = hostAllreduces(outermostComm);
+  const StepFinder finder(steps);
+  std::vector<v1::AllreduceOp> ops;
+  std::map<uint64_t, uint32_t> bucketsInStep;
+  size_t nextSized = 0;
+  for (size_t i : allreduceSpans(outermostComm, gpu, host.haveBackendOps)) {
+    const auto& span = spans[i];
+    const auto& c = comms[span.comm];
+    uint64_t bytes = c.bytes;
+    if (bytes == 0 && c.externalId >= 0) {
+      auto it = host.bytesByExternalId.find(c.externalId);
+      if (it != host.bytesByExternalId.end()) bytes = it->second;
+    }
+    if (bytes == 0 && !gpu && c.backend && nextSized < host.sizedCalls.size())
+      bytes = host.sizedCalls[nextSized].second;
+    if (!gpu && c.backend) ++nextSized;
+    const v1::StepSample* step = finder.stepAt(span.start);
+    if (!step) continue;  // outside the profiled steps (e.g. the parameters' broadcast at start)
+    v1::AllreduceOp op;
+    op.set_step(step->step());
+    op.set_bucket(bucketsInStep[step->step()]++);
+    op.set_bytes(bytes);
+    op.set_start_ns(span.start);
+    op.set_end_ns(span.end);
+    ops.push_back(op);
+  }
+  return ops;
+}
+
 RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting) {
   State& s = *state_;
   RankTrace trace;
@@ -271,149 +486,13 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting
   }
   if (!trace.pytorch && !nesting) return trace;
   trace.depth.assign(s.events, 0);
-
-  // Nesting, thread by thread: parents before children (by start, the longer first), then a stack.
-  std::vector<uint32_t> order(s.spans.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const auto& x = s.spans[a];
-    const auto& y = s.spans[b];
-    if (x.thread != y.thread) return x.thread < y.thread;
-    if (x.start != y.start) return x.start < y.start;
-    if (x.end != y.end) return x.end > y.end;
-    return x.index < y.index;
-  });
-  // The phase an op works for: communication is always communication; otherwise the outermost op that names a
-  // phase (a step names none of its own) gives it to everything inside.
-  std::vector<OpPhase> effective(s.spans.size(), OpPhase::Other);
-  std::vector<bool> outermostComm(s.spans.size(), false);
-  std::vector<uint32_t> stack;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const uint32_t i = order[k];
-    const auto& span = s.spans[i];
-    if (k > 0 && s.spans[order[k - 1]].thread != span.thread) stack.clear();
-    while (!stack.empty() && s.spans[stack.back()].end <= span.start) stack.pop_back();
-    trace.depth[span.index] = uint8_t(std::min<size_t>(stack.size(), 255));
-    OpPhase parent = stack.empty() ? OpPhase::Other : effective[stack.back()];
-    if (span.phase == OpPhase::Communication) {
-      effective[i] = OpPhase::Communication;
-      outermostComm[i] = parent != OpPhase::Communication;
-    } else if (parent == OpPhase::Data || parent == OpPhase::Forward || parent == OpPhase::Backward ||
-               parent == OpPhase::Optimizer || parent == OpPhase::Communication) {
-      effective[i] = parent;
-    } else {
-      effective[i] = span.phase;
-    }
-    stack.push_back(i);
-  }
+  const SpanPhases phases = s.nestSpans(trace.depth);
   // Phases and all-reduce ops are measured within steps only.
   if (s.steps.empty()) return trace;
 
-  const bool gpu = std::any_of(s.spans.begin(), s.spans.end(), [](const State::Span& x) { return x.kernel; });
-  Intervals phases[4], compute, comm;  // data, forward, backward, optimizer
-  for (size_t i = 0; i < s.spans.size(); ++i) {
-    const auto& span = s.spans[i];
-    const std::pair<int64_t, int64_t> time{span.start, span.end};
-    const OpPhase phase = effective[i];
-    if (!span.device) {
-      if (phase == OpPhase::Data) phases[0].push_back(time);
-      if (phase == OpPhase::Forward) phases[1].push_back(time);
-      if (phase == OpPhase::Backward) phases[2].push_back(time);
-      if (phase == OpPhase::Optimizer) phases[3].push_back(time);
-    }
-    if (gpu) {
-      if (span.kernel) (phase == OpPhase::Communication ? comm : compute).push_back(time);
-    } else if (!span.device) {
-      if (phase == OpPhase::Communication) {
-        comm.push_back(time);
-      } else if (phase != OpPhase::Step && phase != OpPhase::Data && !span.stack) {
-        compute.push_back(time);
-      }
-    }
-  }
-  for (auto& p : phases) p = merged(std::move(p));
-  compute = merged(std::move(compute));
-  comm = merged(std::move(comm));
-
-  // Steps, from the host side's ProfilerStep#N, each with the time of its phases.
-  std::sort(s.steps.begin(), s.steps.end());
-  std::vector<std::pair<int64_t, int64_t>> windows;  // of the steps kept, by start
-  for (const auto& [number, spanIndex] : s.steps) {
-    if (!trace.steps.empty() && trace.steps.back().step() == number) continue;
-    const auto& span = s.spans[spanIndex];
-    v1::StepSample sample;
-    sample.set_step(number);
-    sample.set_start_ns(span.start);
-    sample.set_total_ns(span.end - span.start);
-    sample.set_data_ns(length(clipped(phases[0], span.start, span.end)));
-    sample.set_forward_ns(length(clipped(phases[1], span.start, span.end)));
-    sample.set_backward_ns(length(clipped(phases[2], span.start, span.end)));
-    sample.set_optimizer_ns(length(clipped(phases[3], span.start, span.end)));
-    const Intervals stepComm = clipped(comm, span.start, span.end);
-    sample.set_comm_wait_ns(length(stepComm) - overlap(stepComm, clipped(compute, span.start, span.end)));
-    trace.steps.push_back(sample);
-  }
-  std::vector<size_t> byStart(trace.steps.size());
-  for (size_t i = 0; i < byStart.size(); ++i) byStart[i] = i;
-  std::sort(byStart.begin(), byStart.end(),
-            [&](size_t a, size_t b) { return trace.steps[a].start_ns() < trace.steps[b].start_ns(); });
-  auto stepAt = [&](int64_t t) -> const v1::StepSample* {
-    auto it = std::upper_bound(byStart.begin(), byStart.end(), t,
-                               [&](int64_t time, size_t i) { return time < trace.steps[i].start_ns(); });
-    if (it == byStart.begin()) return nullptr;
-    const auto& step = trace.steps[*std::prev(it)];
-    return t < step.start_ns() + step.total_ns() ? &step : nullptr;
-  };
-
-  // All-reduce ops: on a GPU rank its communication kernels; otherwise the backend's own ops where the trace
-  // has them (Gloo's, on its threads), else the calls that queued them. Sizes come from the op's args, from
-  // the call that launched a kernel (its "External id"), or, in order, from the calls that carry one.
-  std::unordered_map<int64_t, uint64_t> bytesByExternalId;
-  std::vector<std::pair<int64_t, uint64_t>> sizedCalls;  // (start, bytes) of outermost sized calls
-  bool haveBackendOps = false;
-  for (size_t i = 0; i < s.spans.size(); ++i) {
-    const auto& span = s.spans[i];
-    if (span.comm == UINT32_MAX || span.device) continue;
-    const auto& c = s.comms[span.comm];
-    haveBackendOps = haveBackendOps || (c.backend && c.allreduce && outermostComm[i]);
-    if (c.bytes == 0 || !c.allreduce) continue;
-    if (c.externalId >= 0) bytesByExternalId.try_emplace(c.externalId, c.bytes);
-    if (!c.backend) sizedCalls.emplace_back(span.start, c.bytes);
-  }
-  std::sort(sizedCalls.begin(), sizedCalls.end());
-  std::vector<size_t> opSpans;
-  for (size_t i = 0; i < s.spans.size(); ++i) {
-    const auto& span = s.spans[i];
-    if (span.comm == UINT32_MAX || !s.comms[span.comm].allreduce) continue;
-    const bool wanted =
-        gpu ? span.kernel : !span.device && outermostComm[i] && s.comms[span.comm].backend == haveBackendOps;
-    if (wanted) opSpans.push_back(i);
-  }
-  std::sort(opSpans.begin(), opSpans.end(),
-            [&](size_t a, size_t b) { return s.spans[a].start < s.spans[b].start; });
-  std::map<uint64_t, uint32_t> bucketsInStep;
-  size_t nextSized = 0;
-  for (size_t i : opSpans) {
-    const auto& span = s.spans[i];
-    const auto& c = s.comms[span.comm];
-    uint64_t bytes = c.bytes;
-    if (bytes == 0 && c.externalId >= 0) {
-      auto it = bytesByExternalId.find(c.externalId);
-      if (it != bytesByExternalId.end()) bytes = it->second;
-    }
-    if (bytes == 0 && !gpu && c.backend && nextSized < sizedCalls.size())
-      bytes = sizedCalls[nextSized].second;
-    if (!gpu && c.backend) ++nextSized;
-    const v1::StepSample* step = stepAt(span.start);
-    if (!step) continue;  // outside the profiled steps (e.g. the parameters' broadcast at start)
-    v1::AllreduceOp op;
-    op.set_step(step->step());
-    op.set_bucket(bucketsInStep[step->step()]++);
-    op.set_bytes(bytes);
-    op.set_start_ns(span.start);
-    op.set_end_ns(span.end);
-    trace.ops.push_back(op);
-  }
+  const bool gpu = s.hasKernels();
+  trace.steps = s.stepSamples(s.phaseTimes(phases.effective, gpu));
+  trace.ops = s.allreduceOps(phases.outermostComm, gpu, trace.steps);
   return trace;
 }
 
