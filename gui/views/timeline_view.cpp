@@ -429,26 +429,7 @@ void TimelineView::paintLegend(QPainter& p, const std::vector<LegendEntry>& entr
   }
 }
 
-void TimelineView::paintEvent(QPaintEvent*) {
-  QPainter p(this);
-  p.fillRect(rect(), palette().color(QPalette::Base));
-  const QRect plot = plotRect();
-  lastBoxes_ = 0;
-  if (!model_ || rows_.empty()) {
-    p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(rect(), Qt::AlignCenter,
-               mode_ == RowMode::ByTensor
-                   ? tr("No tensor activity (the Horovod engine records one row per tensor).")
-                   : tr("No timeline events. Turn on timeline recording, or import a timeline."));
-    return;
-  }
-  paintAxis(p, plot);
-  const int64_t t1 = visibleEnd();
-  const QFontMetrics fm = fontMetrics();
-  const int firstRow = std::max(0, static_cast<int>(rowScroll_ / kRowHeight));
-  const QColor text = palette().color(QPalette::WindowText);
-  const QColor alt = palette().color(QPalette::AlternateBase);
-
+struct TimelineView::Frame {
   // Boxes are gathered by colour and filled in one drawRects() call per colour: per-rectangle painter calls
   // would cost more than everything else in a frame.
   struct Batch {
@@ -471,19 +452,54 @@ void TimelineView::paintEvent(QPaintEvent*) {
     bool labelled;
   };
   std::vector<TickMark> tickMarks;
+};
 
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Base));
+  const QRect plot = plotRect();
+  lastBoxes_ = 0;
+  if (!model_ || rows_.empty()) {
+    paintEmptyNotice(p);
+    return;
+  }
+  paintAxis(p, plot);
+  p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
+  paintRowHeads(p, plot);
+  const Frame frame = gatherFrame(plot);
+  paintBoxes(p, frame);
+  paintTickMarks(p, frame);
+  p.setClipping(false);
+  paintSelectedRange(p, plot);
+  paintLegend(p, legendOf(frame));
+}
+
+int TimelineView::firstShownRow() const {
+  return std::max(0, static_cast<int>(rowScroll_ / kRowHeight));
+}
+
+void TimelineView::paintEmptyNotice(QPainter& p) {
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawText(rect(), Qt::AlignCenter,
+             mode_ == RowMode::ByTensor
+                 ? tr("No tensor activity (the Horovod engine records one row per tensor).")
+                 : tr("No timeline events. Turn on timeline recording, or import a timeline."));
+}
+
+void TimelineView::paintRowHeads(QPainter& p, const QRect& plot) {
+  const int firstRow = firstShownRow();
+  const QColor text = palette().color(QPalette::WindowText);
+  const QColor alt = palette().color(QPalette::AlternateBase);
   QStringList rowLabels;
   const int rowsShown = std::min(static_cast<int>(rows_.size()) - firstRow, plot.height() / kRowHeight + 2);
   for (int row = firstRow; row < firstRow + rowsShown; ++row)
     rowLabels << rowLabel(rows_[static_cast<size_t>(row)]);
-  rowLabels = distinctElided(rowLabels, fm, plot.left() - 8);
+  rowLabels = distinctElided(rowLabels, fontMetrics(), plot.left() - 8);
 
-  p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
   for (int row = firstRow; row < static_cast<int>(rows_.size()); ++row) {
     const double top = plot.top() + row * kRowHeight - rowScroll_;
     if (top > plot.bottom()) break;
-    const int lane = rows_[static_cast<size_t>(row)];
-    const auto& laneInfo = model_->lane(lane);
+    const auto& laneInfo = model_->lane(rows_[static_cast<size_t>(row)]);
     const bool emphasised = highlighted_ >= 0 && laneInfo.rank == highlighted_ && mode_ == RowMode::ByRank;
     if (row % 2) p.fillRect(QRectF(0, top, width(), kRowHeight), alt);
     if (emphasised)
@@ -491,77 +507,100 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(text);
     p.drawText(QRectF(4, top, plot.left() - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
                row - firstRow < rowLabels.size() ? rowLabels[row - firstRow] : QString());
+  }
+}
 
-    const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_, kMergeBelowPixels);
-    lastBoxes_ += boxes.size();
-    const auto& events = model_->events(lane);
-    for (const auto& box : boxes) {
-      const double x0 = std::max<double>(plot.left(), xOf(box.startNs));
-      const double x1 = std::min<double>(plot.right() + 1, xOf(box.endNs));
-      const QRectF r(x0, top + 2, std::max(1.0, x1 - x0), kRowHeight - 4);
-      const bool merged = box.count > 1;
-      constexpr int kShades = 4;
-      const double fill = std::clamp(
-          static_cast<double>(box.sumNs) / static_cast<double>(std::max<int64_t>(1, box.endNs - box.startNs)),
-          0.0, 1.0);
-      const int shade = merged ? static_cast<int>(std::lround(fill * kShades)) : kShades + 1;
-      Batch& batch = batches[{box.name, shade}];
-      if (batch.rects.isEmpty()) {
-        batch.color = phaseColor(QString::fromStdString(model_->name(box.name)));
-        if (merged) batch.color.setAlpha(60 + 45 * shade);  // many narrow events, partly idle
-      }
-      batch.rects.append(r);
-      if (merged) continue;
-      if (r.width() > 40) {
-        // A nested event's label replaces its parent's, which it would overwrite.
-        while (!labels.empty() && labels.back().rect.intersects(r)) labels.pop_back();
-        labels.push_back({r, QString::fromStdString(model_->name(box.name))});
-      }
-      if (lane == selectedLane_ && static_cast<int>(box.event) == selectedEvent_) outlines.push_back(r);
-      // Horovod view: each rank's ready tick inside a negotiation; the last one (the late rank) in red.
-      if (mode_ == RowMode::ByTensor && model_->name(box.name).rfind("NEGOTIATE", 0) == 0) {
-        const auto& e = events[box.event];
-        const auto ticks = model_->ticks(lane, e.startNs, e.endNs);
-        for (size_t i = 0; i < ticks.size(); ++i) {
-          const bool late = i + 1 == ticks.size() && ticks.size() > 1;
-          tickMarks.push_back({xOf(ticks[i].timeNs), top, late, ticks[i].rank == highlighted_, ticks[i].rank,
-                               late && r.width() > 30});
-        }
+TimelineView::Frame TimelineView::gatherFrame(const QRect& plot) {
+  Frame frame;
+  const int64_t t1 = visibleEnd();
+  for (int row = firstShownRow(); row < static_cast<int>(rows_.size()); ++row) {
+    const double top = plot.top() + row * kRowHeight - rowScroll_;
+    if (top > plot.bottom()) break;
+    gatherRow(frame, row, top, t1, plot);
+  }
+  return frame;
+}
+
+void TimelineView::gatherRow(Frame& frame, int row, double top, int64_t t1, const QRect& plot) {
+  const int lane = rows_[static_cast<size_t>(row)];
+  const auto boxes = model_->boxes(lane, t0_, t1, nsPerPixel_, kMergeBelowPixels);
+  lastBoxes_ += boxes.size();
+  const auto& events = model_->events(lane);
+  for (const auto& box : boxes) {
+    const double x0 = std::max<double>(plot.left(), xOf(box.startNs));
+    const double x1 = std::min<double>(plot.right() + 1, xOf(box.endNs));
+    const QRectF r(x0, top + 2, std::max(1.0, x1 - x0), kRowHeight - 4);
+    const bool merged = box.count > 1;
+    constexpr int kShades = 4;
+    const double fill = std::clamp(
+        static_cast<double>(box.sumNs) / static_cast<double>(std::max<int64_t>(1, box.endNs - box.startNs)),
+        0.0, 1.0);
+    const int shade = merged ? static_cast<int>(std::lround(fill * kShades)) : kShades + 1;
+    Frame::Batch& batch = frame.batches[{box.name, shade}];
+    if (batch.rects.isEmpty()) {
+      batch.color = phaseColor(QString::fromStdString(model_->name(box.name)));
+      if (merged) batch.color.setAlpha(60 + 45 * shade);  // many narrow events, partly idle
+    }
+    batch.rects.append(r);
+    if (merged) continue;
+    if (r.width() > 40) {
+      // A nested event's label replaces its parent's, which it would overwrite.
+      while (!frame.labels.empty() && frame.labels.back().rect.intersects(r)) frame.labels.pop_back();
+      frame.labels.push_back({r, QString::fromStdString(model_->name(box.name))});
+    }
+    if (lane == selectedLane_ && static_cast<int>(box.event) == selectedEvent_) frame.outlines.push_back(r);
+    // Horovod view: each rank's ready tick inside a negotiation; the last one (the late rank) in red.
+    if (mode_ == RowMode::ByTensor && model_->name(box.name).rfind("NEGOTIATE", 0) == 0) {
+      const auto& e = events[box.event];
+      const auto ticks = model_->ticks(lane, e.startNs, e.endNs);
+      for (size_t i = 0; i < ticks.size(); ++i) {
+        const bool late = i + 1 == ticks.size() && ticks.size() > 1;
+        frame.tickMarks.push_back({xOf(ticks[i].timeNs), top, late, ticks[i].rank == highlighted_,
+                                   ticks[i].rank, late && r.width() > 30});
       }
     }
   }
+}
+
+void TimelineView::paintBoxes(QPainter& p, const Frame& frame) {
   p.setPen(Qt::NoPen);
-  for (const auto& [key, batch] : batches) {
+  for (const auto& [key, batch] : frame.batches) {
     p.setBrush(batch.color);
     p.drawRects(batch.rects);
   }
   p.setBrush(Qt::NoBrush);
   p.setPen(Qt::black);
-  for (const Label& l : labels) {
+  const QFontMetrics fm = fontMetrics();
+  for (const Frame::Label& l : frame.labels) {
     p.drawText(l.rect.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(l.text, Qt::ElideRight, static_cast<int>(l.rect.width()) - 5));
   }
   p.setPen(QPen(palette().color(QPalette::Highlight), 2));
-  for (const QRectF& r : outlines) p.drawRect(r);
-  for (const TickMark& t : tickMarks) {
+  for (const QRectF& r : frame.outlines) p.drawRect(r);
+}
+
+void TimelineView::paintTickMarks(QPainter& p, const Frame& frame) {
+  for (const Frame::TickMark& t : frame.tickMarks) {
     const QColor color =
         t.late ? QColor(0xd6, 0x28, 0x28) : (t.mine ? palette().color(QPalette::Highlight) : Qt::black);
     p.setPen(QPen(color, t.late || t.mine ? 2 : 1));
     p.drawLine(QPointF(t.x, t.top + 1), QPointF(t.x, t.top + kRowHeight - 1));
     if (t.labelled) p.drawText(QPointF(t.x + 2, t.top + kRowHeight - 4), QString::number(t.rank));
   }
-  p.setClipping(false);
-  if (selEnd_ > selBegin_) {
-    QColor shade = palette().color(QPalette::Highlight);
-    shade.setAlpha(60);
-    const double x0 = std::max<double>(plot.left(), xOf(selBegin_));
-    const double x1 = std::min<double>(plot.right(), xOf(selEnd_));
-    if (x1 > x0) p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), shade);
-  }
+}
 
-  // Names drawn, with the width they took: the legend lists the timeline's phases, then the rest by width.
+void TimelineView::paintSelectedRange(QPainter& p, const QRect& plot) {
+  if (selEnd_ <= selBegin_) return;
+  QColor shade = palette().color(QPalette::Highlight);
+  shade.setAlpha(60);
+  const double x0 = std::max<double>(plot.left(), xOf(selBegin_));
+  const double x1 = std::min<double>(plot.right(), xOf(selEnd_));
+  if (x1 > x0) p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), shade);
+}
+
+std::vector<TimelineView::LegendEntry> TimelineView::legendOf(const Frame& frame) const {
   std::map<console::TimelineModel::NameId, double> drawnWidth;
-  for (const auto& [key, batch] : batches) {
+  for (const auto& [key, batch] : frame.batches) {
     double& width = drawnWidth[key.first];
     for (const QRectF& r : batch.rects) width += r.width();
   }
@@ -580,7 +619,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     legend.push_back({Qt::black, tr("rank ready"), true});
     legend.push_back({QColor(0xd6, 0x28, 0x28), tr("last rank ready"), true});
   }
-  paintLegend(p, legend);
+  return legend;
 }
 
 void TimelineView::wheelEvent(QWheelEvent* event) {

@@ -96,13 +96,28 @@ class TimelineView : public QWidget {
   int64_t timeAt(double x) const;
   int rowAt(double y) const;
   void rebuildRows();
+  // The first display row at least partly in view.
+  int firstShownRow() const;
+  void paintEmptyNotice(QPainter& p);
   void paintAxis(QPainter& p, const QRect& plot);
+  // Each row's stripe, its emphasis when its rank is highlighted, and its label.
+  void paintRowHeads(QPainter& p, const QRect& plot);
+  // What a frame draws over the rows, gathered row by row before any of it is painted.
+  struct Frame;
+  Frame gatherFrame(const QRect& plot);
+  // Row `row`, whose top is at `top`: its boxes between the view's start and t1.
+  void gatherRow(Frame& frame, int row, double top, int64_t t1, const QRect& plot);
+  void paintBoxes(QPainter& p, const Frame& frame);
+  void paintTickMarks(QPainter& p, const Frame& frame);
+  void paintSelectedRange(QPainter& p, const QRect& plot);
   // Legend entries: a colour swatch or a tick mark (a pen colour) and its text.
   struct LegendEntry {
     QColor color;
     QString text;
     bool tick = false;
   };
+  // The names the frame drew, the timeline's phases first and then the rest by the width they took.
+  std::vector<LegendEntry> legendOf(const Frame& frame) const;
   void paintLegend(QPainter& p, const std::vector<LegendEntry>& entries);
   void scrollToRow(int row);
   QString rowLabel(int lane) const;
