@@ -59,6 +59,20 @@ QString slurmPresetKey(const QString& name) {
 }  // namespace
 
 LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
+  createFields();
+  QGroupBox* job = createJobGroup();
+  const Buttons buttons = createOutputAndButtons();
+  layOut(job, buttons);
+  connectFields();
+  connectButtons(buttons);
+
+  v1::JobSpec defaults = defaultJobSpec();
+  setSpec(defaults);
+  showKind();
+  presets_->addItems(presetNames());
+}
+
+void LaunchPage::createFields() {
   auto add = [this](const QString& key, QWidget* w) {
     w->setObjectName(key);
     fields_.insert(key, w);
@@ -116,7 +130,9 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   for (const LaunchForm* form :
        std::initializer_list<const LaunchForm*>{programGroup_, training_, comm_, faults_, slurm_})
     fields_.insert(form->fields());
+}
 
+QGroupBox* LaunchPage::createJobGroup() {
   auto* job = new QGroupBox(tr("Job"), this);
   jobForm_ = new QFormLayout(job);
   jobForm_->addRow(tr("Name"), name_);
@@ -134,7 +150,10 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   trainingRows_ = {engine_, backend_, model_, dataset_, dataDir_};
 
   trainingGroups_ = {training_, comm_, faults_};
+  return job;
+}
 
+LaunchPage::Buttons LaunchPage::createOutputAndButtons() {
   problemsLabel_ = new QLabel(this);
   problemsLabel_->setWordWrap(true);
   problemsLabel_->setObjectName(QStringLiteral("problems"));
@@ -162,7 +181,10 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   tune_ = new QPushButton(tr("Tune…"), this);
   tune_->setObjectName(QStringLiteral("tune"));
   tune_->setToolTip(tr("Search this job's bucket cap or fusion threshold × cycle time with short runs"));
+  return {copy, loadPresetButton, savePresetButton};
+}
 
+void LaunchPage::layOut(QGroupBox* job, const Buttons& buttons) {
   auto* columns = new QHBoxLayout;
   auto* left = new QVBoxLayout;
   left->addWidget(job);
@@ -180,15 +202,15 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   auto* presetRow = new QHBoxLayout;
   presetRow->addWidget(new QLabel(tr("Presets"), this));
   presetRow->addWidget(presets_);
-  presetRow->addWidget(loadPresetButton);
-  presetRow->addWidget(savePresetButton);
+  presetRow->addWidget(buttons.loadPreset);
+  presetRow->addWidget(buttons.savePreset);
   presetRow->addStretch();
   presetRow->addWidget(tune_);
   presetRow->addWidget(launch_);
 
   auto* commandRow = new QHBoxLayout;
   commandRow->addWidget(command_, 1);
-  commandRow->addWidget(copy, 0, Qt::AlignTop);
+  commandRow->addWidget(buttons.copy, 0, Qt::AlignTop);
 
   auto* kindRow = new QHBoxLayout;
   kindRow->addWidget(new QLabel(tr("Train with:"), this));
@@ -217,7 +239,9 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   const int margin = style()->pixelMetric(QStyle::PM_LayoutLeftMargin);
   presetRow->setContentsMargins(margin, margin / 2, margin, margin);
   outer->addLayout(presetRow);
+}
 
+void LaunchPage::connectFields() {
   for (QWidget* w : fields_) {
     if (auto* e = qobject_cast<QLineEdit*>(w))
       connect(e, &QLineEdit::textChanged, this, &LaunchPage::revalidate);
@@ -235,7 +259,11 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   connect(slurm_, &QGroupBox::toggled, this, &LaunchPage::revalidate);
   connect(ownProgram_, &QRadioButton::toggled, this, &LaunchPage::showKind);
   connect(useConnected_, &QPushButton::clicked, this, &LaunchPage::useConnectedHosts);
-  connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
+}
+
+void LaunchPage::connectButtons(const Buttons& buttons) {
+  connect(buttons.copy, &QPushButton::clicked, this,
+          [this] { QApplication::clipboard()->setText(commandLine()); });
   connect(launch_, &QPushButton::clicked, this, [this] {
     if (!problems().isEmpty()) return;
     if (!submitsToSlurm()) {
@@ -262,20 +290,15 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
       problemsLabel_->setStyleSheet(QStringLiteral("color: #d62828;"));
     }
   });
-  connect(savePresetButton, &QPushButton::clicked, this, [this] {
+  connect(buttons.savePreset, &QPushButton::clicked, this, [this] {
     bool ok = false;
     const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name"), QLineEdit::Normal,
                                                name_->text(), &ok);
     if (ok && !name.trimmed().isEmpty()) savePreset(name.trimmed());
   });
-  connect(loadPresetButton, &QPushButton::clicked, this, [this] {
+  connect(buttons.loadPreset, &QPushButton::clicked, this, [this] {
     if (!presets_->currentText().isEmpty()) loadPreset(presets_->currentText());
   });
-
-  v1::JobSpec defaults = defaultJobSpec();
-  setSpec(defaults);
-  showKind();
-  presets_->addItems(presetNames());
 }
 
 bool LaunchPage::runsProgram() const {

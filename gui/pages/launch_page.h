@@ -110,6 +110,22 @@ class LaunchPage : public QWidget {
   // Shows the fields of Ringmaster's training or those of a program.
   void showKind();
 
+  // The page is built in the order Tab goes through its widgets; then laid out and wired.
+  void createFields();
+  QGroupBox* createJobGroup();
+  // Buttons no member keeps: made beside the command line, then placed and wired.
+  struct Buttons {
+    QPushButton* copy;
+    QPushButton* loadPreset;
+    QPushButton* savePreset;
+  };
+  // The problems label, the command and sbatch lines, presets, Launch and Tune.
+  Buttons createOutputAndButtons();
+  void layOut(QGroupBox* job, const Buttons& buttons);
+  // Every field revalidates the form when it changes.
+  void connectFields();
+  void connectButtons(const Buttons& buttons);
+
   QMap<QString, QWidget*> fields_;
   QRadioButton* builtIn_;
   QRadioButton* ownProgram_;
