@@ -58,6 +58,16 @@ class RankStateColours : public QIdentityProxyModel {
 }  // namespace
 
 DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
+  createRunControls();
+  createRanksTable();
+  createCharts();
+  createPhaseChart();
+  layOut();
+  connectSignals();
+  applyTheme();
+}
+
+void DashboardPage::createRunControls() {
   title_ = new QLabel(tr("No run selected. Launch one or open a past run from Runs."), this);
   QFont bold = title_->font();
   bold.setBold(true);
@@ -87,20 +97,9 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   progressText_->setObjectName(QStringLiteral("runProgressText"));
   progress_->hide();
   progressText_->hide();
+}
 
-  auto* bar = new QHBoxLayout;
-  auto* titles = new QVBoxLayout;
-  titles->setSpacing(0);
-  titles->addWidget(title_);
-  titles->addWidget(hosts_);
-  bar->addLayout(titles, 1);
-  bar->addWidget(progress_);
-  bar->addWidget(progressText_);
-  bar->addWidget(rankPicker_);
-  bar->addWidget(allreduceBy_);
-  bar->addWidget(timeline_);
-  bar->addWidget(stop_);
-
+void DashboardPage::createRanksTable() {
   ranksModel_ = new console::RanksModel(this);
   auto* coloured = new RankStateColours(this);
   coloured->setSourceModel(ranksModel_);
@@ -112,14 +111,18 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   ranksView_->verticalHeader()->hide();
   ranksView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   ranksView_->setAlternatingRowColors(true);
+}
 
+void DashboardPage::createCharts() {
   throughput_ = new SeriesChart(tr("Throughput"), tr("samples/s"), this);
   latency_ = new SeriesChart(tr("All-reduce latency"), tr("ms"), this);
   busbw_ = new SeriesChart(tr("All-reduce bus bandwidth"), tr("GB/s"), this);
   memory_ = new SeriesChart(tr("Memory per rank (RSS)"), tr("MiB"), this);
   loss_ = new SeriesChart(tr("Loss"), {}, this);  // the title says what the axis holds
   heatmap_ = new HeatmapView(this);
+}
 
+void DashboardPage::createPhaseChart() {
   auto* phaseChart = new QChart();
   phaseChart->setTitle(tr("Step phases per rank (mean ms)"));
   phaseChart->setMargins(QMargins(4, 4, 4, 4));
@@ -149,6 +152,21 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   phases_->setRenderHint(QPainter::Antialiasing, true);
   phases_->setMinimumSize(320, 200);
   addChartExport(phases_, phaseChart->title());
+}
+
+void DashboardPage::layOut() {
+  auto* bar = new QHBoxLayout;
+  auto* titles = new QVBoxLayout;
+  titles->setSpacing(0);
+  titles->addWidget(title_);
+  titles->addWidget(hosts_);
+  bar->addLayout(titles, 1);
+  bar->addWidget(progress_);
+  bar->addWidget(progressText_);
+  bar->addWidget(rankPicker_);
+  bar->addWidget(allreduceBy_);
+  bar->addWidget(timeline_);
+  bar->addWidget(stop_);
 
   auto* charts = new QWidget(this);
   auto* grid = new QGridLayout(charts);
@@ -175,7 +193,9 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(split_, 1);
+}
 
+void DashboardPage::connectSignals() {
   connect(&timer_, &QTimer::timeout, this, [this] {
     if (dirty_ && isVisible()) redraw();
   });
@@ -193,7 +213,6 @@ DashboardPage::DashboardPage(QWidget* parent) : QWidget(parent) {
   connect(heatmap_, &HeatmapView::rankClicked, this, &DashboardPage::rankSelected);
   connect(stop_, &QPushButton::clicked, this, &DashboardPage::stopRequested);
   connect(timeline_, &QPushButton::toggled, this, &DashboardPage::timelineRecordingToggled);
-  applyTheme();
 }
 
 void DashboardPage::changeEvent(QEvent* event) {

@@ -96,6 +96,14 @@ class DashboardPage : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  // The title, hosts and progress above the charts, with the rank and all-reduce pickers and the buttons.
+  void createRunControls();
+  void createRanksTable();
+  // The step charts and the heatmap.
+  void createCharts();
+  void createPhaseChart();
+  void layOut();
+  void connectSignals();
   void rebuildLines();
   void refreshPhases(uint64_t from, uint64_t to);
   void applyTheme();
