@@ -70,6 +70,13 @@ QString percentText(int tenths) {
 
 TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   view_ = new TimelineView(this);
+  const ToolBar tools = createToolBar();
+  QWidget* side = createSidePanel();
+  layOut(tools, side);
+  connectSignals(tools);
+}
+
+TimelinePage::ToolBar TimelinePage::createToolBar() {
   rows_ = new QComboBox(this);
   rows_->addItem(tr("Rows by rank (compute and communication)"));
   rows_->addItem(tr("Rows by tensor (Horovod view, ready ticks)"));
@@ -111,20 +118,11 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
                              "F: zoom to selection · Esc: clear it · click: details"),
                           this);
   hint->setEnabled(false);
+  return {fit,       import,       importFiles,    importFolder, exportButton,
+          saveImage, findPrevious, findNextButton, hint};
+}
 
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(rows_);
-  bar->addWidget(fit);
-  bar->addWidget(zoomToSelection_);
-  bar->addWidget(find_);
-  bar->addWidget(findPrevious);
-  bar->addWidget(findNextButton);
-  bar->addWidget(findStatus_);
-  bar->addStretch(1);
-  bar->addWidget(import);
-  bar->addWidget(exportButton);
-  bar->addWidget(saveImage);
-
+QWidget* TimelinePage::createSidePanel() {
   details_ = new QLabel(tr("Click an event to see its details."), this);
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -149,6 +147,22 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   sideLayout->addWidget(rangeLabel_);
   sideLayout->addWidget(stats_, 1);
   sideLayout->addWidget(status_);
+  return side;
+}
+
+void TimelinePage::layOut(const ToolBar& tools, QWidget* side) {
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(rows_);
+  bar->addWidget(tools.fit);
+  bar->addWidget(zoomToSelection_);
+  bar->addWidget(find_);
+  bar->addWidget(tools.findPrevious);
+  bar->addWidget(tools.findNext);
+  bar->addWidget(findStatus_);
+  bar->addStretch(1);
+  bar->addWidget(tools.import);
+  bar->addWidget(tools.exportRange);
+  bar->addWidget(tools.saveImage);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("timelineSplit"));
@@ -159,21 +173,23 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
-  layout->addWidget(hint);
+  layout->addWidget(tools.keyHint);
   layout->addWidget(split, 1);
+}
 
+void TimelinePage::connectSignals(const ToolBar& tools) {
   connect(rows_, qOverload<int>(&QComboBox::activated), this, [this](int index) {
     view_->setRowMode(index == 1 ? TimelineView::RowMode::ByTensor : TimelineView::RowMode::ByRank);
     resetFind();
   });
-  connect(fit, &QPushButton::clicked, view_, &TimelineView::zoomToFit);
+  connect(tools.fit, &QPushButton::clicked, view_, &TimelineView::zoomToFit);
   connect(zoomToSelection_, &QPushButton::clicked, view_, &TimelineView::zoomToSelection);
   connect(view_, &TimelineView::selectionChanged, this,
           [this] { zoomToSelection_->setEnabled(view_->hasSelection()); });
   connect(find_, &QLineEdit::textChanged, this, [this] { resetFind(); });
   connect(find_, &QLineEdit::returnPressed, this, [this] { findNext(true); });
-  connect(findNextButton, &QToolButton::clicked, this, [this] { findNext(true); });
-  connect(findPrevious, &QToolButton::clicked, this, [this] { findNext(false); });
+  connect(tools.findNext, &QToolButton::clicked, this, [this] { findNext(true); });
+  connect(tools.findPrevious, &QToolButton::clicked, this, [this] { findNext(false); });
   auto* findKey = new QShortcut(QKeySequence::Find, this);
   connect(findKey, &QShortcut::activated, this, [this] {
     find_->setFocus(Qt::ShortcutFocusReason);
@@ -181,16 +197,16 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   });
   connect(view_, &TimelineView::rangeSelected, this, &TimelinePage::showStats);
   connect(view_, &TimelineView::eventClicked, this, &TimelinePage::showEvent);
-  connect(importFiles, &QAction::triggered, this, [this] {
+  connect(tools.importFiles, &QAction::triggered, this, [this] {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Import timeline"), {}, tr("Traces (*.json *.json.gz *.trace);;All files (*)"));
     if (!paths.isEmpty()) Q_EMIT importRequested(paths);
   });
-  connect(importFolder, &QAction::triggered, this, [this] {
+  connect(tools.importFolder, &QAction::triggered, this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces"));
     if (!folder.isEmpty()) Q_EMIT importRequested({folder});
   });
-  connect(exportButton, &QPushButton::clicked, this, [this] {
+  connect(tools.exportRange, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export visible range"), QStringLiteral("timeline.json"), tr("Chrome trace (*.json)"));
     if (!path.isEmpty()) exportVisibleRange(path);

@@ -9,10 +9,12 @@
 
 #include "console/models/timeline_model.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QToolButton;
 class QTreeWidget;
 
 namespace ringmaster::gui {
@@ -55,6 +57,23 @@ class TimelinePage : public QWidget {
   void exported(const QString& path, const QString& error);
 
  private:
+  // The bar's widgets no member keeps: made in the order Tab goes through them, then placed and wired.
+  struct ToolBar {
+    QPushButton* fit;
+    QPushButton* import;
+    QAction* importFiles;
+    QAction* importFolder;
+    QPushButton* exportRange;
+    QToolButton* saveImage;
+    QToolButton* findPrevious;
+    QToolButton* findNext;
+    QLabel* keyHint;  // under the bar: the keys and gestures the view takes
+  };
+  ToolBar createToolBar();
+  // The clicked event's details, the selected range and its statistics, and the export's result.
+  QWidget* createSidePanel();
+  void layOut(const ToolBar& tools, QWidget* side);
+  void connectSignals(const ToolBar& tools);
   void showStats(int64_t t0, int64_t t1);
   void showEvent(int lane, int event);
   void resetFind();
