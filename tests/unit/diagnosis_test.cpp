@@ -372,6 +372,16 @@ v1::Heartbeat beat(int rank, int64_t lastStep, const std::string& phase, int64_t
   return b;
 }
 
+// Every one of the `ranks` first ranks finished `step`, its record arriving at `arrivalNs`.
+void allFinished(StallDetector& detector, int ranks, uint64_t step, int64_t arrivalNs) {
+  v1::StepSample s;
+  for (int rank = 0; rank < ranks; ++rank) {
+    s.set_rank(rank);
+    s.set_step(step);
+    detector.progress(s, arrivalNs);
+  }
+}
+
 }  // namespace
 
 TEST(Stalls, HeartbeatsNameTheRankThatStoppedCallingCollectives) {
@@ -433,12 +443,7 @@ TEST(Stalls, AFrozenRankWhoseLastBeatCameBeforeItsStepsIsSaidToStopAfterItsLastS
   StallDetector detector(2, StallConfig{5});
   const int64_t second = 1'000'000'000;
   detector.heartbeat(beat(1, -1, "", 0, 1 * second), 1 * second);
-  v1::StepSample s;
-  for (int rank = 0; rank < 2; ++rank) {
-    s.set_rank(rank);
-    s.set_step(40);
-    detector.progress(s, 2 * second);
-  }
+  allFinished(detector, 2, 40, 2 * second);
   for (int64_t t = 2; t <= 12; ++t) detector.heartbeat(beat(0, 40, "", 0, t * second), t * second);
   auto during = detector.findings(12 * second);
   ASSERT_EQ(during.size(), 1u);
@@ -450,12 +455,7 @@ TEST(Stalls, ARankFrozenBeforeItsFirstBeatIsNamedFromItsLastStepRecord) {
   // Rank 1 reported steps up to 3 and froze before it ever beat; rank 0 beats, waiting in step 4.
   StallDetector detector(2, StallConfig{5});
   const int64_t second = 1'000'000'000;
-  v1::StepSample s;
-  for (int rank = 0; rank < 2; ++rank) {
-    s.set_rank(rank);
-    s.set_step(3);
-    detector.progress(s, 2 * second);
-  }
+  allFinished(detector, 2, 3, 2 * second);
   for (int64_t t = 1; t <= 12; ++t) detector.heartbeat(beat(0, 3, "", 0, t * second), t * second);
   auto during = detector.findings(12 * second);
   ASSERT_EQ(during.size(), 1u);
@@ -464,6 +464,7 @@ TEST(Stalls, ARankFrozenBeforeItsFirstBeatIsNamedFromItsLastStepRecord) {
             std::string::npos)
       << during[0].summary();
   // It goes on: the stall is kept, as that rank's.
+  v1::StepSample s;
   s.set_rank(1);
   s.set_step(4);
   detector.progress(s, 14 * second);
@@ -477,12 +478,7 @@ TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
   // Ringmaster's own ranks beat without a phase; rank 1 is stopped (SIGSTOP) from second 2 to second 14.
   StallDetector detector(2, StallConfig{5});
   const int64_t second = 1'000'000'000;
-  v1::StepSample s;
-  for (int rank = 0; rank < 2; ++rank) {
-    s.set_rank(rank);
-    s.set_step(40);
-    detector.progress(s, 2 * second);
-  }
+  allFinished(detector, 2, 40, 2 * second);
   for (int64_t t = 2; t <= 12; ++t) {
     detector.heartbeat(beat(0, 40, "", 0, t * second), t * second);
     if (t <= 2) detector.heartbeat(beat(1, 40, "", 0, t * second), t * second);
@@ -497,11 +493,7 @@ TEST(Stalls, AFrozenRankIsNamedWhileItIsSilentAndRememberedOnceTheJobGoesOn) {
 
   // SIGCONT: rank 1 beats again, then both ranks finish steps.
   detector.heartbeat(beat(1, 40, "", 0, 14 * second), 14 * second);
-  for (int rank = 0; rank < 2; ++rank) {
-    s.set_rank(rank);
-    s.set_step(41);
-    detector.progress(s, 14 * second + 100);
-  }
+  allFinished(detector, 2, 41, 14 * second + 100);
   auto after = detector.findings(15 * second);
   ASSERT_EQ(after.size(), 1u);
   EXPECT_EQ(after[0].rank(), 1);
