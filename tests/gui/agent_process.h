@@ -11,7 +11,7 @@
 
 #include "agent/agent_server.h"
 #include "console/session/agent_client.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 
 namespace ringmaster::test {
 

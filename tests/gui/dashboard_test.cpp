@@ -37,7 +37,7 @@
 #include "gui/views/series_chart.h"
 #include "history/run_store.h"
 #include "tests/gui/open_run.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 #include "tests/support/console_test.h"
 #include "tests/support/process.h"
 

@@ -14,8 +14,8 @@
 
 #include "console/models/findings_model.h"
 #include "diagnosis/run_diagnosis.h"
+#include "tests/support/diagnosis_synthetic.h"
 #include "tests/support/gui_app.h"
-#include "tests/unit/diagnosis_synthetic.h"
 
 namespace ringmaster::gui {
 namespace {

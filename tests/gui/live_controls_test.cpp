@@ -20,10 +20,10 @@
 #include "gui/pages/dashboard_page.h"
 #include "gui/views/series_chart.h"
 #include "history/run_store.h"
-#include "tests/integration/agent_test_support.h"
-#include "tests/integration/scripted_agent.h"
+#include "tests/support/agent_test_support.h"
 #include "tests/support/console_test.h"
 #include "tests/support/process.h"
+#include "tests/support/scripted_agent.h"
 
 namespace ringmaster::gui {
 namespace {

@@ -13,7 +13,7 @@
 #include "console/models/log_model.h"
 #include "console/models/ranks_model.h"
 #include "console/models/runs_model.h"
-#include "tests/unit/diagnosis_synthetic.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 namespace ringmaster::console {
 namespace {

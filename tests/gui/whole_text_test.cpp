@@ -28,7 +28,7 @@
 #include "gui/views/heatmap_view.h"
 #include "gui/views/series_chart.h"
 #include "tests/gui/open_run.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 #include "tests/support/console_test.h"
 
 namespace ringmaster::gui {

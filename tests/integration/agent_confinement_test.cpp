@@ -13,7 +13,7 @@
 #include "agent/agent_server.h"
 #include "agent/job.h"
 #include "console/session/agent_client.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;

@@ -17,8 +17,8 @@
 #include "common/error.h"
 #include "console/session/agent_client.h"
 #include "ringmaster/v1/telemetry.grpc.pb.h"
-#include "tests/integration/agent_test_support.h"
-#include "tests/integration/scripted_agent.h"
+#include "tests/support/agent_test_support.h"
+#include "tests/support/scripted_agent.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;

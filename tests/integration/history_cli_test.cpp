@@ -9,10 +9,10 @@
 #include "common/json.h"
 #include "console/session/ingest.h"
 #include "console/session/run_summary.h"
+#include "tests/support/diagnosis_synthetic.h"
 #include "tests/support/files.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
-#include "tests/unit/diagnosis_synthetic.h"
 
 using ringmaster::test::binPath;
 using ringmaster::test::readFile;
@@ -126,7 +126,8 @@ TEST_F(HistoryCli, ShowPrintsTheFiguresTheSummaryJsonHas) {
   auto show = ringmaster({"show", "both-ways"});
   ASSERT_EQ(show.exitCode, 0) << show.err;
   char throughput[64], loss[64], growth[64];
-  std::snprintf(throughput, sizeof throughput, "throughput %.1f samples/s", json["samples_per_s"].GetDouble());
+  std::snprintf(throughput, sizeof throughput, "throughput %.1f samples/s",
+                json["samples_per_s"].GetDouble());
   std::snprintf(loss, sizeof loss, "final loss %.4f", json["final_loss"].GetDouble());
   double steepest = 0;
   for (const auto& rank : json["ranks"].GetArray()) {

@@ -11,7 +11,7 @@
 #include "console/session/ingest.h"
 #include "console/session/launcher.h"
 #include "console/session/run_session.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 
 using namespace ringmaster;
 using namespace std::chrono_literals;

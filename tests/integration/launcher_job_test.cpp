@@ -16,8 +16,8 @@
 #include "console/session/launcher.h"
 #include "console/session/outcome_text.h"
 #include "console/session/run_summary.h"
-#include "tests/integration/agent_test_support.h"
-#include "tests/integration/scripted_agent.h"
+#include "tests/support/agent_test_support.h"
+#include "tests/support/scripted_agent.h"
 
 using namespace ringmaster;
 using namespace ringmaster::test;

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "common/json.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 
 using namespace ringmaster::test;
 using namespace std::chrono_literals;

@@ -10,7 +10,7 @@
 #include "common/json.h"
 #include "console/session/launcher.h"
 #include "jobflags/job_flags.h"
-#include "tests/integration/agent_test_support.h"
+#include "tests/support/agent_test_support.h"
 #include "worker/telemetry_sender.h"
 
 using namespace ringmaster;

@@ -13,7 +13,7 @@
 #include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/run_diagnosis.h"
-#include "tests/unit/diagnosis_synthetic.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;
 using ringmaster::evidenceLine;

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tests/unit/diagnosis_synthetic.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster;
 using ringmaster::test::metricsOf;

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "diagnosis/run_diagnosis.h"
-#include "tests/unit/diagnosis_synthetic.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;
 using ringmaster::test::generate;

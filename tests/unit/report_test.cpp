@@ -24,9 +24,9 @@
 #include "console/models/palette.h"
 #include "console/reports/report_pdf.h"
 #include "console/session/ingest.h"
+#include "tests/support/diagnosis_synthetic.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tests/unit/diagnosis_synthetic.h"
 #include "traces/chrome_trace_reader.h"
 #include "traces/horovod_timeline_reader.h"
 

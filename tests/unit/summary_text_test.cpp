@@ -11,7 +11,7 @@
 #include "common/phrase.h"
 #include "diagnosis/comparison.h"
 #include "diagnosis/run_diagnosis.h"
-#include "tests/unit/diagnosis_synthetic.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;
 using ringmaster::PatternEntry;

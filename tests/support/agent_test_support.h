@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shared by the agent, launcher and telemetry integration tests: small real jobs, a sink that keeps what it
-// is given, and process checks (temporary folders, ports and child processes come from tests/support).
+// Shared by the agent, launcher and telemetry integration tests and the console's tests: small real jobs, a
+// sink that keeps what it is given, and process checks.
 #pragma once
 
 #include <signal.h>
