@@ -28,6 +28,7 @@
 
 #include "common/host_list.h"
 #include "console/session/run_flags.h"
+#include "tests/support/console_test.h"
 #include "tests/support/gui_app.h"
 
 namespace ringmaster::gui {
@@ -73,14 +74,9 @@ console::RunFlags parsedCommandLine(const LaunchPage& page) {
   return console::parseRunFlags({words.begin() + 2, words.end()});
 }
 
-class LaunchPageTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    test::guiApp();
-    QSettings().remove(QStringLiteral("presets"));
-    QSettings().remove(QStringLiteral("presetSlurm"));
-  }
-};
+// Each test in its own sandbox: presets and remembered fields are saved in settings of its own, never the
+// user's.
+class LaunchPageTest : public test::ConsoleTest {};
 
 TEST_F(LaunchPageTest, DefaultsAreValidAndTheCommandLineIsShort) {
   LaunchPage page;
