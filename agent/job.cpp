@@ -22,8 +22,8 @@
 #include "agent/launch_environment.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
-#include "jobflags/job_flags.h"
 #include "common/printable.h"
+#include "jobflags/job_flags.h"
 
 namespace ringmaster::agent {
 namespace {
