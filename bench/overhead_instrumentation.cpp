@@ -108,7 +108,7 @@ double runInstrumented(v1::JobSpec spec, const fs::path& dir, uint64_t& records,
   launcher.start();
   auto outcome = launcher.wait();
   if (outcome.status != console::JobStatus::Succeeded) {
-    std::cerr << "the instrumented run failed: " << outcome.message << "\n";
+    std::cerr << "the instrumented run failed: " << ringmaster::toText(outcome.message) << "\n";
     std::exit(1);
   }
   records = throughput.all;

@@ -209,13 +209,13 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
   const RunMetrics& base = runs.front();
   for (size_t i = 1; i < runs.size(); ++i) {
     RunComparison c = compareRuns(base, runs[i]);
-    std::cout << printable(c.otherName) << " against " << printable(c.baseName) << "\n";
+    std::cout << printable(toText(c.otherName)) << " against " << printable(toText(c.baseName)) << "\n";
     std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", "METRIC", "UNIT", "BASE", "OTHER", "CHANGE",
                         "95% CI");
     for (const auto& d : c.deltas) {
-      if (!d.missing.empty()) {
+      if (!isEmpty(d.missing)) {
         std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", d.metric.c_str(), d.unit.c_str(), "-", "-",
-                            "-", printable(d.missing).c_str());
+                            "-", printable(toText(d.missing)).c_str());
         continue;
       }
       std::string ci =
@@ -223,7 +223,7 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
       std::cout << format("  %-24s %-10s %14.4g %14.4g %10s  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
                           d.other, d.changeText().c_str(), ci.c_str());
     }
-    std::cout << "  " << c.verdict << "\n";
+    std::cout << "  " << printable(toText(c.verdict)) << "\n";
     if (runs[i].ranks != base.ranks && base.throughput > 0 && runs[i].throughput > 0) {
       std::cout << "  " << printable(scalingFinding(runs[i], base).summary()) << "\n";
     }

@@ -264,14 +264,14 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
       return 0;
     case console::JobStatus::Stopped:
       // A stop some host did not confirm says which.
-      if (outcome->message != console::text::kStoppedOnRequest)
-        std::cerr << ": " << printable(outcome->message);
+      if (outcome->message.pattern() != console::text::kStoppedOnRequest)
+        std::cerr << ": " << printable(toText(outcome->message));
       std::cerr << "\n";
       return 130;
     default:
       break;
   }
-  std::cerr << ": " << printable(outcome->message) << "\n";
+  std::cerr << ": " << printable(toText(outcome->message)) << "\n";
   if (outcome->failedRank && !outcome->failedRank->lastLines.empty()) {
     std::cerr << "last lines of rank " << outcome->failedRank->rank << ":\n";
     for (const auto& line : outcome->failedRank->lastLines) std::cerr << "  | " << printable(line) << "\n";

@@ -53,7 +53,7 @@ void printTrial(size_t number, const console::TrialResult& t) {
   std::cout << format("%5zu  %5zu  %-45s %6llu  %10s  %-24s %6lld  %s", number, t.round + 1, setting.c_str(),
                       (unsigned long long)t.steps, throughput.c_str(), change.c_str(), (long long)t.runId,
                       t.status.c_str());
-  if (!t.failure.empty()) std::cout << ": " << printable(t.failure);
+  if (!isEmpty(t.failure)) std::cout << ": " << printable(toText(t.failure));
   std::cout << std::endl;
 }
 

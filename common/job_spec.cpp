@@ -66,11 +66,10 @@ void checkUtf8(const google::protobuf::Message& message, const std::string& pref
   const auto* descriptor = message.GetDescriptor();
   const auto* reflection = message.GetReflection();
   auto refuse = [&](std::string field) {
-    Phrase phrase{kValidationContext,
-                  QT_TRANSLATE_NOOP("ringmaster::Validation",
-                                    "is not UTF-8 text; give paths, names and arguments in UTF-8 (rename a "
-                                    "file or folder whose name is in another encoding)"),
-                  {}};
+    Sentence phrase = sentence(
+        kValidationContext, QT_TRANSLATE_NOOP("ringmaster::Validation",
+                                              "is not UTF-8 text; give paths, names and arguments in UTF-8 "
+                                              "(rename a file or folder whose name is in another encoding)"));
     errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
   };
   for (int i = 0; i < descriptor->field_count(); ++i) {
@@ -264,8 +263,8 @@ std::string runIdProblem(const std::string& runId, const std::string& jobId) {
 namespace {
 
 void addError(std::vector<FieldError>& errors, std::string field, const char* pattern,
-              std::vector<std::string> args = {}) {
-  Phrase phrase{kValidationContext, pattern, std::move(args)};
+              const std::vector<Figure>& args = {}) {
+  Sentence phrase = sentence(kValidationContext, pattern, args);
   errors.push_back({std::move(field), toText(phrase), std::move(phrase)});
 }
 
@@ -486,8 +485,8 @@ const std::vector<std::string>& torchrunVariables() {
 
 std::vector<FieldError> programErrors(const v1::UserProgram& program) {
   std::vector<FieldError> errors;
-  auto fail = [&](std::string field, const char* pattern, std::vector<std::string> args = {}) {
-    Phrase phrase{kValidationContext, pattern, std::move(args)};
+  auto fail = [&](std::string field, const char* pattern, const std::vector<Figure>& args = {}) {
+    Sentence phrase = sentence(kValidationContext, pattern, args);
     errors.push_back({"program." + std::move(field), toText(phrase), std::move(phrase)});
   };
   if (program.argv_size() == 0 || program.argv(0).empty())

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 #include "ringmaster/v1/job.pb.h"
 
 namespace ringmaster {
@@ -21,12 +21,12 @@ void applyDefaults(v1::JobSpec& spec);
 inline constexpr char kValidationContext[] = "ringmaster::Validation";
 
 // One problem with one field of a spec, e.g. {"hyper.batch_size", "must be at least 1"}. The message is
-// English; `phrase` is the pattern it was made from (context kValidationContext) with its figures, so that
-// the GUI can show the message in its own language.
+// English; `phrase` is the sentence it was made from (context kValidationContext), which the GUI shows in its
+// own language.
 struct FieldError {
   std::string field;
   std::string message;
-  Phrase phrase;
+  Sentence phrase;
 };
 
 // The shortest text that reads back as exactly `v`: "0.1", not "0.10000000000000001".

@@ -15,8 +15,9 @@ namespace ringmaster::diagnosis {
 
 namespace {
 
-Phrase phrase(const char* pattern, std::vector<std::string> args = {}) {
-  return Phrase{kAdviceContext, pattern, std::move(args)};
+// Advice is made again from its finding wherever it is shown, so its figures are the evidence's texts.
+Sentence phrase(const char* pattern, const std::vector<std::string>& args = {}) {
+  return sentence(kAdviceContext, pattern, std::vector<Figure>(args.begin(), args.end()));
 }
 
 bool has(const v1::Finding& f, const char* key) {
@@ -39,7 +40,7 @@ std::string rank(const v1::Finding& f) {
 
 // Below kMaterialLossPct of throughput, or for less than a window of steps, a slowness costs nothing worth
 // acting on; detectors then make the finding information.
-Phrase immaterial(const v1::Finding& f) {
+Sentence immaterial(const v1::Finding& f) {
   if (number(f, evidence::kThroughputLostPct) >= kMaterialLossPct) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Rank %1 was slow only from step %2 to step %3 (%4 of throughput lost "
@@ -54,7 +55,7 @@ Phrase immaterial(const v1::Finding& f) {
                  figure(f, evidence::kLastSlowStep)});
 }
 
-Phrase stragglerAdvice(const v1::Finding& f) {
+Sentence stragglerAdvice(const v1::Finding& f) {
   const bool host = !f.host().empty();
   if (f.cause() == "readiness") {
     if (f.rank() < 0) {
@@ -114,7 +115,7 @@ Phrase stragglerAdvice(const v1::Finding& f) {
                       args);
 }
 
-Phrase leakAdvice(const v1::Finding& f) {
+Sentence leakAdvice(const v1::Finding& f) {
   const bool device = f.cause() == "device memory";
   if (has(f, evidence::kMinutesToLimit) && has(f, evidence::kLimitMib)) {
     std::vector<std::string> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kLimitMib),
@@ -146,7 +147,7 @@ Phrase leakAdvice(const v1::Finding& f) {
                       args);
 }
 
-Phrase stallAdvice(const v1::Finding& f) {
+Sentence stallAdvice(const v1::Finding& f) {
   const bool host = !f.host().empty();
   if (has(f, evidence::kResumed)) {
     return phrase(
@@ -202,7 +203,7 @@ Phrase stallAdvice(const v1::Finding& f) {
       {rank(f), figure(f, evidence::kStepsBehind), figure(f, evidence::kQuietS)});
 }
 
-Phrase communicationAdvice(const v1::Finding& f) {
+Sentence communicationAdvice(const v1::Finding& f) {
   if (f.cause() == "exposed communication") {
     const bool manySmall = number(f, evidence::kAllreducePerStep) >= 8 &&
                            has(f, evidence::kMeanAllreduceMib) && number(f, evidence::kMeanAllreduceMib) < 4;
@@ -268,7 +269,7 @@ Phrase communicationAdvice(const v1::Finding& f) {
   return {};
 }
 
-Phrase scalingAdvice(const v1::Finding& f) {
+Sentence scalingAdvice(const v1::Finding& f) {
   if (f.severity() == v1::Finding::SEVERITY_INFO) {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice", "%1 ranks keep %2 of linear scaling from %3: nothing to do."),
@@ -284,7 +285,7 @@ Phrase scalingAdvice(const v1::Finding& f) {
        figure(f, evidence::kBaselineRanks)});
 }
 
-Phrase divergenceAdvice(const v1::Finding& f) {
+Sentence divergenceAdvice(const v1::Finding& f) {
   const std::string first = figure(f, evidence::kFirstStep);
   if (f.rank() >= 0) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -300,7 +301,7 @@ Phrase divergenceAdvice(const v1::Finding& f) {
       {first});
 }
 
-Phrase crashAdvice(const v1::Finding& f) {
+Sentence crashAdvice(const v1::Finding& f) {
   const bool host = !f.host().empty();
   if (f.cause() == "failed to start") {
     return host ? phrase(
@@ -342,7 +343,7 @@ Phrase crashAdvice(const v1::Finding& f) {
 }
 
 // A restart recovered the job; what failed still wants fixing, or every restart pays for it again.
-Phrase restartAdvice(const v1::Finding& f) {
+Sentence restartAdvice(const v1::Finding& f) {
   if (f.cause() == "exit" || f.cause() == "signal") return crashAdvice(f);
   if (f.cause() == "stall") {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -362,7 +363,7 @@ Phrase restartAdvice(const v1::Finding& f) {
 }
 
 // Findings of no detector's kind: what an import or the run history tells.
-Phrase otherAdvice(const v1::Finding& f) {
+Sentence otherAdvice(const v1::Finding& f) {
   if (f.cause() == "implausible durations") {
     return phrase(
         QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -382,7 +383,7 @@ Phrase otherAdvice(const v1::Finding& f) {
 
 }  // namespace
 
-Phrase adviceFor(const v1::Finding& f) {
+Sentence adviceFor(const v1::Finding& f) {
   switch (f.kind()) {
     case v1::Finding::KIND_STRAGGLER:
       return stragglerAdvice(f);

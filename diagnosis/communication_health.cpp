@@ -94,9 +94,8 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
       v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION,
                                   material ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO, rank,
                                   host, 0, "communication");
-      f.set_summary(
-          say(text::kSlowLink, {rankOnHost(rank, host), format("%.2f", median),
-                                format("%.0f", 100 * (1 - median / typical)), format("%.2f", typical)}));
+      setSummary(f, say(text::kSlowLink, {rankOnHost(rank, host), Decimal{median, 2},
+                                          Decimal{100 * (1 - median / typical), 0}, Decimal{typical, 2}}));
       (*f.mutable_evidence())[evidence::kBusbwGbps] = median;
       (*f.mutable_evidence())[evidence::kRanksMedianBusbwGbps] = typical;
       if (stepNs_ > 0) (*f.mutable_evidence())[evidence::kExposedCommPct] = 100 * s.exposedCommShare;
@@ -108,9 +107,9 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
   if (s.exposedCommShare >= config_.exposedWarning && s.ops > 0) {
     v1::Finding f = makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_WARNING, -1, "", 0,
                                 "exposed communication");
-    f.set_summary(
-        say(text::kExposedCommunication, {format("%.0f", 100 * s.exposedCommShare),
-                                          format("%.0f", s.overlapPct), format("%.2f", s.medianBusbwGbps)}));
+    setSummary(
+        f, say(text::kExposedCommunication, {Decimal{100 * s.exposedCommShare, 0}, Decimal{s.overlapPct, 0},
+                                             Decimal{s.medianBusbwGbps, 2}}));
     (*f.mutable_evidence())[evidence::kExposedCommPct] = 100 * s.exposedCommShare;
     (*f.mutable_evidence())[evidence::kOverlapPct] = s.overlapPct;
     (*f.mutable_evidence())[evidence::kMedianBusbwGbps] = s.medianBusbwGbps;
@@ -122,7 +121,7 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
   if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
-    f.set_summary(say(text::kSlowOps, {format("%.0f", 100 * double(s.slowOps) / double(s.ops))}));
+    setSummary(f, say(text::kSlowOps, {Decimal{100 * double(s.slowOps) / double(s.ops), 0}}));
     (*f.mutable_evidence())[evidence::kSlowOps] = double(s.slowOps);
     (*f.mutable_evidence())[evidence::kOps] = double(s.ops);
     out.push_back(std::move(f));

@@ -56,39 +56,15 @@ const char kSameStepTime[] =
                       "no significant difference in step time between %1 and %2 (%3%, 95% CI %4% to %5%)");
 const char kNoStepSamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "no step samples to compare");
 
-constexpr unsigned part(int figure) {
-  return 1u << (figure - 1);
+Sentence said(const char* pattern, const std::vector<Figure>& figures = {}) {
+  return sentence(kComparisonContext, pattern, figures);
 }
 
-std::string percent(const char* format, double value) {
-  return diagnosis::format(format, value);
+// A percentage as the verdicts give it: "12.3", or "+12.3" where its sign matters.
+Decimal percent(double value, bool plusSign = false) {
+  return Decimal{value, 1, plusSign};
 }
 }  // namespace
-
-const std::vector<PatternEntry>& comparisonPatterns() {
-  static const std::vector<PatternEntry> table = {
-      {kRunNamed},
-      {kRun},
-      {kOnRanks, part(1)},
-      {kOn, part(1)},
-      {kNeitherRunHas, part(1)},
-      {kRunHasNo, part(1) | part(2)},
-      {kStepSamples},
-      {kSampleCounts},
-      {kAllreduceOps},
-      {kMemorySamples},
-      {kCannotCompareSteps, part(1)},
-      {kOnlyByThroughput, part(1)},
-      {kHigherThroughput, part(1) | part(3)},
-      {kLowerThroughput, part(1) | part(3)},
-      {kSameThroughput, part(1) | part(2)},
-      {kFaster, part(1) | part(3)},
-      {kSlower, part(1) | part(3)},
-      {kSameStepTime, part(1) | part(2)},
-      {kNoStepSamples},
-  };
-  return table;
-}
 
 double PhaseTimes::otherMs() const {
   return std::max(0.0, totalMs - dataMs - forwardMs - backwardMs - commWaitMs - optimizerMs);
@@ -225,9 +201,8 @@ MetricDelta delta(const std::string& metric, const std::string& unit, double bas
   return d;
 }
 
-std::string label(const RunInfo& info) {
-  const std::string id = std::to_string(info.id);
-  return info.name.empty() ? fillPattern(kRun, {id}) : fillPattern(kRunNamed, {id, info.name});
+Sentence label(const RunInfo& info) {
+  return info.name.empty() ? said(kRun, {info.id}) : said(kRunNamed, {info.id, info.name});
 }
 
 // What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
@@ -241,23 +216,23 @@ Measured measuredIn(const RunMetrics& run) {
   return {steps, steps && run.throughput > 0, run.allreduceOps > 0, run.peakRssMiB > 0};
 }
 
-// "run 7 has no all-reduce ops", "neither run has memory samples", or "" when both have them.
-std::string missingText(bool inBase, bool inOther, const RunComparison& c, const char* what) {
-  if (inBase && inOther) return "";
-  if (!inBase && !inOther) return fillPattern(kNeitherRunHas, {what});
-  return fillPattern(kRunHasNo, {inBase ? c.otherName : c.baseName, what});
+// "run 7 has no all-reduce ops", "neither run has memory samples", or nothing when both have them.
+Sentence missingText(bool inBase, bool inOther, const RunComparison& c, const char* what) {
+  if (inBase && inOther) return {};
+  if (!inBase && !inOther) return said(kNeitherRunHas, {said(what)});
+  return said(kRunHasNo, {inBase ? c.otherName : c.baseName, said(what)});
 }
 
 }  // namespace
 
 std::string MetricDelta::changeText() const {
-  if (!missing.empty()) return "not measured";
+  if (!isEmpty(missing)) return "not measured";
   if (std::isnan(relative)) return diagnosis::format("%+.4g (from 0)", other - base);
   return diagnosis::format("%+.1f%%", 100 * relative);
 }
 
 int MetricDelta::verdict() const {
-  if (!missing.empty() || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
+  if (!isEmpty(missing) || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
   return (relative < 0) == lowerIsBetter ? 1 : -1;
 }
 
@@ -277,14 +252,13 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
         stats::bootstrapRelativeDifference(base.stepTimesMs, other.stepTimesMs, stats::Statistic::Median);
   }
   const Measured b = measuredIn(base), o = measuredIn(other);
-  const std::string noSteps = missingText(b.steps, o.steps, c, kStepSamples);
-  const std::string noSamples =
-      noSteps.empty() ? missingText(b.samples, o.samples, c, kSampleCounts) : noSteps;
-  const std::string noAllreduce = missingText(b.allreduce, o.allreduce, c, kAllreduceOps);
-  const std::string noMemory = missingText(b.memory, o.memory, c, kMemorySamples);
+  const Sentence noSteps = missingText(b.steps, o.steps, c, kStepSamples);
+  const Sentence noSamples = isEmpty(noSteps) ? missingText(b.samples, o.samples, c, kSampleCounts) : noSteps;
+  const Sentence noAllreduce = missingText(b.allreduce, o.allreduce, c, kAllreduceOps);
+  const Sentence noMemory = missingText(b.memory, o.memory, c, kMemorySamples);
   // A metric one run lacks is said so, never shown as a change.
-  auto unless = [](const std::string& missing, MetricDelta d) {
-    if (!missing.empty()) {
+  auto unless = [](const Sentence& missing, MetricDelta d) {
+    if (!isEmpty(missing)) {
       d.missing = missing;
       d.relative = std::numeric_limits<double>::quiet_NaN();
       d.interval.reset();
@@ -311,42 +285,40 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
       delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
-  if (!noSteps.empty()) {
-    c.verdict = fillPattern(kCannotCompareSteps, {noSteps});
-  } else if (base.ranks != other.ranks && !noSamples.empty()) {
-    c.verdict = fillPattern(kOnlyByThroughput, {noSamples});
+  if (!isEmpty(noSteps)) {
+    c.verdict = said(kCannotCompareSteps, {noSteps});
+  } else if (base.ranks != other.ranks && !isEmpty(noSamples)) {
+    c.verdict = said(kOnlyByThroughput, {noSamples});
   } else if (base.ranks != other.ranks && throughput.interval) {
     // Steps of different rank counts do different work: only throughput (samples per second) compares them.
     const auto& ci = *throughput.interval;
-    const std::string who = fillPattern(kOnRanks, {c.otherName, std::to_string(other.ranks)});
-    const std::string against = fillPattern(kOn, {c.baseName, std::to_string(base.ranks)});
+    const Sentence who = said(kOnRanks, {c.otherName, other.ranks});
+    const Sentence against = said(kOn, {c.baseName, base.ranks});
     if (ci.upper < 0 || ci.lower > 0) {
       const bool higher = ci.estimate > 0;
-      c.verdict = fillPattern(higher ? kHigherThroughput : kLowerThroughput,
-                              {who, percent("%.1f", std::fabs(100 * ci.estimate)), against,
-                               percent("%.1f", std::fabs(100 * (higher ? ci.lower : ci.upper))),
-                               percent("%.1f", std::fabs(100 * (higher ? ci.upper : ci.lower)))});
+      c.verdict = said(higher ? kHigherThroughput : kLowerThroughput,
+                       {who, percent(std::fabs(100 * ci.estimate)), against,
+                        percent(std::fabs(100 * (higher ? ci.lower : ci.upper))),
+                        percent(std::fabs(100 * (higher ? ci.upper : ci.lower)))});
     } else {
-      c.verdict =
-          fillPattern(kSameThroughput, {who, against, percent("%+.1f", 100 * ci.estimate),
-                                        percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
+      c.verdict = said(kSameThroughput, {who, against, percent(100 * ci.estimate, true),
+                                         percent(100 * ci.lower, true), percent(100 * ci.upper, true)});
     }
   } else if (meanStep.interval) {
     const auto& ci = *meanStep.interval;
     // Step time lower = faster; speed-up expressed on the step time's relative change.
     if (ci.upper < 0 || ci.lower > 0) {
       bool faster = ci.estimate < 0;
-      c.verdict = fillPattern(faster ? kFaster : kSlower,
-                              {c.otherName, percent("%.1f", std::fabs(100 * ci.estimate)), c.baseName,
-                               percent("%.1f", std::fabs(100 * (faster ? ci.upper : ci.lower))),
-                               percent("%.1f", std::fabs(100 * (faster ? ci.lower : ci.upper)))});
-    } else {
       c.verdict =
-          fillPattern(kSameStepTime, {c.otherName, c.baseName, percent("%+.1f", 100 * ci.estimate),
-                                      percent("%+.1f", 100 * ci.lower), percent("%+.1f", 100 * ci.upper)});
+          said(faster ? kFaster : kSlower, {c.otherName, percent(std::fabs(100 * ci.estimate)), c.baseName,
+                                            percent(std::fabs(100 * (faster ? ci.upper : ci.lower))),
+                                            percent(std::fabs(100 * (faster ? ci.lower : ci.upper)))});
+    } else {
+      c.verdict = said(kSameStepTime, {c.otherName, c.baseName, percent(100 * ci.estimate, true),
+                                       percent(100 * ci.lower, true), percent(100 * ci.upper, true)});
     }
   } else {
-    c.verdict = kNoStepSamples;
+    c.verdict = said(kNoStepSamples);
   }
   return c;
 }
@@ -364,11 +336,10 @@ v1::Finding scalingFinding(const RunMetrics& one, const RunMetrics& another) {
   auto severity = efficiency < 0.7 ? v1::Finding::SEVERITY_WARNING : v1::Finding::SEVERITY_INFO;
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_SCALING, severity, -1, "", 0, "scaling");
   const double linear = double(run.ranks) / double(baseline.ranks) * baseline.throughput;
-  f.set_summary(
-      diagnosis::say(diagnosis::text::kScalingEfficiency,
-                     {diagnosis::format("%.0f", 100 * efficiency), label(run.info), std::to_string(run.ranks),
-                      diagnosis::format("%.0f", run.throughput), label(baseline.info),
-                      std::to_string(baseline.ranks), diagnosis::format("%.0f", linear)}));
+  diagnosis::setSummary(
+      f, diagnosis::say(diagnosis::text::kScalingEfficiency,
+                        {Decimal{100 * efficiency, 0}, label(run.info), run.ranks, Decimal{run.throughput, 0},
+                         label(baseline.info), baseline.ranks, Decimal{linear, 0}}));
   (*f.mutable_evidence())[diagnosis::evidence::kEfficiencyPct] = 100 * efficiency;
   (*f.mutable_evidence())[diagnosis::evidence::kThroughput] = run.throughput;
   (*f.mutable_evidence())[diagnosis::evidence::kBaselineThroughput] = baseline.throughput;

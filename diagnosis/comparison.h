@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 #include "diagnosis/memory_leak_detector.h"
 #include "diagnosis/statistics.h"
 #include "history/run_store.h"
@@ -73,25 +73,24 @@ struct MetricDelta {
   std::optional<stats::Interval> interval;  // bootstrap 95% CI of `relative`
   // Why the runs cannot be compared on this metric ("run 7 (imported) has no all-reduce ops"); empty when
   // they can. `relative` is NaN then: a metric a run lacks is not a change of -100 %.
-  std::string missing;
+  Sentence missing;
   // Better or worse for sure: the interval excludes zero. 1 better, -1 worse, 0 not known.
   int verdict() const;
   // "+12.3%", "+1 (from 0)" (a change from zero has no relative size), or "not measured".
   std::string changeText() const;
 };
 
+// A comparison's sentences (its runs' names, what a run lacks, the verdict) are of this context
+// (common/sentence.h): the CLI and the reports print their English, the window renders them in its language.
+inline constexpr char kComparisonContext[] = "ringmaster::Comparison";
+
 struct RunComparison {
-  std::string baseName;
-  std::string otherName;
+  Sentence baseName;  // "run 7 (baseline)"
+  Sentence otherName;
   std::vector<MetricDelta> deltas;
   // "run B is 12.3% faster than run A (95% CI 10.1% to 14.5%)", or that the difference is not significant.
-  std::string verdict;
+  Sentence verdict;
 };
-
-// The sentences of a comparison's verdict and of what a run lacks, as English patterns (common/phrase.h) in
-// one table: compareRuns fills them, and the window shows a verdict's translation (console::translated).
-inline constexpr char kComparisonContext[] = "ringmaster::Comparison";
-const std::vector<PatternEntry>& comparisonPatterns();
 
 // Compares `other` against `base`. Runs of the same rank count are judged on step time; of different rank
 // counts on throughput, since their steps do different work.

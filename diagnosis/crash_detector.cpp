@@ -56,9 +56,10 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   auto last = lastStep_.find(rank);
   const uint64_t since = last != lastStep_.end() ? last->second + 1 : 0;
   const bool stepped = last != lastStep_.end();
-  const std::string lastStep = stepped ? std::to_string(last->second) : std::string();
+  const uint64_t lastStep = stepped ? last->second : 0;
   // What happened goes in the summary; what to do about it in the advice.
-  std::string how, cause;
+  Sentence how;
+  std::string cause;
   if (s.state() == v1::RankState::STATE_FAILED_TO_START) {
     how = s.message().empty() ? say(text::kCouldNotStart) : say(text::kCouldNotStartBecause, {s.message()});
     cause = "failed to start";
@@ -68,7 +69,7 @@ std::vector<v1::Finding> CrashDetector::findings() const {
                   : say(text::kKilledBeforeFirstStep, {signal});
     cause = "killed";
   } else {
-    const std::string code = std::to_string(s.exit_code());
+    const int code = s.exit_code();
     how = stepped ? say(text::kExitedAfterStep, {code, lastStep}) : say(text::kExitedBeforeFirstStep, {code});
     cause = "exit code";
   }
@@ -76,7 +77,7 @@ std::vector<v1::Finding> CrashDetector::findings() const {
       makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);
   std::string others;
   for (size_t i = 0; i < then_.size(); ++i) others += (i ? ", " : "") + std::to_string(then_[i]);
-  std::string more;
+  Sentence more;
   if (firstLastLine_ && then_.empty()) {
     more = say(text::kLastErrorLine, {*firstLastLine_});
   } else if (firstLastLine_) {
@@ -85,8 +86,8 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   } else if (!then_.empty()) {
     more = say(then_.size() == 1 ? text::kRankFailedToo : text::kRanksFailedToo, {others});
   }
-  f.set_summary(more.empty() ? say(text::kEndedTheRun, {rankOnHost(rank, host), how})
-                             : say(text::kEndedTheRunAndMore, {rankOnHost(rank, host), how, more}));
+  setSummary(f, isEmpty(more) ? say(text::kEndedTheRun, {rankOnHost(rank, host), how})
+                              : say(text::kEndedTheRunAndMore, {rankOnHost(rank, host), how, more}));
   if (s.state() == v1::RankState::STATE_SIGNALED) (*f.mutable_evidence())[evidence::kSignal] = s.signal();
   if (s.state() == v1::RankState::STATE_EXITED) (*f.mutable_evidence())[evidence::kExitCode] = s.exit_code();
   if (last != lastStep_.end())

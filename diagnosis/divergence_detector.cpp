@@ -32,13 +32,13 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
   std::vector<v1::Finding> out;
   for (const auto& [step, ranks] : byStep) {
     const Rank& first = ranks_.at(ranks.front());
-    const std::string what = say(std::isnan(first.value) ? text::kNaN : text::kInfinite);
+    const Sentence what = say(std::isnan(first.value) ? text::kNaN : text::kInfinite);
     const bool everyRank = static_cast<int>(ranks.size()) == worldSize_ && worldSize_ > 1;
-    std::string where;
+    Sentence where;
     if (everyRank) {
       where = say(text::kOnEveryRank);
     } else if (ranks.size() == 1) {
-      where = say(text::kOnRank, {std::to_string(ranks.front())});
+      where = say(text::kOnRank, {ranks.front()});
     } else {
       std::string list;
       for (size_t i = 0; i < ranks.size(); ++i) list += (i ? ", " : "") + std::to_string(ranks[i]);
@@ -48,9 +48,9 @@ std::vector<v1::Finding> DivergenceDetector::findings() const {
     auto host = hosts_.find(rank);
     v1::Finding f = makeFinding(v1::Finding::KIND_DIVERGENCE, v1::Finding::SEVERITY_CRITICAL, rank,
                                 host != hosts_.end() ? host->second : "", step, "diverged");
-    f.set_summary(first.sawFinite ? say(text::kLossBecameAfterFinite,
-                                        {what, std::to_string(step), where, format("%.4g", first.lastFinite)})
-                                  : say(text::kLossBecameFromFirstStep, {what, std::to_string(step), where}));
+    setSummary(f, first.sawFinite ? say(text::kLossBecameAfterFinite,
+                                        {what, step, where, format("%.4g", first.lastFinite)})
+                                  : say(text::kLossBecameFromFirstStep, {what, step, where}));
     (*f.mutable_evidence())[evidence::kFirstStep] = static_cast<double>(step);
     (*f.mutable_evidence())[evidence::kRanks] = static_cast<double>(ranks.size());
     if (first.sawFinite) (*f.mutable_evidence())[evidence::kLastFiniteLoss] = first.lastFinite;

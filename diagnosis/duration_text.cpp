@@ -34,24 +34,20 @@ std::string formatDuration(double ns) {
   return text;
 }
 
-Phrase elapsedPhrase(double seconds) {
+Sentence elapsedSentence(double seconds) {
   // Beyond a million years the figure is a mistake anyway; the cap keeps the rounding defined.
   const long long s = std::isfinite(seconds) && seconds > 0 ? std::llround(std::min(seconds, 3.2e13)) : 0;
-  if (s < 60) {
-    return {kDurationContext, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 s"), {std::to_string(s)}};
-  }
+  if (s < 60) return sentence(kDurationContext, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 s"), {s});
   if (s < 3600) {
-    return {kDurationContext,
-            QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 min %2 s"),
-            {std::to_string(s / 60), std::to_string(s % 60)}};
+    return sentence(kDurationContext, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 min %2 s"),
+                    {s / 60, s % 60});
   }
-  return {kDurationContext,
-          QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 h %2 min"),
-          {std::to_string(s / 3600), std::to_string(s % 3600 / 60)}};
+  return sentence(kDurationContext, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 h %2 min"),
+                  {s / 3600, s % 3600 / 60});
 }
 
 std::string formatElapsed(double seconds) {
-  return toText(elapsedPhrase(seconds));
+  return toText(elapsedSentence(seconds));
 }
 
 TimeUnit timeUnitFor(double largestNs, double resolutionNs) {

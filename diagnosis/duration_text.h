@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 
 namespace ringmaster {
 
@@ -18,10 +18,10 @@ std::string formatDuration(double ns);
 inline constexpr char kDurationContext[] = "ringmaster::Duration";
 
 // How long a run took or has left, rounded to whole seconds as a clock would say it: "45 s", "3 min 5 s",
-// "2 h 5 min" (a negative or unknown length counts as 0 s). The English pattern (context kDurationContext,
-// marked for translation) with its figures, so that the window shows it in its own language.
-Phrase elapsedPhrase(double seconds);
-// The same in English: toText(elapsedPhrase(seconds)).
+// "2 h 5 min" (a negative or unknown length counts as 0 s). A sentence of context kDurationContext, so that
+// the window shows it in its own language.
+Sentence elapsedSentence(double seconds);
+// The same in English: toText(elapsedSentence(seconds)).
 std::string formatElapsed(double seconds);
 
 // A unit for time points: ns, µs, ms or s, with a number of decimals.

@@ -100,9 +100,8 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
   if (complete < config_.minNegotiations) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_STRAGGLER, v1::Finding::SEVERITY_INFO, -1, "", 0, "readiness");
-    f.set_summary(say(text::kFewCompleteNegotiations,
-                      {std::to_string(complete), std::to_string(negotiations_.size()),
-                       std::to_string(worldSize()), std::to_string(config_.minNegotiations)}));
+    setSummary(f, say(text::kFewCompleteNegotiations,
+                      {complete, negotiations_.size(), worldSize(), config_.minNegotiations}));
     (*f.mutable_evidence())[evidence::kCompleteNegotiations] = static_cast<double>(complete);
     (*f.mutable_evidence())[evidence::kNegotiations] = static_cast<double>(negotiations_.size());
     addAdvice(f);
@@ -117,9 +116,8 @@ std::vector<v1::Finding> ReadinessTally::findings() const {
     if (score < config_.minScore || share < config_.minShareOverFair * fair) continue;
     v1::Finding f =
         makeFinding(v1::Finding::KIND_STRAGGLER, v1::Finding::SEVERITY_WARNING, r.rank, "", 0, "readiness");
-    f.set_summary(say(text::kLastToBeReady,
-                      {std::to_string(r.rank), format("%.0f", share * 100), std::to_string(complete),
-                       format("%.0f", fair * 100), formatDuration(r.medianLateNs)}));
+    setSummary(f, say(text::kLastToBeReady, {r.rank, Decimal{share * 100, 0}, complete,
+                                             Decimal{fair * 100, 0}, formatDuration(r.medianLateNs)}));
     (*f.mutable_evidence())[evidence::kLastSharePct] = share * 100;
     (*f.mutable_evidence())[evidence::kMedianLateMs] = r.medianLateNs / 1e6;
     (*f.mutable_evidence())[evidence::kNegotiations] = static_cast<double>(complete);

@@ -101,14 +101,14 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
     auto host = hosts_.count(t.rank) ? hosts_.at(t.rank) : std::string();
     v1::Finding f = makeFinding(v1::Finding::KIND_MEMORY_LEAK, severity, t.rank, host, t.fromStep,
                                 t.device ? "device memory" : "host memory");
-    const std::string memory = say(t.device ? text::kDeviceMemory : text::kHostMemory);
-    std::vector<std::string> args{rankOnHost(t.rank, host), memory, format("%.2f", perStep),
-                                  format("%.1f", perMinute), std::to_string(t.fromStep)};
+    const Sentence memory = say(t.device ? text::kDeviceMemory : text::kHostMemory);
+    std::vector<Figure> args{rankOnHost(t.rank, host), memory, Decimal{perStep, 2}, Decimal{perMinute, 1},
+                             t.fromStep};
     if (minutesLeft >= 0) {
-      args.insert(args.end(), {memory, format("%.0f", minutesLeft)});
-      f.set_summary(say(text::kMemoryGrowsUntilFull, args));
+      args.insert(args.end(), {memory, Decimal{minutesLeft, 0}});
+      setSummary(f, say(text::kMemoryGrowsUntilFull, args));
     } else {
-      f.set_summary(say(text::kMemoryGrows, args));
+      setSummary(f, say(text::kMemoryGrows, args));
     }
     auto& ev = *f.mutable_evidence();
     ev[evidence::kMibPerStep] = perStep;

@@ -64,7 +64,7 @@ void StallDetector::rememberStallThatEnds(int64_t nowNs) {
   for (auto& f : progressFindings(nowNs)) {
     if (f.rank() < 0) continue;  // a pause of the whole job (evaluation, a checkpoint) is no one's doing
     f.set_severity(v1::Finding::SEVERITY_WARNING);
-    f.set_summary(say(text::kThenItWentOn, {f.summary()}));
+    setSummary(f, say(text::kThenItWentOn, {f.sentence()}));
     (*f.mutable_evidence())[evidence::kResumed] = 1;
     // One finding per rank: the longest stall it caused.
     auto same = std::find_if(ended_.begin(), ended_.end(),
@@ -101,10 +101,11 @@ std::vector<v1::Finding> StallDetector::findings(int64_t nowNs) const {
     for (int r = 0; r < worldSize_; ++r) {
       if (!missing_.count(r)) waiting.push_back(r);
     }
-    const std::string who = rankOnHost(rank, host), waited = format("%.1f", m.waitedS);
-    f.set_summary(m.tensors.size() > 3
+    const Sentence who = rankOnHost(rank, host);
+    const Decimal waited{m.waitedS, 1};
+    setSummary(f, m.tensors.size() > 3
                       ? say(text::kNotSubmittedAndMore,
-                            {who, tensors, std::to_string(m.tensors.size() - 3), joinRanks(waiting), waited})
+                            {who, tensors, m.tensors.size() - 3, joinRanks(waiting), waited})
                       : say(text::kNotSubmitted, {who, tensors, joinRanks(waiting), waited}));
     (*f.mutable_evidence())[evidence::kWaitedS] = m.waitedS;
     (*f.mutable_evidence())[evidence::kMissingTensors] = double(m.tensors.size());
@@ -134,7 +135,7 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     return heardNs < 0 ? -1.0 : double(nowNs - heardNs) / 1e9;
   };
   std::vector<int> waiting, holding, beating;
-  std::map<int, std::string> what;
+  std::map<int, Sentence> what;
   for (int r = 0; r < worldSize_; ++r) {
     if (exited_.count(r)) continue;
     const double silent = silentS(r);
@@ -142,7 +143,7 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     auto it = beats_.find(r);
     if (silent >= kSilentS) {
       holding.push_back(r);
-      what[r] = say(text::kSentNothingFor, {format("%.1f", silent)});
+      what[r] = say(text::kSentNothingFor, {Decimal{silent, 1}});
     } else if (it == beats_.end()) {
       continue;  // reporting steps, not beating yet: heartbeats cannot tell where it is
     } else if (it->second.beat.phase() == "comm_wait") {
@@ -153,7 +154,7 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
       const Beat& b = it->second;
       const double inPhaseS = double(b.beat.time_ns() - b.beat.phase_since_ns()) / 1e9 + silent;
       holding.push_back(r);
-      what[r] = say(text::kInPhaseFor, {b.beat.phase(), format("%.1f", inPhaseS)});
+      what[r] = say(text::kInPhaseFor, {b.beat.phase(), Decimal{inPhaseS, 1}});
     }
   }
   std::vector<v1::Finding> out;
@@ -171,17 +172,16 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
       last = std::max(last, static_cast<int64_t>(it->second));
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host,
                                 static_cast<uint64_t>(last + 1), "no collective");
-    const std::string after =
-        last >= 0 ? say(text::kAfterStep, {std::to_string(last)}) : say(text::kBeforeFirstStep);
+    const Sentence after = last >= 0 ? say(text::kAfterStep, {last}) : say(text::kBeforeFirstStep);
     const bool silent = silentS(rank) >= kSilentS;
     const bool one = waiting.size() == 1;
-    const std::vector<std::string> args{rankOnHost(rank, host), after, what[rank], joinRanks(waiting),
-                                        format("%.1f", quietS)};
+    const std::vector<Figure> args{rankOnHost(rank, host), after, what[rank], joinRanks(waiting),
+                                   Decimal{quietS, 1}};
     if (silent) {
       f.set_cause("silent");
-      f.set_summary(say(one ? text::kWentSilentOneWaits : text::kWentSilentManyWait, args));
+      setSummary(f, say(one ? text::kWentSilentOneWaits : text::kWentSilentManyWait, args));
     } else {
-      f.set_summary(say(one ? text::kNoCollectiveOneWaits : text::kNoCollectiveManyWait, args));
+      setSummary(f, say(one ? text::kNoCollectiveOneWaits : text::kNoCollectiveManyWait, args));
     }
     (*f.mutable_evidence())[evidence::kQuietS] = quietS;
     (*f.mutable_evidence())[evidence::kWaitingRanks] = double(waiting.size());
@@ -217,8 +217,7 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
     uint64_t last = lastStep_.count(rank) ? lastStep_.at(rank) : 0;
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, rank, host, last + 1,
                                 "no progress");
-    f.set_summary(say(text::kStoppedBehind, {rankOnHost(rank, host), std::to_string(last),
-                                             std::to_string(newest), format("%.1f", quietS)}));
+    setSummary(f, say(text::kStoppedBehind, {rankOnHost(rank, host), last, newest, Decimal{quietS, 1}}));
     (*f.mutable_evidence())[evidence::kQuietS] = quietS;
     (*f.mutable_evidence())[evidence::kStepsBehind] = double(newest - last);
     out.push_back(std::move(f));
@@ -226,7 +225,7 @@ std::vector<v1::Finding> StallDetector::progressFindings(int64_t nowNs) const {
   if (behind.empty() && missing_.empty()) {
     v1::Finding f = makeFinding(v1::Finding::KIND_STALL, v1::Finding::SEVERITY_CRITICAL, -1, "", newest + 1,
                                 "no progress");
-    f.set_summary(say(text::kNoRankFinished, {format("%.1f", quietS), std::to_string(newest)}));
+    setSummary(f, say(text::kNoRankFinished, {Decimal{quietS, 1}, newest}));
     (*f.mutable_evidence())[evidence::kQuietS] = quietS;
     out.push_back(std::move(f));
   }

@@ -338,11 +338,10 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
                   : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
                                       : v1::Finding::SEVERITY_WARNING;
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
-  const std::string cost =
-      say(text::kOthersWait, {format("%.1f", waitNs / steps / 1e6), format("%.0f", lostPct)});
-  f.set_summary(
-      say(e.communication ? text::kStragglerLatency : text::kStragglerCompute,
-          {rankOnHost(rank, host), format("%.0f", slowdownPct), std::to_string(e.sinceStep), cause, cost}));
+  const Sentence cost = say(text::kOthersWait, {Decimal{waitNs / steps / 1e6, 1}, Decimal{lostPct, 0}});
+  setSummary(f,
+             say(e.communication ? text::kStragglerLatency : text::kStragglerCompute,
+                 {rankOnHost(rank, host), Decimal{slowdownPct, 0}, e.sinceStep, say(cause.c_str()), cost}));
   auto& ev = *f.mutable_evidence();
   ev[evidence::kSlowdownPct] = slowdownPct;
   ev[evidence::kThroughputLostPct] = lostPct;

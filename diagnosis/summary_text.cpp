@@ -19,8 +19,6 @@ const char kStragglerLatency[] =
                       "%1: all-reduce latency is %2% above the median rank since step %3 (cause: %4); %5");
 const char kOthersWait[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "the others wait %1 ms per step, %2% of throughput lost");
-const char kOthersNeverWaited[] =
-    QT_TRANSLATE_NOOP("ringmaster::Finding", "the others have not had to wait for it so far");
 
 const char kMemoryGrows[] = QT_TRANSLATE_NOOP(
     "ringmaster::Finding", "%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5");
@@ -151,115 +149,48 @@ const char kSlurmBootFailed[] =
 const char kSlurmDeadline[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "Slurm ended the job at its deadline");
 }  // namespace text
 
-std::string say(const char* pattern, const std::vector<std::string>& args) {
-  return fillPattern(pattern, args);
+Sentence say(const char* pattern, const std::vector<Figure>& figures) {
+  return sentence(kFindingContext, pattern, figures);
 }
 
-std::string rankOnHost(int rank, const std::string& host) {
-  return host.empty() ? say(text::kRank, {std::to_string(rank)})
-                      : say(text::kRankOnHost, {std::to_string(rank), host});
+Sentence rankOnHost(int rank, const std::string& host) {
+  return host.empty() ? say(text::kRank, {rank}) : say(text::kRankOnHost, {rank, host});
 }
 
-namespace {
-// Bit i: %(i+1) is a sentence of the table.
-constexpr unsigned part(int figure) {
-  return 1u << (figure - 1);
+void setSummary(v1::Finding& finding, Sentence summary) {
+  finding.set_summary(toText(summary));
+  *finding.mutable_sentence() = std::move(summary);
 }
-}  // namespace
 
-const std::vector<PatternEntry>& findingPatterns() {
-  using namespace text;
-  static const std::vector<PatternEntry> table = {
-      {kRankOnHost},
-      {kRank},
-      {kStragglerCompute, part(1) | part(4) | part(5)},
-      {kStragglerLatency, part(1) | part(4) | part(5)},
-      {kOthersWait},
-      {kOthersNeverWaited},
-      {kMemoryGrows, part(1) | part(2)},
-      {kMemoryGrowsUntilFull, part(1) | part(2) | part(6)},
-      {kHostMemory},
-      {kDeviceMemory},
-      {kEndedTheRun, part(1) | part(2)},
-      {kEndedTheRunAndMore, part(1) | part(2) | part(3)},
-      {kCouldNotStart},
-      {kCouldNotStartBecause},
-      {kKilledAfterStep},
-      {kKilledBeforeFirstStep},
-      {kExitedAfterStep},
-      {kExitedBeforeFirstStep},
-      {kLastErrorLine},
-      {kRankFailedToo},
-      {kRanksFailedToo},
-      {kLastErrorLineRankFailedToo},
-      {kLastErrorLineRanksFailedToo},
-      {kLossBecameAfterFinite, part(1) | part(3)},
-      {kLossBecameFromFirstStep, part(1) | part(3)},
-      {kNaN},
-      {kInfinite},
-      {kOnEveryRank},
-      {kOnRank},
-      {kOnRanks},
-      {kNotSubmitted, part(1)},
-      {kNotSubmittedAndMore, part(1)},
-      {kThenItWentOn, part(1)},
-      {kWentSilentOneWaits, part(1) | part(2) | part(3)},
-      {kWentSilentManyWait, part(1) | part(2) | part(3)},
-      {kNoCollectiveOneWaits, part(1) | part(2) | part(3)},
-      {kNoCollectiveManyWait, part(1) | part(2) | part(3)},
-      {kAfterStep},
-      {kBeforeFirstStep},
-      {kSentNothingFor},
-      {kInPhaseFor},
-      {kStoppedBehind, part(1)},
-      {kNoRankFinished},
-      {kSlowLink, part(1)},
-      {kExposedCommunication},
-      {kSlowOps},
-      {kFewCompleteNegotiations},
-      {kLastToBeReady},
-      {kImplausibleDuration},
-      {kImplausibleDurations},
-      {kRecordsNotStored},
-      {kScalingEfficiency},
-      {kSlurmEndedJob, part(1)},
-      {kSlurmTimeLimit},
-      {kSlurmNodeFailed},
-      {kSlurmPreempted},
-      {kSlurmOutOfMemory},
-      {kSlurmBootFailed},
-      {kSlurmDeadline},
-      // The causes findings name (Finding.cause), shown in the summary and beside it.
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "compute")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "data")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "communication")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "exposed communication")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "readiness")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "host memory")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "device memory")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "missing tensors")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "silent")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "no collective")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "no progress")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "diverged")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "failed to start")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "killed")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "scaling")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "implausible durations")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "records not stored")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "slurm")},
+const std::vector<const char*>& causeWords() {
+  static const std::vector<const char*> words = {
+      // What findings found (Finding.cause), shown in the summary and beside it.
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "compute"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "data"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "communication"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "exposed communication"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "readiness"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "host memory"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "device memory"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "missing tensors"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "silent"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "no collective"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "no progress"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "diverged"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "failed to start"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "killed"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "scaling"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "implausible durations"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "records not stored"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "slurm"),
       // What a restart recovered from.
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "exit")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "signal")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "stall")},
-      {QT_TRANSLATE_NOOP("ringmaster::Finding", "lost host")},
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "exit"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "signal"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "stall"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "lost host"),
   };
-  return table;
-}
-
-std::string translateFinding(const std::string& english, const TranslatePattern& translate) {
-  return translateText(english, findingPatterns(), kFindingContext, translate).value_or(english);
+  return words;
 }
 
 }  // namespace ringmaster::diagnosis

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The sentences findings are told in: every summary a detector writes and every cause word, as English
-// patterns with %1 … %9 (common/phrase.h), in one table. A detector fills a pattern and stores the English
-// text, as it always has; the GUI finds the pattern that makes a stored summary again (translateFinding), so
-// runs stored before today are translated too and nothing about a finding's storage changes. Parts of a
-// sentence that vary in words ("rank 2 (node2)", "the others wait 8.1 ms per step, …") are sentences of the
-// same table, so a translation may put them where its language wants them.
+// The sentences findings are told in: every summary a detector writes, as English patterns with %1 … %9
+// (common/sentence.h), and the cause words. A detector fills a pattern with typed figures and stores the
+// sentence with the finding (Finding.sentence) next to its English (Finding.summary); the GUI renders the
+// sentence in its own language. Parts of a sentence that vary in words ("rank 2 (node2)", "the others wait
+// 8.1 ms per step, …") are sentences of their own, so a translation may put them where its language wants.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
+#include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster::diagnosis {
 
@@ -24,7 +24,6 @@ extern const char kRank[];
 extern const char kStragglerCompute[];
 extern const char kStragglerLatency[];
 extern const char kOthersWait[];
-extern const char kOthersNeverWaited[];  // no longer written; runs stored with it are still translated
 // Memory.
 extern const char kMemoryGrows[];
 extern const char kMemoryGrowsUntilFull[];
@@ -90,16 +89,16 @@ extern const char kSlurmBootFailed[];
 extern const char kSlurmDeadline[];
 }  // namespace text
 
-// The English sentence: `pattern` (one of text::k…) filled with `args`.
-std::string say(const char* pattern, const std::vector<std::string>& args = {});
+// The sentence `pattern` (one of text::k…) with its figures, in the findings' context.
+Sentence say(const char* pattern, const std::vector<Figure>& figures = {});
 // "rank 2 (node2)", or "rank 2" without a host.
-std::string rankOnHost(int rank, const std::string& host);
+Sentence rankOnHost(int rank, const std::string& host);
 
-// Every pattern of the table with the figures that are sentences of their own, and the cause words.
-const std::vector<PatternEntry>& findingPatterns();
+// Sets the finding's summary: the sentence, and its English for readers that show no other language.
+void setSummary(v1::Finding& finding, Sentence summary);
 
-// A finding's summary or cause word in the catalogue's language; the text as it is when no pattern makes it
-// (a summary written by something else, or by an older Ringmaster).
-std::string translateFinding(const std::string& english, const TranslatePattern& translate);
+// The words findings name their causes with (Finding.cause: "compute", "host memory", …), each a message of
+// the findings' context.
+const std::vector<const char*>& causeWords();
 
 }  // namespace ringmaster::diagnosis

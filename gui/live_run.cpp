@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 
+#include "console/models/translated.h"
 #include "console/session/background.h"
 #include "console/slurm/slurm_job.h"
 
@@ -144,11 +145,13 @@ void LiveRun::follow() {
   }
   const console::RunResult result = session.finish(*outcome);
   finished_ = true;
-  std::string message = outcome->message;
-  for (const auto& note : result.notes) message += (message.empty() ? "" : "; ") + note;
-  for (const auto& problem : result.problems) message += (message.empty() ? "" : "; ") + problem;
+  // How it ended in the window's language, then what the session noted, in its own words.
+  QString text = console::translated(outcome->message);
+  for (const auto& note : result.notes)
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(note);
+  for (const auto& problem : result.problems)
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(problem);
   const QString status = QString::fromStdString(result.status);
-  const QString text = QString::fromStdString(message);
   auto findings = std::make_shared<std::vector<v1::Finding>>(result.findings);
   post([status, text, findings](LiveRun& run) {
     if (run.onRecords_) run.onRecords_({}, *findings);

@@ -384,8 +384,7 @@ void MainWindow::followLiveRun(const v1::JobSpec& spec) {
   });
   connect(live_.get(), &LiveRun::ended, this, [this](const QString& status, const QString& message) {
     const bool succeeded = status.toStdString() == console::statusName(console::JobStatus::Succeeded);
-    const QString how = console::translatedOutcome(message.toStdString());
-    setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), how), !succeeded);
+    setBanner(tr("The run ended: %1 (%2).").arg(console::RunsModel::statusText(status), message), !succeeded);
     if (live_->runId() > 0 && shown_->runId() == live_->runId()) dashboard_->runEnded(status);
     updateLiveControls();
     dashboard_->markDirty();

@@ -279,9 +279,8 @@ std::vector<v1::StallReport> RunStore::stallReports(int64_t runId) const {
 
 std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
   auto q = impl_->prepare(
-      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence FROM findings WHERE run_id = "
-      "? "
-      "ORDER BY severity DESC, rowid");
+      "SELECT kind, severity, rank, host, since_step, cause, summary, evidence, sentence FROM findings "
+      "WHERE run_id = ? ORDER BY severity DESC, rowid");
   q->bind(1, runId);
   std::vector<v1::Finding> out;
   while (q->step()) {
@@ -294,6 +293,11 @@ std::vector<v1::Finding> RunStore::findings(int64_t runId) const {
     f.set_cause(std::string(q->text(5)));
     f.set_summary(std::string(q->text(6)));
     decodeEvidence(q->text(7), *f.mutable_evidence());
+    // A sentence that does not parse (a damaged row) leaves the finding with its English summary.
+    if (const std::string_view bytes = q->blobView(8); !bytes.empty()) {
+      if (!f.mutable_sentence()->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        f.clear_sentence();
+    }
     out.push_back(std::move(f));
   }
   return out;

@@ -40,8 +40,8 @@ void RunStore::Impl::prepareWriters() {
       "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
       "(?,?,?,?,?)");
   insertFinding = prepare(
-      "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence) "
-      "VALUES (?,?,?,?,?,?,?,?,?)");
+      "INSERT INTO findings (run_id, kind, severity, rank, host, since_step, cause, summary, evidence, "
+      "sentence) VALUES (?,?,?,?,?,?,?,?,?,?)");
   upsertRankState = prepare(
       "INSERT INTO ranks (run_id, rank, host, pid, state, exit_code, signal, message) VALUES "
       "(?,?,?,?,?,?,?,?) "
@@ -72,8 +72,13 @@ void RunStore::Impl::insertFindingRow(int64_t runId, const v1::Finding& f) {
       .bind(6, f.since_step())
       .bind(7, f.cause())
       .bind(8, f.summary())
-      .bind(9, encodeEvidence(f.evidence()))
-      .run();
+      .bind(9, encodeEvidence(f.evidence()));
+  if (f.has_sentence()) {
+    insertFinding->bindBlob(10, f.sentence().SerializeAsString());
+  } else {
+    insertFinding->bindNull(10);
+  }
+  insertFinding->run();
 }
 
 int64_t RunStore::Impl::storeChunk(int64_t runId, int rank, const std::string& lane,

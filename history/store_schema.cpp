@@ -136,10 +136,16 @@ CREATE TABLE timeline_chunks (
 CREATE INDEX timeline_chunks_by_run ON timeline_chunks (run_id, first_start_ns);
 )sql";
 
+// Version 5: a finding's summary as the sentence it says (a serialized ringmaster.v1.Sentence), so that each
+// reader shows it in its own language. NULL for findings stored before, which keep their English summary.
+constexpr std::string_view kVersion5 = R"sql(
+ALTER TABLE findings ADD COLUMN sentence BLOB;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
   return all;
 }
 

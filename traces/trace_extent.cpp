@@ -29,10 +29,11 @@ std::optional<v1::Finding> clipImplausibleDurations(RunStore& store, int64_t run
   if (clipped.events == 0) return std::nullopt;
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_INFO, -1, "", 0,
                                          "implausible durations");
-  f.set_summary(diagnosis::say(
-      clipped.events == 1 ? diagnosis::text::kImplausibleDuration : diagnosis::text::kImplausibleDurations,
-      {std::to_string(clipped.events), formatDuration(static_cast<double>(clipped.longestNs)),
-       formatDuration(static_cast<double>(extent.startSpanNs()))}));
+  diagnosis::setSummary(
+      f, diagnosis::say(clipped.events == 1 ? diagnosis::text::kImplausibleDuration
+                                            : diagnosis::text::kImplausibleDurations,
+                        {clipped.events, formatDuration(static_cast<double>(clipped.longestNs)),
+                         formatDuration(static_cast<double>(extent.startSpanNs()))}));
   (*f.mutable_evidence())[diagnosis::evidence::kClippedEvents] = static_cast<double>(clipped.events);
   (*f.mutable_evidence())[diagnosis::evidence::kLongestRecordedS] =
       static_cast<double>(clipped.longestNs) / 1e9;

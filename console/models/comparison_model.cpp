@@ -33,7 +33,7 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 }
 
 QString ComparisonModel::formatDelta(const MetricDelta& d) {
-  if (!d.missing.empty()) return tr("not measured");
+  if (!isEmpty(d.missing)) return tr("not measured");
   if (std::isnan(d.relative)) return QString::fromStdString(d.changeText());
   if (!d.interval) return percent(d.relative) + QStringLiteral(" %");
   return QStringLiteral("%1 % [%2, %3]")
@@ -61,22 +61,18 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
   const bool isDelta = (column - 2) % 2 == 1;
   if (!isDelta) return role == Qt::DisplayRole ? QVariant(QString::number(d.other, 'g', 4)) : QVariant();
   if (role == Qt::DisplayRole) return formatDelta(d);
-  if (role == Qt::ToolTipRole) return sentenceText(d.missing.empty() ? c.verdict : d.missing);
+  if (role == Qt::ToolTipRole) return translated(isEmpty(d.missing) ? c.verdict : d.missing);
   if (role == VerdictRole) return d.verdict();
   return {};
-}
-
-QString ComparisonModel::sentenceText(const std::string& english) {
-  return translated(english, comparisonPatterns(), kComparisonContext);
 }
 
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section >= columnCount()) return {};
   if (section == 0) return tr("Metric");
-  const QString base = QString::fromStdString(comparisons_.front().baseName);
+  const QString base = translated(comparisons_.front().baseName);
   if (section == 1) return base;
   const RunComparison& c = comparisons_[static_cast<size_t>(section - 2) / 2];
-  const QString other = QString::fromStdString(c.otherName);
+  const QString other = translated(c.otherName);
   if ((section - 2) % 2 == 0) return other;
   return tr("%1 vs %2 (95% CI)").arg(other, base);
 }

@@ -31,8 +31,6 @@ class ComparisonModel : public QAbstractTableModel {
 
   // "+12.3 % [+9.1, +15.2]": a relative difference and its interval.
   static QString formatDelta(const MetricDelta& delta);
-  // A verdict or a "has no …" of compareRuns in the interface's language.
-  static QString sentenceText(const std::string& english);
 
  private:
   std::vector<RunComparison> comparisons_;

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "console/models/translated.h"
-#include "console/session/outcome_text.h"
 #include "diagnosis/advice.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/summary_text.h"
@@ -66,20 +65,23 @@ QString FindingsModel::severityText(v1::Finding::Severity severity) {
 }
 
 QString FindingsModel::summaryText(const v1::Finding& finding) {
-  // A restart tells how the attempt before it ended, in the sentences of a run's outcome.
-  if (finding.kind() == v1::Finding::KIND_RESTART) return translatedOutcome(finding.summary());
-  return translated(finding.summary(), diagnosis::findingPatterns(), diagnosis::kFindingContext);
+  if (!finding.has_sentence()) return QString::fromStdString(finding.summary());
+  return translated(finding.sentence());
 }
 
 QString FindingsModel::causeText(const v1::Finding& finding) {
-  return translated(finding.cause(), diagnosis::findingPatterns(), diagnosis::kFindingContext);
+  const auto& words = diagnosis::causeWords();
+  const bool known =
+      std::any_of(words.begin(), words.end(), [&](const char* w) { return finding.cause() == w; });
+  return known ? QCoreApplication::translate(diagnosis::kFindingContext, finding.cause().c_str())
+               : QString::fromStdString(finding.cause());
 }
 
 QString FindingsModel::adviceText(const v1::Finding& finding) {
-  const Phrase phrase = diagnosis::adviceFor(finding);
-  if (!*phrase.pattern || (!finding.advice().empty() && finding.advice() != toText(phrase)))
+  const Sentence advice = diagnosis::adviceFor(finding);
+  if (isEmpty(advice) || (!finding.advice().empty() && finding.advice() != toText(advice)))
     return QString::fromStdString(finding.advice());
-  return translated(phrase);
+  return translated(advice);
 }
 
 QStringList FindingsModel::evidenceTexts(const v1::Finding& finding) {

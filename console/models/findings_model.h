@@ -29,11 +29,10 @@ class FindingsModel : public QAbstractTableModel {
 
   static QString kindText(v1::Finding::Kind kind);
   static QString severityText(v1::Finding::Severity severity);
-  // The finding's summary, translated: the pattern diagnosis wrote it with
-  // (diagnosis/summary_text.cpp) found again from the stored English, looked up in the catalogue and
-  // filled with the same figures. A summary no pattern makes is shown as it is.
+  // The finding's summary, translated: the sentence it was stored with (Finding.sentence) rendered in the
+  // interface's language. A finding stored without one (by an older Ringmaster) shows its English.
   static QString summaryText(const v1::Finding& finding);
-  // The finding's cause word ("compute", "data", "silent", …), translated the same way.
+  // The finding's cause word ("compute", "data", "silent", …), translated; one it does not know as it is.
   static QString causeText(const v1::Finding& finding);
   // The finding's advice, translated: the pattern diagnosis chose for it (diagnosis/advice.cpp, where
   // lupdate reads it) looked up in the catalogue and filled with the same figures. Advice that came with the

@@ -85,7 +85,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
           .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case Duration:
       return r->endedUnixNs > 0 && duration > 0
-                 ? translated(elapsedPhrase(static_cast<double>(duration) / 1e9))
+                 ? translated(elapsedSentence(static_cast<double>(duration) / 1e9))
                  : QString();
     case Tags: {
       QStringList tags;

@@ -5,20 +5,11 @@
 
 namespace ringmaster::console {
 
-namespace {
-
-std::string lookUp(const char* context, const char* pattern) {
-  return QCoreApplication::translate(context, pattern).toStdString();
-}
-
-}  // namespace
-
-QString translated(const Phrase& phrase) {
-  return QString::fromStdString(fillPattern(lookUp(phrase.context, phrase.pattern), phrase.args));
-}
-
-QString translated(const std::string& english, const std::vector<PatternEntry>& table, const char* context) {
-  return QString::fromStdString(translateText(english, table, context, lookUp).value_or(english));
+QString translated(const Sentence& sentence) {
+  const TranslatePattern lookUp = [](const std::string& context, const std::string& pattern) {
+    return QCoreApplication::translate(context.c_str(), pattern.c_str()).toStdString();
+  };
+  return QString::fromStdString(render(sentence, lookUp));
 }
 
 }  // namespace ringmaster::console

@@ -202,16 +202,16 @@ void writeComparisons(std::ostringstream& out, const std::vector<RunComparison>&
   if (comparisons.empty()) return;
   out << "<h2>Comparison</h2>\n";
   for (const auto& c : comparisons) {
-    out << "<h3>" << escapeXml(c.otherName) << " against " << escapeXml(c.baseName) << "</h3>\n<p><b>"
-        << escapeXml(c.verdict) << "</b></p>\n";
-    tableHead(out, "comparison",
-              {{"metric"}, {"unit"}, {c.baseName}, {c.otherName}, {"difference"}, {"95% CI"}});
+    const std::string base = toText(c.baseName), other = toText(c.otherName);
+    out << "<h3>" << escapeXml(other) << " against " << escapeXml(base) << "</h3>\n<p><b>"
+        << escapeXml(toText(c.verdict)) << "</b></p>\n";
+    tableHead(out, "comparison", {{"metric"}, {"unit"}, {base}, {other}, {"difference"}, {"95% CI"}});
     for (const auto& measured : c.deltas) {
       const MetricDelta d = shown(measured);
       std::string ci =
           d.interval ? format("%+.1f%% to %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
-      if (!d.missing.empty()) {
-        row(out, {d.metric, d.unit, "–", "–", "not measured", d.missing});
+      if (!isEmpty(d.missing)) {
+        row(out, {d.metric, d.unit, "–", "–", "not measured", toText(d.missing)});
         continue;
       }
       row(out, {d.metric, d.unit, format("%.4g", d.base), format("%.4g", d.other), d.changeText(), ci});

@@ -18,7 +18,7 @@ constexpr int64_t kFindingsEveryNs = 1'000'000'000;
 v1::Finding recordsNotStored(uint64_t lost, uint64_t fromStep) {
   v1::Finding f = diagnosis::makeFinding(v1::Finding::KIND_UNSPECIFIED, v1::Finding::SEVERITY_WARNING, -1, "",
                                          fromStep == UINT64_MAX ? 0 : fromStep, "records not stored");
-  f.set_summary(diagnosis::say(diagnosis::text::kRecordsNotStored, {std::to_string(lost)}));
+  diagnosis::setSummary(f, diagnosis::say(diagnosis::text::kRecordsNotStored, {lost}));
   (*f.mutable_evidence())[diagnosis::evidence::kRecordsNotStored] = static_cast<double>(lost);
   if (fromStep != UINT64_MAX)
     (*f.mutable_evidence())[diagnosis::evidence::kNotStoredFromStep] = static_cast<double>(fromStep);
@@ -75,7 +75,7 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
 }
 
 void RunIngest::restarted(const v1::Finding& finding, int worldSize,
-                          std::function<std::string(uint64_t step)> resumedSummary) {
+                          std::function<Sentence(uint64_t step)> resumedSummary) {
   std::lock_guard lock(mutex_);
   diagnosis_.restarted(worldSize);
   restart_ = finding;
@@ -96,7 +96,7 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
       v1::Finding& f = *restart_;
       f.set_since_step(resumedAt);
       (*f.mutable_evidence())[diagnosis::evidence::kResumedFromStep] = static_cast<double>(resumedAt);
-      if (restartSummary_) f.set_summary(restartSummary_(resumedAt));
+      if (restartSummary_) diagnosis::setSummary(f, restartSummary_(resumedAt));
       withRestart = given;
       *withRestart.emplace_back().mutable_finding() = f;
       batch = &withRestart;

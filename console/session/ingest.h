@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sentence.h"
 #include "console/session/record_sink.h"
 #include "diagnosis/run_diagnosis.h"
 #include "history/run_store.h"
@@ -51,7 +52,7 @@ class RunIngest : public RecordSink {
   // resumed from: the finding's summary is then `resumedSummary(step)`, and the stored steps from there on
   // are forgotten, so that the new attempt's replace them.
   void restarted(const v1::Finding& finding, int worldSize,
-                 std::function<std::string(uint64_t step)> resumedSummary);
+                 std::function<Sentence(uint64_t step)> resumedSummary);
   // Records the run's environment and what each host told about itself (facts by host).
   void recordEnvironment(const std::map<std::string, std::string>& environment,
                          const std::map<std::string, std::map<std::string, std::string>>& hosts);
@@ -80,7 +81,7 @@ class RunIngest : public RecordSink {
   std::string storeProblem_;
   std::string endProblem_;
   std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
-  std::function<std::string(uint64_t)> restartSummary_;
+  std::function<Sentence(uint64_t)> restartSummary_;
 };
 
 }  // namespace ringmaster::console

@@ -41,12 +41,13 @@ bool isFailure(const v1::RankState& s) {
          s.state() == v1::RankState::STATE_SIGNALED;
 }
 
-std::string describeExit(const RankExit& e) {
-  std::string how = e.signal != 0     ? fillPattern(text::kWasKilledBy, {agent::signalName(e.signal)})
-                    : e.exitCode != 0 ? fillPattern(text::kExitedWithCode, {std::to_string(e.exitCode)})
-                                      : text::kExitedNormally;
-  if (!e.message.empty() && e.signal == 0 && e.exitCode == 0) how = e.message;
-  return fillPattern(text::kRankOnHostEnded, {std::to_string(e.rank), e.host, how});
+Sentence describeExit(const RankExit& e) {
+  // An exit without a failure may come with the agent's own words for it, which are shown as they are.
+  const Figure how = e.signal != 0        ? outcomeSentence(text::kWasKilledBy, {agent::signalName(e.signal)})
+                     : e.exitCode != 0    ? outcomeSentence(text::kExitedWithCode, {e.exitCode})
+                     : !e.message.empty() ? Figure(e.message)
+                                          : outcomeSentence(text::kExitedNormally);
+  return outcomeSentence(text::kRankOnHostEnded, {e.rank, e.host, how});
 }
 
 // Fills in the spec the hosts get (its defaults, the hosts with their agents' ports), checks it and places
@@ -300,8 +301,8 @@ void Launcher::onEnd(Host& host, const grpc::Status& status) {
   {
     std::lock_guard lock(mutex_);
     host.finished = true;
-    if (!status.ok() && status.error_code() != grpc::CANCELLED && lostHost_.empty()) {
-      lostHost_ = fillPattern(
+    if (!status.ok() && status.error_code() != grpc::CANCELLED && isEmpty(lostHost_)) {
+      lostHost_ = outcomeSentence(
           text::kLostHost, {placements_[host.index].host, describeStatus(status, host.client->endpoint())});
     }
   }
@@ -382,7 +383,7 @@ JobOutcome Launcher::outcomeLocked() const {
   JobOutcome outcome;
   if (detached_) {
     outcome.status = JobStatus::Detached;
-    outcome.message = text::kLeftRunning;
+    outcome.message = outcomeSentence(text::kLeftRunning);
     return outcome;
   }
   for (const auto& host : hosts_) {
@@ -394,24 +395,23 @@ JobOutcome Launcher::outcomeLocked() const {
     outcome.message = describeExit(*firstFailure_);
     return outcome;
   }
-  if (!lostHost_.empty()) {
+  if (!isEmpty(lostHost_)) {
     outcome.status = JobStatus::Failed;
     outcome.message = lostHost_;
     return outcome;
   }
   if (stopRequested_) {
     outcome.status = JobStatus::Stopped;
-    outcome.message =
-        unconfirmedHosts_.empty()
-            ? std::string(text::kStoppedOnRequest)
-            : fillPattern(text::kStopNotConfirmed, {unconfirmedHosts_, std::to_string(kStopConfirmS)});
+    outcome.message = unconfirmedHosts_.empty()
+                          ? outcomeSentence(text::kStoppedOnRequest)
+                          : outcomeSentence(text::kStopNotConfirmed, {unconfirmedHosts_, kStopConfirmS});
     return outcome;
   }
   for (int rank = 0; rank < static_cast<int>(plan_.spec.world_size()); ++rank) {
     auto it = exits_.find(rank);
     if (it == exits_.end()) {
       outcome.status = JobStatus::Failed;
-      outcome.message = fillPattern(text::kNeverReportedExit, {std::to_string(rank)});
+      outcome.message = outcomeSentence(text::kNeverReportedExit, {rank});
       return outcome;
     }
     if (it->second.exitCode != 0 || it->second.signal != 0) {
@@ -422,7 +422,7 @@ JobOutcome Launcher::outcomeLocked() const {
     }
   }
   outcome.status = JobStatus::Succeeded;
-  outcome.message = text::kEveryRankFinished;
+  outcome.message = outcomeSentence(text::kEveryRankFinished);
   return outcome;
 }
 
@@ -440,9 +440,9 @@ std::optional<JobOutcome> Launcher::waitFor(std::chrono::milliseconds timeout) {
       if (!host->finished && since != Clock::time_point{} &&
           now - since > std::chrono::seconds(kHostLostAfterS)) {
         host->finished = true;
-        if (lostHost_.empty()) {
-          lostHost_ = fillPattern(text::kLostHostSilent,
-                                  {placements_[host->index].host, std::to_string(kHostLostAfterS)});
+        if (isEmpty(lostHost_)) {
+          lostHost_ =
+              outcomeSentence(text::kLostHostSilent, {placements_[host->index].host, kHostLostAfterS});
         }
         lock.unlock();
         stopAllAfterFailure();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/host_list.h"
+#include "common/sentence.h"
 #include "console/session/agent_client.h"
 #include "console/session/record_sink.h"
 #include "ringmaster/v1/job.pb.h"
@@ -84,7 +85,7 @@ struct RankExit {
 
 struct JobOutcome {
   JobStatus status = JobStatus::Running;
-  std::string message;                 // for a person
+  Sentence message;                    // for a person: toText() for its English
   std::optional<RankExit> failedRank;  // the rank whose failure ended the job
 };
 
@@ -160,7 +161,7 @@ class Launcher {
   std::string unconfirmedHosts_;  // let go of after a stop: "node2, node3"
   bool detached_ = false;
   bool stoppingAfterFailure_ = false;
-  std::string lostHost_;
+  Sentence lostHost_;
   std::map<int, RankExit> exits_;                      // by rank
   std::map<int, std::vector<std::string>> lastLines_;  // by rank
   std::optional<RankExit> firstFailure_;

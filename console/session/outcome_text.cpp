@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/session/outcome_text.h"
 
-#include <QCoreApplication>
 #include <QtGlobal>
-#include <set>
-
-#include "diagnosis/summary_text.h"
 
 namespace ringmaster::console {
 
@@ -48,52 +44,8 @@ const char kFewerThanMinRanks[] = QT_TRANSLATE_NOOP(
     "ringmaster::RunOutcome", "%1; host %2 gone, and the %3 ranks left are fewer than --min-ranks %4");
 }  // namespace text
 
-const std::vector<PatternEntry>& outcomePatterns() {
-  using namespace text;
-  static const std::vector<PatternEntry> table = [] {
-    std::vector<PatternEntry> t = {
-        {kRankOnHostEnded, 1u << 2},
-        {kWasKilledBy},
-        {kExitedWithCode},
-        {kExitedNormally},
-        {kEveryRankFinished},
-        {kStoppedOnRequest},
-        {kStopNotConfirmed},
-        {kLeftRunning},
-        {kNeverReportedExit},
-        {kLostHost},
-        {kLostHostSilent},
-        {kStoppedAfterStall, 1u << 1},
-        {kSlurmEndedJob},
-        {kNoStepsAfterWarmUp},
-        {kRestartAfter, 1u << 2},
-        {kRestartAfterResumed, 1u << 2},
-        {kRestartAfterOnRanks, 1u << 2},
-        {kRestartAfterOnRanksResumed, 1u << 2},
-        {kRestartCouldNotStart},
-        {kAfterOneRestart, 1u << 0},
-        {kAfterRestarts, 1u << 0},
-        {kFewerThanMinRanks, 1u << 0},
-    };
-    const auto& findings = diagnosis::findingPatterns();
-    t.insert(t.end(), findings.begin(), findings.end());
-    return t;
-  }();
-  return table;
-}
-
-QString translatedOutcome(const std::string& english) {
-  static const std::set<const char*> findingPatterns = [] {
-    std::set<const char*> patterns;
-    for (const PatternEntry& entry : diagnosis::findingPatterns()) patterns.insert(entry.pattern);
-    return patterns;
-  }();
-  const TranslatePattern lookUp = [](const char* context, const char* pattern) {
-    const char* own = findingPatterns.count(pattern) ? diagnosis::kFindingContext : context;
-    return QCoreApplication::translate(own, pattern).toStdString();
-  };
-  return QString::fromStdString(
-      translateText(english, outcomePatterns(), kOutcomeContext, lookUp).value_or(english));
+Sentence outcomeSentence(const char* pattern, const std::vector<Figure>& figures) {
+  return sentence(kOutcomeContext, pattern, figures);
 }
 
 }  // namespace ringmaster::console

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The sentences that say how a run ended (JobOutcome::message: "rank 1 on host node2 was killed by SIGABRT",
-// "every rank finished", ...), as English patterns with %1 … %9 (common/phrase.h) in one table. The launcher
-// and the run session fill them and every front end prints the English; the window finds the pattern that
-// makes a message again and shows its translation (console::translated), as it does for findings.
+// "every rank finished", ...), as English patterns with %1 … %9 (common/sentence.h). The launcher and the run
+// session fill them with typed figures; the CLI prints the English (toText) and the window renders the
+// sentence in its language (console::translated), a stall's finding inside a message in its own context.
 #pragma once
 
-#include <QString>
-#include <string>
 #include <vector>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 
 namespace ringmaster::console {
 
@@ -41,11 +39,7 @@ extern const char kAfterRestarts[];
 extern const char kFewerThanMinRanks[];
 }  // namespace text
 
-// The table, followed by the findings' (a stall's summary inside a message is one).
-const std::vector<PatternEntry>& outcomePatterns();
-
-// A message made from the table in the interface's language (the findings' patterns looked up in their own
-// context); as it is when no pattern makes it.
-QString translatedOutcome(const std::string& english);
+// The sentence `pattern` (one of text::k…) with its figures, in the outcomes' context.
+Sentence outcomeSentence(const char* pattern, const std::vector<Figure>& figures = {});
 
 }  // namespace ringmaster::console

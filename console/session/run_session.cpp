@@ -9,7 +9,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/job_spec.h"
-#include "common/phrase.h"
+#include "common/sentence.h"
 #include "console/hosts/host_facts.h"
 #include "console/session/ingest.h"
 #include "console/session/outcome_text.h"
@@ -185,17 +185,17 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
   bool restart = false;
   {
     std::lock_guard lock(mutex_);
-    if (!stalledStop_.empty() && outcome->status == JobStatus::Stopped) {
+    if (!isEmpty(stalledStop_) && outcome->status == JobStatus::Stopped) {
       outcome->status = JobStatus::Failed;
       outcome->message = stalledStop_;
     }
     restart = outcome->status == JobStatus::Failed && !stopRequested_ && !detached_ && !finished_ &&
               !slurmEndedAt_ && restarts_ < static_cast<int>(plan_.spec.max_restarts());
     if (outcome->status == JobStatus::Failed && !restart && restarts_ > 0) {
-      const std::string max = std::to_string(plan_.spec.max_restarts());
-      outcome->message = restarts_ == 1 ? fillPattern(text::kAfterOneRestart, {outcome->message, max})
-                                        : fillPattern(text::kAfterRestarts,
-                                                      {outcome->message, std::to_string(restarts_), max});
+      const uint32_t max = plan_.spec.max_restarts();
+      outcome->message = restarts_ == 1
+                             ? outcomeSentence(text::kAfterOneRestart, {outcome->message, max})
+                             : outcomeSentence(text::kAfterRestarts, {outcome->message, restarts_, max});
     }
   }
   if (restart) return restartAfter(*outcome);
@@ -204,9 +204,8 @@ std::optional<JobOutcome> RunSession::waitFor(std::chrono::milliseconds timeout)
 
 std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   const int number = restarts_ + 1;
-  const std::string numberText = std::to_string(number);
-  const std::string maxText = std::to_string(plan_.spec.max_restarts());
-  const std::string ofMax = numberText + " of " + maxText;
+  const uint32_t max = plan_.spec.max_restarts();
+  const std::string ofMax = std::to_string(number) + " of " + std::to_string(max);
   v1::Finding finding;
   finding.set_kind(v1::Finding::KIND_RESTART);
   finding.set_severity(v1::Finding::SEVERITY_WARNING);
@@ -253,10 +252,10 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
       std::string names;
       for (const auto& host : gone) names += (names.empty() ? "" : ", ") + host;
       if (ranks < static_cast<int>(plan_.spec.min_ranks())) {
-        return JobOutcome{JobStatus::Failed,
-                          fillPattern(text::kFewerThanMinRanks, {failed.message, names, std::to_string(ranks),
-                                                                 std::to_string(plan_.spec.min_ranks())}),
-                          failed.failedRank};
+        return JobOutcome{
+            JobStatus::Failed,
+            outcomeSentence(text::kFewerThanMinRanks, {failed.message, names, ranks, plan_.spec.min_ranks()}),
+            failed.failedRank};
       }
       next.hosts = remaining;
       spec.set_world_size(static_cast<uint32_t>(ranks));
@@ -267,19 +266,20 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
     }
   }
   // The summary and, once the new attempt's first step says where it resumed, the same with that step: both
-  // sentences of the outcome table, so that the window shows them translated.
-  std::vector<std::string> args{numberText, maxText, failed.message};
+  // sentences of how runs end, the failure's own sentence inside.
+  std::vector<Figure> args{number, max, failed.message};
   if (!shrunk.empty()) {
-    args.push_back(std::to_string(spec.world_size()));
-    args.push_back(goneHosts);
+    args.emplace_back(spec.world_size());
+    args.emplace_back(goneHosts);
   }
-  finding.set_summary(fillPattern(shrunk.empty() ? text::kRestartAfter : text::kRestartAfterOnRanks, args));
+  diagnosis::setSummary(
+      finding, outcomeSentence(shrunk.empty() ? text::kRestartAfter : text::kRestartAfterOnRanks, args));
   diagnosis::addAdvice(finding);
   ingest_->restarted(finding, static_cast<int>(spec.world_size()), [args, shrunk](uint64_t step) {
-    std::vector<std::string> withStep = args;
-    withStep.push_back(std::to_string(step));
-    return fillPattern(shrunk.empty() ? text::kRestartAfterResumed : text::kRestartAfterOnRanksResumed,
-                       withStep);
+    std::vector<Figure> withStep = args;
+    withStep.emplace_back(step);
+    return outcomeSentence(shrunk.empty() ? text::kRestartAfterResumed : text::kRestartAfterOnRanksResumed,
+                           withStep);
   });
   spec.set_restart_count(static_cast<uint32_t>(number));
   // Without a folder of the user's, the agents resume from their default one (see the agent's Launch).
@@ -291,10 +291,11 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
   attemptPlan_ = std::move(next);
   std::lock_guard lock(mutex_);
   restarts_ = number;
-  restartLines_.push_back("restart " + ofMax + ": " + failed.message + "; starting every rank again" +
+  restartLines_.push_back("restart " + ofMax + ": " + toText(failed.message) + "; starting every rank again" +
                           shrunk + " from the last checkpoint");
-  if (stopRequested_) return JobOutcome{JobStatus::Stopped, "stopped on request", std::nullopt};
-  stalledStop_.clear();
+  if (stopRequested_)
+    return JobOutcome{JobStatus::Stopped, outcomeSentence(text::kStoppedOnRequest), std::nullopt};
+  stalledStop_.Clear();
   stalledWhy_.reset();
   retired_.push_back(std::move(launcher_));
   launcher_ = std::move(launcher);
@@ -302,7 +303,7 @@ std::optional<JobOutcome> RunSession::restartAfter(const JobOutcome& failed) {
     launcher_->start();
   } catch (const std::exception& e) {
     return JobOutcome{JobStatus::Failed,
-                      fillPattern(text::kRestartCouldNotStart, {numberText, maxText, e.what()}),
+                      outcomeSentence(text::kRestartCouldNotStart, {number, max, e.what()}),
                       failed.failedRank};
   }
   return std::nullopt;
@@ -313,14 +314,14 @@ std::string RunSession::checkSlurm() {
   if (state.state.empty() || !slurmJobEnded(state.state)) return state.state;
   slurmEndedAt_ = std::chrono::steady_clock::now();
   slurmEnd_ = state.state + (state.reason.empty() || state.reason == "None" ? "" : " (" + state.reason + ")");
-  if (const std::string cause = slurmEndCause(state.state); !cause.empty()) {
+  if (const Sentence cause = slurmEndCause(state.state); !isEmpty(cause)) {
     v1::Finding finding;
     finding.set_kind(v1::Finding::KIND_CRASH);
     finding.set_severity(v1::Finding::SEVERITY_CRITICAL);
     finding.set_rank(-1);
     finding.set_cause("slurm");
-    finding.set_summary(
-        diagnosis::say(diagnosis::text::kSlurmEndedJob, {cause, slurm_->slurmJobId(), state.state}));
+    diagnosis::setSummary(
+        finding, diagnosis::say(diagnosis::text::kSlurmEndedJob, {cause, slurm_->slurmJobId(), state.state}));
     addFinding(finding);
   }
   return state.state;
@@ -337,8 +338,8 @@ std::optional<JobOutcome> RunSession::followSlurm() {
   if (now - *slurmEndedAt_ < kSlurmEndGrace) return std::nullopt;
   // Slurm ended the job and its agents with it: what they had to say has arrived.
   detach();
-  return JobOutcome{JobStatus::Failed, fillPattern(text::kSlurmEndedJob, {slurm_->slurmJobId(), slurmEnd_}),
-                    std::nullopt};
+  return JobOutcome{JobStatus::Failed,
+                    outcomeSentence(text::kSlurmEndedJob, {slurm_->slurmJobId(), slurmEnd_}), std::nullopt};
 }
 
 void RunSession::stopWhenStalledTooLong() {
@@ -363,9 +364,10 @@ void RunSession::stopWhenStalledTooLong() {
   }
   if (!why || stalledS < limitS) return;
   std::lock_guard lock(mutex_);
-  if (!stalledStop_.empty() || finished_ || detached_) return;
-  const std::string seconds = formatNumber(limitS);
-  stalledStop_ = fillPattern(text::kStoppedAfterStall, {seconds, why->summary()});
+  if (!isEmpty(stalledStop_) || finished_ || detached_) return;
+  // A finding stored by an older console has no sentence: its English goes in as it is.
+  const Figure stall = why->has_sentence() ? Figure(why->sentence()) : Figure(why->summary());
+  stalledStop_ = outcomeSentence(text::kStoppedAfterStall, {formatNumber(limitS), stall});
   stalledWhy_ = *why;
   launcher_->stop(5);
 }

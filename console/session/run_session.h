@@ -146,7 +146,7 @@ class RunSession {
   std::vector<RecordSink*> extraSinks_;
   mutable std::mutex mutex_;  // guards launcher_, launched_, finished_, stalledStop_ and the restarts
   bool launched_ = false;
-  std::string stalledStop_;  // why the session stopped a stalled job; empty: it did not
+  Sentence stalledStop_;  // why the session stopped a stalled job; empty: it did not
   bool finished_ = false;
   bool detached_ = false;
   bool stopRequested_ = false;

@@ -106,7 +106,7 @@ void writeAllreduce(JsonWriter& json, uint64_t ops, uint64_t bytes, const std::v
 void writeOutcome(JsonWriter& json, const std::string& jobId, const JobOutcome& outcome) {
   writeMember(json, "job_id", jobId);
   writeMember(json, "status", statusName(outcome.status));
-  writeMember(json, "message", outcome.message);
+  writeMember(json, "message", toText(outcome.message));
   if (!outcome.failedRank) return;
   const auto& f = *outcome.failedRank;
   json.Key("failed_rank");

@@ -116,14 +116,15 @@ bool slurmJobEnded(const std::string& state) {
   return live.count(state) == 0;
 }
 
-std::string slurmEndCause(const std::string& state) {
+Sentence slurmEndCause(const std::string& state) {
+  const auto said = [](const char* pattern) { return diagnosis::say(pattern); };
   using namespace diagnosis::text;
-  if (state == "TIMEOUT") return kSlurmTimeLimit;
-  if (state == "NODE_FAIL") return kSlurmNodeFailed;
-  if (state == "PREEMPTED") return kSlurmPreempted;
-  if (state == "OUT_OF_MEMORY") return kSlurmOutOfMemory;
-  if (state == "BOOT_FAIL") return kSlurmBootFailed;
-  if (state == "DEADLINE") return kSlurmDeadline;
+  if (state == "TIMEOUT") return said(kSlurmTimeLimit);
+  if (state == "NODE_FAIL") return said(kSlurmNodeFailed);
+  if (state == "PREEMPTED") return said(kSlurmPreempted);
+  if (state == "OUT_OF_MEMORY") return said(kSlurmOutOfMemory);
+  if (state == "BOOT_FAIL") return said(kSlurmBootFailed);
+  if (state == "DEADLINE") return said(kSlurmDeadline);
   return {};
 }
 

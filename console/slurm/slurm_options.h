@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sentence.h"
+
 namespace ringmaster::console {
 
 // A Slurm command failed or answered something the console cannot use; says which command and what it said.
@@ -72,8 +74,8 @@ std::vector<SlurmPartition> parseSinfo(const std::string& text);
 // OUT_OF_MEMORY, BOOT_FAIL, DEADLINE) or is unknown.
 bool slurmJobEnded(const std::string& state);
 
-// For a job Slurm ended (time limit, node failure, preemption, out of memory): one line for a person, else
-// empty (a job that completed, or one cancelled by its owner).
-std::string slurmEndCause(const std::string& state);
+// For a job Slurm ended (time limit, node failure, preemption, out of memory): one sentence for a person,
+// else an empty one (a job that completed, or one cancelled by its owner).
+Sentence slurmEndCause(const std::string& state);
 
 }  // namespace ringmaster::console

@@ -76,13 +76,13 @@ struct TrialResult {
   size_t round = 0;    // from 0
   uint64_t steps = 0;  // the trial's length
   int64_t runId = 0;
-  std::string status;   // the run's status word (console::statusName)
-  std::string failure;  // why the run did not finish; empty when it did
-  RunMetrics metrics;   // measureTrial's
+  std::string status;  // the run's status word (console::statusName)
+  Sentence failure;    // why the run did not finish or was not measured; empty when it was
+  RunMetrics metrics;  // measureTrial's
   // Against the default's run of the same round; absent for the default itself and failed trials.
   std::optional<MetricDelta> againstDefault;
 
-  bool measured() const { return failure.empty() && metrics.throughput > 0; }
+  bool measured() const { return isEmpty(failure) && metrics.throughput > 0; }
 };
 
 // The settings of the next round: the default, then the best of the others by measured throughput, `size`

@@ -91,7 +91,7 @@ void TuneSession::run(const std::function<void(const TrialResult&)>& onTrial,
       onTrial(trial);
       if (trial.isDefault && !trial.measured() && !stopped_) {
         failure_ = "the default's trial (run " + std::to_string(trial.runId) + ") " + trial.status + ": " +
-                   trial.failure + "; there is nothing to measure the other settings against";
+                   toText(trial.failure) + "; there is nothing to measure the other settings against";
         return;
       }
     }
@@ -139,13 +139,13 @@ TrialResult TuneSession::runTrial(const TuneSetting& setting, size_t round,
   const RunResult result = session.finish(*outcome);
   trial.status = result.status;
   if (outcome->status != JobStatus::Succeeded) {
-    trial.failure = outcome->message.empty() ? result.status : outcome->message;
+    trial.failure = outcome->message;
     return trial;
   }
   RunStore::Options readOnly;
   readOnly.readOnly = true;
   trial.metrics = measureTrial(RunStore(storePath_, readOnly), trial.runId);
-  if (!trial.measured()) trial.failure = text::kNoStepsAfterWarmUp;
+  if (!trial.measured()) trial.failure = outcomeSentence(text::kNoStepsAfterWarmUp);
   return trial;
 }
 

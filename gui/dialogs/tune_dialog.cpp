@@ -25,8 +25,8 @@
 #include "common/error.h"
 #include "console/models/comparison_model.h"
 #include "console/models/runs_model.h"
+#include "console/models/translated.h"
 #include "console/session/background.h"
-#include "console/session/outcome_text.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {
@@ -262,9 +262,7 @@ void TuneDialog::addTrial(const console::TrialResult& trial) {
   }
   cell(RunId, QString::number(trial.runId), true);
   QTableWidgetItem* status = cell(Status, console::RunsModel::statusText(text(trial.status)));
-  if (!trial.failure.empty()) {
-    status->setToolTip(console::translatedOutcome(trial.failure));
-  }
+  if (!isEmpty(trial.failure)) status->setToolTip(console::translated(trial.failure));
 
   if (trial.measured()) {
     points_->append(number, trial.metrics.throughput);

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "console/models/translated.h"
 #include "console/session/store_access.h"
 #include "gui/palette.h"
 #include "gui/views/chart_export.h"
@@ -222,7 +223,7 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
   std::vector<RunComparison> comparisons;
   for (size_t i = 1; i < runs.size(); ++i) comparisons.push_back(compareRuns(runs.front(), runs[i]));
   QStringList verdicts;
-  for (const auto& c : comparisons) verdicts << console::ComparisonModel::sentenceText(c.verdict);
+  for (const auto& c : comparisons) verdicts << console::translated(c.verdict);
   model_->setComparisons(std::move(comparisons));
   status_->setText(verdicts.join(QStringLiteral("\n")));
   Q_EMIT compared();

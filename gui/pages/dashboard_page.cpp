@@ -281,7 +281,7 @@ void DashboardPage::setProgress(const console::ProgressSnapshot& progress) {
   }
   QString text = total > 0 ? tr("Step %1 of %2").arg(done).arg(total) : tr("Step %1").arg(done);
   if (heading_.live && total > 0 && progress.etaS >= 0)
-    text += tr(" · ETA %1").arg(console::translated(elapsedPhrase(progress.etaS)));
+    text += tr(" · ETA %1").arg(console::translated(elapsedSentence(progress.etaS)));
   progressText_->setText(text);
   progressText_->setVisible(true);
 }

@@ -416,7 +416,7 @@ QList<LaunchPage::Problem> LaunchPage::findProblems() const {
   for (const FieldError& e : errors) {
     const QString field = QString::fromStdString(e.field);
     const QString message =
-        *e.phrase.pattern ? console::translated(e.phrase) : QString::fromStdString(e.message);
+        !isEmpty(e.phrase) ? console::translated(e.phrase) : QString::fromStdString(e.message);
     const QRegularExpressionMatch m = programField.match(field);
     if (!m.hasMatch()) {
       found.append({field, QStringLiteral("%1: %2").arg(labelOf(field), message)});

@@ -516,10 +516,6 @@
         <translation>其他 rank 每步等待 %1 ms，损失 %2% 的吞吐量</translation>
     </message>
     <message>
-        <source>the others have not had to wait for it so far</source>
-        <translation>其他 rank 至今无需等待它</translation>
-    </message>
-    <message>
         <source>%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5</source>
         <translation>%1：自第 %5 步起，%2内存每步增长 %3 MiB（每分钟 %4 MiB）</translation>
     </message>

@@ -189,12 +189,13 @@ TEST(ComparisonModel, ShowsEachRunAgainstTheBaselineWithItsInterval) {
 
   EXPECT_EQ(model.headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), "Metric");
   EXPECT_EQ(model.headerData(1, Qt::Horizontal, Qt::DisplayRole).toString(),
-            QString::fromStdString(slow.baseName));
+            QString::fromStdString(toText(slow.baseName)));
   EXPECT_EQ(model.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
-            QString::fromStdString(slow.otherName));
+            QString::fromStdString(toText(slow.otherName)));
   EXPECT_EQ(model.headerData(5, Qt::Horizontal, Qt::DisplayRole).toString(),
             QStringLiteral("%1 vs %2 (95% CI)")
-                .arg(QString::fromStdString(same.otherName), QString::fromStdString(same.baseName)));
+                .arg(QString::fromStdString(toText(same.otherName)),
+                     QString::fromStdString(toText(same.baseName))));
 
   // Row 1 is the mean step time: the baseline's, the slower run's, and its rise with a bootstrap interval.
   const MetricDelta& step = slow.deltas.at(1);
@@ -206,7 +207,7 @@ TEST(ComparisonModel, ShowsEachRunAgainstTheBaselineWithItsInterval) {
   const QString rise = model.index(1, 3).data().toString();
   EXPECT_EQ(rise, ComparisonModel::formatDelta(step));
   EXPECT_TRUE(rise.startsWith('+') && rise.contains('[')) << rise.toStdString();
-  EXPECT_EQ(model.index(1, 3).data(Qt::ToolTipRole).toString(), QString::fromStdString(slow.verdict));
+  EXPECT_EQ(model.index(1, 3).data(Qt::ToolTipRole).toString(), QString::fromStdString(toText(slow.verdict)));
   // Slower steps and lower throughput are worse; the same job again is no different.
   EXPECT_EQ(model.index(1, 3).data(ComparisonModel::VerdictRole).toInt(), -1);
   EXPECT_EQ(model.index(0, 3).data(ComparisonModel::VerdictRole).toInt(), -1);

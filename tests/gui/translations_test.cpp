@@ -252,9 +252,10 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   base.info.name = "base";
   other.info.name = "other";
   comparison.setComparisons({compareRuns(base, other)});
-  EXPECT_FALSE(console::ComparisonModel::sentenceText(comparison.comparisons().front().verdict).isEmpty());
-  EXPECT_FALSE(console::translatedOutcome("every rank finished").isEmpty());
-  EXPECT_EQ(console::translated(elapsedPhrase(185)), QStringLiteral("3 分 5 秒")) << "a run's length, an ETA";
+  EXPECT_FALSE(console::translated(comparison.comparisons().front().verdict).isEmpty());
+  EXPECT_FALSE(console::translated(console::outcomeSentence(console::text::kEveryRankFinished)).isEmpty());
+  EXPECT_EQ(console::translated(elapsedSentence(185)), QStringLiteral("3 分 5 秒"))
+      << "a run's length, an ETA";
   for (int column = 0; column < comparison.columnCount(); ++column) {
     EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
   }
@@ -293,33 +294,36 @@ bool hasChinese(const QString& text) {
 // Sentences the console makes of its own (not tr() strings), in Chinese with their figures kept: how a run
 // ended, as the window's banner says it; a comparison's verdict; and the finding of a job Slurm ended.
 TEST_F(ChineseConsole, RunEndingsVerdictsAndSlurmFindingsComeOutInChinese) {
-  const auto outcome = [](const std::string& english) { return console::translatedOutcome(english); };
-  const QString killed = outcome("rank 1 on host vm was killed by SIGABRT");
+  using console::outcomeSentence;
+  namespace text = console::text;
+  const QString killed = console::translated(
+      outcomeSentence(text::kRankOnHostEnded, {1, "vm", outcomeSentence(text::kWasKilledBy, {"SIGABRT"})}));
   EXPECT_TRUE(hasChinese(killed) && killed.contains(QStringLiteral("SIGABRT")) &&
               killed.contains(QStringLiteral("vm")) && !killed.contains(QStringLiteral("killed")))
       << killed.toStdString();
-  const QString exited = outcome("rank 2 on host node2 exited with code 3");
+  const QString exited = console::translated(
+      outcomeSentence(text::kRankOnHostEnded, {2, "node2", outcomeSentence(text::kExitedWithCode, {3})}));
   EXPECT_TRUE(hasChinese(exited) && exited.contains(QStringLiteral("node2")) &&
               exited.contains(QLatin1Char('3')) && !exited.contains(QStringLiteral("exited")))
       << exited.toStdString();
-  // A stall's stop carries the stall finding's own summary, which is translated in its own context.
-  const std::string silent =
-      diagnosis::say(diagnosis::text::kWentSilentOneWaits,
-                     {diagnosis::rankOnHost(1, "node2"), diagnosis::say(diagnosis::text::kAfterStep, {"5"}),
-                      diagnosis::say(diagnosis::text::kSentNothingFor, {"61"}), "0", "61"});
-  const QString stalled = outcome("stopped after a stall of 60 s (--stall-timeout-s 60): " + silent);
+  // A stall's stop carries the stall finding's own sentence, which is translated in its own context.
+  const Sentence silent = diagnosis::say(
+      diagnosis::text::kWentSilentOneWaits,
+      {diagnosis::rankOnHost(1, "node2"), diagnosis::say(diagnosis::text::kAfterStep, {5}),
+       diagnosis::say(diagnosis::text::kSentNothingFor, {Decimal{61, 1}}), "0", Decimal{61, 1}});
+  const QString stalled = console::translated(outcomeSentence(text::kStoppedAfterStall, {"60", silent}));
   EXPECT_TRUE(hasChinese(stalled) && stalled.contains(QStringLiteral("--stall-timeout-s 60")) &&
               !stalled.contains(QStringLiteral("went silent")) &&
               !stalled.contains(QStringLiteral("stopped after")))
       << stalled.toStdString();
-  for (const std::string& english : {std::string("every rank finished"), std::string("stopped on request"),
-                                     std::string("left running on its hosts; their agents keep its journal"),
-                                     std::string("rank 3 never reported its exit"),
-                                     std::string("lost host node2: its agent has not answered for 30 s"),
-                                     std::string("Slurm ended job 77: TIMEOUT"),
-                                     std::string("no step samples after the warm-up were stored")}) {
-    const QString shown = outcome(english);
-    EXPECT_TRUE(hasChinese(shown)) << english << " -> " << shown.toStdString();
+  for (const Sentence& said :
+       {outcomeSentence(text::kEveryRankFinished), outcomeSentence(text::kStoppedOnRequest),
+        outcomeSentence(text::kLeftRunning), outcomeSentence(text::kNeverReportedExit, {3}),
+        outcomeSentence(text::kLostHostSilent, {"node2", 30}),
+        outcomeSentence(text::kSlurmEndedJob, {"77", "TIMEOUT"}),
+        outcomeSentence(text::kNoStepsAfterWarmUp)}) {
+    const QString shown = console::translated(said);
+    EXPECT_TRUE(hasChinese(shown)) << toText(said) << " -> " << shown.toStdString();
   }
 
   // Verdicts: faster on step time; of different rank counts by throughput; and what a run lacks.
@@ -351,26 +355,26 @@ TEST_F(ChineseConsole, RunEndingsVerdictsAndSlurmFindingsComeOutInChinese) {
       {compareRuns(base, wider), "higher throughput"},
       {compareRuns(base, empty), "has no"}};
   for (const auto& [comparison, english] : verdicts) {
-    ASSERT_NE(comparison.verdict.find(english), std::string::npos) << comparison.verdict;
-    const QString shown = console::ComparisonModel::sentenceText(comparison.verdict);
+    ASSERT_NE(toText(comparison.verdict).find(english), std::string::npos) << toText(comparison.verdict);
+    const QString shown = console::translated(comparison.verdict);
     EXPECT_TRUE(hasChinese(shown) && !shown.contains(QString::fromLatin1(english)))
-        << comparison.verdict << " -> " << shown.toStdString();
+        << toText(comparison.verdict) << " -> " << shown.toStdString();
   }
 
   // Slurm ended the job: the finding the run session makes, on the Findings page.
   v1::Finding slurm;
   slurm.set_kind(v1::Finding::KIND_CRASH);
   slurm.set_cause("slurm");
-  slurm.set_summary(
-      diagnosis::say(diagnosis::text::kSlurmEndedJob, {console::slurmEndCause("TIMEOUT"), "77", "TIMEOUT"}));
+  diagnosis::setSummary(slurm, diagnosis::say(diagnosis::text::kSlurmEndedJob,
+                                              {console::slurmEndCause("TIMEOUT"), "77", "TIMEOUT"}));
   EXPECT_EQ(slurm.summary(), "Slurm ended the job at its time limit (Slurm job 77: TIMEOUT)");
   const QString shown = console::FindingsModel::summaryText(slurm);
   EXPECT_TRUE(hasChinese(shown) && shown.contains(QStringLiteral("77")) &&
               shown.contains(QStringLiteral("TIMEOUT")) && !shown.contains(QStringLiteral("time limit")))
       << shown.toStdString();
   for (const char* state : {"NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}) {
-    slurm.set_summary(
-        diagnosis::say(diagnosis::text::kSlurmEndedJob, {console::slurmEndCause(state), "77", state}));
+    diagnosis::setSummary(
+        slurm, diagnosis::say(diagnosis::text::kSlurmEndedJob, {console::slurmEndCause(state), "77", state}));
     EXPECT_TRUE(hasChinese(console::FindingsModel::summaryText(slurm))) << slurm.summary();
   }
   for (const QString& missing : translator.unanswered()) {
@@ -388,8 +392,11 @@ TEST_F(ChineseConsole, RestartsComeOutInChinese) {
   restart.set_host("vm");
   restart.set_cause("signal");
   (*restart.mutable_evidence())["signal"] = 6;
-  restart.set_summary(fillPattern(console::text::kRestartAfterResumed,
-                                  {"1", "2", "rank 1 on host vm was killed by SIGABRT", "30"}));
+  using console::outcomeSentence;
+  namespace text = console::text;
+  const Sentence killed =
+      outcomeSentence(text::kRankOnHostEnded, {1, "vm", outcomeSentence(text::kWasKilledBy, {"SIGABRT"})});
+  diagnosis::setSummary(restart, outcomeSentence(text::kRestartAfterResumed, {1, 2, killed, 30}));
   const QString summary = console::FindingsModel::summaryText(restart);
   EXPECT_TRUE(hasChinese(summary) && summary.contains(QStringLiteral("SIGABRT")) &&
               summary.contains(QStringLiteral("30")) && !summary.contains(QStringLiteral("restart")) &&
@@ -404,16 +411,18 @@ TEST_F(ChineseConsole, RestartsComeOutInChinese) {
               !evidence.contains(QStringLiteral("restart")))
       << evidence.toStdString();
 
-  restart.set_summary(
-      fillPattern(console::text::kRestartAfterOnRanks,
-                  {"1", "1", "lost host node2: its agent has not answered for 30 s", "2", "node2"}));
+  diagnosis::setSummary(
+      restart, outcomeSentence(text::kRestartAfterOnRanks,
+                               {1, 1, outcomeSentence(text::kLostHostSilent, {"node2", 30}), 2, "node2"}));
   const QString shrunk = console::FindingsModel::summaryText(restart);
   EXPECT_TRUE(hasChinese(shrunk) && shrunk.contains(QStringLiteral("node2")) &&
               !shrunk.contains(QStringLiteral("gone")) && !shrunk.contains(QStringLiteral("answered")))
       << shrunk.toStdString();
 
-  const QString exhausted = console::translatedOutcome(
-      fillPattern(console::text::kAfterRestarts, {"rank 1 on host vm exited with code 1", "2", "2"}));
+  const QString exhausted = console::translated(outcomeSentence(
+      text::kAfterRestarts,
+      {outcomeSentence(text::kRankOnHostEnded, {1, "vm", outcomeSentence(text::kExitedWithCode, {1})}), 2,
+       2}));
   EXPECT_TRUE(hasChinese(exhausted) && exhausted.contains(QStringLiteral("--max-restarts 2")) &&
               !exhausted.contains(QStringLiteral("restarts,")) &&
               !exhausted.contains(QStringLiteral("exited")))

@@ -98,7 +98,7 @@ TEST_F(TuneDialogTest, FourTrialsFillTheTableTheChartAndTheHistoryAndEndWithTheB
   ASSERT_EQ(dialog->points()->count(), 4);
   for (int i = 0; i < 4; ++i) {
     const auto& t = trials[static_cast<size_t>(i)];
-    ASSERT_TRUE(t.measured()) << "trial " << i + 1 << ": " << t.status << " " << t.failure;
+    ASSERT_TRUE(t.measured()) << "trial " << i + 1 << ": " << t.status << " " << toText(t.failure);
     EXPECT_EQ(dialog->points()->at(i), QPointF(i + 1, t.metrics.throughput));
     EXPECT_EQ(dialog->table()->item(i, 6)->text().toLongLong(), t.runId);
     EXPECT_EQ(t.isDefault, i == 0) << "the default runs first";

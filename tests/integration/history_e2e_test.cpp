@@ -64,7 +64,7 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
     outcome = session.waitFor(60s);
     if (!outcome) return {};
   }
-  EXPECT_EQ(outcome->status, expected) << outcome->message;
+  EXPECT_EQ(outcome->status, expected) << ringmaster::toText(outcome->message);
   const console::RunResult result = session.finish(*outcome);
   EXPECT_TRUE(result.problems.empty()) << result.problems.front();
 

@@ -43,7 +43,7 @@ TEST(LauncherJob, ASmallJobSucceedsAndEveryRankReports) {
   launcher.start();
   auto outcome = launcher.waitFor(120s);
   ASSERT_TRUE(outcome) << "the job did not finish";
-  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << ringmaster::toText(outcome->message);
   auto all = records.records();
   EXPECT_EQ(ranksPastStep(all, 8), 2);
   std::set<int> summaries;
@@ -90,8 +90,10 @@ TEST(LauncherJob, KillingOneRankFailsTheJobNamingItAndStopsTheOthers) {
   EXPECT_EQ(outcome->status, console::JobStatus::Failed);
   ASSERT_TRUE(outcome->failedRank);
   EXPECT_EQ(outcome->failedRank->rank, 2);
-  EXPECT_NE(outcome->message.find("rank 2"), std::string::npos) << outcome->message;
-  EXPECT_NE(outcome->message.find("SIGKILL"), std::string::npos) << outcome->message;
+  EXPECT_NE(ringmaster::toText(outcome->message).find("rank 2"), std::string::npos)
+      << ringmaster::toText(outcome->message);
+  EXPECT_NE(ringmaster::toText(outcome->message).find("SIGKILL"), std::string::npos)
+      << ringmaster::toText(outcome->message);
   for (const auto& [rank, pid] : pids) EXPECT_FALSE(processAlive(pid)) << "rank " << rank << " still runs";
 }
 
@@ -108,7 +110,7 @@ TEST(LauncherJob, AWatcherThatReconnectsMissesNothingAndRepeatsNothing) {
   }
   auto outcome = launcher.waitFor(120s);
   ASSERT_TRUE(outcome);
-  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << outcome->message;
+  EXPECT_EQ(outcome->status, console::JobStatus::Succeeded) << ringmaster::toText(outcome->message);
   EXPECT_GE(launcher.follower(0).reconnects(), 1u);
   auto all = records.records();
   ASSERT_FALSE(all.empty());
@@ -146,7 +148,7 @@ TEST(LauncherJob, ARemoteJobLetGoOfTrainsOnUnderItsAgent) {
     }
     auto outcome = launcher.waitFor(10s);
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->status, console::JobStatus::Detached) << outcome->message;
+    EXPECT_EQ(outcome->status, console::JobStatus::Detached) << ringmaster::toText(outcome->message);
     EXPECT_FALSE(launcher.detach()) << "a job can be let go of once";
   }  // the launcher is gone; it must not have stopped the job
 
@@ -196,9 +198,10 @@ TEST(LauncherJob, AStopAHostNeverConfirmsStillEndsTheRun) {
   EXPECT_EQ(agent.stops(), 1);
   auto outcome = launcher.waitFor(120s);
   ASSERT_TRUE(outcome) << "the run waits for ever for a host that never confirms the stop";
-  EXPECT_EQ(outcome->status, console::JobStatus::Stopped) << outcome->message;
-  EXPECT_EQ(outcome->message, fillPattern(console::text::kStopNotConfirmed,
-                                          {"127.0.0.1", std::to_string(console::Launcher::kStopConfirmS)}));
+  EXPECT_EQ(outcome->status, console::JobStatus::Stopped) << ringmaster::toText(outcome->message);
+  EXPECT_EQ(ringmaster::toText(outcome->message),
+            fillPattern(console::text::kStopNotConfirmed,
+                        {"127.0.0.1", std::to_string(console::Launcher::kStopConfirmS)}));
 }
 
 // `ringmaster run` against that agent, sent SIGTERM while it follows the stuck stream: the console asks the

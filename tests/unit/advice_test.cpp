@@ -8,7 +8,7 @@
 #include <csignal>
 #include <set>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 #include "diagnosis/comparison.h"
 #include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
@@ -60,7 +60,7 @@ v1::Record rankEnded(int rank, v1::RankState::State state, int code) {
 
 }  // namespace
 
-TEST(Phrases, FiguresGoWhereTheirNumbersSayInOnePass) {
+TEST(Sentences, FiguresGoWhereTheirNumbersSayInOnePass) {
   EXPECT_EQ(fillPattern("%2 before %1, %1 again", {"a", "b"}), "b before a, a again");
   EXPECT_EQ(fillPattern("%1 and %2", {"%2", "x"}), "%2 and x") << "a figure is never filled in again";
   EXPECT_EQ(fillPattern("100% of %1, %3 unknown", {"it"}), "100% of it, %3 unknown");

@@ -48,12 +48,12 @@ TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
   ASSERT_TRUE(step.interval);
   EXPECT_GT(step.interval->lower, 0.05);
   EXPECT_LT(step.interval->upper, 0.20);
-  EXPECT_NE(c.verdict.find("run 2 (horovod) is"), std::string::npos) << c.verdict;
-  EXPECT_NE(c.verdict.find("slower than run 1 (ddp)"), std::string::npos) << c.verdict;
+  EXPECT_NE(toText(c.verdict).find("run 2 (horovod) is"), std::string::npos) << toText(c.verdict);
+  EXPECT_NE(toText(c.verdict).find("slower than run 1 (ddp)"), std::string::npos) << toText(c.verdict);
   EXPECT_LT(c.deltas.at(0).relative, 0);  // throughput dropped
 
   auto reverse = compareRuns(b, a);
-  EXPECT_NE(reverse.verdict.find("faster"), std::string::npos) << reverse.verdict;
+  EXPECT_NE(toText(reverse.verdict).find("faster"), std::string::npos) << toText(reverse.verdict);
 }
 
 TEST(Comparison, TheSameJobTwiceIsNotSignificantlyDifferent) {
@@ -62,7 +62,7 @@ TEST(Comparison, TheSameJobTwiceIsNotSignificantlyDifferent) {
   SyntheticRun two = one;
   two.seed = 99;
   auto c = compareRuns(metricsOf(one, 1, "a"), metricsOf(two, 2, "b"));
-  EXPECT_NE(c.verdict.find("no significant difference"), std::string::npos) << c.verdict;
+  EXPECT_NE(toText(c.verdict).find("no significant difference"), std::string::npos) << toText(c.verdict);
 }
 
 TEST(Comparison, ScalingEfficiencyAgainstABaseline) {
@@ -97,9 +97,10 @@ TEST(Comparison, RunsOfDifferentRankCountsAreJudgedOnThroughput) {
   four.forwardMs *= 1.25;
   four.backwardMs *= 1.25;
   auto c = compareRuns(metricsOf(two, 1, "two"), metricsOf(four, 2, "four"));
-  EXPECT_NE(c.verdict.find("run 2 (four) on 4 ranks has"), std::string::npos) << c.verdict;
-  EXPECT_NE(c.verdict.find("higher throughput than run 1 (two) on 2"), std::string::npos) << c.verdict;
-  EXPECT_EQ(c.verdict.find("slower"), std::string::npos) << c.verdict;
+  EXPECT_NE(toText(c.verdict).find("run 2 (four) on 4 ranks has"), std::string::npos) << toText(c.verdict);
+  EXPECT_NE(toText(c.verdict).find("higher throughput than run 1 (two) on 2"), std::string::npos)
+      << toText(c.verdict);
+  EXPECT_EQ(toText(c.verdict).find("slower"), std::string::npos) << toText(c.verdict);
 }
 
 TEST(Comparison, AChangeFromZeroIsADifferenceNotAPercentage) {
@@ -125,21 +126,23 @@ TEST(Comparison, WhatARunDidNotMeasureIsSaidNotShownAsMinusAHundredPercent) {
   int notMeasured = 0;
   for (const auto& d : c.deltas) {
     if (d.metric == "findings") {
-      EXPECT_TRUE(d.missing.empty());
+      EXPECT_TRUE(isEmpty(d.missing));
       continue;
     }
     ++notMeasured;
     EXPECT_TRUE(std::isnan(d.relative)) << d.metric << " shows a change of " << d.relative;
     EXPECT_FALSE(d.interval) << d.metric;
     EXPECT_EQ(d.verdict(), 0) << d.metric << " is coloured";
-    EXPECT_NE(d.missing.find("run 2 (imported) has no"), std::string::npos) << d.metric << ": " << d.missing;
+    EXPECT_NE(toText(d.missing).find("run 2 (imported) has no"), std::string::npos)
+        << d.metric << ": " << toText(d.missing);
   }
   EXPECT_EQ(notMeasured, 14);
-  EXPECT_NE(c.verdict.find("run 2 (imported) has no step samples"), std::string::npos) << c.verdict;
-  EXPECT_EQ(c.verdict.find("faster"), std::string::npos) << c.verdict;
+  EXPECT_NE(toText(c.verdict).find("run 2 (imported) has no step samples"), std::string::npos)
+      << toText(c.verdict);
+  EXPECT_EQ(toText(c.verdict).find("faster"), std::string::npos) << toText(c.verdict);
 
   auto neither = compareRuns(imported, imported);
-  EXPECT_EQ(neither.deltas.front().missing, "neither run has step samples");
+  EXPECT_EQ(toText(neither.deltas.front().missing), "neither run has step samples");
 }
 
 TEST(Comparison, ADifferenceWithoutAConfidenceIntervalIsNeitherBetterNorWorse) {
@@ -168,7 +171,7 @@ TEST(Comparison, AProfilerTraceWithoutBatchSizesHasStepTimesButNoThroughput) {
   std::fill(trace.stepThroughput.begin(), trace.stepThroughput.end(), 0.0);
   const auto c = compareRuns(live, trace);
   EXPECT_EQ(c.deltas.at(0).metric, "throughput");
-  EXPECT_NE(c.deltas.at(0).missing.find("run 2 (trace) has no sample counts"), std::string::npos)
-      << c.deltas.at(0).missing;
-  EXPECT_TRUE(c.deltas.at(1).missing.empty()) << "step times are still compared";
+  EXPECT_NE(toText(c.deltas.at(0).missing).find("run 2 (trace) has no sample counts"), std::string::npos)
+      << toText(c.deltas.at(0).missing);
+  EXPECT_TRUE(isEmpty(c.deltas.at(1).missing)) << "step times are still compared";
 }

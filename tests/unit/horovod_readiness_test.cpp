@@ -178,7 +178,7 @@ TEST(DurationText, EveryScaleReadsInItsOwnUnit) {
 }
 
 TEST(DurationText, ARunsLengthReadsInWholeSecondsAsAClockSaysIt) {
-  using ringmaster::elapsedPhrase;
+  using ringmaster::elapsedSentence;
   using ringmaster::formatElapsed;
   EXPECT_EQ(formatElapsed(0), "0 s");
   EXPECT_EQ(formatElapsed(45.4), "45 s");
@@ -191,10 +191,12 @@ TEST(DurationText, ARunsLengthReadsInWholeSecondsAsAClockSaysIt) {
   EXPECT_EQ(formatElapsed(std::numeric_limits<double>::infinity()), "0 s");
   EXPECT_EQ(formatElapsed(1e300), "8888888888 h 53 min") << "capped, never undefined";
   // The window translates the pattern and fills in the same figures.
-  const ringmaster::Phrase phrase = elapsedPhrase(185);
-  EXPECT_STREQ(phrase.context, ringmaster::kDurationContext);
-  EXPECT_STREQ(phrase.pattern, "%1 min %2 s");
-  EXPECT_EQ(phrase.args, (std::vector<std::string>{"3", "5"}));
+  const ringmaster::Sentence phrase = elapsedSentence(185);
+  EXPECT_EQ(phrase.context(), ringmaster::kDurationContext);
+  EXPECT_EQ(phrase.pattern(), "%1 min %2 s");
+  ASSERT_EQ(phrase.args_size(), 2);
+  EXPECT_EQ(phrase.args(0).integer(), 3);
+  EXPECT_EQ(phrase.args(1).integer(), 5);
 }
 
 TEST(HorovodReadiness, AnImportedTimelineKeepsItsLatenessFindingWithTheRun) {

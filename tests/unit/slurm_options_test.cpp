@@ -103,11 +103,11 @@ TEST(SlurmOptions, EndedStatesAndTheCausesSlurmHad) {
   EXPECT_TRUE(slurmJobEnded("COMPLETED"));
   EXPECT_TRUE(slurmJobEnded("TIMEOUT"));
   EXPECT_TRUE(slurmJobEnded(""));
-  EXPECT_EQ(slurmEndCause("TIMEOUT"), "Slurm ended the job at its time limit");
-  EXPECT_NE(slurmEndCause("NODE_FAIL").find("nodes failed"), std::string::npos);
-  EXPECT_NE(slurmEndCause("PREEMPTED").find("preempted"), std::string::npos);
-  EXPECT_EQ(slurmEndCause("COMPLETED"), "");
-  EXPECT_EQ(slurmEndCause("CANCELLED"), "");
+  EXPECT_EQ(toText(slurmEndCause("TIMEOUT")), "Slurm ended the job at its time limit");
+  EXPECT_NE(toText(slurmEndCause("NODE_FAIL")).find("nodes failed"), std::string::npos);
+  EXPECT_NE(toText(slurmEndCause("PREEMPTED")).find("preempted"), std::string::npos);
+  EXPECT_TRUE(isEmpty(slurmEndCause("COMPLETED")));
+  EXPECT_TRUE(isEmpty(slurmEndCause("CANCELLED")));
 }
 
 TEST(SlurmOptions, RunFlagsTakeSlurmOptionsAndGiveThemBack) {

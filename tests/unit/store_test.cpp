@@ -11,6 +11,7 @@
 #include <limits>
 #include <thread>
 
+#include "common/sentence.h"
 #include "history/run_store.h"
 #include "history/store_schema.h"
 #include "tests/support/files.h"
@@ -110,7 +111,10 @@ v1::RecordBatch sampleBatch() {
   finding->set_kind(v1::Finding::KIND_STRAGGLER);
   finding->set_severity(v1::Finding::SEVERITY_WARNING);
   finding->set_rank(1);
-  finding->set_summary("rank 1 is slow");
+  *finding->mutable_sentence() = ringmaster::sentence(
+      "ringmaster::Finding", "%1 is slow by %2%",
+      {ringmaster::sentence("ringmaster::Finding", "rank %1", {1}), ringmaster::Decimal{21.5, 1}});
+  finding->set_summary(ringmaster::toText(finding->sentence()));
   (*finding->mutable_evidence())["slowdown_pct"] = 21.5;
   auto* summary = batch.add_records()->mutable_summary();
   summary->set_rank(0);
@@ -192,6 +196,13 @@ TEST_F(StoreTest, RoundTripsEveryRecordKind) {
   auto findings = store.findings(id);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_DOUBLE_EQ(findings[0].evidence().at("slowdown_pct"), 21.5);
+  EXPECT_EQ(findings[0].summary(), "rank 1 is slow by 21.5%");
+  ASSERT_TRUE(findings[0].has_sentence()) << "the summary's sentence is kept with it";
+  const v1::RecordBatch sent = sampleBatch();
+  for (const auto& record : sent.records()) {
+    if (record.has_finding())
+      EXPECT_EQ(findings[0].sentence().SerializeAsString(), record.finding().sentence().SerializeAsString());
+  }
   EXPECT_EQ(store.logs(id, 0).size(), 1u);
   EXPECT_TRUE(store.logs(id, 1).empty());
 }
@@ -258,6 +269,7 @@ TEST_F(StoreTest, MigratesAVersionOneFile) {
                   db,
                   "INSERT INTO runs (name, status, source, world_size) VALUES ('old', 'finished', 'live', 4);"
                   "INSERT INTO steps VALUES (1, 0, 0, 0, 0, 1, 2, 3, 4, 5, 15, 32, 1.5, 0.1);"
+                  "INSERT INTO findings VALUES (1, 1, 1, 2, 'node2', 7, 'compute', 'rank 2 is slow', '{}');"
                   "PRAGMA application_id = 1380404563; PRAGMA user_version = 1;",
                   nullptr, nullptr, nullptr),
               SQLITE_OK);
@@ -271,6 +283,20 @@ TEST_F(StoreTest, MigratesAVersionOneFile) {
   EXPECT_EQ(store.counts(id).steps, 1);
   EXPECT_DOUBLE_EQ(store.rankSeries(id).at(0).steps.at(0).loss(), 1.5);  // the steps table was copied whole
   EXPECT_EQ(store.run(id)->notes, "");
+  // A finding stored before sentences were keeps its English, and a damaged sentence is as good as none.
+  ASSERT_EQ(store.findings(id).size(), 1u);
+  EXPECT_EQ(store.findings(id)[0].summary(), "rank 2 is slow");
+  EXPECT_FALSE(store.findings(id)[0].has_sentence());
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE findings SET sentence = x'0affffff'", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_EQ(store.findings(id).size(), 1u);
+  EXPECT_EQ(store.findings(id)[0].summary(), "rank 2 is slow");
+  EXPECT_FALSE(store.findings(id)[0].has_sentence());
   store.addTag(id, "migrated");  // a version 2 feature works on the migrated file
   EXPECT_EQ(store.run(id)->tags.at(0), "migrated");
 

@@ -1,33 +1,34 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Findings' summaries and causes in any language: every sentence a detector writes is made of a pattern of
-// the one table (diagnosis/summary_text), found again from the stored English, so the GUI can show
-// its translation filled with the same figures, parts in their own translation; English stays as it was.
+// Findings' summaries in any language: every sentence a detector writes is kept as the message it says
+// (common/sentence.h): its English is the summary as it always read, and a reader's catalogue replaces every
+// pattern in it, the sentences inside it each in their own context, with the same figures.
 #include "diagnosis/summary_text.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
-#include "common/phrase.h"
+#include "common/sentence.h"
 #include "diagnosis/comparison.h"
 #include "diagnosis/run_diagnosis.h"
 #include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster::diagnosis;
-using ringmaster::PatternEntry;
-using ringmaster::translateText;
+using ringmaster::Decimal;
+using ringmaster::Figure;
+using ringmaster::render;
+using ringmaster::Sentence;
+using ringmaster::sentence;
+using ringmaster::toText;
 using ringmaster::test::generate;
 using ringmaster::test::SyntheticRun;
 
 namespace {
 
-// A "translation" that shows which pattern was used: [pattern].
-std::string marked(const char*, const char* pattern) {
-  return std::string("[") + pattern + "]";
-}
-
-std::string english(const char*, const char* pattern) {
-  return pattern;
+// A "translation" that shows each pattern it was asked for, with its context: «context|pattern».
+std::string marked(const std::string& context, const std::string& pattern) {
+  return "\u00ab" + context + "|" + pattern + "\u00bb";
 }
 
 v1::Record rankEnded(int rank, v1::RankState::State state, int code, const std::string& message = {}) {
@@ -51,51 +52,74 @@ v1::Record step(int rank, uint64_t number, double loss) {
   return r;
 }
 
-// Every summary and cause of `findings` is made by the table: in English it comes back as it was, and a
-// translation replaces every pattern, parts included (no English word of the table is left outside
-// brackets).
+// Every sentence inside `s` (itself included) is of a catalogue context of Ringmaster's and has a pattern.
+void expectOwnSentences(const Sentence& s) {
+  EXPECT_TRUE(s.context() == kFindingContext || s.context() == ringmaster::kComparisonContext)
+      << s.context() << ": " << s.pattern();
+  EXPECT_FALSE(s.pattern().empty());
+  for (const auto& arg : s.args()) {
+    EXPECT_NE(arg.value_case(), Sentence::Arg::VALUE_NOT_SET) << s.pattern();
+    if (arg.has_sentence()) expectOwnSentences(arg.sentence());
+  }
+}
+
+// Every finding of `findings` carries its summary as a sentence whose English is the summary, made of
+// Ringmaster's patterns only: a translation replaces the whole of it (no English is left outside the
+// marks). Its cause is one of the cause words.
 void expectTranslatable(const std::vector<v1::Finding>& findings) {
   ASSERT_FALSE(findings.empty());
+  const auto& causes = causeWords();
   for (const v1::Finding& f : findings) {
-    for (const std::string& text : {f.summary(), f.cause()}) {
-      const auto same = translateText(text, findingPatterns(), kFindingContext, english);
-      ASSERT_TRUE(same.has_value()) << "no pattern makes \"" << text << "\"";
-      EXPECT_EQ(*same, text);
-      const std::string shown = translateFinding(text, marked);
-      EXPECT_EQ(shown.front(), '[') << shown;
-      EXPECT_EQ(shown.back(), ']') << shown;
-    }
+    ASSERT_TRUE(f.has_sentence()) << f.summary();
+    EXPECT_EQ(toText(f.sentence()), f.summary());
+    expectOwnSentences(f.sentence());
+    const std::string shown = render(f.sentence(), marked);
+    EXPECT_EQ(shown.rfind("\u00ab", 0), 0u) << shown;
+    EXPECT_EQ(shown.substr(shown.size() - std::string("\u00bb").size()), "\u00bb") << shown;
+    EXPECT_TRUE(std::any_of(causes.begin(), causes.end(), [&](const char* w) { return f.cause() == w; }))
+        << "cause \"" << f.cause() << "\" is no cause word";
   }
 }
 
 }  // namespace
 
-TEST(TextPatterns, AFigureMarkedAsAPartIsASentenceOfTheTableInItsTurn) {
-  const std::vector<PatternEntry> table = {
-      {"%1 is late by %2", 1u},           {"rank %1 (%2)"}, {"rank %1"},
-      {"%1 waits for %2 and %3", 0b110u}, {"the data"},
-  };
-  EXPECT_EQ(translateText("rank 2 (node2) is late by 5 ms", table, "c", marked),
-            "[[rank 2 (node2)] is late by 5 ms]");
-  EXPECT_EQ(translateText("rank 2 is late by 5 ms", table, "c", marked), "[[rank 2] is late by 5 ms]");
-  // The first " and " would leave "rank 3 and the data" as a part no pattern makes: the matcher goes on.
-  EXPECT_EQ(translateText("x and y waits for rank 3 and the data", table, "c", marked),
-            "[x and y waits for [rank 3] and [the data]]");
-  EXPECT_FALSE(translateText("something else", table, "c", marked).has_value());
-  EXPECT_FALSE(translateText("the dat", table, "c", marked).has_value());
-  EXPECT_EQ(translateFinding("written by another program", marked), "written by another program");
+TEST(Sentences, FiguresOfEachTypeReadAsPrintfWouldPrintThem) {
+  const Sentence s = sentence("c", "%1|%2|%3|%4|%5|%6",
+                              {"node2", 7, uint64_t(18'446'744'073'709'551'615u) / 2, Decimal{8.125, 1},
+                               Decimal{2, 1, true}, Decimal{-0.5, 0}});
+  EXPECT_EQ(toText(s), "node2|7|9223372036854775807|8.1|+2.0|-0");
+  EXPECT_TRUE(ringmaster::isEmpty(Sentence{}));
 }
 
-TEST(TextPatterns, TheMostSpecificPatternWins) {
-  const std::vector<PatternEntry> table = {{"%1: %2"}, {"%1: %2 per step"}};
-  const auto which = [](const char*, const char* pattern) {
-    return std::string(pattern) == "%1: %2" ? std::string("A(%1, %2)") : std::string("B(%1, %2)");
+TEST(Sentences, EachSentenceInsideAnotherIsTranslatedInItsOwnContext) {
+  const Sentence who = sentence("people", "rank %1 (%2)", {2, "node2"});
+  const Sentence s = sentence("findings", "%1 is late by %2 ms", {who, Decimal{5.04, 1}});
+  EXPECT_EQ(toText(s), "rank 2 (node2) is late by 5.0 ms");
+  EXPECT_EQ(render(s, marked), "\u00abfindings|\u00abpeople|rank 2 (node2)\u00bb is late by 5.0 ms\u00bb");
+  // A catalogue may put the figures where its language wants them.
+  const auto reordered = [](const std::string&, const std::string& pattern) {
+    return pattern == "%1 is late by %2 ms" ? std::string("%2 ms late: %1") : pattern;
   };
-  EXPECT_EQ(translateText("rss: 5 MiB per step", table, "c", which), "B(rss, 5 MiB)");
-  EXPECT_EQ(translateText("rss: 5 MiB", table, "c", which), "A(rss, 5 MiB)");
-  const std::vector<PatternEntry> repeated = {{"rank %1 (Logs page, rank %1)"}};
-  EXPECT_TRUE(translateText("rank 2 (Logs page, rank 2)", repeated, "c", english).has_value());
-  EXPECT_FALSE(translateText("rank 2 (Logs page, rank 3)", repeated, "c", english).has_value());
+  EXPECT_EQ(render(s, reordered), "5.0 ms late: rank 2 (node2)");
+}
+
+TEST(Sentences, AStoredSentenceOfAnyShapeRendersWithoutFailing) {
+  // Nested far deeper than Ringmaster nests (a damaged or hostile store): the innermost parts are elided.
+  Sentence deep = sentence("c", "end");
+  for (int i = 0; i < 50; ++i) deep = sentence("c", "(%1)", {deep});
+  const std::string text = toText(deep);
+  EXPECT_NE(text.find("\u2026"), std::string::npos) << text;
+  EXPECT_EQ(text.find("end"), std::string::npos) << text;
+  // Figures missing or of no type, a pattern that is not one of Ringmaster's.
+  Sentence odd;
+  odd.set_pattern("%1, %2 and %3");
+  odd.add_args()->set_text("a");
+  odd.add_args();
+  EXPECT_EQ(toText(odd), "a,  and %3");
+  Sentence::Decimal& wide = *odd.add_args()->mutable_decimal();
+  wide.set_value(1e300);
+  wide.set_digits(4'000'000'000u);
+  EXPECT_FALSE(toText(odd).empty());
 }
 
 TEST(FindingText, EnglishSummariesReadAsBefore) {
@@ -115,7 +139,7 @@ TEST(FindingText, EnglishSummariesReadAsBefore) {
             "\"RuntimeError: boom\". Rank 2 then failed as well.");
 }
 
-TEST(FindingText, EverySummaryAndCauseADetectorWritesIsInTheTable) {
+TEST(FindingText, EverySummaryADetectorWritesIsASentenceOfRingmastersPatterns) {
   // Stragglers (compute, data, communication), a leak, slow links.
   for (int kind = 0; kind < 3; ++kind) {
     SyntheticRun run;
@@ -179,7 +203,7 @@ TEST(FindingText, EverySummaryAndCauseADetectorWritesIsInTheTable) {
   expectTranslatable({ringmaster::scalingFinding(two, four)});
 }
 
-TEST(FindingText, StallsFromProgressAndHeartbeatsAreInTheTable) {
+TEST(FindingText, StallsFromProgressAndHeartbeatsAreSentencesOfRingmastersPatterns) {
   StallDetector detector(3, {});
   v1::StepSample sample;
   for (int rank = 0; rank < 3; ++rank) {
@@ -191,7 +215,7 @@ TEST(FindingText, StallsFromProgressAndHeartbeatsAreInTheTable) {
   expectTranslatable(behind);
   ASSERT_FALSE(behind.empty());
   v1::Finding wentOn = behind[0];
-  wentOn.set_summary(say(text::kThenItWentOn, {wentOn.summary()}));
+  setSummary(wentOn, say(text::kThenItWentOn, {wentOn.sentence()}));
   expectTranslatable({wentOn});
   StallDetector together(2, {});
   for (int rank = 0; rank < 2; ++rank) {

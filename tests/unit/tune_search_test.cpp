@@ -7,6 +7,8 @@
 
 #include <set>
 
+#include "console/session/outcome_text.h"
+
 using namespace ringmaster;
 using namespace ringmaster::console;
 
@@ -113,7 +115,8 @@ TEST(TuneSearch, EachEngineTunesItsOwnSettings) {
 
 TEST(TuneSearch, TheNextRoundKeepsTheDefaultAndTheFastestOthers) {
   auto failed = trial(5, 0, 0, 4);
-  failed.failure = "rank 1 exited with code 1";
+  failed.failure =
+      outcomeSentence(text::kRankOnHostEnded, {1, "node2", outcomeSentence(text::kExitedWithCode, {1})});
   failed.metrics = {};
   const auto next = survivors(round({trial(25, 900, 0.01, 1, true), trial(1, 950, 0.01, 2),
                                      trial(200, 1100, 0.01, 3), failed, trial(10, 1000, 0.01, 5)}),
