@@ -14,8 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -49,6 +47,22 @@ std::vector<char*> cStrings(const std::vector<std::string>& strings) {
   return out;
 }
 
+// What a /proc file of another process holds, or as much of it as could be read: the process may exit
+// between listing and reading (the read then fails with ESRCH), which leaves nothing to find there.
+std::string procFile(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 }  // namespace
 
 bool becomeSubreaper() {
@@ -65,16 +79,14 @@ std::vector<pid_t> childrenWithEnvironment(const std::string& entry) {
     const long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
     const std::string dir = std::string("/proc/") + e->d_name;
-    std::ifstream statFile(dir + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(statFile)), {});
+    const std::string stat = procFile(dir + "/stat");
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     char state = 0;
     long ppid = 0;
     if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != self) continue;
-    std::ifstream environFile(dir + "/environ", std::ios::binary);
-    std::string environment((std::istreambuf_iterator<char>(environFile)), {});
+    const std::string environment = procFile(dir + "/environ");
     size_t start = 0;
     for (size_t zero; (zero = environment.find('\0', start)) != std::string::npos; start = zero + 1) {
       if (environment.compare(start, zero - start, entry) == 0) {
