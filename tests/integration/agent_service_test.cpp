@@ -174,6 +174,33 @@ TEST(AgentService, StopEndsTheRanksAndTheJournal) {
   EXPECT_EQ(client.launch(waitingRank("stop-me"), reply).error_code(), grpc::ALREADY_EXISTS);
 }
 
+// Whether process `pid` ignores `signal`, from the SigIgn mask in /proc/PID/status.
+bool ignoresSignal(int pid, int signal) {
+  const std::string status = readFile("/proc/" + std::to_string(pid) + "/status");
+  const size_t at = status.find("SigIgn:");
+  if (at == std::string::npos) return false;
+  const unsigned long long mask = std::strtoull(status.c_str() + at + 7, nullptr, 16);
+  return (mask >> (signal - 1)) & 1;
+}
+
+// A rank ignores SIGPIPE: when its peer crashes, Gloo's next write fails with EPIPE and this rank ends with
+// that error, instead of being killed by the signal at the same moment and passing for the rank that crashed.
+TEST(AgentService, ARankIgnoresSigpipeSoAPeersCrashIsNotItsOwn) {
+  TempDir dir("agent-sigpipe");
+  agent::AgentServer server(localOptions(dir));
+  auto client = clientFor(server);
+  v1::LaunchReply reply;
+  grpc::Status status = client.launch(waitingRank("sigpipe"), reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(reply.pids_size(), 1);
+  const int pid = reply.pids(0);
+  EXPECT_TRUE(eventually([&] { return ignoresSignal(pid, SIGPIPE); }, 30s))
+      << readFile("/proc/" + std::to_string(pid) + "/status");
+  EXPECT_FALSE(ignoresSignal(pid, SIGTERM));  // the agent's stop still ends it
+  ASSERT_TRUE(client.stop("sigpipe", 1).ok());
+  EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s));
+}
+
 // What the agent gave a rank it started in RINGMASTER_JOB_SECRET (the test runs as the same user).
 std::string secretOf(int pid) {
   const std::string environ = readFile("/proc/" + std::to_string(pid) + "/environ");
