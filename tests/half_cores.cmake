@@ -73,6 +73,7 @@ set(RM_TEST_HALF_CORES
   [[SlurmRun.APendingJobShowsSlurmsReasonAndCtrlCCancelsIt=1]]
   [[SlurmRun.APreemptedJobIsAFinding=1]]
   [[SlurmRun.AProgramsInterpreterVariablesReachItThroughSlurm=1]]
+  [[SlurmRun.ARankKilledBySlurmAtItsTimeLimitIsAFinding=2]]
   [[SlurmRun.AUsersProgramRunsThroughSlurm=2]]
   [[SlurmRun.AttachWatchesAJobAnotherConsoleSubmitted=3]]
   [[SlurmRun.RunInsideSallocUsesTheAllocation=2]]

@@ -234,8 +234,13 @@ TEST_F(SlurmRun, ACrashedRankRestartsInsideTheAllocation) {
 }
 
 TEST_F(SlurmRun, ARankKilledBySlurmAtItsTimeLimitIsAFinding) {
-  // Slurm's time limits are whole minutes: this test takes over one.
-  auto run = runProcess(slurmRun(1000000, {"--time", "1"}), cluster_->env(), 240s);
+  // Slurm's time limits are whole minutes: this test takes over one. Its ranks sleep 200 ms a step (an equal
+  // delay on every rank, so no straggler), which leaves the machine's cores to other tests meanwhile.
+  std::vector<std::string> extra = {"--time", "1"};
+  for (const char* rank : {"0", "1", "2", "3"}) {
+    extra.insert(extra.end(), {"--inject-straggler", std::string(rank) + ":200"});
+  }
+  auto run = runProcess(slurmRun(1000000, extra), cluster_->env(), 240s);
   EXPECT_EQ(run.exitCode, 1) << run.err;
   const std::string id = submittedJob(run.err);
   EXPECT_NE(run.err.find("finding: Slurm ended the job at its time limit (Slurm job " + id + ": TIMEOUT)"),

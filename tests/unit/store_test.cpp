@@ -200,8 +200,9 @@ TEST_F(StoreTest, RoundTripsEveryRecordKind) {
   ASSERT_TRUE(findings[0].has_sentence()) << "the summary's sentence is kept with it";
   const v1::RecordBatch sent = sampleBatch();
   for (const auto& record : sent.records()) {
-    if (record.has_finding())
+    if (record.has_finding()) {
       EXPECT_EQ(findings[0].sentence().SerializeAsString(), record.finding().sentence().SerializeAsString());
+    }
   }
   EXPECT_EQ(store.logs(id, 0).size(), 1u);
   EXPECT_TRUE(store.logs(id, 1).empty());
