@@ -139,15 +139,22 @@ TEST(AgentService, ListeningBeyondLoopbackNeedsAToken) {
   }
 }
 
+// Launches rank 0 of a 2-rank job that waits at the rendezvous for its peer; its pid, or 0 when it did not
+// start.
+int launchWaitingRank(console::AgentClient& client, const std::string& jobId) {
+  v1::LaunchReply reply;
+  grpc::Status status = client.launch(waitingRank(jobId), reply);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.pids_size(), 1);
+  return status.ok() && reply.pids_size() == 1 ? reply.pids(0) : 0;
+}
+
 TEST(AgentService, StopEndsTheRanksAndTheJournal) {
   TempDir dir("agent-stop");
   agent::AgentServer server(localOptions(dir));
   auto client = clientFor(server);
-  v1::LaunchReply reply;
-  grpc::Status status = client.launch(waitingRank("stop-me"), reply);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_EQ(reply.pids_size(), 1);
-  int pid = reply.pids(0);
+  const int pid = launchWaitingRank(client, "stop-me");
+  ASSERT_GT(pid, 0);
   EXPECT_TRUE(processAlive(pid));
   ASSERT_TRUE(client.stop("stop-me", 1).ok());
   EXPECT_TRUE(eventually([&] { return !processAlive(pid); }, 10s));
@@ -171,6 +178,7 @@ TEST(AgentService, StopEndsTheRanksAndTheJournal) {
   }
   EXPECT_TRUE(sawExit);
   // Launching the same job id again is refused.
+  v1::LaunchReply reply;
   EXPECT_EQ(client.launch(waitingRank("stop-me"), reply).error_code(), grpc::ALREADY_EXISTS);
 }
 
@@ -189,11 +197,8 @@ TEST(AgentService, ARankIgnoresSigpipeSoAPeersCrashIsNotItsOwn) {
   TempDir dir("agent-sigpipe");
   agent::AgentServer server(localOptions(dir));
   auto client = clientFor(server);
-  v1::LaunchReply reply;
-  grpc::Status status = client.launch(waitingRank("sigpipe"), reply);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_EQ(reply.pids_size(), 1);
-  const int pid = reply.pids(0);
+  const int pid = launchWaitingRank(client, "sigpipe");
+  ASSERT_GT(pid, 0);
   EXPECT_TRUE(eventually([&] { return ignoresSignal(pid, SIGPIPE); }, 30s))
       << readFile("/proc/" + std::to_string(pid) + "/status");
   EXPECT_FALSE(ignoresSignal(pid, SIGTERM));  // the agent's stop still ends it
