@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/run_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <deque>
 #include <iomanip>
@@ -15,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/interrupts.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "console/session/outcome_text.h"
@@ -30,11 +29,6 @@ namespace ringmaster::cli {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::atomic<int> interrupts{0};
-void onInterrupt(int) {
-  interrupts.fetch_add(1);
-}
 
 // What ranks and agents say that a person should see: errors, warnings, the agent's own notes, and a
 // program's own output (a built-in rank's stdout is the progress the display already shows).
@@ -157,14 +151,6 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point nextPlain_{};
 };
 
-void catchInterrupts() {
-  struct sigaction action {};
-  action.sa_handler = onInterrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
 // ringmaster-agent beside this program: the nodes of a Slurm job run it from the same (shared) install.
 std::string agentBesideThisProgram() {
   char self[4096] = {};
@@ -178,9 +164,9 @@ std::optional<console::LaunchPlan> agentsOf(console::SlurmJob& slurm, const std:
   try {
     return slurm.waitForAgents(
         [&command](const std::string& line) { std::cerr << command << ": " << line << std::endl; },
-        [] { return interrupts.load() == 0; });
+        [] { return interruptCount() == 0; });
   } catch (const console::SlurmError& e) {
-    if (interrupts.load() > 0) {
+    if (interruptCount() > 0) {
       std::cerr << "\n" << command << ": cancelling Slurm job " << slurm.slurmJobId() << "\n";
     } else {
       std::cerr << command << ": " << e.what() << "\n";
@@ -222,7 +208,7 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
   size_t restartsTold = 0;
   std::optional<console::JobOutcome> outcome;
   while (!(outcome = session.waitFor(250ms))) {
-    int seen = interrupts.load();
+    int seen = interruptCount();
     if (seen > handledInterrupts) {
       handledInterrupts = seen;
       // First Ctrl-C: SIGTERM with a grace period; another one: no more grace.
@@ -309,7 +295,7 @@ int runJob(console::RunFlags o, const CLI::App& app) {
               << ", agents started: " << slurm->command() << std::endl;
   }
   auto plan = agentsOf(*slurm, command);
-  if (!plan) return interrupts.load() > 0 ? 130 : 1;
+  if (!plan) return interruptCount() > 0 ? 130 : 1;
   return watchRun(std::move(*plan), sessionOptions(slurm->flags()), o.timeline, slurm.get(), command);
 }
 
@@ -327,7 +313,7 @@ int attachJob(const AttachFlags& a) {
   std::cerr << command << ": Slurm job " << slurm->slurmJobId() << " is Ringmaster job "
             << slurm->flags().jobId << std::endl;
   auto plan = agentsOf(*slurm, command);
-  if (!plan) return interrupts.load() > 0 ? 130 : 1;
+  if (!plan) return interruptCount() > 0 ? 130 : 1;
   plan->attach = true;
   console::RunFlags flags = slurm->flags();
   flags.store = a.store;

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/tune_command.h"
 
-#include <signal.h>
-
-#include <atomic>
 #include <iostream>
 #include <memory>
 
+#include "cli/interrupts.h"
 #include "cli/run_command.h"
 #include "common/error.h"
 #include "common/printable.h"
@@ -19,11 +17,6 @@ namespace ringmaster::cli {
 namespace {
 
 using diagnosis::format;
-
-std::atomic<int> interrupts{0};
-void onInterrupt(int) {
-  interrupts.fetch_add(1);
-}
 
 struct TuneFlags {
   console::RunFlags run;
@@ -66,11 +59,7 @@ int tune(TuneFlags o, const CLI::App& app) {
   options.flags = std::move(o.run);
   console::TuneSession tuning(std::move(options));
 
-  struct sigaction action {};
-  action.sa_handler = onInterrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  catchInterrupts();
 
   size_t planned = 0;
   for (size_t n : tuning.rounds()) planned += n;
@@ -83,7 +72,7 @@ int tune(TuneFlags o, const CLI::App& app) {
             << std::flush;
   size_t number = 0;
   tuning.run([&number](const console::TrialResult& t) { printTrial(++number, t); },
-             [] { return interrupts.load() > 0; });
+             [] { return interruptCount() > 0; });
   if (tuning.stopped()) {
     std::cerr << "ringmaster tune: stopped after " << tuning.trials().size() << " trials" << std::endl;
     if (tuning.trials().empty()) return 130;
