@@ -5,6 +5,7 @@
 // of such an object (PyTorch's "distributedInfo", "baseTimeNanoseconds", ...) are kept as text.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <istream>
@@ -28,6 +29,11 @@ struct TraceEvent {
   std::string scope;                        // "s" of instant events
   std::map<std::string, std::string> args;  // scalars as text; nested values as "{...}" / "[...]"
 };
+
+// A trace's time (microseconds, as "ts" and "dur" are written) in the nanoseconds Ringmaster keeps.
+inline int64_t traceTimeToNs(double us) {
+  return std::llround(us * 1000.0);
+}
 
 struct TraceReadSummary {
   uint64_t events = 0;  // whole events delivered

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -27,10 +26,6 @@
 namespace ringmaster {
 
 namespace {
-
-int64_t toNs(double us) {
-  return std::llround(us * 1000.0);
-}
 
 bool isRankNumber(const std::string& text) {
   if (text.empty() || text.size() > 6) return false;
@@ -138,7 +133,7 @@ class Converter {
     auto named = processNames_.find(e.pid);
     const std::string& tensor = named != processNames_.end() ? named->second : e.pid;
     auto& stack = open_[e.pid];
-    int64_t ts = toNs(e.tsUs);
+    int64_t ts = traceTimeToNs(e.tsUs);
     switch (e.phase) {
       case 'B':
         stack.push_back({e.name, ts, e.args});
@@ -162,7 +157,7 @@ class Converter {
           // A rank's ready tick inside NEGOTIATE_*.
           send(std::stoi(e.name), tensor, e.name, ts, ts, e.args);
         } else if (e.phase == 'X') {
-          send(0, tensor, e.name, ts, ts + toNs(e.durUs), e.args);
+          send(0, tensor, e.name, ts, ts + traceTimeToNs(e.durUs), e.args);
         } else {
           send(0, e.pid.empty() ? "markers" : tensor, e.name, ts, ts, e.args);  // CYCLE_START markers
         }
@@ -198,10 +193,10 @@ class Converter {
   }
 
   void addChrome(const TraceEvent& e, uint32_t index) {
-    int64_t ts = toNs(e.tsUs);
+    int64_t ts = traceTimeToNs(e.tsUs);
     switch (e.phase) {
       case 'X':
-        send(rankOf(e.pid), laneOf(e, index), e.name, ts, ts + toNs(e.durUs), e.args);
+        send(rankOf(e.pid), laneOf(e, index), e.name, ts, ts + traceTimeToNs(e.durUs), e.args);
         break;
       case 'i':
       case 'I':

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <deque>
 #include <unordered_map>
 #include <utility>
@@ -20,10 +19,6 @@ bool startsWith(std::string_view text, std::string_view prefix) {
 }
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
-}
-
-int64_t toNs(double us) {
-  return std::llround(us * 1000.0);
 }
 
 template <class Number>
@@ -289,12 +284,12 @@ void PyTorchTraceScanner::add(const TraceEvent& e, uint32_t index) {
   s.sawTime = true;
   switch (e.phase) {
     case 'X': {
-      int64_t start = toNs(e.tsUs);
-      s.addSpan(e.name, e.category, e.args, s.threadOf(e), index, start, start + toNs(e.durUs));
+      int64_t start = traceTimeToNs(e.tsUs);
+      s.addSpan(e.name, e.category, e.args, s.threadOf(e), index, start, start + traceTimeToNs(e.durUs));
       break;
     }
     case 'B':
-      s.open[s.threadOf(e)].push_back({index, toNs(e.tsUs), e.name, e.category, e.args});
+      s.open[s.threadOf(e)].push_back({index, traceTimeToNs(e.tsUs), e.name, e.category, e.args});
       break;
     case 'E': {
       auto& stack = s.open[s.threadOf(e)];
@@ -302,7 +297,7 @@ void PyTorchTraceScanner::add(const TraceEvent& e, uint32_t index) {
       State::Open o = std::move(stack.back());
       stack.pop_back();
       s.addSpan(o.name.empty() ? e.name : o.name, o.category, o.args, s.threadOf(e), o.index, o.start,
-                toNs(e.tsUs));
+                traceTimeToNs(e.tsUs));
       break;
     }
     default:
@@ -477,8 +472,8 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting
   trace.rank = numberIn<int>(read.metadata, "distributedInfo.rank");
   trace.worldSize = numberIn<int>(read.metadata, "distributedInfo.world_size");
   trace.pytorch = s.pytorch || trace.rank.has_value() || read.metadata.count("baseTimeNanoseconds") > 0;
-  trace.firstNs = toNs(s.firstUs);
-  trace.lastNs = toNs(s.lastUs);
+  trace.firstNs = traceTimeToNs(s.firstUs);
+  trace.lastNs = traceTimeToNs(s.lastUs);
   if (auto base = numberIn<int64_t>(read.metadata, "baseTimeNanoseconds")) {
     trace.baseUnixNs = *base;
   } else if (s.firstUs > 1e15) {
