@@ -151,4 +151,18 @@ inline RunMetrics metricsOf(const SyntheticRun& run, int64_t id, const std::stri
   return computeMetrics(info, rankSeries(generate(run).records, run.ranks), {}, {});
 }
 
+// A rank's end as its agent reports it: STATE_EXITED with exit code `code`, STATE_SIGNALED by signal `code`.
+inline v1::Record rankEnded(int rank, v1::RankState::State state, int code, const std::string& host,
+                            const std::string& message = {}) {
+  v1::Record r;
+  auto* s = r.mutable_rank_state();
+  s->set_rank(rank);
+  s->set_state(state);
+  if (state == v1::RankState::STATE_SIGNALED) s->set_signal(code);
+  if (state == v1::RankState::STATE_EXITED) s->set_exit_code(code);
+  s->set_message(message);
+  s->set_host(host);
+  return r;
+}
+
 }  // namespace ringmaster::test

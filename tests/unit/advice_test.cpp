@@ -22,6 +22,7 @@ using ringmaster::evidenceTexts;
 using ringmaster::fillPattern;
 using ringmaster::toText;
 using ringmaster::test::generate;
+using ringmaster::test::rankEnded;
 using ringmaster::test::SyntheticRun;
 
 namespace {
@@ -45,17 +46,6 @@ std::vector<v1::Finding> diagnose(const SyntheticRun& run, v1::Finding::Kind kin
 // A figure of `f`'s evidence as the evidence shows it.
 std::string shown(const v1::Finding& f, const std::string& key) {
   return evidenceText(key, f.evidence().at(key)).value;
-}
-
-v1::Record rankEnded(int rank, v1::RankState::State state, int code) {
-  v1::Record r;
-  auto* s = r.mutable_rank_state();
-  s->set_rank(rank);
-  s->set_state(state);
-  if (state == v1::RankState::STATE_SIGNALED) s->set_signal(code);
-  if (state == v1::RankState::STATE_EXITED) s->set_exit_code(code);
-  s->set_host("node1");
-  return r;
 }
 
 }  // namespace
@@ -315,7 +305,7 @@ TEST(Advice, ACrashSaysWhereToLookForItsSignalOrExitCode) {
   };
   for (const Case& c : cases) {
     RunDiagnosis diagnosis(2);
-    diagnosis.observe(rankEnded(1, c.state, c.code));
+    diagnosis.observe(rankEnded(1, c.state, c.code, "node1"));
     auto findings = diagnosis.findings();
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].kind(), v1::Finding::KIND_CRASH);

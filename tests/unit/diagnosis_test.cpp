@@ -646,15 +646,10 @@ TEST(Divergence, OneRankThatGoesInfiniteIsNamedAndFiniteLossesSayNothing) {
 
 namespace {
 
-v1::Record rankEnded(int rank, v1::RankState::State state, int code, bool stoppedByAgent) {
-  v1::Record r;
-  auto* s = r.mutable_rank_state();
-  s->set_rank(rank);
-  s->set_state(state);
-  if (state == v1::RankState::STATE_SIGNALED) s->set_signal(code);
-  if (state == v1::RankState::STATE_EXITED) s->set_exit_code(code);
-  s->set_host("node2");
-  s->set_stopped_by_agent(stoppedByAgent);
+// A rank's end on host node2; `stoppedByAgent`: the agent stopped it once another rank had failed.
+v1::Record rankEndedOnNode2(int rank, v1::RankState::State state, int code, bool stoppedByAgent) {
+  v1::Record r = ringmaster::test::rankEnded(rank, state, code, "node2");
+  r.mutable_rank_state()->set_stopped_by_agent(stoppedByAgent);
   return r;
 }
 
@@ -674,9 +669,9 @@ TEST(Crashes, TheRankThatFailedFirstIsTheFindingNotTheOnesStoppedAfterIt) {
     for (int rank = 0; rank < 4; ++rank) diagnosis.observe(lossAt(rank, step, 1.0));
   }
   diagnosis.observe(stderrLine(1, "terminate called after throwing an instance of 'c10::Error'"));
-  diagnosis.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, SIGABRT, false));
-  diagnosis.observe(rankEnded(0, v1::RankState::STATE_SIGNALED, SIGTERM, true));
-  diagnosis.observe(rankEnded(2, v1::RankState::STATE_EXITED, 1, true));
+  diagnosis.observe(rankEndedOnNode2(1, v1::RankState::STATE_SIGNALED, SIGABRT, false));
+  diagnosis.observe(rankEndedOnNode2(0, v1::RankState::STATE_SIGNALED, SIGTERM, true));
+  diagnosis.observe(rankEndedOnNode2(2, v1::RankState::STATE_EXITED, 1, true));
   auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_CRASH);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].rank(), 1);
@@ -691,7 +686,7 @@ TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
   RunDiagnosis failedRun(2);
   failedRun.observe(stderrLine(0, "Traceback (most recent call last):"));
   failedRun.observe(stderrLine(0, "RuntimeError: rank 0 cannot go on at step 3"));
-  failedRun.observe(rankEnded(0, v1::RankState::STATE_EXITED, 1, false));
+  failedRun.observe(rankEndedOnNode2(0, v1::RankState::STATE_EXITED, 1, false));
   auto found = ofKind(failedRun.findings(), v1::Finding::KIND_CRASH);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].summary().find("exited with code 1 before its first step"), std::string::npos)
@@ -700,8 +695,8 @@ TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
       << found[0].summary();
 
   RunDiagnosis stopped(2);
-  stopped.observe(rankEnded(0, v1::RankState::STATE_EXITED, 0, false));
-  stopped.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, SIGTERM, true));  // the user's Stop
+  stopped.observe(rankEndedOnNode2(0, v1::RankState::STATE_EXITED, 0, false));
+  stopped.observe(rankEndedOnNode2(1, v1::RankState::STATE_SIGNALED, SIGTERM, true));  // the user's Stop
   EXPECT_TRUE(ofKind(stopped.findings(), v1::Finding::KIND_CRASH).empty());
 }
 

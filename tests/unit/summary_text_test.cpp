@@ -22,6 +22,7 @@ using ringmaster::Sentence;
 using ringmaster::sentence;
 using ringmaster::toText;
 using ringmaster::test::generate;
+using ringmaster::test::rankEnded;
 using ringmaster::test::SyntheticRun;
 
 namespace {
@@ -29,18 +30,6 @@ namespace {
 // A "translation" that shows each pattern it was asked for, with its context: «context|pattern».
 std::string marked(const std::string& context, const std::string& pattern) {
   return "\u00ab" + context + "|" + pattern + "\u00bb";
-}
-
-v1::Record rankEnded(int rank, v1::RankState::State state, int code, const std::string& message = {}) {
-  v1::Record r;
-  auto* s = r.mutable_rank_state();
-  s->set_rank(rank);
-  s->set_state(state);
-  if (state == v1::RankState::STATE_SIGNALED) s->set_signal(code);
-  if (state == v1::RankState::STATE_EXITED) s->set_exit_code(code);
-  s->set_message(message);
-  s->set_host("node" + std::to_string(rank));
-  return r;
 }
 
 v1::Record step(int rank, uint64_t number, double loss) {
@@ -130,8 +119,8 @@ TEST(FindingText, EnglishSummariesReadAsBefore) {
   line.mutable_log()->set_text("RuntimeError: boom");
   crashed.observe(step(1, 29, 1.0));
   crashed.observe(line);
-  crashed.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, 6));
-  crashed.observe(rankEnded(2, v1::RankState::STATE_EXITED, 1));
+  crashed.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, 6, "node1"));
+  crashed.observe(rankEnded(2, v1::RankState::STATE_EXITED, 1, "node2"));
   const auto findings = crashed.findings();
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].summary(),
@@ -162,13 +151,13 @@ TEST(FindingText, EverySummaryADetectorWritesIsASentenceOfRingmastersPatterns) {
   for (auto state :
        {v1::RankState::STATE_SIGNALED, v1::RankState::STATE_EXITED, v1::RankState::STATE_FAILED_TO_START}) {
     RunDiagnosis one(2);
-    one.observe(rankEnded(1, state, 9, "no such file"));
+    one.observe(rankEnded(1, state, 9, "node1", "no such file"));
     expectTranslatable(one.findings());
     RunDiagnosis many(4);
     many.observe(step(1, 3, 1.0));
-    many.observe(rankEnded(1, state, 9));
-    many.observe(rankEnded(2, state, 9));
-    many.observe(rankEnded(3, state, 9));
+    many.observe(rankEnded(1, state, 9, "node1"));
+    many.observe(rankEnded(2, state, 9, "node2"));
+    many.observe(rankEnded(3, state, 9, "node3"));
     expectTranslatable(many.findings());
   }
   // Divergence on every rank, on one rank, from the first step.

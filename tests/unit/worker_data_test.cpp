@@ -22,8 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Files are opened as given here; what confines them to the agent's folders is tested with an agent.
-const AllowedFolders& kAnywhere = AllowedFolders::anywhere();
+// Files are opened as given here (AllowedFolders::anywhere()); what confines them to the agent's folders is
+// tested with an agent.
 
 std::vector<uint8_t> idxBytes(uint8_t type, const std::vector<uint32_t>& dims,
                               const std::vector<uint8_t>& values) {
@@ -150,7 +150,7 @@ TEST(CifarFile, ReadsBatchesInOrder) {
     spec.set_dataset(v1::DATASET_CIFAR10);
     spec.set_model(v1::MODEL_RESNET18);
     spec.set_data_dir(dir.path());
-    return loadTrainingData(spec, kAnywhere);
+    return loadTrainingData(spec, AllowedFolders::anywhere());
   }();
   EXPECT_EQ(data.train.images.sizes(), torch::IntArrayRef({3, 3, 32, 32}));
   EXPECT_EQ(data.test.size(), 1);
@@ -176,7 +176,9 @@ TEST(CifarFile, RejectsBrokenBatchesNamingThem) {
   spec.set_dataset(v1::DATASET_CIFAR10);
   spec.set_data_dir(dir.path());
   writePlain(dir.file("data_batch_1.bin"), cifarRecords({1}));
-  EXPECT_NE(inputErrorOf([&] { loadTrainingData(spec, kAnywhere); }).find(dir.file("test_batch.bin")),
+  EXPECT_NE(inputErrorOf([&] {
+              loadTrainingData(spec, AllowedFolders::anywhere());
+            }).find(dir.file("test_batch.bin")),
             std::string::npos);
 }
 
@@ -185,7 +187,7 @@ TEST(FashionMnist, LoadsTheInstalledDataset) {
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   }
   v1::JobSpec spec = defaultJobSpec();
-  TrainingData data = loadTrainingData(spec, kAnywhere);
+  TrainingData data = loadTrainingData(spec, AllowedFolders::anywhere());
   EXPECT_EQ(data.train.images.sizes(), torch::IntArrayRef({60000, 1, 28, 28}));
   EXPECT_EQ(data.test.images.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
   EXPECT_EQ(data.train.labels.max().item<int64_t>(), 9);
@@ -197,7 +199,7 @@ TEST(FashionMnist, MissingDirectoryNamesTheFile) {
   v1::JobSpec spec = defaultJobSpec();
   spec.set_data_dir("/nonexistent/fmnist");
   EXPECT_NE(inputErrorOf([&] {
-              loadTrainingData(spec, kAnywhere);
+              loadTrainingData(spec, AllowedFolders::anywhere());
             }).find("/nonexistent/fmnist/train-images-idx3-ubyte.gz: no such data file"),
             std::string::npos);
 }
@@ -206,13 +208,14 @@ TEST(Synthetic, SameDataForTheSameSeed) {
   v1::JobSpec spec = defaultJobSpec();
   spec.set_dataset(v1::DATASET_SYNTHETIC);
   spec.mutable_hyper()->set_seed(5);
-  TrainingData a = loadTrainingData(spec, kAnywhere), b = loadTrainingData(spec, kAnywhere);
+  TrainingData a = loadTrainingData(spec, AllowedFolders::anywhere()),
+               b = loadTrainingData(spec, AllowedFolders::anywhere());
   EXPECT_TRUE(a.train.images.equal(b.train.images));
   EXPECT_EQ(a.train.size(), kSyntheticTrainSize);
   spec.mutable_hyper()->set_seed(6);
-  EXPECT_FALSE(loadTrainingData(spec, kAnywhere).train.images.equal(a.train.images));
+  EXPECT_FALSE(loadTrainingData(spec, AllowedFolders::anywhere()).train.images.equal(a.train.images));
   spec.set_model(v1::MODEL_RESNET50);
-  EXPECT_EQ(loadTrainingData(spec, kAnywhere).shape.channels, 3);
+  EXPECT_EQ(loadTrainingData(spec, AllowedFolders::anywhere()).shape.channels, 3);
 }
 
 std::vector<int64_t> toVector(const torch::Tensor& t) {

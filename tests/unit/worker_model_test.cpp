@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Files are opened as given here; what confines them to the agent's folders is tested with an agent.
-const AllowedFolders& kAnywhere = AllowedFolders::anywhere();
+// Files are opened as given here (AllowedFolders::anywhere()); what confines them to the agent's folders is
+// tested with an agent.
 
 int64_t parameterCount(const torch::nn::Module& model) {
   int64_t n = 0;
@@ -102,7 +102,7 @@ TEST_F(CheckpointTest, RestoresModelOptimizerAndPosition) {
   auto model = makeModel(v1::MODEL_MLP, {});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   trainOnce(*model, optimizer);
-  saveCheckpoint(kAnywhere, dir_, "mlp", *model, optimizer, {7, 2, 3});
+  saveCheckpoint(AllowedFolders::anywhere(), dir_, "mlp", *model, optimizer, {7, 2, 3});
   EXPECT_TRUE(fs::exists(checkpointPath(dir_)));
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_EQ(entry.path().filename(), "checkpoint.pt") << "a temporary file was left behind";
@@ -112,7 +112,7 @@ TEST_F(CheckpointTest, RestoresModelOptimizerAndPosition) {
   auto restored = makeModel(v1::MODEL_MLP, {});
   torch::optim::SGD restoredOptimizer(restored->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   std::optional<TrainingPosition> restoredAt =
-      restoreCheckpoint(kAnywhere, dir_, "mlp", *restored, restoredOptimizer, *group_);
+      restoreCheckpoint(AllowedFolders::anywhere(), dir_, "mlp", *restored, restoredOptimizer, *group_);
   ASSERT_TRUE(restoredAt);
   const TrainingPosition position = *restoredAt;
   EXPECT_EQ(position.step, 7u);
@@ -131,13 +131,13 @@ TEST_F(CheckpointTest, RestoresModelOptimizerAndPosition) {
 TEST_F(CheckpointTest, MissingIsNoneWrongOrCorruptAreInputErrors) {
   auto model = makeModel(v1::MODEL_MLP, {});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
-  EXPECT_FALSE(restoreCheckpoint(kAnywhere, dir_, "mlp", *model, optimizer, *group_));
+  EXPECT_FALSE(restoreCheckpoint(AllowedFolders::anywhere(), dir_, "mlp", *model, optimizer, *group_));
 
-  saveCheckpoint(kAnywhere, dir_, "mlp", *model, optimizer, {1, 0, 1});
+  saveCheckpoint(AllowedFolders::anywhere(), dir_, "mlp", *model, optimizer, {1, 0, 1});
   auto cnn = makeModel(v1::MODEL_CNN, {});
   torch::optim::SGD cnnOptimizer(cnn->parameters(), torch::optim::SGDOptions(0.1));
   try {
-    restoreCheckpoint(kAnywhere, dir_, "cnn", *cnn, cnnOptimizer, *group_);
+    restoreCheckpoint(AllowedFolders::anywhere(), dir_, "cnn", *cnn, cnnOptimizer, *group_);
     ADD_FAILURE() << "restored an mlp checkpoint into a cnn";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("holds model mlp, not cnn"), std::string::npos);
@@ -145,7 +145,7 @@ TEST_F(CheckpointTest, MissingIsNoneWrongOrCorruptAreInputErrors) {
 
   test::writeFile(checkpointPath(dir_), "not a checkpoint");
   try {
-    restoreCheckpoint(kAnywhere, dir_, "mlp", *model, optimizer, *group_);
+    restoreCheckpoint(AllowedFolders::anywhere(), dir_, "mlp", *model, optimizer, *group_);
     ADD_FAILURE() << "restored garbage";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(checkpointPath(dir_) + ": not a usable checkpoint"),
