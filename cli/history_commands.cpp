@@ -376,19 +376,17 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
             [] { return reportCommand(store, runText, compareWith, formatName, output, paperName); });
   });
 
-  auto* import = app.add_subcommand(
+  auto* importer = app.add_subcommand(
       "import", "Import per-rank PyTorch profiler traces, a Horovod timeline or a Chrome trace as one run");
-  import
+  importer
       ->add_option("FILE", importInputs,
                    "Trace files (.json, .json.gz), one per rank, or the folder holding them")
       ->required();
-  import->add_option("--name", importName, "Name of the new run (default: the file's or folder's name)");
-  addStoreOption(import, store);
-  import->callback(
-      [&result] { guarded("import", result, [] { return importCommand(store, importInputs, importName);
-});
-}  // namespace ringmaster::cli
-);
+  importer->add_option("--name", importName, "Name of the new run (default: the file's or folder's name)");
+  addStoreOption(importer, store);
+  importer->callback([&result] {
+    guarded("import", result, [] { return importCommand(store, importInputs, importName); });
+  });
 }
 
 }  // namespace ringmaster::cli
