@@ -72,6 +72,11 @@ void Agent::setTelemetryAddress(const std::string& address) {
   config_.telemetryAddress = address;
 }
 
+void Agent::setRankSocket(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  config_.rankSocket = path;
+}
+
 v1::HostInfo Agent::hostInfo() {
   {
     std::lock_guard lock(mutex_);
@@ -264,6 +269,7 @@ void Agent::launch(const v1::LaunchRequest& request,
     setup.allowedFolders = allowedFolders_;
     setup.allowedEnvironment = config_.allowedEnvironment;
     setup.anyEnvironment = config_.anyProgram;
+    setup.rankSocket = config_.rankSocket;
     try {
       job = std::make_shared<Job>(std::move(setup));
     } catch (const std::exception& e) {

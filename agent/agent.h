@@ -24,7 +24,8 @@ namespace ringmaster::agent {
 struct AgentConfig {
   std::string workerPath;        // the program every rank of Ringmaster's own training runs
   std::string stateDir;          // jobs/<job id>/ holds each job's journal
-  std::string telemetryAddress;  // where ranks report (a loopback port of this agent)
+  std::string telemetryAddress;  // where Ringmaster's own ranks report (a loopback port of this agent)
+  std::string rankSocket;        // where users' programs report (agent/rank_socket.h); empty: nowhere
   double stopGraceS = 5;         // SIGTERM to SIGKILL
   double keepJournalsDays = 7;   // finished jobs' journals older than this are removed; 0 keeps them all
   std::vector<std::string> allowedPrograms;  // resolved paths of users' programs it may start
@@ -44,6 +45,7 @@ class Agent {
   ~Agent();
 
   void setTelemetryAddress(const std::string& address);
+  void setRankSocket(const std::string& path);
   // Removes the folders of jobs that are not running here and whose journal was last written more than
   // keepJournalsDays ago (consoles keep what they watched in their run store). Returns how many it removed.
   // Runs when the agent starts and at each launch.

@@ -10,10 +10,13 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 #include "agent/launch_environment.h"
 #include "agent/local_socket.h"
 #include "agent/program_path.h"
+#include "agent/rank_intake.h"
+#include "agent/rank_socket.h"
 #include "agent/tls_files.h"
 #include "common/error.h"
 #include "common/loopback_port.h"
@@ -159,21 +162,23 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
   void OnReadDone(bool ok) override {
     if (!ok) {
       // The rank is done: answer once everything it sent is on disk.
-      if (!job_) {
+      if (!intake_) {
         Finish(grpc::Status::OK);
         return;
       }
-      job_->journal().notifyWhen(lastSeq_, [this] { Finish(grpc::Status::OK); });
+      reply_->set_accepted(intake_->accepted());
+      intake_->job().journal().notifyWhen(intake_->lastSeq(), [this] { Finish(grpc::Status::OK); });
       return;
     }
-    if (!job_) {
-      grpc::Status status = agent_.reportTarget(request_.job_id(), request_.rank(), request_.secret(), job_);
+    if (!intake_) {
+      Job* job = nullptr;
+      grpc::Status status = agent_.reportTarget(request_.job_id(), request_.rank(), request_.secret(), job);
       if (!status.ok()) {
         Finish(status);
         return;
       }
-      rank_ = request_.rank();
-    } else if (request_.job_id() != job_->id() || request_.rank() != rank_) {
+      intake_.emplace(*job, request_.rank());
+    } else if (request_.job_id() != intake_->job().id() || request_.rank() != intake_->rank()) {
       Finish(grpc::Status(grpc::INVALID_ARGUMENT, "one Report stream carries one rank of one job"));
       return;
     }
@@ -183,52 +188,17 @@ class ReportReactor : public grpc::ServerReadReactor<v1::ReportRequest> {
                               " records, this one " + std::to_string(request_.batch().records_size())));
       return;
     }
-    keepRecordsThatCanBeTrue();
-    const size_t count = static_cast<size_t>(request_.batch().records_size());
-    if (uint64_t last = job_->journal().append(std::move(*request_.mutable_batch())); last > 0) {
-      lastSeq_ = last;
-      reply_->set_accepted(reply_->accepted() + count);
-    }
+    intake_->take(std::move(*request_.mutable_batch()));
     request_.Clear();
     StartRead(&request_);
   }
   void OnDone() override { delete this; }
 
  private:
-  // Drops the records a rank cannot have made (see common/record_checks.h); the first time, the job's journal
-  // says so.
-  void keepRecordsThatCanBeTrue() {
-    auto* records = request_.mutable_batch()->mutable_records();
-    int kept = 0;
-    std::string firstProblem;
-    for (int i = 0; i < records->size(); ++i) {
-      std::string problem = rankRecordProblem(records->Get(i), rank_, job_->worldSize());
-      if (problem.empty()) {
-        if (kept != i) records->SwapElements(kept, i);
-        ++kept;
-      } else if (firstProblem.empty()) {
-        firstProblem = std::move(problem);
-      }
-    }
-    const int refused = records->size() - kept;
-    if (refused == 0) return;
-    records->DeleteSubrange(kept, refused);
-    if (!toldRefusal_) {
-      toldRefusal_ = true;
-      job_->journal().append(std::vector<v1::Record>{job_->agentLine(
-          rank_, "rank " + std::to_string(rank_) +
-                     " sent records that cannot be true, which are dropped (the first: " + firstProblem +
-                     ")")});
-    }
-  }
-
   Agent& agent_;
   v1::ReportReply* reply_;
   v1::ReportRequest request_;
-  Job* job_ = nullptr;
-  int rank_ = -1;
-  uint64_t lastSeq_ = 0;
-  bool toldRefusal_ = false;
+  std::optional<RankIntake> intake_;
 };
 
 // Every call on the network server needs the bearer token; calls on the same-user socket were vetted by the
@@ -442,6 +412,14 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
       throw InputError("cannot listen on a loopback port for the ranks' telemetry");
     agent_->setTelemetryAddress("127.0.0.1:" + std::to_string(telemetryPort_));
   }
+  // Users' programs report over a Unix socket of their own, in this user's private folder.
+  try {
+    rankSocket_ = std::make_unique<RankSocket>(
+        *agent_, userRuntimeDir() + "/ranks-" + std::to_string(::getpid()) + ".sock");
+    agent_->setRankSocket(rankSocket_->path());
+  } catch (const InputError& e) {
+    std::cerr << "agent: " << e.what() << "; users' programs run without telemetry" << std::endl;
+  }
 
   // Consoles over TCP only with the token: loopback is not trust.
   if (!token.empty()) {
@@ -526,6 +504,7 @@ void AgentServer::shutdown() {
   agent_->stopAll(agent_->config().stopGraceS);
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(2);
   if (socket_) socket_->close();
+  rankSocket_.reset();
   localServer_->Shutdown(deadline);
   if (networkServer_) networkServer_->Shutdown(deadline);
   telemetryServer_->Shutdown(deadline);

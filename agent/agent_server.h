@@ -2,8 +2,11 @@
 // The agent's gRPC servers, on the callback API (one reactor per call):
 // - the Agent service for this user's consoles on a Unix socket in the user's private runtime folder, each
 //   connection's uid checked (agent-<port>.sock; a console finds it by 127.0.0.1:<port> with no token);
-// - the Agent service on `listen:port` only with a token, which every call must present (loopback is not trust);
-// - the Telemetry service for ranks on a loopback port of its own, each rank presenting its own secret.
+// - the Agent service on `listen:port` only with a token, which every call must present (loopback is not
+// trust);
+// - the Telemetry service for Ringmaster's own ranks on a loopback port of its own, each rank presenting its
+// own
+//   secret, and the rank socket for users' programs (rank_socket.h), likewise.
 #pragma once
 
 #include <atomic>
@@ -21,6 +24,7 @@ class Server;
 
 namespace ringmaster::agent {
 
+class RankSocket;
 class SameUserSocket;
 
 class AgentServer {
@@ -55,11 +59,13 @@ class AgentServer {
   int telemetryPort_ = 0;
   std::unique_ptr<Agent> agent_;
   std::unique_ptr<Services> services_;
-  // Destroyed in reverse: the socket stops accepting before the servers go, the servers before their services.
+  // Destroyed in reverse: the socket stops accepting before the servers go, the servers before their
+  // services.
   std::unique_ptr<grpc::Server> localServer_;
   std::unique_ptr<grpc::Server> networkServer_;
   std::unique_ptr<grpc::Server> telemetryServer_;
   std::unique_ptr<SameUserSocket> socket_;
+  std::unique_ptr<RankSocket> rankSocket_;
   std::atomic<bool> shuttingDown_{false};
   std::mutex waitMutex_;
   std::condition_variable shutDownCv_;

@@ -183,6 +183,8 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
               "GROUP_WORLD_SIZE=" + std::to_string(std::max(1, r.group_world_size())),
               "ROLE_RANK=" + std::to_string(rank.rank), "ROLE_WORLD_SIZE=" + std::to_string(r.world_size()),
               "TORCHELASTIC_RUN_ID=" + (r.run_id().empty() ? r.job_id() : r.run_id())});
+  // The ringmaster Python package reports there (Ringmaster's own ranks use RINGMASTER_AGENT's gRPC).
+  if (!setup_.rankSocket.empty()) env.push_back("RINGMASTER_TELEMETRY_SOCKET=" + setup_.rankSocket);
   bool userThreads = ::getenv("OMP_NUM_THREADS") != nullptr;
   for (const auto& entry : program.environment())
     userThreads = userThreads || entry.rfind("OMP_NUM_THREADS=", 0) == 0;

@@ -37,6 +37,7 @@ struct JobSetup {
   // The guarded variables (launch_environment.h) a program's environment may set; anyEnvironment: all.
   std::vector<std::string> allowedEnvironment{};
   bool anyEnvironment = false;
+  std::string rankSocket{};  // where a user's program reports (RINGMASTER_TELEMETRY_SOCKET); empty: nowhere
 };
 
 // What starting the ranks came to.

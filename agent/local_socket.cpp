@@ -24,7 +24,8 @@ sockaddr_un addressOf(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.size() >= sizeof address.sun_path) {
-    throw InputError("socket path " + path + " is longer than " + std::to_string(sizeof address.sun_path - 1) +
+    throw InputError("socket path " + path + " is longer than " +
+                     std::to_string(sizeof address.sun_path - 1) +
                      " bytes: set XDG_RUNTIME_DIR to a shorter folder");
   }
   std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
@@ -44,11 +45,12 @@ bool answers(const sockaddr_un& address) {
 
 SameUserSocket::SameUserSocket(std::string path) : path_(std::move(path)) {
   const sockaddr_un address = addressOf(path_);
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path_.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) throw InputError(path_ + " exists and is not a socket: remove it");
     if (answers(address)) {
-      throw InputError(path_ + " is in use: another agent of this user serves it (give this one another --port)");
+      throw InputError(path_ +
+                       " is in use: another agent of this user serves it (give this one another --port)");
     }
     ::unlink(path_.c_str());
   }
@@ -74,7 +76,12 @@ SameUserSocket::~SameUserSocket() {
 }
 
 void SameUserSocket::serve(grpc::Server& server) {
-  thread_ = std::thread([this, &server] { acceptLoop(&server); });
+  // The server owns each connection from here on.
+  serve([&server](int fd) { grpc::AddInsecureChannelFromFd(&server, fd); });
+}
+
+void SameUserSocket::serve(std::function<void(int fd)> take) {
+  thread_ = std::thread([this, take = std::move(take)] { acceptLoop(take); });
 }
 
 void SameUserSocket::close() {
@@ -90,7 +97,7 @@ void SameUserSocket::close() {
   }
 }
 
-void SameUserSocket::acceptLoop(grpc::Server* server) {
+void SameUserSocket::acceptLoop(const std::function<void(int fd)>& take) {
   const uid_t self = ::geteuid();
   for (;;) {
     pollfd fds[2] = {{listenFd_, POLLIN, 0}, {wakeFd_, POLLIN, 0}};
@@ -105,13 +112,13 @@ void SameUserSocket::acceptLoop(grpc::Server* server) {
     socklen_t size = sizeof peer;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 || peer.uid != self) {
       if (refused_.fetch_add(1) == 0) {
-        std::cerr << "agent: refused a connection to " << path_ << " from uid " << peer.uid
-                  << " (only uid " << self << " may use this agent)\n";
+        std::cerr << "agent: refused a connection to " << path_ << " from uid " << peer.uid << " (only uid "
+                  << self << " may use this agent)\n";
       }
       ::close(fd);
       continue;
     }
-    grpc::AddInsecureChannelFromFd(server, fd);  // the server owns the connection from here on
+    take(fd);
   }
 }
 

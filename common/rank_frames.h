@@ -20,7 +20,6 @@ namespace v1 = ::ringmaster::v1;
 inline constexpr std::string_view kRankSocketMagic = "RMRANK1\n";
 inline constexpr std::string_view kRecordFileMagic = "RMRECS1\n";
 inline constexpr size_t kMaxRankFrameBytes = size_t{64} << 20;
-inline constexpr int kMaxRecordsPerRankBatch = 8192;
 
 // `frame` with its length in front, as it goes on the wire.
 std::string encodeRankFrame(const v1::RankFrame& frame);

@@ -13,8 +13,8 @@ program with its own loop can say more:
     ringmaster.step(samples=len(batch))           # where a step ends, when not at the optimizer's step
     if ringmaster.stop_requested(): break         # the console asked this run to stop
 
-Every call is cheap and does nothing when no agent is listening (RINGMASTER_AGENT unset), so a script runs the
-same with and without Ringmaster.
+Every call is cheap and does nothing when nothing takes the records (neither RINGMASTER_TELEMETRY_SOCKET nor
+RINGMASTER_RECORD_DIR is set), so a script runs the same with and without Ringmaster.
 """
 
 from __future__ import annotations

@@ -29,23 +29,41 @@ def _integer(environ: Mapping[str, str], name: str) -> Optional[int]:
     return value
 
 
+def _launcher_run_id(environ: Mapping[str, str]) -> str:
+    """The id every rank of one launch shares, where a launcher gives one (torchrun, Slurm); "" otherwise."""
+    if environ.get("TORCHELASTIC_RUN_ID"):
+        return "torchrun-" + environ["TORCHELASTIC_RUN_ID"]
+    if environ.get("SLURM_JOB_ID"):
+        step = environ.get("SLURM_STEP_ID", "")
+        return "slurm-" + environ["SLURM_JOB_ID"] + (f".{step}" if step else "")
+    return ""
+
+
 @dataclass(frozen=True)
 class RankEnvironment:
-    agent: str                         # RINGMASTER_AGENT: host:port of the agent's Telemetry service; "" for none
-    job_id: str                        # RINGMASTER_JOB_ID
-    secret: str                        # RINGMASTER_JOB_SECRET: presented in every Telemetry call
-    instrument: bool                   # RINGMASTER_INSTRUMENT=1: instrument the program without changing it
+    socket: str                        # RINGMASTER_TELEMETRY_SOCKET: the agent's rank socket; "" for none
+    record_dir: str                    # RINGMASTER_RECORD_DIR: where ranks write record files when no agent runs
+    job_id: str                        # RINGMASTER_JOB_ID, else a launcher's run id (torchrun, Slurm)
+    secret: str                        # RINGMASTER_JOB_SECRET: presented in the rank's hello
+    instrument: bool                   # RINGMASTER_INSTRUMENT=1, or a record folder: instrument the program as is
     timeline: bool                     # RINGMASTER_TIMELINE=1: record the timeline from the start
     rank: Optional[int]                # RANK
     group_world_size: Optional[int]    # GROUP_WORLD_SIZE: hosts (agents) in the job
 
+    @property
+    def reports(self) -> bool:
+        """Whether this rank has somewhere to send its records."""
+        return bool(self.socket or self.record_dir)
+
     @staticmethod
     def from_environ(environ: Mapping[str, str] = os.environ) -> "RankEnvironment":
+        record_dir = environ.get("RINGMASTER_RECORD_DIR", "").strip()
         return RankEnvironment(
-            agent=environ.get("RINGMASTER_AGENT", "").strip(),
-            job_id=environ.get("RINGMASTER_JOB_ID", ""),
+            socket=environ.get("RINGMASTER_TELEMETRY_SOCKET", "").strip(),
+            record_dir=record_dir,
+            job_id=environ.get("RINGMASTER_JOB_ID", "") or _launcher_run_id(environ),
             secret=environ.get("RINGMASTER_JOB_SECRET", ""),
-            instrument=environ.get("RINGMASTER_INSTRUMENT", "") == "1",
+            instrument=environ.get("RINGMASTER_INSTRUMENT", "") == "1" or bool(record_dir),
             timeline=environ.get("RINGMASTER_TIMELINE", "") == "1",
             rank=_integer(environ, "RANK"),
             group_world_size=_integer(environ, "GROUP_WORLD_SIZE"),

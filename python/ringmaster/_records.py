@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What a rank records, as plain Python values, and their encoding into ringmaster.v1 records.
+"""What a rank records, as plain Python values, and their encoding into ringmaster.v1 records
+(protocol/ringmaster/v1/records.proto).
 
 The training thread only builds these small objects; the sender thread encodes them. Values that may still be
 tensors (a loss, a logged scalar, a learning rate) are turned into floats there, so that reading a CUDA value
@@ -11,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
+
+from ringmaster._wire import Message
 
 
 @dataclass(slots=True)
@@ -95,6 +98,17 @@ class HealthRecord:
     records_dropped: int
 
 
+@dataclass(slots=True)
+class RuntimeRecord:
+    """What the program runs on, sent once when the rank's telemetry starts."""
+    host: str
+    python: str
+    torch: str
+    cuda: str
+    backend: str
+    pid: int
+
+
 def as_float(value: Any) -> float:
     """A Python number or a one-element tensor as a float (NaN when it is neither)."""
     try:
@@ -121,74 +135,82 @@ def settle_allreduce(record: AllreduceRecord) -> None:
     record.end_ns = record.start_ns + int(begin.elapsed_time(end) * 1e6)
 
 
+# Field numbers of protocol/ringmaster/v1/records.proto: the Record's body, then each message's fields in order.
+_STEP, _ALLREDUCE, _MEMORY, _TIMELINE, _HEALTH, _SUMMARY, _SCALAR, _HEARTBEAT, _RUNTIME = 10, 11, 12, 13, 17, 19, 20, 21, 22
+
+
+def _record(body: int, message: Message) -> bytes:
+    return Message().message(body, message).bytes()
+
+
 class Encoder:
-    """Turns records into ringmaster.v1.Record messages for one rank."""
+    """Turns records into encoded ringmaster.v1.Record messages for one rank."""
 
     def __init__(self, rank: int) -> None:
-        from ringmaster.v1 import records_pb2
-
-        self._pb = records_pb2
         self._rank = rank
 
-    def encode(self, record: Any) -> List[Any]:
-        """The record as ringmaster.v1.Record messages (an all-reduce on the timeline is two)."""
-        pb, rank = self._pb, self._rank
-        out = pb.Record()
+    def encode(self, record: Any) -> List[bytes]:
+        """The record as encoded ringmaster.v1.Record messages (an all-reduce on the timeline is two)."""
+        rank = self._rank
         if isinstance(record, StepRecord):
-            s = out.step
-            s.rank, s.step, s.epoch, s.start_ns = rank, record.step, record.epoch, record.start_ns
-            s.data_ns, s.forward_ns, s.backward_ns = record.data_ns, record.forward_ns, record.backward_ns
-            s.comm_wait_ns, s.optimizer_ns, s.total_ns = record.comm_wait_ns, record.optimizer_ns, record.total_ns
-            s.samples = min(record.samples, 0xFFFFFFFF)
-            s.loss = step_loss(record)
+            m = Message().integer(1, rank).integer(2, record.step).integer(3, record.epoch)
+            m.integer(4, record.start_ns).integer(5, record.data_ns).integer(6, record.forward_ns)
+            m.integer(7, record.backward_ns).integer(8, record.comm_wait_ns).integer(9, record.optimizer_ns)
+            m.integer(10, record.total_ns).integer(11, min(record.samples, 0xFFFFFFFF))
+            m.double(12, step_loss(record))
             if record.lr is not None:
-                s.lr = as_float(record.lr)
-        elif isinstance(record, AllreduceRecord):
+                m.double(13, as_float(record.lr))
+            return [_record(_STEP, m)]
+        if isinstance(record, AllreduceRecord):
             settle_allreduce(record)
-            a = out.allreduce
-            a.rank, a.step, a.bucket, a.bytes = rank, record.step, record.bucket, record.bytes
-            a.start_ns, a.end_ns, a.tensors = record.start_ns, record.end_ns, record.tensors
+            m = Message().integer(1, rank).integer(2, record.step).integer(3, record.bucket)
+            m.integer(4, record.bytes).integer(5, record.start_ns).integer(6, record.end_ns)
             # nccl-tests' definitions, GB = 1e9 bytes (as worker/probe.cpp)
             seconds = (record.end_ns - record.start_ns) * 1e-9
-            a.latency_us = seconds * 1e6
+            m.double(7, seconds * 1e6)
             if seconds > 0:
-                a.algbw_gbps = record.bytes / seconds / 1e9
+                algbw = record.bytes / seconds / 1e9
                 n = record.world_size
-                a.busbw_gbps = a.algbw_gbps * 2.0 * (n - 1) / n if n > 1 else 0.0
+                m.double(8, algbw).double(9, algbw * 2.0 * (n - 1) / n if n > 1 else 0.0)
+            m.integer(10, record.tensors)
+            out = [_record(_ALLREDUCE, m)]
             if record.timeline:
-                event = pb.Record()
-                e = event.timeline
-                e.rank, e.lane, e.name, e.step = rank, "comm", "ALLREDUCE", record.step
-                e.start_ns, e.end_ns = record.start_ns, record.end_ns
-                e.args.update({"bucket": str(record.bucket), "bytes": str(record.bytes),
-                               "tensors": str(record.tensors)})
-                return [out, event]
-        elif isinstance(record, MemoryRecord):
-            m = out.memory
-            m.rank, m.step, m.time_ns = rank, record.step, record.time_ns
-            m.rss_bytes, m.heap_bytes, m.host_total_bytes = record.rss_bytes, record.heap_bytes, record.host_total_bytes
-            m.device_used_bytes, m.device_total_bytes = record.device_used_bytes, record.device_total_bytes
-        elif isinstance(record, TimelineRecord):
-            e = out.timeline
-            e.rank, e.lane, e.name = rank, record.lane, record.name
-            e.start_ns, e.end_ns, e.step = record.start_ns, record.end_ns, record.step
-            if record.args:
-                e.args.update(record.args)
-        elif isinstance(record, ScalarRecord):
-            v = out.scalar
-            v.rank, v.step, v.name, v.value = rank, record.step, record.name, as_float(record.value)
-        elif isinstance(record, SummaryRecord):
-            s = out.summary
-            s.rank, s.test_accuracy = rank, record.test_accuracy
-            s.final_loss = step_loss(record.last_step) if record.last_step is not None else 0.0
-            s.param_checksum, s.steps, s.samples_per_s = record.param_checksum, record.steps, record.samples_per_s
-        elif isinstance(record, HeartbeatRecord):
-            b = out.heartbeat
-            b.rank, b.last_step, b.phase = rank, record.last_step, record.phase
-            b.phase_since_ns, b.time_ns = record.phase_since_ns, record.time_ns
-        elif isinstance(record, HealthRecord):
-            h = out.health
-            h.rank, h.records_sent, h.records_dropped = rank, record.records_sent, record.records_dropped
-        else:
-            raise TypeError(f"not a telemetry record: {type(record).__name__}")
-        return [out]
+                args = {"bucket": str(record.bucket), "bytes": str(record.bytes), "tensors": str(record.tensors)}
+                out.append(self._timeline("comm", "ALLREDUCE", record.start_ns, record.end_ns, record.step, args))
+            return out
+        if isinstance(record, MemoryRecord):
+            m = Message().integer(1, rank).integer(2, record.step).integer(3, record.time_ns)
+            m.integer(4, record.rss_bytes).integer(5, record.heap_bytes).integer(6, record.device_used_bytes)
+            m.integer(7, record.device_total_bytes).integer(8, record.host_total_bytes)
+            return [_record(_MEMORY, m)]
+        if isinstance(record, TimelineRecord):
+            return [self._timeline(record.lane, record.name, record.start_ns, record.end_ns, record.step,
+                                   record.args)]
+        if isinstance(record, ScalarRecord):
+            m = Message().integer(1, rank).integer(2, record.step).text(3, record.name)
+            return [_record(_SCALAR, m.double(4, as_float(record.value)))]
+        if isinstance(record, SummaryRecord):
+            final_loss = step_loss(record.last_step) if record.last_step is not None else 0.0
+            m = Message().integer(1, rank).double(2, final_loss).double(3, record.test_accuracy)
+            m.text(4, record.param_checksum).integer(5, record.steps).double(6, record.samples_per_s)
+            return [_record(_SUMMARY, m)]
+        if isinstance(record, HeartbeatRecord):
+            m = Message().integer(1, rank).integer(2, record.last_step).text(3, record.phase)
+            m.integer(4, record.phase_since_ns).integer(5, record.time_ns)
+            return [_record(_HEARTBEAT, m)]
+        if isinstance(record, HealthRecord):
+            m = Message().integer(1, rank).integer(2, record.records_sent).integer(3, record.records_dropped)
+            return [_record(_HEALTH, m)]
+        if isinstance(record, RuntimeRecord):
+            m = Message().integer(1, rank).text(2, record.host).text(3, record.python).text(4, record.torch)
+            m.text(5, record.cuda).text(6, record.backend).integer(7, record.pid)
+            return [_record(_RUNTIME, m)]
+        raise TypeError(f"not a telemetry record: {type(record).__name__}")
+
+    def _timeline(self, lane: str, name: str, start_ns: int, end_ns: int, step: int,
+                  args: Optional[Dict[str, str]]) -> bytes:
+        m = Message().integer(1, self._rank).text(2, lane).text(3, name)
+        m.integer(4, start_ns).integer(5, end_ns).integer(6, step)
+        if args:
+            m.text_map(7, args)
+        return _record(_TIMELINE, m)

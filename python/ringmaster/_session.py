@@ -2,8 +2,10 @@
 """This process's telemetry session: the rank's clock, buffer, sender thread and step tracker.
 
 One per process, started lazily (by ringmaster.torch when the program initialises its process group or builds
-its DDP model, or by the first call of the explicit API) and only where RINGMASTER_AGENT names an agent. A forked
-child (a DataLoader worker) forgets the session: it must never touch the parent's gRPC channel.
+its DDP model, or by the first call of the explicit API) and only where the agent's rank socket
+(RINGMASTER_TELEMETRY_SOCKET) or a record folder (RINGMASTER_RECORD_DIR) takes its records. A forked child (a
+DataLoader worker) forgets the session: it never touches the parent's socket or file; a child that becomes a rank
+of its own (mp.spawn starts a fresh interpreter) starts its own session.
 """
 
 from __future__ import annotations
@@ -11,20 +13,22 @@ from __future__ import annotations
 import atexit
 import math
 import os
+import platform
 import threading
 from typing import Any, Callable, Optional
 
 from ringmaster import _memory
 from ringmaster._clock import JobClock
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import (AllreduceRecord, HeartbeatRecord, MemoryRecord, ScalarRecord, StepRecord,
-                                 SummaryRecord)
+from ringmaster._records import (AllreduceRecord, HeartbeatRecord, MemoryRecord, RuntimeRecord, ScalarRecord,
+                                 StepRecord, SummaryRecord)
 from ringmaster._steps import StepTracker
-from ringmaster._telemetry import Control, RecordBuffer, Sender
+from ringmaster._telemetry import ChannelError, Control, Hello, RecordBuffer, Sender, open_channel
 
 
 class Session:
-    def __init__(self, env: RankEnvironment, rank: int, clock: JobClock) -> None:
+    def __init__(self, env: RankEnvironment, rank: int, clock: JobClock, world_size: int = 0,
+                 runtime: Optional[RuntimeRecord] = None) -> None:
         self.env = env
         self.rank = rank
         self.clock = clock
@@ -39,7 +43,10 @@ class Session:
         self._samples = 0
         self._step_ns = 0
         self._closed = False
-        self._sender = Sender(env, rank, self.buffer, self.control, self._heartbeat)
+        hello = Hello(env, rank, world_size)
+        if runtime is None:
+            runtime = RuntimeRecord(hello.host, platform.python_version(), "", "", "", hello.pid)
+        self._sender = Sender(open_channel(env, hello), rank, self.buffer, self.control, self._heartbeat, runtime)
 
     # -- what the tracker and the instrumentation hand over ----------------------------------------------------
 
@@ -121,20 +128,20 @@ def current() -> Optional[Session]:
     return session if session is not None and session.pid == os.getpid() else None
 
 
-def start(env: RankEnvironment, rank: int, clock: JobClock) -> Optional[Session]:
-    """Starts this process's session (once); None when there is no agent or the telemetry cannot start."""
+def start(env: RankEnvironment, rank: int, clock: JobClock, world_size: int = 0,
+          runtime: Optional[RuntimeRecord] = None) -> Optional[Session]:
+    """Starts this process's session (once); None when it has nowhere to report or the telemetry cannot start."""
     global _current, _failed
     with _lock:
         if current() is not None:
             return _current
-        if not env.agent or _failed:
+        if not env.reports or _failed:
             return None
         try:
-            session = Session(env, rank, clock)
-        except ImportError as e:
+            session = Session(env, rank, clock, world_size, runtime)
+        except ChannelError as e:
             _failed = True
-            warn(f"telemetry is off: {e}; install python3-grpcio and python3-protobuf and use the ringmaster package "
-                 f"of the build tree or the installed one (they hold the generated ringmaster.v1)")
+            warn(f"telemetry is off: {e}")
             return None
         _current = session
     atexit.register(session.close)

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import platform
+import socket
 import time
 import weakref
 from datetime import timedelta
@@ -41,7 +44,7 @@ import ringmaster
 from ringmaster import _session
 from ringmaster._clock import JobClock, align
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import AllreduceRecord
+from ringmaster._records import AllreduceRecord, RuntimeRecord
 
 __all__ = ["install", "watch", "stop_agreed"]
 
@@ -62,14 +65,18 @@ def _start() -> Optional[_session.Session]:
     if session is not None:
         return session
     env = RankEnvironment.from_environ()
-    if not env.agent:
+    if not env.reports:
         return None
+    backend = ""
     if dist.is_available() and dist.is_initialized():
         rank, world_size = dist.get_rank(), dist.get_world_size()
+        backend = str(dist.get_backend())
         clock = _aligned_clock(env, rank, world_size)
     else:
-        rank, clock = env.rank or 0, JobClock()
-    session = _session.start(env, rank, clock)
+        rank, world_size, clock = env.rank or 0, 0, JobClock()
+    runtime = RuntimeRecord(socket.gethostname(), platform.python_version(), str(torch.__version__),
+                            str(torch.version.cuda or ""), backend, os.getpid())
+    session = _session.start(env, rank, clock, world_size, runtime)
     if session is not None:
         session.device_memory = _device_memory
         session.parameter_checksum = _parameter_checksum

@@ -34,13 +34,14 @@ class RankResult:
 
 @dataclass
 class Job:
-    agent: str
+    agent: str  # the rank socket (RINGMASTER_TELEMETRY_SOCKET); "" for none
     job_id: str = "job-python-test"
     secret: str = ""
     world_size: int = 2
     instrument: bool = True
     timeline: bool = False
     extra_path: Optional[Path] = None  # a folder after the package on PYTHONPATH
+    record_dir: str = ""               # RINGMASTER_RECORD_DIR
 
     def __post_init__(self) -> None:
         self.secret = self.secret or secrets.token_hex(16)
@@ -58,13 +59,16 @@ class Job:
             "LOCAL_WORLD_SIZE": str(self.world_size), "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1",
             "ROLE_RANK": str(rank), "ROLE_WORLD_SIZE": str(self.world_size),
             "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(master_port), "TORCHELASTIC_RUN_ID": self.job_id,
-            "RINGMASTER_AGENT": self.agent, "RINGMASTER_JOB_ID": self.job_id, "RINGMASTER_JOB_SECRET": self.secret,
+            "RINGMASTER_TELEMETRY_SOCKET": self.agent, "RINGMASTER_JOB_ID": self.job_id,
+            "RINGMASTER_JOB_SECRET": self.secret,
             "PYTHONPATH": os.pathsep.join(path), "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
         })
-        if self.instrument:
+        if self.instrument and not self.record_dir:  # a record folder is enough, as `ringmaster python-path` says
             env["RINGMASTER_INSTRUMENT"] = "1"
         if self.timeline:
             env["RINGMASTER_TIMELINE"] = "1"
+        if self.record_dir:
+            env["RINGMASTER_RECORD_DIR"] = self.record_dir
         return env
 
     def start(self, program: str, *args: str) -> None:

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The ringmaster package end to end: real 2-rank gloo DDP programs, started with the agent's environment, report
-to a real Telemetry service on loopback (receiver.py)."""
+over a real Unix socket to a receiver that reads the frames with protobuf's own parser (receiver.py)."""
 
 from __future__ import annotations
 
 import collections
 import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -15,10 +16,10 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ranks import PACKAGE_ROOT, Job, check_exit, free_port  # noqa: E402
+from ranks import PACKAGE_ROOT, PYTHON, Job, check_exit, free_port  # noqa: E402
 
 sys.path.insert(1, str(PACKAGE_ROOT))
-from receiver import TelemetryReceiver  # noqa: E402
+from receiver import TelemetryReceiver, read_record_file  # noqa: E402
 
 STEPS = 6
 BATCH = 64
@@ -49,6 +50,9 @@ class UnmodifiedDdpScript(unittest.TestCase):
         cls.results = cls.job.run("train_ddp.py", "--steps", str(STEPS), "--batch", str(BATCH),
                                   "--loader-workers", "2", "--slow-rank", f"1:{SLOW_MS}")
         cls.receiver.stop()
+        cls.python_version, cls.torch_version = subprocess.run(
+            [PYTHON, "-c", "import platform, torch; print(platform.python_version(), torch.__version__)"],
+            capture_output=True, text=True, check=True).stdout.split()
         cls.steps = by_rank(cls.receiver.records("step"))
         cls.ops = by_rank(cls.receiver.records("allreduce"))
 
@@ -62,19 +66,34 @@ class UnmodifiedDdpScript(unittest.TestCase):
             self.assertIn(f"rank {r.rank} trained {STEPS} steps", r.stdout)
             self.assertNotIn("ringmaster:", r.stderr)
 
+    def test_a_rank_loads_neither_grpc_nor_protobuf(self):
+        for r in self.results:
+            self.assertIn(f"rank {r.rank} rpc modules: none", r.stdout)
+
     def test_another_sitecustomize_still_runs(self):
         for r in self.results:
             self.assertIn(f"rank {r.rank} chained sitecustomize: ran", r.stdout)
 
-    def test_every_call_presents_the_job_and_its_secret(self):
+    def test_each_rank_presents_the_job_and_its_secret_and_says_goodbye(self):
+        # One connection per rank: the forked DataLoader workers never speak on their parent's socket.
+        hellos = sorted((h.rank, h.launched_rank, h.world_size) for h in self.receiver.hellos)
+        self.assertEqual(hellos, [(0, 0, 2), (1, 1, 2)])
+        for hello in self.receiver.hellos:
+            self.assertEqual((hello.job_id, hello.secret), (self.job.job_id, self.job.secret))
         self.assertTrue(self.receiver.requests)
         for request in self.receiver.requests:
-            self.assertEqual((request.job_id, request.secret), (self.job.job_id, self.job.secret))
-            self.assertIn(request.rank, (0, 1))
             self.assertTrue(all(self._rank_of(r) == request.rank for r in request.batch.records))
         self.assertEqual({p.rank for p in self.receiver.polls}, {0, 1})
-        for poll in self.receiver.polls:
-            self.assertEqual((poll.job_id, poll.secret), (self.job.job_id, self.job.secret))
+        self.assertEqual(sorted(self.receiver.byes), [0, 1])
+
+    def test_each_rank_says_what_it_runs_on(self):
+        runtimes = {r.rank: r for r in self.receiver.records("runtime")}
+        self.assertEqual(sorted(runtimes), [0, 1])
+        for runtime in runtimes.values():
+            self.assertEqual(runtime.python, self.python_version)
+            self.assertEqual(runtime.torch, self.torch_version)
+            self.assertEqual(runtime.backend, "gloo")
+            self.assertGreater(runtime.pid, 0)
 
     @staticmethod
     def _rank_of(record):
@@ -262,7 +281,9 @@ class ControlFromTheConsole(unittest.TestCase):
 
 class NoAgentListening(unittest.TestCase):
     def test_the_program_trains_on(self):
-        results = Job(f"127.0.0.1:{free_port()}").run("train_ddp.py", "--steps", "3")
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        results = Job(str(Path(folder.name) / "nobody.sock")).run("train_ddp.py", "--steps", "3")
         check_exit(self, results)
         for r in results:
             self.assertIn(f"rank {r.rank} trained 3 steps", r.stdout)
@@ -270,6 +291,47 @@ class NoAgentListening(unittest.TestCase):
             self.assertEqual(len(warnings), 1, r.stderr)
             self.assertIn("is not taking telemetry", warnings[0])
             self.assertIn("training goes on", warnings[0])
+
+    def test_a_refused_rank_is_told_why_and_trains_on(self):
+        receiver = TelemetryReceiver()
+        job = Job(receiver.address)
+        receiver.refuse_secret = job.secret
+        results = job.run("train_ddp.py", "--steps", "3")
+        receiver.stop()
+        check_exit(self, results)
+        self.assertEqual(receiver.requests, [])
+        for r in results:
+            warnings = [line for line in r.stderr.splitlines() if line.startswith("ringmaster:")]
+            self.assertEqual(len(warnings), 1, r.stderr)
+            self.assertIn("refused this rank: not this secret", warnings[0])
+
+
+class OfflineRecording(unittest.TestCase):
+    """No agent: with RINGMASTER_RECORD_DIR each rank writes its frames to a file of its own there, DataLoader
+    workers forked or not."""
+
+    def test_each_rank_writes_a_record_file(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        records = Path(folder.name) / "run"
+        results = Job("", record_dir=str(records)).run(
+            "train_ddp.py", "--steps", "4", "--loader-workers", "2")
+        check_exit(self, results)
+        for r in results:
+            self.assertNotIn("ringmaster:", r.stderr)
+            self.assertIn(f"rank {r.rank} rpc modules: none", r.stdout)
+        files = sorted(records.iterdir())
+        self.assertEqual([f.name.split("-")[0] for f in files], ["rank0", "rank1"])
+        for rank, path in enumerate(files):
+            frames = read_record_file(str(path))
+            kinds = [f.WhichOneof("body") for f in frames]
+            self.assertEqual((kinds[0], kinds[-1]), ("hello", "bye"), path)
+            self.assertEqual(set(kinds[1:-1]), {"batch"}, path)
+            hello = frames[0].hello
+            self.assertEqual((hello.rank, hello.world_size, hello.secret), (rank, 2, ""))
+            self.assertEqual(hello.job_id, "job-python-test")
+            steps = [r.step.step for f in frames[1:-1] for r in f.batch.records if r.WhichOneof("body") == "step"]
+            self.assertEqual(steps, [0, 1, 2, 3], path)
 
 
 class ExplicitApiWithoutInstrumentation(unittest.TestCase):

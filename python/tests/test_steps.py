@@ -22,9 +22,21 @@ sys.path.insert(1, str(PACKAGE_ROOT))
 import ringmaster  # noqa: E402
 from ringmaster._clock import align  # noqa: E402
 from ringmaster._environment import RankEnvironment  # noqa: E402
-from ringmaster._records import AllreduceRecord, Encoder, StepRecord, TimelineRecord  # noqa: E402
+from ringmaster._records import (AllreduceRecord, Encoder, HealthRecord, HeartbeatRecord, MemoryRecord,  # noqa: E402
+                                 RuntimeRecord, ScalarRecord, StepRecord, SummaryRecord, TimelineRecord)
 from ringmaster._steps import StepTracker  # noqa: E402
 from ringmaster._telemetry import RecordBuffer  # noqa: E402
+from ringmaster.v1 import records_pb2  # noqa: E402  (the test's side only: the package never imports it)
+
+
+def decode(encoder: Encoder, record) -> list:
+    """What the encoder writes, as protobuf's own parser reads it."""
+    out = []
+    for data in encoder.encode(record):
+        message = records_pb2.Record()
+        message.ParseFromString(data)
+        out.append(message)
+    return out
 
 
 class FakeClock:
@@ -179,7 +191,7 @@ class Encoding(unittest.TestCase):
         encoder = Encoder(rank=3)
         op = AllreduceRecord(step=7, bucket=1, bytes=4_000_000, start_ns=1_000, end_ns=2_001_000, tensors=5,
                              world_size=4, timeline=True)
-        record, event = encoder.encode(op)
+        record, event = decode(encoder, op)
         a = record.allreduce
         self.assertEqual((a.rank, a.step, a.bucket, a.bytes, a.tensors), (3, 7, 1, 4_000_000, 5))
         self.assertAlmostEqual(a.latency_us, 2000.0)
@@ -192,9 +204,51 @@ class Encoding(unittest.TestCase):
     def test_step_loss_is_the_logged_one_else_the_sum_of_backward_losses(self):
         encoder = Encoder(rank=0)
         step = StepRecord(step=0, epoch=0, start_ns=0, losses=[0.25, 0.5])
-        self.assertEqual(encoder.encode(step)[0].step.loss, 0.75)
+        self.assertEqual(decode(encoder, step)[0].step.loss, 0.75)
         step.logged_loss = 1.5
-        self.assertEqual(encoder.encode(step)[0].step.loss, 1.5)
+        self.assertEqual(decode(encoder, step)[0].step.loss, 1.5)
+
+    def test_every_record_kind_reads_back_as_protobuf_writes_it(self):
+        # Extremes of each field type: negative int64, the largest uint64, a clamped uint32, zeros (left out by
+        # proto3), NaN and infinities, text beyond ASCII.
+        encoder = Encoder(rank=5)
+        big = (1 << 64) - 1
+        cases = [
+            (StepRecord(step=big, epoch=3, start_ns=-(1 << 62), data_ns=1, forward_ns=0, backward_ns=3,
+                        comm_wait_ns=4, optimizer_ns=5, total_ns=6, samples=1 << 40, losses=[-2.5], lr=1e-3),
+             records_pb2.Record(step=records_pb2.StepSample(
+                 rank=5, step=big, epoch=3, start_ns=-(1 << 62), data_ns=1, backward_ns=3, comm_wait_ns=4,
+                 optimizer_ns=5, total_ns=6, samples=0xFFFFFFFF, loss=-2.5, lr=1e-3))),
+            (MemoryRecord(step=9, time_ns=10, rss_bytes=big, heap_bytes=0, device_used_bytes=7,
+                          device_total_bytes=8, host_total_bytes=1 << 35),
+             records_pb2.Record(memory=records_pb2.MemorySample(
+                 rank=5, step=9, time_ns=10, rss_bytes=big, device_used_bytes=7, device_total_bytes=8,
+                 host_total_bytes=1 << 35))),
+            (TimelineRecord("compute", "FORWARD — ü", 1, 1, 0, {"tensor": "layer.0.wéight", "": "empty key"}),
+             records_pb2.Record(timeline=records_pb2.TimelineEvent(
+                 rank=5, lane="compute", name="FORWARD — ü", start_ns=1, end_ns=1,
+                 args={"tensor": "layer.0.wéight", "": "empty key"}))),
+            (ScalarRecord(step=2, name="accuracy", value=float("inf")),
+             records_pb2.Record(scalar=records_pb2.Scalar(rank=5, step=2, name="accuracy", value=float("inf")))),
+            (SummaryRecord(None, -1.0, "ab12", 40, 1234.5),
+             records_pb2.Record(summary=records_pb2.RankSummary(rank=5, test_accuracy=-1.0, param_checksum="ab12",
+                                                                steps=40, samples_per_s=1234.5))),
+            (HeartbeatRecord(last_step=-1, phase="data", phase_since_ns=-5, time_ns=6),
+             records_pb2.Record(heartbeat=records_pb2.Heartbeat(rank=5, last_step=-1, phase="data",
+                                                                phase_since_ns=-5, time_ns=6))),
+            (HealthRecord(records_sent=0, records_dropped=3),
+             records_pb2.Record(health=records_pb2.TelemetryHealth(rank=5, records_dropped=3))),
+            (RuntimeRecord("node-1", "3.13.5", "2.6.0+debian", "", "gloo", 4242),
+             records_pb2.Record(runtime=records_pb2.RankRuntime(rank=5, host="node-1", python="3.13.5",
+                                                                torch="2.6.0+debian", backend="gloo", pid=4242))),
+        ]
+        for record, expected in cases:
+            with self.subTest(kind=type(record).__name__):
+                self.assertEqual(decode(encoder, record), [expected])
+        self.assertEqual(Encoder(rank=0).encode(HealthRecord(0, 0)),
+                         [records_pb2.Record(health=records_pb2.TelemetryHealth()).SerializeToString()])
+        nan = decode(encoder, ScalarRecord(step=0, name="loss", value=float("nan")))[0].scalar.value
+        self.assertNotEqual(nan, nan)
 
 
 class Buffer(unittest.TestCase):
@@ -265,10 +319,10 @@ class ClockAlignment(unittest.TestCase):
 class Environment(unittest.TestCase):
     def test_the_agents_variables(self):
         env = RankEnvironment.from_environ({
-            "RINGMASTER_AGENT": "127.0.0.1:4000", "RINGMASTER_JOB_ID": "j", "RINGMASTER_JOB_SECRET": "s",
+            "RINGMASTER_TELEMETRY_SOCKET": "/run/x.sock", "RINGMASTER_JOB_ID": "j", "RINGMASTER_JOB_SECRET": "s",
             "RINGMASTER_INSTRUMENT": "1", "RANK": "3", "WORLD_SIZE": "8", "GROUP_WORLD_SIZE": "2"})
-        self.assertEqual((env.agent, env.job_id, env.secret, env.instrument, env.timeline),
-                         ("127.0.0.1:4000", "j", "s", True, False))
+        self.assertEqual((env.socket, env.record_dir, env.job_id, env.secret, env.instrument, env.timeline),
+                         ("/run/x.sock", "", "j", "s", True, False))
         self.assertEqual((env.rank, env.group_world_size), (3, 2))
 
     def test_a_bad_number_is_named_and_ignored(self):
@@ -279,7 +333,7 @@ class Environment(unittest.TestCase):
         self.assertIn("RANK='three' is not a whole number", stderr.getvalue())
 
 
-@mock.patch.dict(os.environ, {"RINGMASTER_AGENT": ""})
+@mock.patch.dict(os.environ, {"RINGMASTER_TELEMETRY_SOCKET": "", "RINGMASTER_RECORD_DIR": ""})
 class ApiInput(unittest.TestCase):
     def test_log_names_what_is_not_a_number(self):
         with self.assertRaisesRegex(TypeError, r"accuracy='high' is not a number"):

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Instruments an unmodified PyTorch program that Ringmaster's agent starts with RINGMASTER_INSTRUMENT=1.
+"""Instruments an unmodified PyTorch program that Ringmaster's agent starts with RINGMASTER_INSTRUMENT=1, or
+that records to files in RINGMASTER_RECORD_DIR.
 
 The agent puts this folder first on PYTHONPATH, so Python imports this module at start-up in place of any other
 sitecustomize; that one is then found further along sys.path and run as well, so the program's environment stays
@@ -58,7 +59,8 @@ def _install() -> None:
         print(f"ringmaster: the program runs without instrumentation ({type(e).__name__}: {e})", file=sys.stderr)
 
 
-if os.environ.get("RINGMASTER_INSTRUMENT") == "1":
+# Started by an agent with instrumentation, or recording to files where no agent runs (`ringmaster python-path`).
+if os.environ.get("RINGMASTER_INSTRUMENT") == "1" or os.environ.get("RINGMASTER_RECORD_DIR", "").strip():
     if "torch" in sys.modules:
         _install()
     else:

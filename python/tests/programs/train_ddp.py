@@ -9,6 +9,7 @@ all-reduces.
 
 import argparse
 import os
+import sys
 import time
 
 import torch
@@ -86,6 +87,8 @@ def main():
     if args.own_hook:
         print(f"rank {rank} own hook calls {hook_calls}", flush=True)
     print(f"rank {rank} chained sitecustomize: {os.environ.get('CHAINED_SITECUSTOMIZE', 'no')}", flush=True)
+    rpc = sorted(name for name in sys.modules if name.split(".")[0] in ("grpc", "google"))
+    print(f"rank {rank} rpc modules: {' '.join(rpc) or 'none'}", flush=True)
     dist.destroy_process_group()
 
 
