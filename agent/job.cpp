@@ -92,6 +92,40 @@ bool Job::hasRank(int rank) const {
   return rank >= r.first_rank() && rank < r.first_rank() + r.local_ranks();
 }
 
+std::string Job::adoptRank(int launchedRank, int rank, int worldSize, int pid, const std::string& host) {
+  constexpr int kMaxAdoptedWorld = 4096;
+  const auto& spec = setup_.request.spec();
+  const std::string who = "a process started by rank " + std::to_string(launchedRank) + "'s program";
+  if (!isUserProgram(spec) || spec.world_size() != 1) {
+    return who + " reports as rank " + std::to_string(rank) +
+           ": only a program launched as one process may start its own ranks (mp.spawn); launch each rank "
+           "with -np instead (ringmaster run -np N -- python3 train.py, calling init_process_group without "
+           "rank and world_size)";
+  }
+  if (rank <= 0 || rank >= worldSize || worldSize > kMaxAdoptedWorld) {
+    return who + " reports as rank " + std::to_string(rank) + " of " + std::to_string(worldSize) +
+           ", which is not a rank it can be (1 to " +
+           std::to_string(std::min(worldSize, kMaxAdoptedWorld) - 1) + ")";
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (!adopted_.insert(rank).second)
+      return "rank " + std::to_string(rank) + " of job " + id() + " already reports from another process";
+    adoptedWorldSize_.store(std::max(adoptedWorldSize_.load(), worldSize));
+  }
+  v1::Record record;
+  auto* s = record.mutable_rank_state();
+  s->set_rank(rank);
+  s->set_state(v1::RankState::STATE_RUNNING);
+  s->set_pid(pid);
+  s->set_time_unix_ns(unixNs());
+  s->set_host(host.empty() ? setup_.hostname : validUtf8(host));
+  s->set_message("started by rank " + std::to_string(launchedRank) + "'s process (the program's own launch)");
+  s->set_world_size(worldSize);
+  journal_->append(std::vector<v1::Record>{record});
+  return "";
+}
+
 void Job::stop(double graceS, const std::string& why) {
   {
     std::lock_guard lock(mutex_);
@@ -110,9 +144,12 @@ void Job::stop(double graceS, const std::string& why) {
 
 void Job::control(int rank, v1::ControlRequest::Action action) {
   std::lock_guard lock(mutex_);
-  for (const auto& r : ranks_) {
-    if (rank != -1 && r->rank != rank) continue;
-    auto& pending = pendingControl_[r->rank];
+  std::vector<int> targets;
+  for (const auto& r : ranks_) targets.push_back(r->rank);
+  targets.insert(targets.end(), adopted_.begin(), adopted_.end());
+  for (int target : targets) {
+    if (rank != -1 && target != rank) continue;
+    auto& pending = pendingControl_[target];
     switch (action) {
       case v1::ControlRequest::ACTION_STOP:
         pending.set_stop(true);

@@ -3,6 +3,7 @@
 // they say (telemetry, output lines, exits) appended to the job's journal.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -71,7 +72,15 @@ class Job {
   // report as another. Empty for a rank not of this job here.
   const std::string& secretOf(int rank) const;
   bool hasRank(int rank) const;
-  int worldSize() const { return static_cast<int>(setup_.request.spec().world_size()); }
+  // The job's ranks: those launched, or more once processes the program started itself joined (adoptRank).
+  int worldSize() const {
+    return std::max(static_cast<int>(setup_.request.spec().world_size()), adoptedWorldSize_.load());
+  }
+  // A process that one of this job's programs started itself (mp.spawn: one launched process, N ranks) asks
+  // to report as `rank` of `worldSize`, presenting `launchedRank`'s secret (checked by the caller). Allowed
+  // for a user's program launched as one process in all, each rank once; empty when it may, else why not.
+  // Journals the rank as running, with the job's new size, so that consoles show every rank.
+  std::string adoptRank(int launchedRank, int rank, int worldSize, int pid, const std::string& host);
   // A line of the agent's own about `rank` (-1: the job), for the journal.
   v1::Record agentLine(int rank, const std::string& text) const;
   Journal& journal() { return *journal_; }
@@ -109,6 +118,8 @@ class Job {
   double stopGraceS_ = 0;
   std::string stopWhy_;
   std::map<int, v1::ControlPollReply> pendingControl_;
+  std::set<int> adopted_;  // ranks of processes the program started itself
+  std::atomic<int> adoptedWorldSize_{0};
 };
 
 }  // namespace ringmaster::agent

@@ -192,11 +192,23 @@ bool RankSocket::handle(Connection& connection, v1::RankFrame& frame) {
       return false;
     }
     const v1::RankHello& hello = frame.hello();
+    // A process the program started itself (mp.spawn) presents the secret of the rank it descends from.
+    const bool own = hello.launched_rank() != hello.rank();
     Job* job = nullptr;
-    grpc::Status status = agent_.reportTarget(hello.job_id(), hello.rank(), hello.secret(), job);
+    grpc::Status status =
+        agent_.reportTarget(hello.job_id(), own ? hello.launched_rank() : hello.rank(), hello.secret(), job);
     if (!status.ok()) {
       send(connection, refusal(status.error_message()));
       return false;
+    }
+    if (own) {
+      const std::string why =
+          job->adoptRank(hello.launched_rank(), hello.rank(), hello.world_size(), hello.pid(), hello.host());
+      if (!why.empty()) {
+        job->journal().append(std::vector<v1::Record>{job->agentLine(hello.launched_rank(), why)});
+        send(connection, refusal(why));
+        return false;
+      }
     }
     connection.intake.emplace(*job, hello.rank());
     v1::RankFrame welcome;

@@ -169,6 +169,18 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   }
   for (const auto& [host, facts] : store->hosts(id))
     std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
+  // What a user program's ranks ran on, as they said: one line per distinct runtime.
+  std::map<std::string, std::string> runtimes;
+  for (const auto& rank : store->ranks(id)) {
+    if (rank.python.empty() && rank.torch.empty()) continue;
+    std::string what = "Python " + rank.python + ", torch " + (rank.torch.empty() ? "-" : rank.torch);
+    if (!rank.cuda.empty()) what += ", CUDA " + rank.cuda;
+    if (!rank.backend.empty()) what += ", " + rank.backend;
+    std::string& ranks = runtimes[what];
+    ranks += (ranks.empty() ? "" : " ") + std::to_string(rank.rank);
+  }
+  for (const auto& [what, ranks] : runtimes)
+    std::cout << "  program runtime " << printable(what) << " (ranks " << ranks << ")\n";
   if (m.steps > 0) {
     const std::string throughput =
         m.throughput > 0 ? format("%.1f samples/s", m.throughput) : "not measured (no sample counts)";

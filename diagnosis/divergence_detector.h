@@ -28,7 +28,7 @@ class DivergenceDetector {
     double lastFinite = 0;   // the loss before it
     bool sawFinite = false;
   };
-  const int worldSize_;
+  int worldSize_;
   std::map<int, Rank> ranks_;
   std::map<int, std::string> hosts_;
 };

@@ -28,7 +28,17 @@ void RunDiagnosis::restarted(int worldSize) {
                   received_.end());
 }
 
+void RunDiagnosis::grow(int worldSize) {
+  if (worldSize <= worldSize_) return;
+  worldSize_ = worldSize;
+  stragglers_ = StragglerDetector(worldSize, config_.straggler);
+  stalls_ = StallDetector(worldSize, config_.stall);
+  divergence_ = DivergenceDetector(worldSize);
+  for (const auto& [rank, host] : hosts_) setHost(rank, host);
+}
+
 void RunDiagnosis::setHost(int rank, const std::string& host) {
+  hosts_[rank] = host;
   stragglers_.setHost(rank, host);
   leaks_.setHost(rank, host);
   stalls_.setHost(rank, host);
@@ -82,6 +92,9 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
     }
     case v1::Record::kRankState: {
       const auto& state = record.rank_state();
+      // A process the program started itself joined as a rank (mp.spawn): the run has more ranks than
+      // launched.
+      if (state.world_size() > worldSize_) grow(state.world_size());
       if (!state.host().empty()) setHost(state.rank(), state.host());
       crashes_.state(state);
       if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||

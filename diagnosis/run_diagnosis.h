@@ -36,6 +36,10 @@ class RunDiagnosis {
   // the attempt are told by the restart's finding, which arrives as a record; the new attempt's ranks start
   // with no crash or stall (and, when the world size changed, no straggler either).
   void restarted(int worldSize);
+  // Processes the program started itself joined the run as ranks (mp.spawn): `worldSize` of them now. Called
+  // by observe() for a rank state that says so.
+  void grow(int worldSize);
+  int worldSize() const { return worldSize_; }
 
   // Current findings, most severe first. `nowNs` (the arrival clock) lets stalls be seen while nothing
   // arrives.
@@ -53,6 +57,7 @@ class RunDiagnosis {
   int worldSize_;
   DiagnosisConfig config_;
   std::vector<v1::Finding> received_;
+  std::map<int, std::string> hosts_;
 };
 
 // Replays a stored run through the detectors, step by step across ranks.

@@ -39,6 +39,7 @@ RunStore::Impl::~Impl() {
   upsertRankState.reset();
   upsertRankSummary.reset();
   upsertHealth.reset();
+  upsertRuntime.reset();
   insertHost.reset();
   if (db) sqlite3_close_v2(db);
 }

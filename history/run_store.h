@@ -70,6 +70,11 @@ struct RankInfo {
   double samplesPerS = 0;
   uint64_t recordsSent = 0;
   uint64_t recordsDropped = 0;
+  // What a user program's rank runs on (RankRuntime); empty for Ringmaster's own ranks.
+  std::string python;
+  std::string torch;
+  std::string cuda;
+  std::string backend;
 };
 
 // Rows a run holds, per table.

@@ -60,6 +60,10 @@ void RunStore::Impl::prepareWriters() {
       "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
       "ON CONFLICT (run_id, rank) DO UPDATE SET "
       "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
+  upsertRuntime = prepare(
+      "INSERT INTO ranks (run_id, rank, python, torch, cuda, backend) VALUES (?,?,?,?,?,?) "
+      "ON CONFLICT (run_id, rank) DO UPDATE SET python = excluded.python, torch = excluded.torch, "
+      "cuda = excluded.cuda, backend = excluded.backend");
   insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
 }
 
@@ -188,6 +192,12 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
           .bind(3, h.records_sent())
           .bind(4, h.records_dropped())
           .run();
+      break;
+    }
+    case v1::Record::kRuntime: {
+      const auto& r = record.runtime();
+      upsertRuntime->bind(1, runId).bind(2, r.rank()).bind(3, r.python()).bind(4, r.torch());
+      upsertRuntime->bind(5, r.cuda()).bind(6, r.backend()).run();
       break;
     }
     case v1::Record::kStall: {

@@ -131,10 +131,18 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
   }
   int64_t now = monotonicNs();
   bool urgent = false;
+  const int worldBefore = diagnosis_.worldSize();
   for (const auto& r : records) {
     diagnosis_.observe(r, now);
     // Stall reports, findings from elsewhere and ranks that end are news: store them at once.
     urgent |= r.has_stall() || r.has_finding() || r.has_rank_state();
+  }
+  if (diagnosis_.worldSize() > worldBefore && store_) {
+    try {
+      store_->setWorldSize(runId_, diagnosis_.worldSize());
+    } catch (const std::exception& e) {
+      if (storeProblem_.empty()) storeProblem_ = e.what();
+    }
   }
   storeFindingsIfDue(urgent);
 }

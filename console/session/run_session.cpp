@@ -153,7 +153,9 @@ void RunSession::recordEnvironment() {
     for (const auto& v : values) text += (text.empty() ? "" : ", ") + v;
     return text;
   };
-  if (!torch.empty()) environment["libtorch"] = joined(torch);
+  // A user's program brings its own torch, which its ranks report (RankRuntime); the hosts' LibTorch is the
+  // worker's.
+  if (!torch.empty() && !isUserProgram(plan_.spec)) environment["libtorch"] = joined(torch);
   if (!versions.empty()) environment["ringmaster (hosts)"] = joined(versions);
   environment["hosts"] = std::to_string(hosts.size());
   for (const auto& [key, value] : plan_.facts) environment[key] = value;

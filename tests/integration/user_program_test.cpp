@@ -123,6 +123,30 @@ TEST_F(UserProgram, TensorsKeptAcrossStepsAreALeakFindingOnThatRank) {
   EXPECT_EQ(ranks, std::set<int>{1}) << describe(leaks);
 }
 
+TEST_F(UserProgram, AProgramThatSpawnsItsOwnRanksIsWatchedAsThoseRanks) {
+  // One process launched; it spawns 3 ranks (torch.multiprocessing.spawn), each with 2 DataLoader workers
+  // forked. Every rank reports as itself, presenting the secret of the process it descends from.
+  const int steps = 12;
+  auto result = run({"-np", "1", "--", kPython, program(), "--steps", std::to_string(steps), "--spawn", "3",
+                     "--loader-workers", "2", "--samples", "4096"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  RunInfo info = onlyRun();
+  EXPECT_EQ(info.status, "finished");
+  EXPECT_EQ(info.worldSize, 3);
+  RunStore store(store_);
+  auto series = store.rankSeries(info.id);
+  ASSERT_EQ(series.size(), 3u) << result.err;
+  for (const auto& s : series) {
+    SCOPED_TRACE("rank " + std::to_string(s.rank));
+    EXPECT_EQ(s.steps.size(), static_cast<size_t>(steps));
+    EXPECT_FALSE(s.allreduce.empty());
+    for (const auto& step : s.steps) EXPECT_GT(step.data_ns() + step.forward_ns(), 0);
+  }
+  std::set<int> joined;
+  for (const auto& rank : store.ranks(info.id)) joined.insert(rank.rank);
+  EXPECT_EQ(joined, (std::set<int>{0, 1, 2}));
+}
+
 TEST_F(UserProgram, ARankThatStopsCallingCollectivesIsAStallFindingNamingIt) {
   // Rank 1 sleeps from step 8 on; rank 0 waits in its all-reduce until gloo gives up after 25 s.
   auto result = run({"-np", "2", "--", kPython, program(), "--steps", "200", "--stop-collectives", "1:8",

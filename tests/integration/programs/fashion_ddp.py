@@ -12,6 +12,10 @@ The misbehaviours the diagnosis must catch, each on one rank:
     --keep-tensors RANK        that rank keeps every step's batch and output alive (the classic leak)
     --stop-collectives RANK:STEP  from that step on that rank stops calling collectives (it sleeps)
     --raise RANK:STEP          that rank raises at that step
+
+With --spawn N the one process started spawns N ranks itself (torch.multiprocessing.spawn, the classic
+single-node launch), each calling init_process_group(rank=r, world_size=N); --loader-workers forks DataLoader
+workers in every rank.
 """
 
 import argparse
@@ -55,9 +59,21 @@ def main():
     parser.add_argument("--raise", dest="raise_at", default="")
     parser.add_argument("--timeout-s", type=float, default=600)
     parser.add_argument("--warmup", type=int, default=5, help="steps before the samples/s this rank reports")
+    parser.add_argument("--spawn", type=int, default=0, help="ranks this process spawns itself")
+    parser.add_argument("--loader-workers", type=int, default=0)
     args = parser.parse_args()
+    if args.spawn > 0:
+        torch.multiprocessing.spawn(train, args=(args,), nprocs=args.spawn)
+    else:
+        train(None, args)
 
-    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=args.timeout_s))
+
+def train(spawned_rank, args):
+    timeout = datetime.timedelta(seconds=args.timeout_s)
+    if spawned_rank is None:
+        dist.init_process_group("gloo", timeout=timeout)
+    else:
+        dist.init_process_group("gloo", rank=spawned_rank, world_size=args.spawn, timeout=timeout)
     rank = dist.get_rank()
     slow_rank, slow_ms = rank_and_value(args.slow_data, float) if args.slow_data else (-1, 0)
     stop_rank, stop_step = rank_and_value(args.stop_collectives, int) if args.stop_collectives else (-1, 0)
@@ -70,7 +86,8 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     data = load(args.samples)
     sampler = DistributedSampler(data, shuffle=True, seed=1)
-    loader = DataLoader(data, batch_size=args.batch, sampler=sampler, drop_last=True)
+    loader = DataLoader(data, batch_size=args.batch, sampler=sampler, drop_last=True,
+                        num_workers=args.loader_workers)
 
     kept = []
     step, epoch = 0, 0
