@@ -236,7 +236,8 @@ int RunStore::markInterruptedRuns() {
 }
 
 bool isInterruptedImport(const RunInfo& run) {
-  return run.status == "interrupted" && run.source.rfind("import:", 0) == 0;
+  return run.status == "interrupted" &&
+         (run.source.rfind("import:", 0) == 0 || run.source.rfind("records:", 0) == 0);
 }
 
 int64_t RunStore::createRun(const NewRun& run) {

@@ -31,7 +31,7 @@ class StoreError : public InputError {
 // What a new run starts with.
 struct NewRun {
   std::string name;
-  std::string source = "live";  // "live", or "import:<file>"
+  std::string source = "live";  // "live", "import:<file>" (a trace) or "records:<file>" (ranks' record files)
   std::string status = "running";
   v1::JobSpec spec;
   int worldSize = 0;                               // 0 = spec.world_size()

@@ -2514,6 +2514,16 @@
         <source>A file was cut short; what was whole is kept.</source>
         <translation>有文件不完整，已保留完整的部分。</translation>
     </message>
+    <message>
+        <source>Imported %1 as one run of %2 ranks from their record files: %3 records, %4 steps.</source>
+        <translation>已将 %1 从各 rank 的记录文件导入为一次包含 %2 个 rank 的运行：%3 条记录，%4 步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) stopped without recording their end.</source>
+        <translation>
+            <numerusform>%n 个 rank 未记录结束即停止。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::RunsPage</name>
@@ -2783,14 +2793,6 @@
         <translation>每个 rank 一个 trace 的文件夹…</translation>
     </message>
     <message>
-        <source>Traces (*.json *.json.gz *.trace);;All files (*)</source>
-        <translation>Trace (*.json *.json.gz *.trace);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Import a folder of per-rank traces</source>
-        <translation>导入每个 rank 一个 trace 的文件夹</translation>
-    </message>
-    <message>
         <source>Zoom to selection</source>
         <translation>缩放到选区</translation>
     </message>
@@ -2853,6 +2855,14 @@
     <message>
         <source>Range %1 – %2 (%3)</source>
         <translation>范围 %1 – %2（%3）</translation>
+    </message>
+    <message>
+        <source>Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)</source>
+        <translation>Trace 和记录文件 (*.json *.json.gz *.trace *.rmrecs);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Import a folder of per-rank traces or record files</source>
+        <translation>导入每个 rank 一个 trace 或记录文件的文件夹</translation>
     </message>
 </context>
 <context>
