@@ -314,20 +314,8 @@ struct AgentServer::Services {
   TelemetryService telemetry;
 };
 
-namespace {
-
-// The folder of the running program; empty when /proc cannot say.
-std::filesystem::path programDir() {
-  char self[PATH_MAX] = {};
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return {};
-  return std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path();
-}
-
-}  // namespace
-
 std::string defaultWorkerPath() {
-  std::filesystem::path dir = programDir();
+  const std::filesystem::path dir = thisProgramDir();
   return dir.empty() ? "ringmaster-worker" : (dir / "ringmaster-worker").string();
 }
 
@@ -393,7 +381,7 @@ AgentServer::AgentServer(const AgentOptions& options) : options_(options) {
     config.allowedFolders.push_back(
         std::filesystem::weakly_canonical(std::filesystem::absolute(config.stateDir), ec).string());
   }
-  config.pythonRoot = options.pythonRoot.empty() ? findPythonRoot(programDir().string()) : options.pythonRoot;
+  config.pythonRoot = options.pythonRoot.empty() ? findPythonRoot(thisProgramDir()) : options.pythonRoot;
   try {
     agent_ = std::make_unique<Agent>(config);
   } catch (const std::filesystem::filesystem_error& e) {

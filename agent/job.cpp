@@ -20,6 +20,7 @@
 
 #include "agent/child_process.h"
 #include "agent/launch_environment.h"
+#include "agent/program_path.h"
 #include "common/clock.h"
 #include "common/job_spec.h"
 #include "common/printable.h"
@@ -241,7 +242,7 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
     env.push_back("RINGMASTER_INSTRUMENT=1");
     if (r.spec().timeline()) env.push_back("RINGMASTER_TIMELINE=1");
     // The bootstrap's sitecustomize runs first and chains any other on the user's path.
-    std::string pythonPath = setup_.pythonRoot + "/ringmaster/_bootstrap:" + setup_.pythonRoot;
+    std::string pythonPath = instrumentedPythonPath(setup_.pythonRoot);
     if (!theirPythonPath.empty()) pythonPath += ":" + theirPythonPath;
     env.push_back("PYTHONPATH=" + pythonPath);
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "agent/program_path.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -52,15 +53,30 @@ ProgramPath findProgram(const std::string& name, const std::string& workingDir,
   return {found.string(), resolved.string()};
 }
 
+std::vector<std::string> pythonRootCandidates(const std::string& binDir) {
+  return {(fs::path(binDir) / ".." / "python").lexically_normal().string(),
+          (fs::path(binDir) / ".." / RM_PYTHON_INSTALL_DIR).lexically_normal().string()};
+}
+
 std::string findPythonRoot(const std::string& binDir) {
-  for (const fs::path& candidate :
-       {fs::path(binDir) / ".." / "python", fs::path(binDir) / ".." / RM_PYTHON_INSTALL_DIR}) {
+  for (const fs::path candidate : pythonRootCandidates(binDir)) {
     std::error_code ec;
     if (fs::is_regular_file(candidate / "ringmaster" / "__init__.py", ec)) {
       return fs::weakly_canonical(candidate, ec).string();
     }
   }
   return {};
+}
+
+std::string thisProgramDir() {
+  char self[PATH_MAX] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return {};
+  return fs::path(std::string(self, static_cast<size_t>(n))).parent_path().string();
+}
+
+std::string instrumentedPythonPath(const std::string& pythonRoot) {
+  return pythonRoot + "/ringmaster/_bootstrap:" + pythonRoot;
 }
 
 }  // namespace ringmaster::agent

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ringmaster::agent {
 
@@ -20,5 +21,12 @@ ProgramPath findProgram(const std::string& name, const std::string& workingDir,
 // The folder holding the `ringmaster` Python package for ranks of this installation: <bin>/../python in a
 // build tree, <bin>/../<the package's install folder> once installed. Empty when neither holds it.
 std::string findPythonRoot(const std::string& binDir);
+// Where findPythonRoot looks, in order.
+std::vector<std::string> pythonRootCandidates(const std::string& binDir);
+// The folder of the running program (what findPythonRoot is given); empty when /proc cannot say.
+std::string thisProgramDir();
+// What an instrumented program's ranks get in front of their PYTHONPATH: the bootstrap folder, whose
+// sitecustomize instruments PyTorch (and chains any other), then the package's root.
+std::string instrumentedPythonPath(const std::string& pythonRoot);
 
 }  // namespace ringmaster::agent

@@ -9,11 +9,12 @@
 namespace ringmaster::cli {
 
 void addCommands(CLI::App& app, CommandResult& result) {
-  // Subcommand groups register here, one line each (run, attach, agent, runs/show/compare/report/import,
-  // tune).
+  // Subcommand groups register here, one line each (run, attach, agent, python-path,
+  // runs/show/compare/report/import, tune).
   addRunCommand(app, result);
   addAttachCommand(app, result);
   addAgentCommand(app, result);
+  addPythonPathCommand(app, result);
   addHistoryCommands(app, result);
   addTuneCommand(app, result);
 }

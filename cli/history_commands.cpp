@@ -2,6 +2,7 @@
 #include "cli/history_commands.h"
 
 #include <QGuiApplication>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -15,6 +16,7 @@
 #include "common/shell_words.h"
 #include "console/hosts/host_facts.h"
 #include "console/reports/report.h"
+#include "console/session/record_import.h"
 #include "console/session/store_location.h"
 #include "diagnosis/comparison.h"
 #include "diagnosis/duration_text.h"
@@ -149,8 +151,8 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   if (isInterruptedImport(run)) {
     std::cout
         << "  interrupted import: the import of " << printable(run.source.substr(run.source.find(':') + 1))
-        << " did not finish (the process importing it ended first); the run holds the part of the trace "
-           "stored until then: import the file again for all of it\n";
+        << " did not finish (the process importing it ended first); the run holds the part of it stored "
+           "until then: import it again for all of it\n";
   }
   if (isUserProgram(run.spec))
     std::cout << "  program "
@@ -169,18 +171,6 @@ int showCommand(const StoreOption& option, const std::string& runText) {
   }
   for (const auto& [host, facts] : store->hosts(id))
     std::cout << "  host " << printable(console::describeHost(host, facts)) << "\n";
-  // What a user program's ranks ran on, as they said: one line per distinct runtime.
-  std::map<std::string, std::string> runtimes;
-  for (const auto& rank : store->ranks(id)) {
-    if (rank.python.empty() && rank.torch.empty()) continue;
-    std::string what = "Python " + rank.python + ", torch " + (rank.torch.empty() ? "-" : rank.torch);
-    if (!rank.cuda.empty()) what += ", CUDA " + rank.cuda;
-    if (!rank.backend.empty()) what += ", " + rank.backend;
-    std::string& ranks = runtimes[what];
-    ranks += (ranks.empty() ? "" : " ") + std::to_string(rank.rank);
-  }
-  for (const auto& [what, ranks] : runtimes)
-    std::cout << "  program runtime " << printable(what) << " (ranks " << ranks << ")\n";
   if (m.steps > 0) {
     const std::string throughput =
         m.throughput > 0 ? format("%.1f samples/s", m.throughput) : "not measured (no sample counts)";
@@ -303,9 +293,68 @@ int reportCommand(const StoreOption& option, const std::string& runText,
   return 0;
 }
 
+// Record files that ranks wrote without an agent (RINGMASTER_RECORD_DIR), as one run diagnosed as a live one.
+int importRecordsCommand(RunStore& store, const std::vector<std::string>& inputs, const std::string& name) {
+  auto started = std::chrono::steady_clock::now();
+  console::RecordImportResult result;
+  try {
+    result = console::importRecordFiles(store, inputs, name);
+  } catch (const StoreError&) {
+    throw;
+  } catch (const InputError& e) {
+    std::cerr << "ringmaster import: " << printable(e.what(), true) << "\n";
+    return 2;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());
+  std::cout << format(
+      "imported %s as run %lld: Ringmaster record files of run \"%s\", %llu records on %zu ranks "
+      "(%.1f MB in %s)\n",
+      printable(what).c_str(), (long long)result.runId, printable(result.jobId).c_str(),
+      (unsigned long long)result.records, result.files.size(), double(result.bytes) / 1e6,
+      formatDuration(seconds * 1e9).c_str());
+  const auto noEnd = std::count_if(result.files.begin(), result.files.end(),
+                                   [](const console::ImportedRecordFile& f) { return !f.ended; });
+  std::cout << format(
+      "  ranks from each file's hello; times: the ranks' job clock; status %s%s\n", result.status.c_str(),
+      noEnd > 0
+          ? format(" (%lld of %zu ranks recorded no end)", (long long)noEnd, result.files.size()).c_str()
+          : "");
+  for (const auto& file : result.files) {
+    std::string notes;
+    if (!file.ended) {
+      notes += file.lastStep
+                   ? format(" (no end: its records stop after step %llu)", (unsigned long long)*file.lastStep)
+                   : std::string(" (no end: its records stop before its first step)");
+    }
+    if (file.cutShort) notes += " (cut short: kept every whole frame)";
+    std::cout << format("  rank %d  %s (%s, pid %d): %llu records, %llu steps, %llu all-reduce ops%s\n",
+                        file.rank, printable(file.path).c_str(), printable(file.host).c_str(), file.pid,
+                        (unsigned long long)file.records, (unsigned long long)file.steps,
+                        (unsigned long long)file.allreduceOps, notes.c_str());
+    if (file.refused > 0) {
+      std::cout << format(
+          "  note: rank %d wrote %llu records that cannot be true, which were dropped (the first: "
+          "%s)\n",
+          file.rank, (unsigned long long)file.refused, printable(file.firstRefused).c_str());
+    }
+  }
+  if (!result.missingRanks.empty()) {
+    std::string ranks;
+    for (int r : result.missingRanks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    std::cout << format(
+        "  note: no record file for rank%s %s of %d: gather the files from every host into the "
+        "folder, then import it again\n",
+        result.missingRanks.size() == 1 ? "" : "s", ranks.c_str(), result.worldSize);
+  }
+  printFindings(diagnosis::storedFindings(store, result.runId));
+  return 0;
+}
+
 int importCommand(const StoreOption& option, const std::vector<std::string>& inputs,
                   const std::string& name) {
   RunStore store(option.resolved(console::StoreFolder::Make));
+  if (console::namesRecordFiles(inputs)) return importRecordsCommand(store, inputs, name);
   auto started = std::chrono::steady_clock::now();
   ImportResult result;
   try {
@@ -389,10 +438,13 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
   });
 
   auto* importer = app.add_subcommand(
-      "import", "Import per-rank PyTorch profiler traces, a Horovod timeline or a Chrome trace as one run");
+      "import",
+      "Import per-rank PyTorch profiler traces, a Horovod timeline, a Chrome trace, or the record files of "
+      "ranks run with RINGMASTER_RECORD_DIR, as one run");
   importer
       ->add_option("FILE", importInputs,
-                   "Trace files (.json, .json.gz), one per rank, or the folder holding them")
+                   "Trace files (.json, .json.gz) or record files (.rmrecs), one per rank, or the folder "
+                   "holding them")
       ->required();
   importer->add_option("--name", importName, "Name of the new run (default: the file's or folder's name)");
   addStoreOption(importer, store);

@@ -15,8 +15,6 @@
 
 namespace ringmaster {
 
-namespace v1 = ::ringmaster::v1;
-
 inline constexpr std::string_view kRankSocketMagic = "RMRANK1\n";
 inline constexpr std::string_view kRecordFileMagic = "RMRECS1\n";
 inline constexpr size_t kMaxRankFrameBytes = size_t{64} << 20;

@@ -147,6 +147,17 @@ std::string rankRecordProblem(const v1::Record& record, int rank, int worldSize)
           .that(own(record.heartbeat().rank()), notOwn + std::to_string(record.heartbeat().rank()))
           .text("phase", record.heartbeat().phase())
           .result();
+    case v1::Record::kRuntime: {
+      const auto& r = record.runtime();
+      return Check("runtime")
+          .that(own(r.rank()), notOwn + std::to_string(r.rank()))
+          .text("host", r.host())
+          .text("python", r.python())
+          .text("torch", r.torch())
+          .text("cuda", r.cuda())
+          .text("backend", r.backend())
+          .result();
+    }
     case v1::Record::kLog:
       return "a log line: the agent reads what ranks print itself";
     case v1::Record::kRankState:

@@ -313,6 +313,20 @@ Sentence crashAdvice(const v1::Finding& f) {
                                            "Check the program's path and permissions on the rank's host, and "
                                            "that the agent there allows the program."));
   }
+  if (f.cause() == "no end") {
+    return host ? phrase(
+                      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1's records stop without its end: it was killed, crashed, or "
+                                        "%2 went down. The launcher's or scheduler's log of the rank and "
+                                        "`dmesg` on %2 (the out-of-memory killer) say which."),
+                      {rank(f), f.host()})
+                : phrase(
+                      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                        "Rank %1's records stop without its end: it was killed, crashed, or "
+                                        "its host went down. The launcher's or scheduler's log of the rank "
+                                        "and `dmesg` on its host (the out-of-memory killer) say which."),
+                      {rank(f)});
+  }
   if (has(f, evidence::kSignal)) {
     const int signal = static_cast<int>(number(f, evidence::kSignal));
     if (signal == SIGKILL) {

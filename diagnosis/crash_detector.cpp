@@ -15,6 +15,7 @@ bool failed(const v1::RankState& s) {
   switch (s.state()) {
     case v1::RankState::STATE_SIGNALED:
     case v1::RankState::STATE_FAILED_TO_START:
+    case v1::RankState::STATE_LOST:
       return true;
     case v1::RankState::STATE_EXITED:
       return s.exit_code() != 0;
@@ -63,6 +64,9 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   if (s.state() == v1::RankState::STATE_FAILED_TO_START) {
     how = s.message().empty() ? say(text::kCouldNotStart) : say(text::kCouldNotStartBecause, {s.message()});
     cause = "failed to start";
+  } else if (s.state() == v1::RankState::STATE_LOST) {
+    how = stepped ? say(text::kLostAfterStep, {lastStep}) : say(text::kLostBeforeFirstStep);
+    cause = "no end";
   } else if (s.state() == v1::RankState::STATE_SIGNALED) {
     const std::string signal = signalName(s.signal());
     how = stepped ? say(text::kKilledAfterStep, {signal, lastStep})

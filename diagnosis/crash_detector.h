@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Crashes: the rank that failed first (exited with an error, was killed, or never started) is why the run
-// ended; the ranks the agent then stopped are not. The finding says how it ended, after which step, the last
-// thing it wrote to stderr, and where to look next.
+// Crashes: the rank that failed first (exited with an error, was killed, never started, or stopped without
+// recording its end) is why the run ended; the ranks the agent then stopped are not. The finding says how it
+// ended, after which step, the last thing it wrote to stderr, and where to look next.
 #pragma once
 
 #include <map>

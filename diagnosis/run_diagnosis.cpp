@@ -98,7 +98,8 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       if (!state.host().empty()) setHost(state.rank(), state.host());
       crashes_.state(state);
       if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||
-          state.state() == v1::RankState::STATE_FAILED_TO_START) {
+          state.state() == v1::RankState::STATE_FAILED_TO_START ||
+          state.state() == v1::RankState::STATE_LOST) {
         const bool failed = state.state() != v1::RankState::STATE_EXITED || state.exit_code() != 0;
         stalls_.exited(state.rank(), failed, arrivalNs);
       }

@@ -39,6 +39,10 @@ const char kKilledBeforeFirstStep[] =
 const char kExitedAfterStep[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "exited with code %1 after step %2");
 const char kExitedBeforeFirstStep[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "exited with code %1 before its first step");
+const char kLostAfterStep[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "stopped after step %1 without recording its end");
+const char kLostBeforeFirstStep[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding", "stopped before its first step without recording its end");
 const char kLastErrorLine[] = QT_TRANSLATE_NOOP("ringmaster::Finding", " Its last error line: \"%1\".");
 const char kRankFailedToo[] = QT_TRANSLATE_NOOP("ringmaster::Finding", " Rank %1 then failed as well.");
 const char kRanksFailedToo[] = QT_TRANSLATE_NOOP("ringmaster::Finding", " Ranks %1 then failed as well.");

@@ -38,6 +38,9 @@ extern const char kKilledAfterStep[];
 extern const char kKilledBeforeFirstStep[];
 extern const char kExitedAfterStep[];
 extern const char kExitedBeforeFirstStep[];
+// A rank whose records stop without its end (STATE_LOST): killed, crashed, or its host went down.
+extern const char kLostAfterStep[];
+extern const char kLostBeforeFirstStep[];
 extern const char kLastErrorLine[];
 extern const char kRankFailedToo[];
 extern const char kRanksFailedToo[];

@@ -4,8 +4,11 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTimer>
+#include <algorithm>
+#include <variant>
 
 #include "console/models/runs_model.h"
+#include "console/session/record_import.h"
 #include "console/session/store_access.h"
 #include "gui/pages/runs_page.h"
 #include "traces/horovod_timeline_reader.h"
@@ -101,9 +104,21 @@ void RunHistory::importTraces(const QStringList& paths) {
   Q_EMIT importing(tr("Importing %1…").arg(what));
   std::vector<std::string> inputs;
   for (const QString& path : paths) inputs.push_back(path.toStdString());
-  store_->post<ImportResult>(
-      this, [inputs](RunStore& s) { return ringmaster::importTraces(s, inputs); },
-      [this, what](ImportResult result) {
+  // Ranks' record files (RINGMASTER_RECORD_DIR) go through the live run's ingest, traces through their
+  // readers.
+  using Imported = std::variant<ImportResult, console::RecordImportResult>;
+  store_->post<Imported>(
+      this,
+      [inputs](RunStore& s) -> Imported {
+        if (console::namesRecordFiles(inputs)) return console::importRecordFiles(s, inputs);
+        return ringmaster::importTraces(s, inputs);
+      },
+      [this, what](Imported done) {
+        if (const auto* records = std::get_if<console::RecordImportResult>(&done)) {
+          importedRecords(what, *records);
+          return;
+        }
+        const ImportResult& result = std::get<ImportResult>(done);
         QString text = tr("Imported %1: %2 events.").arg(what).arg(result.summary.timelineEvents);
         if (result.files.size() > 1 || result.steps > 0) {
           text = tr("Imported %1 as one run of %2 ranks (%3): %4 events, %5 steps.")
@@ -118,6 +133,23 @@ void RunHistory::importTraces(const QStringList& paths) {
         refresh();
         Q_EMIT imported(result.runId, text, !result.summary.complete);
       });
+}
+
+void RunHistory::importedRecords(const QString& what, const console::RecordImportResult& result) {
+  QString text = tr("Imported %1 as one run of %2 ranks from their record files: %3 records, %4 steps.")
+                     .arg(what)
+                     .arg(result.files.size())
+                     .arg(result.records)
+                     .arg(result.steps);
+  const auto lost = std::count_if(result.files.begin(), result.files.end(),
+                                  [](const console::ImportedRecordFile& f) { return !f.ended; });
+  const bool cut = std::any_of(result.files.begin(), result.files.end(),
+                               [](const console::ImportedRecordFile& f) { return f.cutShort; });
+  if (lost > 0)
+    text += QLatin1Char(' ') + tr("%n rank(s) stopped without recording their end.", "", int(lost));
+  if (cut) text += QLatin1Char(' ') + tr("A file was cut short; what was whole is kept.");
+  refresh();
+  Q_EMIT imported(result.runId, text, lost > 0 || cut);
 }
 
 }  // namespace ringmaster::gui

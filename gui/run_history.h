@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The runs of the store as the window lists them: the Runs list kept up to date (also when the CLI or another
-// console wrote to the store), the Runs page's rename, tag and delete, and trace files imported as a run.
+// console wrote to the store), the Runs page's rename, tag and delete, and trace or record files imported as
+// a run.
 #pragma once
 
 #include <QObject>
@@ -12,6 +13,7 @@ class QTimer;
 namespace ringmaster::console {
 class RunsModel;
 class StoreAccess;
+struct RecordImportResult;
 }  // namespace ringmaster::console
 
 namespace ringmaster::gui {
@@ -30,7 +32,8 @@ class RunHistory : public QObject {
   void refresh();
   // How often the store is looked at for changes another connection made.
   void setWatchInterval(std::chrono::milliseconds interval);
-  // Imports trace files as one run (see MainWindow::importTraces); imported() tells which.
+  // Imports trace files, or the record files of a program's ranks, as one run (see MainWindow::importTraces);
+  // imported() tells which.
   void importTraces(const QStringList& paths);
 
  Q_SIGNALS:
@@ -42,6 +45,8 @@ class RunHistory : public QObject {
  private:
   // Refreshes the runs when another connection wrote to the store since the last look.
   void checkStoreChanged();
+  // Says what an import of record files made.
+  void importedRecords(const QString& what, const console::RecordImportResult& result);
 
   console::StoreAccess* store_;
   console::RunsModel* model_;

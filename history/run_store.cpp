@@ -39,7 +39,6 @@ RunStore::Impl::~Impl() {
   upsertRankState.reset();
   upsertRankSummary.reset();
   upsertHealth.reset();
-  upsertRuntime.reset();
   insertHost.reset();
   if (db) sqlite3_close_v2(db);
 }
@@ -237,7 +236,8 @@ int RunStore::markInterruptedRuns() {
 }
 
 bool isInterruptedImport(const RunInfo& run) {
-  return run.status == "interrupted" && run.source.rfind("import:", 0) == 0;
+  return run.status == "interrupted" &&
+         (run.source.rfind("import:", 0) == 0 || run.source.rfind("records:", 0) == 0);
 }
 
 int64_t RunStore::createRun(const NewRun& run) {

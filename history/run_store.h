@@ -31,7 +31,7 @@ class StoreError : public InputError {
 // What a new run starts with.
 struct NewRun {
   std::string name;
-  std::string source = "live";  // "live", or "import:<file>"
+  std::string source = "live";  // "live", "import:<file>" (a trace) or "records:<file>" (ranks' record files)
   std::string status = "running";
   v1::JobSpec spec;
   int worldSize = 0;                               // 0 = spec.world_size()
@@ -70,11 +70,6 @@ struct RankInfo {
   double samplesPerS = 0;
   uint64_t recordsSent = 0;
   uint64_t recordsDropped = 0;
-  // What a user program's rank runs on (RankRuntime); empty for Ringmaster's own ranks.
-  std::string python;
-  std::string torch;
-  std::string cuda;
-  std::string backend;
 };
 
 // Rows a run holds, per table.

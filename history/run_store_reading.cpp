@@ -126,9 +126,7 @@ std::vector<RankInfo> RunStore::ranks(int64_t runId) const {
   auto q = impl_->prepare(
       "SELECT rank, host, pid, state, exit_code, signal, message, final_loss, test_accuracy, param_checksum, "
       "steps, "
-      "samples_per_s, records_sent, records_dropped, python, torch, cuda, backend FROM ranks WHERE run_id = "
-      "? "
-      "ORDER BY rank");
+      "samples_per_s, records_sent, records_dropped FROM ranks WHERE run_id = ? ORDER BY rank");
   q->bind(1, runId);
   std::vector<RankInfo> out;
   while (q->step()) {
@@ -147,10 +145,6 @@ std::vector<RankInfo> RunStore::ranks(int64_t runId) const {
     r.samplesPerS = q->real(11);
     r.recordsSent = uint64_t(q->int64(12));
     r.recordsDropped = uint64_t(q->int64(13));
-    r.python = q->text(14);
-    r.torch = q->text(15);
-    r.cuda = q->text(16);
-    r.backend = q->text(17);
     out.push_back(std::move(r));
   }
   return out;

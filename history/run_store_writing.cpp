@@ -60,10 +60,6 @@ void RunStore::Impl::prepareWriters() {
       "INSERT INTO ranks (run_id, rank, records_sent, records_dropped) VALUES (?,?,?,?) "
       "ON CONFLICT (run_id, rank) DO UPDATE SET "
       "records_sent = excluded.records_sent, records_dropped = excluded.records_dropped");
-  upsertRuntime = prepare(
-      "INSERT INTO ranks (run_id, rank, python, torch, cuda, backend) VALUES (?,?,?,?,?,?) "
-      "ON CONFLICT (run_id, rank) DO UPDATE SET python = excluded.python, torch = excluded.torch, "
-      "cuda = excluded.cuda, backend = excluded.backend");
   insertHost = prepare("INSERT OR IGNORE INTO hosts (run_id, host) VALUES (?,?)");
 }
 
@@ -194,12 +190,6 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
           .run();
       break;
     }
-    case v1::Record::kRuntime: {
-      const auto& r = record.runtime();
-      upsertRuntime->bind(1, runId).bind(2, r.rank()).bind(3, r.python()).bind(4, r.torch());
-      upsertRuntime->bind(5, r.cuda()).bind(6, r.backend()).run();
-      break;
-    }
     case v1::Record::kStall: {
       const auto& s = record.stall();
       insertStall->bind(1, runId).bind(2, s.reporting_rank()).bind(3, joinRanks(s.missing_ranks()));
@@ -218,6 +208,7 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
     }
     case v1::Record::kScalar:     // programs' own scalars are not stored yet
     case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
+    case v1::Record::kRuntime:    // kept as its host's facts and the run's environment (console::RunIngest)
     case v1::Record::BODY_NOT_SET:
       break;
   }

@@ -142,21 +142,10 @@ constexpr std::string_view kVersion5 = R"sql(
 ALTER TABLE findings ADD COLUMN sentence BLOB;
 )sql";
 
-// Version 6: what a user program's rank runs on (RankRuntime): its Python, torch, CUDA and process group
-// backend. Empty for ranks stored before and for Ringmaster's own ranks, whose LibTorch the hosts' facts
-// name.
-constexpr std::string_view kVersion6 = R"sql(
-ALTER TABLE ranks ADD COLUMN python TEXT NOT NULL DEFAULT '';
-ALTER TABLE ranks ADD COLUMN torch TEXT NOT NULL DEFAULT '';
-ALTER TABLE ranks ADD COLUMN cuda TEXT NOT NULL DEFAULT '';
-ALTER TABLE ranks ADD COLUMN backend TEXT NOT NULL DEFAULT '';
-)sql";
-
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3,
-                                                    kVersion4, kVersion5, kVersion6};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
   return all;
 }
 

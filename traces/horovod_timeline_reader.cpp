@@ -317,8 +317,9 @@ std::vector<std::string> traceFiles(const std::vector<std::string>& inputs) {
     if (error) throw InputError("cannot list " + input + ": " + error.message());
     if (found.empty()) {
       throw InputError(input +
-                       " holds no trace files (*.json, *.json.gz); point at the folder the profiler wrote "
-                       "its traces to, or name the files");
+                       " holds no trace files (*.json, *.json.gz) and no record files (*.rmrecs); point at "
+                       "the folder the profiler wrote its traces to, or the ranks their records to "
+                       "(RINGMASTER_RECORD_DIR), or name the files");
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());

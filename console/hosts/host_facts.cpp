@@ -61,6 +61,10 @@ std::string describeHost(const std::string& host, const HostFacts& facts) {
   const std::string gpus = fact("gpus");
   add(gpus == "none" ? "no GPU" : gpus);
   add(fact("libtorch").empty() ? "" : "libtorch " + fact("libtorch"));
+  // What a user's program ran on there (its ranks' RankRuntime).
+  add(fact("python").empty() ? "" : "python " + fact("python"));
+  add(fact("torch").empty() ? "" : "torch " + fact("torch"));
+  add(fact("cuda").empty() ? "" : "CUDA " + fact("cuda"));
   add(fact("backends"));
   add(fact("ringmaster").empty() ? "" : "ringmaster " + fact("ringmaster"));
   return host + ": " + (text.empty() ? "nothing recorded" : text);

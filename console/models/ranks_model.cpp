@@ -34,6 +34,8 @@ QString RanksModel::stateText(const RankRow& row) {
       return tr("killed by signal %1").arg(row.signal);
     case v1::RankState::STATE_FAILED_TO_START:
       return tr("failed to start");
+    case v1::RankState::STATE_LOST:
+      return tr("stopped without its end");
     default:
       return row.steps > 0 ? tr("reporting") : QString();
   }
@@ -46,6 +48,7 @@ bool RanksModel::failed(const RankRow& row) {
       return row.exitCode != 0;
     case v1::RankState::STATE_SIGNALED:
     case v1::RankState::STATE_FAILED_TO_START:
+    case v1::RankState::STATE_LOST:
       return true;
     default:
       return false;

@@ -2,6 +2,7 @@
 #include "console/session/ingest.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "common/clock.h"
 #include "diagnosis/advice.h"
@@ -64,14 +65,21 @@ void RunIngest::add(const std::vector<v1::Record>& records, const std::string& h
   for (const auto& r : records)
     needsHost |= r.has_rank_state() && r.rank_state().host().empty() && !host.empty();
   if (!needsHost) {
-    store(records);
+    store(records, host);
     return;
   }
   std::vector<v1::Record> copy = records;
   for (auto& r : copy) {
     if (r.has_rank_state() && r.rank_state().host().empty()) r.mutable_rank_state()->set_host(host);
   }
-  store(copy);
+  store(copy, host);
+}
+
+void RunIngest::replay(const std::vector<v1::Record>& records, const std::vector<int64_t>& arrivalNs) {
+  assert(records.size() == arrivalNs.size());
+  std::lock_guard lock(mutex_);
+  replaying_ = true;
+  if (!records.empty()) store(records, "", &arrivalNs);
 }
 
 void RunIngest::restarted(const v1::Finding& finding, int worldSize,
@@ -82,13 +90,15 @@ void RunIngest::restarted(const v1::Finding& finding, int worldSize,
   restartSummary_ = std::move(resumedSummary);
   v1::Record record;
   *record.mutable_finding() = finding;
-  store({record});
+  store({record}, "");
 }
 
-void RunIngest::store(const std::vector<v1::Record>& given) {
+void RunIngest::store(const std::vector<v1::Record>& given, const std::string& host,
+                      const std::vector<int64_t>* arrivalNs) {
   const std::vector<v1::Record>* batch = &given;
   std::vector<v1::Record> withRestart;
   if (restart_) {
+    assert(!arrivalNs && "a replayed run has no restarts");
     uint64_t resumedAt = UINT64_MAX;
     for (const auto& r : given)
       if (r.has_step()) resumedAt = std::min<uint64_t>(resumedAt, r.step().step());
@@ -129,6 +139,16 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
       }
     }
   }
+  std::set<std::string> changedHosts;
+  bool environmentChanged = false;
+  for (const auto& r : records) {
+    if (r.has_runtime()) keepRuntime(r.runtime(), host, changedHosts, environmentChanged);
+  }
+  if (!changedHosts.empty() || environmentChanged) storeEnvironment(changedHosts, environmentChanged);
+  if (arrivalNs) {
+    for (size_t i = 0; i < records.size(); ++i) diagnosis_.observe(records[i], (*arrivalNs)[i]);
+    return;
+  }
   int64_t now = monotonicNs();
   bool urgent = false;
   const int worldBefore = diagnosis_.worldSize();
@@ -145,6 +165,45 @@ void RunIngest::store(const std::vector<v1::Record>& given) {
     }
   }
   storeFindingsIfDue(urgent);
+}
+
+void RunIngest::keepRuntime(const v1::RankRuntime& runtime, const std::string& host,
+                            std::set<std::string>& changedHosts, bool& environmentChanged) {
+  // The rank runs on the host the console knows it by; a rank read back from its file names its own.
+  const std::string& where = host.empty() ? runtime.host() : host;
+  const std::pair<const char*, const std::string&> said[] = {{"python", runtime.python()},
+                                                             {"torch", runtime.torch()},
+                                                             {"cuda", runtime.cuda()},
+                                                             {"backend", runtime.backend()}};
+  for (const auto& [key, value] : said) {
+    if (value.empty()) continue;
+    environmentChanged |= runtime_[key].insert(value).second;
+    if (!where.empty() && hostRuntime_[where][key].insert(value).second) changedHosts.insert(where);
+  }
+}
+
+void RunIngest::storeEnvironment(const std::set<std::string>& hosts, bool environment) {
+  if (!store_) return;
+  const auto joined = [](const std::set<std::string>& values) {
+    std::string text;
+    for (const auto& v : values) text += (text.empty() ? "" : ", ") + v;
+    return text;
+  };
+  const auto withRuntime = [&](Facts facts, const std::map<std::string, std::set<std::string>>& runtime) {
+    for (const auto& [key, values] : runtime) facts[key] = joined(values);
+    return facts;
+  };
+  try {
+    if (environment) store_->setEnvironment(runId_, withRuntime(environment_, runtime_));
+    static const std::map<std::string, std::set<std::string>> kNothingSaid;
+    for (const auto& host : hosts) {
+      const auto it = hostRuntime_.find(host);
+      store_->setHostInfo(
+          runId_, host, withRuntime(hostFacts_[host], it == hostRuntime_.end() ? kNothingSaid : it->second));
+    }
+  } catch (const std::exception& e) {
+    if (storeProblem_.empty()) storeProblem_ = e.what();
+  }
 }
 
 std::string RunIngest::storeProblem() const {
@@ -180,7 +239,7 @@ std::vector<v1::Finding> RunIngest::findingsAsOf(int64_t nowNs) const {
 }
 
 void RunIngest::storeFindingsIfDue(bool now) {
-  if (final_) return;
+  if (final_ || replaying_) return;
   int64_t t = monotonicNs();
   if (!now && lastFindingsNs_ && t - *lastFindingsNs_ < kFindingsEveryNs) return;
   lastFindingsNs_ = t;
@@ -202,14 +261,18 @@ void RunIngest::storeFindings(const std::vector<v1::Finding>& findings) {
 }
 
 void RunIngest::finish(const std::string& status) {
+  finishAt(status, unixNs(), monotonicNs());
+}
+
+void RunIngest::finishAt(const std::string& status, int64_t endedUnixNs, int64_t asOfNs) {
   std::lock_guard lock(mutex_);
   if (!final_) {
-    final_ = diagnosis_.findings(monotonicNs());
+    final_ = diagnosis_.findings(asOfNs);
     if (recordsLost_ > 0) final_->push_back(recordsNotStored(recordsLost_, lostFromStep_));
   }
   if (!store_) return;
   try {
-    store_->endRun(runId_, status, unixNs(), *final_);
+    store_->endRun(runId_, status, endedUnixNs, *final_);
     lastFindingsCount_ = final_->size();
   } catch (const std::exception& e) {
     // Not even the room kept for it was enough: the run stays "running" in the file, and once this console
@@ -221,13 +284,13 @@ void RunIngest::finish(const std::string& status) {
 void RunIngest::recordEnvironment(const std::map<std::string, std::string>& environment,
                                   const std::map<std::string, std::map<std::string, std::string>>& hosts) {
   std::lock_guard lock(mutex_);
-  if (!store_) return;
-  try {
-    store_->setEnvironment(runId_, environment);
-    for (const auto& [host, facts] : hosts) store_->setHostInfo(runId_, host, facts);
-  } catch (const std::exception& e) {
-    if (storeProblem_.empty()) storeProblem_ = e.what();
+  environment_ = environment;
+  std::set<std::string> named;
+  for (const auto& [host, facts] : hosts) {
+    hostFacts_[host] = facts;
+    named.insert(host);
   }
+  storeEnvironment(named, true);
 }
 
 }  // namespace ringmaster::console

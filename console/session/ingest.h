@@ -6,6 +6,10 @@
 // A RunIngest owns its own connection to the store, so it can live on the launcher's thread while other
 // threads read the same file. Its calls are serialised, so a display loop may call tick() while the launcher
 // feeds it. Without a store (an empty path) it only diagnoses.
+//
+// A run read back from the record files its ranks wrote (an import) goes through the same ingest: replay()
+// gives each record the time it was written as its arrival, so that the diagnosis sees the run as it would
+// have live, and finishAt() judges it as of the last record.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,16 +49,24 @@ class RunIngest : public RecordSink {
   std::vector<v1::Finding> findingsAsOf(int64_t nowNs) const;
   // Call about once a second while a job runs: a job that stops sending anything is still diagnosed (stalls).
   void tick();
+  // Records written while the job ran, read back afterwards, in the order they were written: `arrivalNs[i]`
+  // (> 0, never decreasing) is when records[i] was written, on the job clock shifted to be positive, which
+  // the diagnosis takes for its arrival. Findings are judged and stored by finishAt(), not on the way.
+  void replay(const std::vector<v1::Record>& records, const std::vector<int64_t>& arrivalNs);
   // Writes the findings and the run's final status ("finished", "failed", "stopped"); the findings stay as
   // they were then.
   void finish(const std::string& status);
+  // The same for a replayed run: its findings as of `asOfNs` on the replay's clock, its end at `endedUnixNs`.
+  void finishAt(const std::string& status, int64_t endedUnixNs, int64_t asOfNs);
   // The job restarted every rank (--max-restarts; `worldSize` of them now) after the failure `finding`
   // (KIND_RESTART) tells of. The finding is kept at once; the new attempt's first steps say which step it
   // resumed from: the finding's summary is then `resumedSummary(step)`, and the stored steps from there on
   // are forgotten, so that the new attempt's replace them.
   void restarted(const v1::Finding& finding, int worldSize,
                  std::function<Sentence(uint64_t step)> resumedSummary);
-  // Records the run's environment and what each host told about itself (facts by host).
+  // Records the run's environment and what each host told about itself (facts by host). What the ranks of a
+  // user's program say they run on (RankRuntime: python, torch, cuda, backend) is added to both as it
+  // arrives.
   void recordEnvironment(const std::map<std::string, std::string>& environment,
                          const std::map<std::string, std::map<std::string, std::string>>& hosts);
   uint64_t recordsStored() const { return recordsStored_; }
@@ -64,7 +77,14 @@ class RunIngest : public RecordSink {
   std::string storeProblem() const;
 
  private:
-  void store(const std::vector<v1::Record>& records);
+  using Facts = std::map<std::string, std::string>;
+  // Stores `records` (of `host`, when known) and shows them to the diagnosis: live at the console's clock,
+  // or, with `arrivalNs`, at the times they were written.
+  void store(const std::vector<v1::Record>& records, const std::string& host,
+             const std::vector<int64_t>* arrivalNs = nullptr);
+  void keepRuntime(const v1::RankRuntime& runtime, const std::string& host,
+                   std::set<std::string>& changedHosts, bool& environmentChanged);
+  void storeEnvironment(const std::set<std::string>& hosts, bool environment);
   void storeFindingsIfDue(bool now);
   void storeFindings(const std::vector<v1::Finding>& findings);
 
@@ -82,6 +102,12 @@ class RunIngest : public RecordSink {
   std::string endProblem_;
   std::optional<v1::Finding> restart_;  // the latest restart, until its attempt's first steps arrive
   std::function<Sentence(uint64_t)> restartSummary_;
+  bool replaying_ = false;  // findings wait for finishAt()
+  // The environment and host facts as recorded, and the programs' runtime (each value its ranks said).
+  Facts environment_;
+  std::map<std::string, Facts> hostFacts_;
+  std::map<std::string, std::set<std::string>> runtime_;
+  std::map<std::string, std::map<std::string, std::set<std::string>>> hostRuntime_;
 };
 
 }  // namespace ringmaster::console

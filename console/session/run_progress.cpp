@@ -91,6 +91,9 @@ void LiveProgress::onRecords(const std::string&, const std::string& host,
         case v1::RankState::STATE_FAILED_TO_START:
           rank.progress.state = "failed to start";
           break;
+        case v1::RankState::STATE_LOST:
+          rank.progress.state = "no end";
+          break;
         default:
           break;
       }

@@ -199,11 +199,13 @@ void TimelinePage::connectSignals(const ToolBar& tools) {
   connect(view_, &TimelineView::eventClicked, this, &TimelinePage::showEvent);
   connect(tools.importFiles, &QAction::triggered, this, [this] {
     const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Import timeline"), {}, tr("Traces (*.json *.json.gz *.trace);;All files (*)"));
+        this, tr("Import timeline"), {},
+        tr("Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)"));
     if (!paths.isEmpty()) Q_EMIT importRequested(paths);
   });
   connect(tools.importFolder, &QAction::triggered, this, [this] {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces"));
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces or record files"));
     if (!folder.isEmpty()) Q_EMIT importRequested({folder});
   });
   connect(tools.exportRange, &QPushButton::clicked, this, [this] {

@@ -171,6 +171,14 @@
         <source>Nothing to fix in training: the run history could not take these records, most often because the disk holding it was full. Free space there, or keep the history elsewhere with --store, before the next run.</source>
         <translation>训练本身无需修正：运行历史未能接收这些记录，最常见的原因是保存它的磁盘已满。请在下次运行之前释放该处的空间，或用 --store 将运行历史保存到别处。</translation>
     </message>
+    <message>
+        <source>Rank %1&apos;s records stop without its end: it was killed, crashed, or %2 went down. The launcher&apos;s or scheduler&apos;s log of the rank and `dmesg` on %2 (the out-of-memory killer) say which.</source>
+        <translation>rank %1 的记录在结束之前中断：它被终止、崩溃了，或者 %2 宕机了。该 rank 的启动器或调度器日志以及 %2 上的 `dmesg`（内存不足终止程序）会说明是哪一种。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s records stop without its end: it was killed, crashed, or its host went down. The launcher&apos;s or scheduler&apos;s log of the rank and `dmesg` on its host (the out-of-memory killer) say which.</source>
+        <translation>rank %1 的记录在结束之前中断：它被终止、崩溃了，或者它所在的主机宕机了。该 rank 的启动器或调度器日志以及其主机上的 `dmesg`（内存不足终止程序）会说明是哪一种。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -819,6 +827,14 @@
         <source>records not stored</source>
         <translation>未存储的记录</translation>
     </message>
+    <message>
+        <source>stopped after step %1 without recording its end</source>
+        <translation>在第 %1 步之后停止，没有记录它的结束</translation>
+    </message>
+    <message>
+        <source>stopped before its first step without recording its end</source>
+        <translation>在第一步之前停止，没有记录它的结束</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::RunOutcome</name>
@@ -1315,6 +1331,10 @@
     <message>
         <source>stopped by the agent</source>
         <translation>已被 agent 停止</translation>
+    </message>
+    <message>
+        <source>stopped without its end</source>
+        <translation>未记录结束即停止</translation>
     </message>
 </context>
 <context>
@@ -2494,6 +2514,16 @@
         <source>A file was cut short; what was whole is kept.</source>
         <translation>有文件不完整，已保留完整的部分。</translation>
     </message>
+    <message>
+        <source>Imported %1 as one run of %2 ranks from their record files: %3 records, %4 steps.</source>
+        <translation>已将 %1 从各 rank 的记录文件导入为一次包含 %2 个 rank 的运行：%3 条记录，%4 步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) stopped without recording their end.</source>
+        <translation>
+            <numerusform>%n 个 rank 未记录结束即停止。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::RunsPage</name>
@@ -2763,14 +2793,6 @@
         <translation>每个 rank 一个 trace 的文件夹…</translation>
     </message>
     <message>
-        <source>Traces (*.json *.json.gz *.trace);;All files (*)</source>
-        <translation>Trace (*.json *.json.gz *.trace);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Import a folder of per-rank traces</source>
-        <translation>导入每个 rank 一个 trace 的文件夹</translation>
-    </message>
-    <message>
         <source>Zoom to selection</source>
         <translation>缩放到选区</translation>
     </message>
@@ -2833,6 +2855,14 @@
     <message>
         <source>Range %1 – %2 (%3)</source>
         <translation>范围 %1 – %2（%3）</translation>
+    </message>
+    <message>
+        <source>Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)</source>
+        <translation>Trace 和记录文件 (*.json *.json.gz *.trace *.rmrecs);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Import a folder of per-rank traces or record files</source>
+        <translation>导入每个 rank 一个 trace 或记录文件的文件夹</translation>
     </message>
 </context>
 <context>

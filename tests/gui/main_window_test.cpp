@@ -8,11 +8,14 @@
 #include <QTabWidget>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "console/hosts/host_facts.h"
 #include "gui/pages/launch_page.h"
 #include "tests/support/console_test.h"
+#include "tests/support/files.h"
 #include "tests/support/gui_app.h"
+#include "tests/support/record_files.h"
 
 namespace {
 
@@ -62,6 +65,49 @@ TEST_F(MainWindow, TheLaunchFormOffersTheBackendsThisMachineCanRun) {
   EXPECT_EQ(window.slurmModel()->rowCount(), 0);
   EXPECT_TRUE(window.bannerText().isEmpty()) << window.bannerText().toStdString();
   ::unsetenv("SLURM_CONF");
+}
+
+// The window's Import takes a folder of ranks' record files (RINGMASTER_RECORD_DIR) as `ringmaster import`
+// does: one run of both ranks, shown with its ranks' ends and the rank that ended it, and the banner saying
+// so.
+TEST_F(MainWindow, ImportsAFolderOfRecordFilesAsOneRun) {
+  ringmaster::test::SyntheticRun run;
+  run.ranks = 2;
+  run.steps = 40;
+  const auto records = ringmaster::test::rankRecords(run, {40, 25}, {"node-a", "node-b"});
+  const std::string folder = dir.filePath(QStringLiteral("run1")).toStdString();
+  std::filesystem::create_directories(folder);
+  ringmaster::test::writeFile(folder + "/rank0-node-a-100.rmrecs",
+                              ringmaster::test::recordFile("job-1", 0, 2, "node-a", 100, records[0], true));
+  ringmaster::test::writeFile(folder + "/rank1-node-b-101.rmrecs",
+                              ringmaster::test::recordFile("job-1", 1, 2, "node-b", 101, records[1], false));
+
+  ringmaster::gui::MainWindow window(options);
+  window.show();
+  int64_t shownId = -1;
+  QObject::connect(&window, &ringmaster::gui::MainWindow::runShown, [&](int64_t id) { shownId = id; });
+  window.importTraces({QString::fromStdString(folder)});
+  ASSERT_TRUE(ringmaster::test::waitUntil([&] { return shownId >= 0; }, 60000))
+      << window.bannerText().toStdString();
+  const ringmaster::console::RunData& shown = *window.shownRun();
+  ASSERT_TRUE(shown.info);
+  EXPECT_EQ(shown.info->status, "failed");
+  const auto rows = shown.rankRows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].steps, 40u);
+  EXPECT_EQ(rows[0].state, ringmaster::v1::RankState::STATE_EXITED);
+  EXPECT_EQ(rows[1].steps, 25u);
+  EXPECT_EQ(rows[1].state, ringmaster::v1::RankState::STATE_LOST);
+  EXPECT_EQ(rows[1].host, "node-b");
+  const auto crash = std::find_if(shown.findings.begin(), shown.findings.end(), [](const auto& f) {
+    return f.kind() == ringmaster::v1::Finding::KIND_CRASH;
+  });
+  ASSERT_NE(crash, shown.findings.end());
+  EXPECT_EQ(crash->rank(), 1);
+  EXPECT_TRUE(window.bannerText().contains(QStringLiteral("as one run of 2 ranks from their record files")))
+      << window.bannerText().toStdString();
+  EXPECT_TRUE(window.bannerText().contains(QStringLiteral("1 rank(s) stopped without recording their end")))
+      << window.bannerText().toStdString();
 }
 
 }  // namespace

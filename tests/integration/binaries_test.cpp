@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Every binary starts, answers --help and --version, and rejects bad flags with exit code 2.
+// Every binary starts, answers --help and --version, and rejects bad flags with exit code 2; `ringmaster
+// python-path` names the package beside it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
 
 using ringmaster::test::binPath;
 using ringmaster::test::runProcess;
@@ -81,4 +85,40 @@ TEST(Binaries, BadFlagsExitWithTwoAndNameTheFlag) {
     EXPECT_NE(r.err.find(c.mention), std::string::npos)
         << "stderr does not name " << c.mention << ": " << r.err;
   }
+}
+
+// `python-path` names the folders the agent puts in front of an instrumented program's PYTHONPATH: with them,
+// Python loads the package and its bootstrap, which instruments PyTorch once it is imported.
+TEST(Binaries, PythonPathLoadsThePackageAndItsBootstrap) {
+  auto r = runProcess({binPath("ringmaster"), "python-path"}, {}, std::chrono::seconds(30));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  ASSERT_FALSE(r.out.empty());
+  const std::string path = r.out.substr(0, r.out.find('\n'));
+  const auto colon = path.find(':');
+  ASSERT_NE(colon, std::string::npos) << path;
+  const std::string bootstrap = path.substr(0, colon), root = path.substr(colon + 1);
+  EXPECT_EQ(bootstrap, root + "/ringmaster/_bootstrap");
+  EXPECT_TRUE(std::filesystem::is_regular_file(bootstrap + "/sitecustomize.py")) << bootstrap;
+  auto python = runProcess({"/usr/bin/python3", "-c",
+                            "import sys, ringmaster; print(ringmaster.__file__); "
+                            "print(' '.join(type(f).__name__ for f in sys.meta_path))"},
+                           {{"PYTHONPATH", path}, {"RINGMASTER_INSTRUMENT", "1"}}, std::chrono::seconds(60));
+  ASSERT_EQ(python.exitCode, 0) << python.err;
+  EXPECT_NE(python.out.find(root + "/ringmaster/__init__.py"), std::string::npos) << python.out;
+  EXPECT_NE(python.out.find("_AfterTorchImport"), std::string::npos)
+      << "the bootstrap did not run: " << python.out;
+}
+
+// A ringmaster without the package beside it says where it looked, and fails.
+TEST(Binaries, PythonPathWithoutThePackageSaysWhereItLooked) {
+  ringmaster::test::TempDir dir("python-path");
+  std::filesystem::create_directories(dir.file("bin"));
+  std::filesystem::copy_file(binPath("ringmaster"), dir.file("bin/ringmaster"));
+  auto r = runProcess({dir.file("bin/ringmaster"), "python-path"}, {}, std::chrono::seconds(30));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the ringmaster Python package is not beside this program (in " + dir.file("python") +
+                       " or " + dir.path() + "/"),
+            std::string::npos)
+      << r.err;
 }

@@ -12,6 +12,7 @@
 #include "tests/support/diagnosis_synthetic.h"
 #include "tests/support/files.h"
 #include "tests/support/process.h"
+#include "tests/support/record_files.h"
 #include "tests/support/temp_dir.h"
 
 using ringmaster::test::binPath;
@@ -274,6 +275,75 @@ TEST_F(HistoryCli, ImportsAFolderOfPerRankTracesAsOneDiagnosedRun) {
   r = ringmaster({"import", file("bare.json")});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("bare.json: the trace holds no events"), std::string::npos) << r.err;
+}
+
+// A folder of record files, as ranks run with RINGMASTER_RECORD_DIR leave it: `import` makes one run of it,
+// says per rank what it holds and how it ended, and prints the run's findings; `show` has the same run.
+TEST_F(HistoryCli, ImportsAFolderOfRecordFilesAsOneDiagnosedRun) {
+  ringmaster::test::SyntheticRun run;
+  run.ranks = 2;
+  run.steps = 100;
+  run.slowRank = 1;
+  run.slowFrom = 10;
+  run.slowData = 25;
+  auto records = ringmaster::test::rankRecords(run, {100, 60}, {"node-a", "node-b"});
+  const std::string folder = file("run1");
+  std::filesystem::create_directories(folder);
+  const std::string rank0 = folder + "/rank0-node-a-100.rmrecs";
+  const std::string rank1 = folder + "/rank1-node-b-101.rmrecs";
+  writeFile(rank0, ringmaster::test::recordFile("elastic-7", 0, 2, "node-a", 100, records[0], true));
+  std::string torn = ringmaster::test::recordFile("elastic-7", 1, 2, "node-b", 101, records[1], false);
+  writeFile(rank1, torn + ringmaster::test::batchFrame({records[1].back()}).substr(0, 6));
+
+  auto r = ringmaster({"import", folder});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("as run 1: Ringmaster record files of run \"elastic-7\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on 2 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("status failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 0  " + rank0 + " (node-a, pid 100): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("100 steps, 200 all-reduce ops\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1  " + rank1 + " (node-b, pid 101): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("60 steps, 120 all-reduce ops (no end: its records stop after step 59) (cut short: "
+                       "kept every whole frame)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("crash: rank 1 (node-b) stopped after step 59 without recording its end"),
+            std::string::npos)
+      << r.out;
+
+  auto show = ringmaster({"show", "run1"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("status failed, 2 ranks"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("source records:" + folder), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("host node-b: python 3.11.2, torch 2.6.0"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("crash: rank 1 (node-b)"), std::string::npos) << show.out;
+}
+
+// Bad record files are refused with exit status 2, naming the files, and leave the history as it was.
+TEST_F(HistoryCli, RefusedRecordFilesStoreNothing) {
+  ringmaster::test::SyntheticRun run;
+  run.ranks = 2;
+  run.steps = 10;
+  auto records = ringmaster::test::rankRecords(run, {10, 10}, {"node-a", "node-b"});
+  const std::string folder = file("twice");
+  std::filesystem::create_directories(folder);
+  const std::string first = folder + "/rank1-node-b-101.rmrecs";
+  const std::string second = folder + "/rank1-node-b-202.rmrecs";
+  writeFile(first, ringmaster::test::recordFile("job", 1, 2, "node-b", 101, records[1], true));
+  writeFile(second, ringmaster::test::recordFile("job", 1, 2, "node-b", 202, records[1], true));
+  auto r = ringmaster({"import", folder});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find(first + " and " + second + " both hold rank 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was imported"), std::string::npos) << r.err;
+
+  // A frame of 16 bytes that are no RankFrame.
+  writeFile(second, std::string("RMRECS1\n") + std::string("\x10\0\0\0", 4) + "garbage bytes, not a frame");
+  r = ringmaster({"import", second});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find(second + ": frame 1 is not a RankFrame message (at byte 8)"), std::string::npos)
+      << r.err;
+  auto runs = ringmaster({"runs"});
+  EXPECT_NE(runs.out.find("No runs in"), std::string::npos) << runs.out;
 }
 
 TEST_F(HistoryCli, BadInputGetsAClearMessage) {

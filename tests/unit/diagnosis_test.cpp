@@ -700,6 +700,35 @@ TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
   EXPECT_TRUE(ofKind(stopped.findings(), v1::Finding::KIND_CRASH).empty());
 }
 
+// A rank whose records stop without its end (a record file with no bye) failed, how is not known: the first
+// of them ended the run, and the advice says where to look; a rank that stopped before any step is told too.
+TEST(Crashes, ARankLostWithoutItsEndIsAFindingOfItsOwn) {
+  RunDiagnosis diagnosis(2);
+  for (uint64_t step = 0; step < 12; ++step) {
+    for (int rank = 0; rank < 2; ++rank) diagnosis.observe(lossAt(rank, step, 1.0));
+  }
+  diagnosis.observe(rankEndedOnNode2(1, v1::RankState::STATE_LOST, 0, false));
+  diagnosis.observe(rankEndedOnNode2(0, v1::RankState::STATE_LOST, 0, false));
+  auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_CRASH);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_EQ(found[0].cause(), "no end");
+  EXPECT_EQ(found[0].since_step(), 12u);
+  EXPECT_EQ(
+      found[0].summary(),
+      "rank 1 (node2) stopped after step 11 without recording its end, which ended the run. Rank 0 then "
+      "failed as well.");
+  EXPECT_NE(found[0].advice().find("`dmesg` on node2"), std::string::npos) << found[0].advice();
+
+  RunDiagnosis early(2);
+  early.observe(rankEndedOnNode2(0, v1::RankState::STATE_LOST, 0, false));
+  found = ofKind(early.findings(), v1::Finding::KIND_CRASH);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].summary().find("stopped before its first step without recording its end"),
+            std::string::npos)
+      << found[0].summary();
+}
+
 TEST(Stragglers, ARankThatArrivesEarlyAndWaitsLongerInAllReduceIsNoSlowLink) {
   // Rank 0 a little faster: in a synchronous all-reduce it arrives first and waits for the others, so its
   // all-reduce takes longer at less compute. That is the others' lateness, not a slow link on rank 0.

@@ -49,5 +49,78 @@ TEST(RunIngest, AStallGrowsWithTheClockUntilTheRunIsFinishedAndThenStaysAsStored
   EXPECT_EQ(summaries(ingest.findingsAsOf(now + 600 * kSecondNs)), summaries(stored));
 }
 
+// What a user's program runs on (its ranks' RankRuntime) is kept with the hosts the ranks run on, beside what
+// the hosts told about themselves, and in the run's environment.
+TEST(RunIngest, ARanksRuntimeIsKeptWithItsHostAndTheRunsEnvironment) {
+  test::TempDir dir("ingest");
+  NewRun run;
+  run.name = "program";
+  run.worldSize = 2;
+  RunIngest ingest(dir.file("runs.sqlite"), run);
+  ingest.recordEnvironment({{"hosts", "1"}}, {{"node-a", {{"cores", "16"}}}});
+  std::vector<v1::Record> records(2);
+  for (int rank = 0; rank < 2; ++rank) {
+    auto* r = records[size_t(rank)].mutable_runtime();
+    r->set_rank(rank);
+    r->set_host("container-1234");  // the rank's own hostname: the console's name for the host wins
+    r->set_python("3.11.2");
+    r->set_torch(rank == 0 ? "2.6.0" : "2.6.0+cu124");
+    r->set_cuda(rank == 0 ? "" : "12.4");
+    r->set_backend("nccl");
+  }
+  ingest.add(records, "node-a");
+  ingest.finish("finished");
+  RunStore store(dir.file("runs.sqlite"));
+  const auto hosts = store.hosts(ingest.runId());
+  ASSERT_EQ(hosts.size(), 1u);
+  const auto& facts = hosts.at("node-a");
+  EXPECT_EQ(facts.at("cores"), "16");
+  EXPECT_EQ(facts.at("python"), "3.11.2");
+  EXPECT_EQ(facts.at("torch"), "2.6.0, 2.6.0+cu124");
+  EXPECT_EQ(facts.at("cuda"), "12.4");
+  const auto info = store.run(ingest.runId());
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->environment.at("hosts"), "1");
+  EXPECT_EQ(info->environment.at("backend"), "nccl");
+  EXPECT_EQ(info->environment.at("torch"), "2.6.0, 2.6.0+cu124");
+}
+
+// Records read back after the run arrive when they were written: a job whose steps stop while a rank still
+// beats is a stall as of the last record, judged once, at the end, and stored with the run's end.
+TEST(RunIngest, ReplayedRecordsArriveWhenTheyWereWritten) {
+  test::TempDir dir("ingest");
+  NewRun run;
+  run.name = "replayed";
+  run.worldSize = 2;
+  RunIngest ingest(dir.file("runs.sqlite"), run);
+  std::vector<v1::Record> records;
+  std::vector<int64_t> arrivals;
+  for (int rank = 0; rank < 2; ++rank) {
+    records.emplace_back().mutable_step()->set_rank(rank);
+    records.back().mutable_step()->set_step(3);
+    arrivals.push_back(kSecondNs);
+  }
+  for (int s = 1; s <= 20; ++s) {
+    auto* beat = records.emplace_back().mutable_heartbeat();
+    beat->set_rank(0);
+    beat->set_last_step(3);
+    beat->set_phase("comm_wait");
+    arrivals.push_back(kSecondNs + s * kSecondNs);
+  }
+  ingest.replay(records, arrivals);
+  ingest.tick();  // a live run's findings are stored on the way; a replay's wait for its end
+  RunStore reader(dir.file("runs.sqlite"));
+  EXPECT_TRUE(reader.findings(ingest.runId()).empty());
+  ingest.finishAt("failed", 1'780'000'000 * kSecondNs, arrivals.back());
+  const auto stored = reader.findings(ingest.runId());
+  ASSERT_EQ(stored.size(), 1u) << ::testing::PrintToString(summaries(stored));
+  EXPECT_EQ(stored[0].kind(), v1::Finding::KIND_STALL);
+  EXPECT_EQ(stored[0].rank(), 1);
+  EXPECT_EQ(stored[0].cause(), "silent");
+  EXPECT_NE(stored[0].summary().find("20.0 s"), std::string::npos) << stored[0].summary();
+  EXPECT_EQ(reader.run(ingest.runId())->endedUnixNs, 1'780'000'000 * kSecondNs);
+  EXPECT_EQ(reader.run(ingest.runId())->status, "failed");
+}
+
 }  // namespace
 }  // namespace ringmaster::console
