@@ -308,9 +308,9 @@ int importRecordsCommand(RunStore& store, const std::vector<std::string>& inputs
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());
   std::cout << format(
-      "imported %s as run %lld: Ringmaster record files of run \"%s\", %llu records on %zu ranks "
-      "(%.1f MB in %s)\n",
-      printable(what).c_str(), (long long)result.runId, printable(result.jobId).c_str(),
+      "imported %s as run %lld: Ringmaster record files%s, %llu records on %zu ranks (%.1f MB in %s)\n",
+      printable(what).c_str(), (long long)result.runId,
+      result.jobId.empty() ? "" : (" of run \"" + printable(result.jobId) + "\"").c_str(),
       (unsigned long long)result.records, result.files.size(), double(result.bytes) / 1e6,
       formatDuration(seconds * 1e9).c_str());
   const auto noEnd = std::count_if(result.files.begin(), result.files.end(),

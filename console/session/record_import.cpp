@@ -523,7 +523,7 @@ RecordImportResult importRecordFiles(RunStore& store, const std::vector<std::str
   if (backends.size() == 1 && *backends.begin() == "gloo") run.spec.set_backend(v1::BACKEND_GLOO);
   if (backends.size() == 1 && *backends.begin() == "nccl") run.spec.set_backend(v1::BACKEND_NCCL);
   run.startedUnixNs = unixClock.at(originNs);
-  run.environment["run id"] = result.jobId;
+  if (!result.jobId.empty()) run.environment["run id"] = result.jobId;
 
   std::optional<RunIngest> ingest;
   ingest.emplace(store.path(), run);
@@ -531,7 +531,9 @@ RecordImportResult importRecordFiles(RunStore& store, const std::vector<std::str
   try {
     std::map<std::string, std::map<std::string, std::string>> hostFacts;
     for (const auto& host : hosts) hostFacts[host];
-    ingest->recordEnvironment({{"run id", result.jobId}, {"hosts", std::to_string(hosts.size())}}, hostFacts);
+    std::map<std::string, std::string> environment{{"hosts", std::to_string(hosts.size())}};
+    if (!result.jobId.empty()) environment["run id"] = result.jobId;
+    ingest->recordEnvironment(environment, hostFacts);
 
     std::vector<v1::Record> batch;
     std::vector<int64_t> arrivals;

@@ -333,6 +333,24 @@ class OfflineRecording(unittest.TestCase):
             steps = [r.step.step for f in frames[1:-1] for r in f.batch.records if r.WhichOneof("body") == "step"]
             self.assertEqual(steps, [0, 1, 2, 3], path)
 
+    def test_the_import_of_a_recording_finds_its_straggler(self):
+        # As the docs say: PYTHONPATH from `ringmaster python-path`, a record folder, no agent; then one import.
+        ringmaster = PACKAGE_ROOT.parent / "bin" / "ringmaster"
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        records, store = Path(folder.name) / "run", Path(folder.name) / "runs.sqlite"
+        path = subprocess.run([ringmaster, "python-path"], capture_output=True, text=True, check=True).stdout.strip()
+        job = Job("", record_dir=str(records), instrument=False, extra_path=Path(path))
+        results = job.run("train_ddp.py", "--steps", "40", "--slow-rank", f"1:{SLOW_MS}")
+        check_exit(self, results)
+        imported = subprocess.run([ringmaster, "import", records, "--store", store], capture_output=True, text=True)
+        self.assertEqual(imported.returncode, 0, imported.stdout + imported.stderr)
+        self.assertIn("rank 1", imported.stdout)
+        shown = subprocess.run([ringmaster, "show", "1", "--store", store], capture_output=True, text=True)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn("2 ranks", shown.stdout)
+        self.assertRegex(shown.stdout, r"(?i)straggler.*rank 1|rank 1.*straggl", shown.stdout)
+
 
 class ExplicitApiWithoutInstrumentation(unittest.TestCase):
     def test_watch_and_step_measure_a_plain_model(self):
