@@ -7,9 +7,11 @@
 // every round, the median of each side, the ratio instrumented/bare with a bootstrap interval and the spread
 // of the per-round ratios. The agent's and console's CPU time runs on the same cores as the ranks and counts
 // against the instrumented side; it is measured (the launching process's own threads, from /proc) and printed
-// as a share of the machine's CPU time.
+// as a share of the machine's CPU time. With --transport file the instrumented side is the same script
+// recording without an agent: started as the bare one, with RINGMASTER_RECORD_DIR and the PYTHONPATH that
+// `ringmaster python-path` prints, each rank writing its records to a file.
 //
-//   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R]
+//   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R] [--transport socket|file]
 #include <poll.h>
 #include <unistd.h>
 
@@ -110,7 +112,20 @@ Side runToEnd(std::vector<std::unique_ptr<agent::ChildProcess>>& children, int r
   return side;
 }
 
-Side runBare(const std::string& script, int ranks, int steps, int batch) {
+// What `ringmaster python-path` prints.
+std::string pythonPath() {
+  std::string command = test::binPath("ringmaster") + " python-path";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  std::string out;
+  char buffer[4096];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe.get())) out += buffer;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// `extra`: more of the ranks' environment (a record folder and the package's path: recording with no agent).
+Side runBare(const std::string& script, int ranks, int steps, int batch,
+             const std::vector<std::string>& extra = {}) {
   const int port = test::freePort();
   std::vector<std::unique_ptr<agent::ChildProcess>> children;
   for (int r = 0; r < ranks; ++r) {
@@ -121,6 +136,7 @@ Side runBare(const std::string& script, int ranks, int steps, int batch) {
                                     "MASTER_ADDR=127.0.0.1",
                                     "MASTER_PORT=" + std::to_string(port)};
     if (ranks > 1) env.push_back("OMP_NUM_THREADS=1");  // as torchrun and Ringmaster's agent do
+    env.insert(env.end(), extra.begin(), extra.end());
     children.push_back(std::make_unique<agent::ChildProcess>(
         agent::SpawnOptions{scriptArguments(script, steps, batch), agent::environmentWith(env), true, ""}));
   }
@@ -152,12 +168,30 @@ int main(int argc, char** argv) {
   app.add_option("--steps", steps)->check(CLI::Range(20, 100000));
   app.add_option("--batch", batch)->check(CLI::Range(1, 4096));
   app.add_option("--rounds", rounds)->check(CLI::Range(1, 50));
+  std::string transport = "socket";
+  app.add_option("--transport", transport,
+                 "socket: under ringmaster run, reporting to its agent; file: recording to files, no agent")
+      ->check(CLI::IsMember({"socket", "file"}));
   CLI11_PARSE(app, argc, argv);
 
   const std::string script = std::string(RM_SOURCE_DIR) + "/tests/integration/programs/fashion_ddp.py";
   test::TempDir dir("user-program-bench");
-  std::printf("user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds\n",
-              ranks, steps, batch, rounds);
+  std::printf(
+      "user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds, transport "
+      "%s\n",
+      ranks, steps, batch, rounds, transport.c_str());
+  const std::string packagePath = transport == "file" ? pythonPath() : "";
+  if (transport == "file" && packagePath.empty()) {
+    std::fprintf(stderr, "ringmaster python-path printed nothing: build the ringmaster-python target\n");
+    return 1;
+  }
+  int recording = 0;
+  const auto instrumentedSide = [&] {
+    if (transport == "socket") return runInstrumented(script, ranks, steps, batch, dir.file("state"));
+    const std::string records = dir.file("records-" + std::to_string(++recording));
+    return runBare(script, ranks, steps, batch,
+                   {"RINGMASTER_RECORD_DIR=" + records, "PYTHONPATH=" + packagePath});
+  };
   std::vector<double> bare, instrumented, ratios, ownShares;
   const double cores = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
   for (int round = 0; round < rounds; ++round) {
@@ -165,9 +199,9 @@ int main(int argc, char** argv) {
     Side b, i;
     if (round % 2 == 0) {
       b = runBare(script, ranks, steps, batch);
-      i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
+      i = instrumentedSide();
     } else {
-      i = runInstrumented(script, ranks, steps, batch, dir.file("state"));
+      i = instrumentedSide();
       b = runBare(script, ranks, steps, batch);
     }
     if (b.samplesPerS <= 0 || i.samplesPerS <= 0) {
