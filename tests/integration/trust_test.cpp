@@ -238,6 +238,62 @@ TEST_F(Trust, TheSocketHangsUpOnAnotherUidEvenWhenItsFileIsOpen) {
   EXPECT_EQ(callResults(own.out)["GetHostInfo"], "OK") << own.out << own.err;
 }
 
+// Says hello on a rank socket as the ringmaster Python package does, and prints what came of it: "welcome",
+// "refused: WHY" or "unreachable: WHY".
+ProcessResult helloAs(bool otherUser, const std::string& socket, const std::string& jobId, int rank,
+                      const std::string& secret) {
+  const std::string code =
+      "import os, sys\n"
+      "from ringmaster._environment import RankEnvironment\n"
+      "from ringmaster._telemetry import ChannelError, Hello, _AgentSocket\n"
+      "env = RankEnvironment.from_environ({'RINGMASTER_JOB_ID': sys.argv[2], 'RINGMASTER_JOB_SECRET': "
+      "sys.argv[4], 'RANK': sys.argv[3]})\n"
+      "channel = _AgentSocket(sys.argv[1], Hello(env, int(sys.argv[3]), 1))\n"
+      "try:\n"
+      "    channel.connect()\n"
+      "    print('welcome')\n"
+      "except ChannelError as e:\n"
+      "    print('refused:', e)\n"
+      "except OSError as e:\n"
+      "    print('unreachable:', e)\n";
+  std::vector<std::string> argv;
+  if (otherUser) argv = {kSetpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+  argv.insert(argv.end(), {"/usr/bin/python3", "-c", code, socket, jobId, std::to_string(rank), secret});
+  return runProcess(argv, {{"PYTHONPATH", RM_PYTHON_ROOT}}, 60s);
+}
+
+TEST_F(Trust, TheRankSocketTakesOnlyTheOwnersRanksWithTheirSecrets) {
+  BackgroundProcess run({binPath("ringmaster"), "run", "-np", "1", "--state-dir", dir_.file("state"),
+                         "--store", dir_.file("runs.sqlite"), "--no-instrument", "--", "/bin/sleep", "600"});
+  std::string socket, jobId, secret;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto ranks = childrenOf(run.pid());
+        if (ranks.empty()) return false;
+        socket = environmentValue(ranks[0], "RINGMASTER_TELEMETRY_SOCKET");
+        jobId = environmentValue(ranks[0], "RINGMASTER_JOB_ID");
+        secret = environmentValue(ranks[0], "RINGMASTER_JOB_SECRET");
+        return !socket.empty() && !secret.empty();
+      },
+      120s))
+      << run.err();
+  // Another user does not get through, even knowing the rank's secret.
+  ProcessResult other = helloAs(true, socket, jobId, 0, secret);
+  EXPECT_EQ(other.out.find("welcome"), std::string::npos) << other.out << other.err;
+  EXPECT_NE(other.out.find("unreachable"), std::string::npos) << other.out << other.err;
+  // The owner's process without the rank's secret, or as a rank the job does not have, is refused.
+  ProcessResult wrong = helloAs(false, socket, jobId, 0, "not-the-secret");
+  EXPECT_NE(wrong.out.find("refused: "), std::string::npos) << wrong.out << wrong.err;
+  EXPECT_NE(wrong.out.find("each rank reports as itself only"), std::string::npos) << wrong.out;
+  ProcessResult elsewhere = helloAs(false, socket, jobId, 3, secret);
+  EXPECT_NE(elsewhere.out.find("is not part of job"), std::string::npos) << elsewhere.out << elsewhere.err;
+  // With it, the rank is welcome: the refusals above could have gone the other way.
+  ProcessResult own = helloAs(false, socket, jobId, 0, secret);
+  EXPECT_NE(own.out.find("welcome"), std::string::npos) << own.out << own.err;
+  run.signal(SIGINT);
+  EXPECT_FALSE(run.wait(60s).timedOut);
+}
+
 TEST_F(Trust, ADaemonARankStartsEndsWithTheJob) {
   const std::string pidFile = dir_.file("daemon.pid");
   ProcessResult r = runProcess({binPath("ringmaster"), "run", "-np", "1", "--state-dir", dir_.file("state"),
