@@ -293,18 +293,26 @@ int reportCommand(const StoreOption& option, const std::string& runText,
   return 0;
 }
 
-// Record files that ranks wrote without an agent (RINGMASTER_RECORD_DIR), as one run diagnosed as a live one.
-int importRecordsCommand(RunStore& store, const std::vector<std::string>& inputs, const std::string& name) {
-  auto started = std::chrono::steady_clock::now();
-  console::RecordImportResult result;
+// Runs `import` into `result`; a file that cannot be imported is refused input, as a bad flag is: false once
+// that is said. A store that cannot be written is the command's failure (StoreError goes on).
+template <typename Result, typename Import>
+bool imported(Result& result, Import&& import) {
   try {
-    result = console::importRecordFiles(store, inputs, name);
+    result = import();
+    return true;
   } catch (const StoreError&) {
     throw;
   } catch (const InputError& e) {
     std::cerr << "ringmaster import: " << printable(e.what(), true) << "\n";
-    return 2;
+    return false;
   }
+}
+
+// Record files that ranks wrote without an agent (RINGMASTER_RECORD_DIR), as one run diagnosed as a live one.
+int importRecordsCommand(RunStore& store, const std::vector<std::string>& inputs, const std::string& name) {
+  auto started = std::chrono::steady_clock::now();
+  console::RecordImportResult result;
+  if (!imported(result, [&] { return console::importRecordFiles(store, inputs, name); })) return 2;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());
   std::cout << format(
@@ -357,15 +365,7 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
   if (console::namesRecordFiles(inputs)) return importRecordsCommand(store, inputs, name);
   auto started = std::chrono::steady_clock::now();
   ImportResult result;
-  try {
-    result = importTraces(store, inputs, name);
-  } catch (const StoreError&) {
-    throw;
-  } catch (const InputError& e) {
-    // A file that cannot be imported is refused input, as a bad flag is.
-    std::cerr << "ringmaster import: " << printable(e.what(), true) << "\n";
-    return 2;
-  }
+  if (!imported(result, [&] { return importTraces(store, inputs, name); })) return 2;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = result.summary;
   std::string what = inputs.size() == 1 ? inputs.front() : format("%zu inputs", inputs.size());

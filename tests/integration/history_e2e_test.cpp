@@ -12,6 +12,7 @@
 #include "console/session/launcher.h"
 #include "console/session/run_session.h"
 #include "tests/support/agent_test_support.h"
+#include "tests/support/diagnosis_synthetic.h"
 
 using namespace ringmaster;
 using namespace std::chrono_literals;
@@ -91,13 +92,6 @@ std::vector<v1::Finding> runToEnd(const TempDir& dir, v1::JobSpec spec, const st
   return stored;
 }
 
-const v1::Finding* find(const std::vector<v1::Finding>& findings, v1::Finding::Kind kind, int rank) {
-  for (const auto& f : findings) {
-    if (f.kind() == kind && f.rank() == rank) return &f;
-  }
-  return nullptr;
-}
-
 std::string describe(const std::vector<v1::Finding>& findings) {
   std::string out;
   for (const auto& f : findings) out += "\n  " + f.summary();
@@ -113,12 +107,12 @@ TEST(DiagnosisEndToEnd, InjectedStragglerIsFoundWithCauseCompute) {
   straggler->set_rank(2);
   straggler->set_extra_ms(50);
   auto findings = runToEnd(dir, spec, "straggler");
-  const v1::Finding* f = find(findings, v1::Finding::KIND_STRAGGLER, 2);
+  const v1::Finding* f = test::findingOf(findings, v1::Finding::KIND_STRAGGLER, 2);
   ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
   EXPECT_EQ(f->cause(), "compute") << f->summary();
   EXPECT_GT(f->evidence().at("others_wait_ms_per_step"), 30) << f->summary();
   for (int other : {0, 1, 3})
-    EXPECT_EQ(find(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
+    EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
 }
 
 TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {
@@ -128,10 +122,10 @@ TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {
   leak->set_rank(1);
   leak->set_mb_per_step(2);
   auto findings = runToEnd(dir, spec, "leak");
-  const v1::Finding* f = find(findings, v1::Finding::KIND_MEMORY_LEAK, 1);
+  const v1::Finding* f = test::findingOf(findings, v1::Finding::KIND_MEMORY_LEAK, 1);
   ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
   EXPECT_NEAR(f->evidence().at("mib_per_step"), 2, 0.5) << f->summary();
-  EXPECT_EQ(find(findings, v1::Finding::KIND_MEMORY_LEAK, 0), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_MEMORY_LEAK, 0), nullptr) << describe(findings);
 }
 
 TEST(DiagnosisEndToEnd, InjectedCrashIsTheFirstFindingLiveAndStored) {
@@ -174,7 +168,7 @@ TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
       lastProgress = std::chrono::steady_clock::now();
     }
     findings = reader.findings(ingest.runId());
-    stall = find(findings, v1::Finding::KIND_STALL, 1);
+    stall = test::findingOf(findings, v1::Finding::KIND_STALL, 1);
   }
   double secondsAfterLastStep =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - lastProgress).count();

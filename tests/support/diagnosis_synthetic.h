@@ -165,4 +165,13 @@ inline v1::Record rankEnded(int rank, v1::RankState::State state, int code, cons
   return r;
 }
 
+// The finding of `kind` about `rank` among `findings`; null when there is none.
+inline const v1::Finding* findingOf(const std::vector<v1::Finding>& findings, v1::Finding::Kind kind,
+                                    int rank) {
+  for (const auto& f : findings) {
+    if (f.kind() == kind && f.rank() == rank) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace ringmaster::test

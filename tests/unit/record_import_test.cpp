@@ -54,13 +54,6 @@ int64_t lastTimeOf(const std::vector<v1::Record>& records) {
   return last;
 }
 
-const v1::Finding* find(const std::vector<v1::Finding>& findings, v1::Finding::Kind kind, int rank) {
-  for (const auto& f : findings) {
-    if (f.kind() == kind && f.rank() == rank) return &f;
-  }
-  return nullptr;
-}
-
 std::string describe(const std::vector<v1::Finding>& findings) {
   std::string out;
   for (const auto& f : findings)
@@ -174,14 +167,14 @@ TEST_F(RecordImport, AStragglerIsFoundInTheRecordFilesOfATwoRankRun) {
   EXPECT_EQ(series[1].memory.size(), 120u);
 
   const auto findings = diagnosis::storedFindings(store_, result.runId);
-  const v1::Finding* straggler = find(findings, v1::Finding::KIND_STRAGGLER, 1);
+  const v1::Finding* straggler = test::findingOf(findings, v1::Finding::KIND_STRAGGLER, 1);
   ASSERT_NE(straggler, nullptr) << describe(findings);
   EXPECT_GT(straggler->severity(), v1::Finding::SEVERITY_INFO) << straggler->summary();
   EXPECT_NE(straggler->cause().find("data"), std::string::npos) << straggler->summary();
   EXPECT_EQ(straggler->host(), "node-b");
-  EXPECT_EQ(find(findings, v1::Finding::KIND_STRAGGLER, 0), nullptr) << describe(findings);
-  EXPECT_EQ(find(findings, v1::Finding::KIND_CRASH, 1), nullptr) << describe(findings);
-  EXPECT_EQ(find(findings, v1::Finding::KIND_STALL, 1), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STRAGGLER, 0), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_CRASH, 1), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STALL, 1), nullptr) << describe(findings);
 
   // The same records as a live run's agents hand them over.
   NewRun live;
@@ -191,7 +184,7 @@ TEST_F(RecordImport, AStragglerIsFoundInTheRecordFilesOfATwoRankRun) {
   for (const auto& r : test::generate(run).records) merged.push_back(r);
   ingest.add(merged, "node-b");
   const auto liveFindings = ingest.findings();
-  const v1::Finding* liveStraggler = find(liveFindings, v1::Finding::KIND_STRAGGLER, 1);
+  const v1::Finding* liveStraggler = test::findingOf(liveFindings, v1::Finding::KIND_STRAGGLER, 1);
   ASSERT_NE(liveStraggler, nullptr) << describe(liveFindings);
   EXPECT_EQ(straggler->cause(), liveStraggler->cause());
   EXPECT_EQ(straggler->since_step(), liveStraggler->since_step());
@@ -241,7 +234,7 @@ TEST_F(RecordImport, ARankWhoseRecordsStopWithoutItsEndIsTheCrashAndTheStall) {
 
   const auto findings = diagnosis::storedFindings(store_, result.runId);
   ASSERT_FALSE(findings.empty());
-  const v1::Finding* crash = find(findings, v1::Finding::KIND_CRASH, 1);
+  const v1::Finding* crash = test::findingOf(findings, v1::Finding::KIND_CRASH, 1);
   ASSERT_NE(crash, nullptr) << describe(findings);
   EXPECT_EQ(crash->cause(), "no end");
   EXPECT_EQ(crash->host(), "node-b");
@@ -249,12 +242,12 @@ TEST_F(RecordImport, ARankWhoseRecordsStopWithoutItsEndIsTheCrashAndTheStall) {
   EXPECT_NE(crash->summary().find("stopped after step 59 without recording its end"), std::string::npos)
       << crash->summary();
   EXPECT_NE(crash->summary().find("Rank 0 then failed as well"), std::string::npos) << crash->summary();
-  EXPECT_EQ(find(findings, v1::Finding::KIND_CRASH, 0), nullptr) << describe(findings);
-  const v1::Finding* stall = find(findings, v1::Finding::KIND_STALL, 1);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_CRASH, 0), nullptr) << describe(findings);
+  const v1::Finding* stall = test::findingOf(findings, v1::Finding::KIND_STALL, 1);
   ASSERT_NE(stall, nullptr) << describe(findings);
   EXPECT_EQ(stall->cause(), "silent") << stall->summary();
   EXPECT_NEAR(stall->evidence().at("quiet_s"), 30, 1) << stall->summary();
-  EXPECT_EQ(find(findings, v1::Finding::KIND_STALL, 0), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STALL, 0), nullptr) << describe(findings);
 }
 
 // The same ranks, killed together: no rank waited for another, so there is no stall, only the ranks' ends.
@@ -268,10 +261,10 @@ TEST_F(RecordImport, RanksKilledTogetherAreLostWithoutAStall) {
   const RecordImportResult result = importRecordFiles(store_, {dir_.file("run3")});
   EXPECT_EQ(result.status, "failed");
   const auto findings = diagnosis::storedFindings(store_, result.runId);
-  const v1::Finding* crash = find(findings, v1::Finding::KIND_CRASH, 0);
+  const v1::Finding* crash = test::findingOf(findings, v1::Finding::KIND_CRASH, 0);
   ASSERT_NE(crash, nullptr) << describe(findings);
-  EXPECT_EQ(find(findings, v1::Finding::KIND_STALL, 0), nullptr) << describe(findings);
-  EXPECT_EQ(find(findings, v1::Finding::KIND_STALL, 1), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STALL, 0), nullptr) << describe(findings);
+  EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STALL, 1), nullptr) << describe(findings);
   const auto ranks = store_.ranks(result.runId);
   ASSERT_EQ(ranks.size(), 2u);
   EXPECT_EQ(ranks[0].state, v1::RankState::STATE_LOST);
@@ -420,7 +413,7 @@ TEST_F(RecordImport, RecordsNoRankCanMakeAreDroppedAndCounted) {
   const auto ranks = store_.ranks(result.runId);
   ASSERT_EQ(ranks.size(), 1u);
   EXPECT_EQ(ranks[0].state, v1::RankState::STATE_EXITED);
-  EXPECT_EQ(find(store_.findings(result.runId), v1::Finding::KIND_STRAGGLER, 0), nullptr);
+  EXPECT_EQ(test::findingOf(store_.findings(result.runId), v1::Finding::KIND_STRAGGLER, 0), nullptr);
 }
 
 }  // namespace
