@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Instrumentation of PyTorch (1.13) training: what the bootstrap installs into an unmodified program, and
-`watch()` for programs that ask for it.
+"""Instrumentation of PyTorch training (torch 1.13 and 2.x): what the bootstrap installs into an unmodified
+program, and `watch()` for programs that ask for it.
 
 install() wraps, once per process and behind a check that costs a function call when no session runs:
   torch.distributed.init_process_group   starts the session (rank, size, job clock aligned with rank 0)
@@ -14,11 +14,21 @@ install() wraps, once per process and behind a check that costs a function call 
   DistributedSampler.set_epoch            the epoch of the following steps
 
 Every bucket's all-reduce is timed by a DDP communication hook wrapped around the program's own hook, or around
-torch's allreduce_hook (which divides by the group's size as DDP's built-in path does). torch 1.13 lets a DDP model
-register one hook, and a Python hook replaces the built-in all-reduce, so the timed hook is registered when the
-model is built and a hook the program registers later takes the inner place. The first bucket's hook queues an
-autograd-engine callback: the engine runs it once every node has run, before DDP's own finalising callback waits
-for the all-reduces; that moment splits backward compute from exposed communication wait.
+the same mean all-reduce as torch's allreduce_hook (which divides by the group's size as DDP's built-in path does).
+torch lets a DDP model register one hook, and a Python hook replaces the built-in all-reduce, so the timed hook is
+registered when the model is built and a hook the program registers later takes the inner place. The first
+bucket's hook queues an autograd-engine callback: the engine runs it once every node has run, before DDP's own
+finalising callback waits for the all-reduces; that moment splits backward compute from exposed communication wait.
+
+Where torch offers no public way, a private one is used behind a fallback that keeps training going: the default
+store (clock alignment; else torchrun's MASTER_ADDR and MASTER_PORT), the engine's queue_callback (else backward's
+end stands in for the end of compute), DDP's hook check and hook name (else left out). Nothing is imported that the
+program would not import itself: torch.distributed.algorithms.ddp_comm_hooks, whose import makes Python 3.13 warn,
+loads only for a program that registers torch's built-in fp16 compression.
+
+torch 2.4 and later make their TCPStore with libuv unless USE_LIBUV=0, and Debian's torch is built without it, so
+init_process_group fails there as it is; install() sets USE_LIBUV=0 for such a torch when the program has not set
+USE_LIBUV, and says so once on the host (its local rank 0).
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import os
 import platform
 import socket
 import time
+import warnings
 import weakref
 from datetime import timedelta
 from typing import Any, Callable, List, Optional
@@ -36,7 +47,6 @@ from typing import Any, Callable, List, Optional
 import torch
 import torch.distributed as dist
 from torch.autograd import Variable
-from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 
@@ -94,13 +104,27 @@ def _start_safely() -> Optional[_session.Session]:
 def _aligned_clock(env: RankEnvironment, rank: int, world_size: int) -> JobClock:
     clock = JobClock()
     try:
-        store = dist.distributed_c10d._get_default_store()
+        store = _default_store(world_size)
         alignment = align(store, rank, world_size, env.group_world_size == 1, CLOCK_ALIGNMENT_TIMEOUT)
         clock.calibrate(alignment.offset_ns, alignment.epoch_ns)
     except Exception as e:  # a rank that never answers, a store that went away
         warn(f"rank {rank}: the job clock is not aligned with rank 0's ({e}); this rank's times are on its own clock")
         clock.calibrate(0, time.monotonic_ns())
     return clock
+
+
+def _default_store(world_size: int) -> Any:
+    """The process group's key-value store (private in torch); else a client of torchrun's store."""
+    get = getattr(dist.distributed_c10d, "_get_default_store", None)
+    if get is not None:
+        return get()
+    address, port = os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")
+    if not address or not port:
+        raise RuntimeError("torch offers no default store here, and MASTER_ADDR and MASTER_PORT are unset")
+    options = {}
+    if _tcp_store_takes_libuv():  # as torch's env:// rendezvous makes its store
+        options["use_libuv"] = os.environ.get("USE_LIBUV", "1") == "1"
+    return dist.TCPStore(address, int(port), world_size, False, CLOCK_ALIGNMENT_TIMEOUT, **options)
 
 
 def _device_memory() -> Optional[tuple]:
@@ -160,12 +184,52 @@ def _loss_of(tensors: Any) -> Optional[torch.Tensor]:
     return None
 
 
+def _mean_allreduce(process_group, bucket):  # unannotated, as _timed_allreduce
+    """What DDP does without a hook, as torch's default_hooks.allreduce_hook does it: the bucket's mean over the
+    group, divided first so that fp16 gradients do not overflow. Written here, not imported: importing
+    torch.distributed.algorithms.ddp_comm_hooks makes Python 3.13 print warnings in a program that never asked
+    for it."""
+    group = process_group if process_group is not None else dist.group.WORLD
+    buffer = bucket.buffer()
+    buffer.div_(group.size())
+    return dist.all_reduce(buffer, group=group, async_op=True).get_future().then(lambda f: f.value()[0])
+
+
+def _torch_fp16_compress_hook() -> Callable:
+    """torch's own fp16 compression hook, imported when a program asks for it; the warnings its package's import
+    raises on Python 3.13 (about functools.partial in an enum) are torch's, not the program's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    return default_hooks.fp16_compress_hook
+
+
+def _queue_compute_end(callback: Callable[[], None]) -> None:
+    """Has the autograd engine call `callback` once every node of this backward has run (a private engine call;
+    without it, or outside backward, backward's end stands in)."""
+    engine = getattr(Variable, "_execution_engine", None)
+    queue_callback = getattr(engine, "queue_callback", None)
+    if queue_callback is None:
+        return
+    try:
+        queue_callback(callback)
+    except RuntimeError:  # a hook run outside backward (DDP's delayed all-reduce)
+        pass
+
+
+def _name_comm_hook(ddp: DistributedDataParallel, name: str) -> None:
+    """Tells DDP's usage logger the hook's name, as register_comm_hook does (a private call; skipped without)."""
+    setter = getattr(getattr(ddp, "logger", None), "_set_comm_hook_name", None)
+    if setter is not None:
+        setter(name)
+
+
 class _HookSlot:
     """The state DDP hands the timed hook: the hook inside it and that hook's own state."""
 
     def __init__(self, ddp: DistributedDataParallel) -> None:
         self.state: Any = ddp.process_group
-        self.hook: Callable = default_hooks.allreduce_hook
+        self.hook: Callable = _mean_allreduce
         self.taken = False  # the program registered its hook (torch allows one)
         self.world_size = ddp.process_group.size()
         self.queued_for = -1  # the backward whose compute-end callback is queued
@@ -178,10 +242,7 @@ def _timed_allreduce(slot, bucket):  # unannotated: DDP checks a hook's annotati
     tracker = session.tracker
     if slot.queued_for != tracker.backwards:
         slot.queued_for = tracker.backwards
-        try:
-            Variable._execution_engine.queue_callback(tracker.compute_end)
-        except RuntimeError:
-            pass  # a hook run outside backward (DDP's delayed all-reduce): backward's end stands in
+        _queue_compute_end(tracker.compute_end)
     buffer = bucket.buffer()
     now = session.clock.now()
     record = AllreduceRecord(tracker.step, bucket.index(), buffer.numel() * buffer.element_size(), now, now,
@@ -211,6 +272,11 @@ def _timed_allreduce(slot, bucket):  # unannotated: DDP checks a hook's annotati
 
 
 def _time_allreduces(ddp: DistributedDataParallel) -> bool:
+    if getattr(ddp, "_use_python_reducer", False):
+        # torch 2's compiled-autograd reducer hands hooks a gradient, not a bucket
+        warn("the all-reduces of a DistributedDataParallel model are not timed: torch reduces its gradients in "
+             "compiled autograd (optimize_ddp python_reducer), whose hooks see no buckets")
+        return False
     slot = _HookSlot(ddp)
     try:
         _original_register_comm_hook(ddp, slot, _timed_allreduce)
@@ -258,7 +324,7 @@ def _wrap_process_group() -> None:
 def _wrap_ddp() -> None:
     original_init = DistributedDataParallel.__init__
     original_forward = DistributedDataParallel.forward
-    original_builtin = DistributedDataParallel._register_builtin_comm_hook
+    original_builtin = getattr(DistributedDataParallel, "_register_builtin_comm_hook", None)
 
     @functools.wraps(original_init)
     def __init__(self: DistributedDataParallel, *args: Any, **kwargs: Any) -> None:
@@ -284,25 +350,34 @@ def _wrap_ddp() -> None:
         slot = getattr(self, "_ringmaster_hook", None)
         if slot is None:
             return _original_register_comm_hook(self, state, hook)
-        self._check_comm_hook(hook)
+        check = getattr(self, "_check_comm_hook", None)  # private: the hook's signature, as torch checks it
+        if check is not None:
+            check(hook)
         if slot.taken:  # torch's own words for the same mistake
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
-        self.logger._set_comm_hook_name(hook.__qualname__)
+        _name_comm_hook(self, hook.__qualname__)
         slot.state, slot.hook, slot.taken = state, hook, True
-
-    @functools.wraps(original_builtin)
-    def _register_builtin_comm_hook(self: DistributedDataParallel, comm_hook_type: Any) -> None:
-        slot = getattr(self, "_ringmaster_hook", None)
-        python_hook = {dist.BuiltinCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
-                       dist.BuiltinCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook}.get(comm_hook_type)
-        if slot is None or python_hook is None:
-            return original_builtin(self, comm_hook_type)
-        # The same reduction in its Python form, so that it can be timed.
-        register_comm_hook(self, self.process_group, python_hook)
 
     DistributedDataParallel.__init__ = __init__
     DistributedDataParallel.forward = forward
     DistributedDataParallel.register_comm_hook = register_comm_hook
+    if original_builtin is None:
+        return
+
+    @functools.wraps(original_builtin)
+    def _register_builtin_comm_hook(self: DistributedDataParallel, comm_hook_type: Any) -> None:
+        slot = getattr(self, "_ringmaster_hook", None)
+        if slot is None:
+            return original_builtin(self, comm_hook_type)
+        # The same reduction in its Python form, so that it can be timed.
+        if comm_hook_type == dist.BuiltinCommHookType.ALLREDUCE:
+            python_hook = _mean_allreduce
+        elif comm_hook_type == dist.BuiltinCommHookType.FP16_COMPRESS:
+            python_hook = _torch_fp16_compress_hook()
+        else:
+            return original_builtin(self, comm_hook_type)
+        register_comm_hook(self, self.process_group, python_hook)
+
     DistributedDataParallel._register_builtin_comm_hook = _register_builtin_comm_hook
 
 
@@ -378,14 +453,47 @@ def _forward_pre_hook(module: torch.nn.Module, inputs: tuple) -> None:
         session.tracker.forward_begin(_batch_size(inputs, {}))
 
 
+def _tcp_store_takes_libuv() -> bool:
+    """Whether TCPStore has the choice of libuv (torch 2.x; not 1.13)."""
+    store = getattr(dist, "TCPStore", None)
+    return store is not None and "use_libuv" in (store.__init__.__doc__ or "")
+
+
+def _tcp_store_lacks_libuv() -> bool:
+    """True where TCPStore uses libuv by default and this torch was built without it (Debian's torch 2.6): a
+    store asked for libuv refuses at once, before it listens."""
+    if not _tcp_store_takes_libuv():
+        return False
+    try:
+        dist.TCPStore("127.0.0.1", 0, 1, True, wait_for_workers=False, use_libuv=True)
+    except RuntimeError as e:
+        return "libuv" in str(e)
+    except Exception:  # a TCPStore unlike the ones known: leave the choice to torch
+        return False
+    return False
+
+
+def _choose_tcp_store_backend() -> None:
+    if "USE_LIBUV" in os.environ or not dist.is_available() or dist.is_initialized():
+        return
+    if not _tcp_store_lacks_libuv():
+        return
+    os.environ["USE_LIBUV"] = "0"
+    if os.environ.get("LOCAL_RANK", "0") == "0":
+        warn(f"torch {torch.__version__} was built without libuv, which its TCPStore uses by default: USE_LIBUV=0 "
+             f"is set so that init_process_group can make its store (set USE_LIBUV to choose yourself)")
+
+
 # -- the API ----------------------------------------------------------------------------------------------------------
 
 def install() -> None:
-    """Wraps torch's training entry points (once per process); they measure only while a session runs."""
+    """Wraps torch's training entry points (once per process); they measure only while a session runs. Sets
+    USE_LIBUV=0 for a torch whose TCPStore would otherwise fail (see above)."""
     global _installed
     if _installed:
         return
     _installed = True
+    _choose_tcp_store_backend()
     _wrap_process_group()
     _wrap_ddp()
     _wrap_backward()

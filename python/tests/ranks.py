@@ -96,6 +96,16 @@ class Job:
         return self.wait(timeout)
 
 
+# Where torch's TCPStore would fail for want of libuv, install() sets USE_LIBUV=0 and says so in a line holding this.
+LIBUV_NOTICE = "USE_LIBUV=0 is set"
+
+
+def ringmaster_lines(stderr: str, but_libuv_notice: bool = False) -> List[str]:
+    """The lines Ringmaster wrote on a rank's stderr; without the USE_LIBUV notice when asked."""
+    lines = [line for line in stderr.splitlines() if line.startswith("ringmaster:")]
+    return [line for line in lines if LIBUV_NOTICE not in line] if but_libuv_notice else lines
+
+
 def check_exit(test, results: List[RankResult]) -> None:
     for r in results:
         test.assertEqual(r.returncode, 0, f"rank {r.rank} failed:\n{r.stdout}\n{r.stderr}")
