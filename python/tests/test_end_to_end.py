@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ranks import PACKAGE_ROOT, PYTHON, Job, check_exit, free_port, ringmaster_lines  # noqa: E402
@@ -354,6 +356,9 @@ class OfflineRecording(unittest.TestCase):
 
 
 class ExplicitApiWithoutInstrumentation(unittest.TestCase):
+    # Uninstrumented, nothing sets USE_LIBUV=0 for the program before it initialises its group: where torch's
+    # TCPStore lacks libuv (Debian's torch 2.6) its user does, as here; torch 1.13 ignores it.
+    @mock.patch.dict(os.environ, {"USE_LIBUV": "0"})
     def test_watch_and_step_measure_a_plain_model(self):
         receiver = TelemetryReceiver()
         results = Job(receiver.address, instrument=False).run("train_with_api.py", "--mode", "watch", "--steps", "5")
