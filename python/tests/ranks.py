@@ -15,7 +15,8 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
 # The package as the build tree holds it (sources and generated ringmaster.v1); ctest says where.
 PACKAGE_ROOT = Path(os.environ.get("RINGMASTER_PYTHON_ROOT", HERE.parents[1] / "build" / "dev" / "python"))
-PYTHON = "/usr/bin/python3"
+# The interpreter ranks run: Debian's, unless RINGMASTER_TEST_PYTHON names another (the torch2 tests: Debian 13's).
+PYTHON = os.environ.get("RINGMASTER_TEST_PYTHON") or "/usr/bin/python3"
 
 
 def free_port() -> int:
