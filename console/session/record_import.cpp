@@ -39,13 +39,13 @@ constexpr size_t kReplayBatch = 4096;
 // Unix times before 2000 are a file's modification time that a copy did not keep, not when it was written.
 constexpr int64_t kYear2000UnixNs = 946'684'800'000'000'000;
 
-std::string whatTodo() {
+std::string howToMend() {
   return "nothing was imported: move the file out of the folder (or name the other files) to import the "
          "other ranks";
 }
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem) {
-  throw InputError(path + ": " + problem + "; " + whatTodo());
+  throw InputError(path + ": " + problem + "; " + howToMend());
 }
 
 bool hasRecordExtension(const fs::path& path) {
