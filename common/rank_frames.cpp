@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/rank_frames.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 
 namespace ringmaster {
@@ -38,6 +40,8 @@ std::optional<v1::RankFrame> RankFrameReader::next() {
   }
   if (pending() < 4 + size) return std::nullopt;
   v1::RankFrame frame;
+  // A damaged frame is told by error(), for the reader's caller to name its source, not by protobuf's log.
+  google::protobuf::LogSilencer quiet;
   if (!frame.ParseFromArray(buffer_.data() + offset_ + 4, static_cast<int>(size))) {
     error_ = "frame " + std::to_string(frames_ + 1) + " is not a RankFrame message";
     return std::nullopt;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/session/record_import.h"
 
-#include <google/protobuf/stubs/logging.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -95,8 +94,6 @@ class FrameFile {
 
   // The next whole frame; nullopt at the end of the whole frames, or where the frames are damaged (error()).
   std::optional<v1::RankFrame> next() {
-    // A damaged frame is told by error(), naming the file, not by protobuf's log.
-    google::protobuf::LogSilencer quiet;
     for (;;) {
       if (auto frame = reader_.next()) return frame;
       if (!reader_.error().empty() || fed_ >= limit_ || !refill()) return std::nullopt;
