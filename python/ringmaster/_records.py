@@ -99,6 +99,14 @@ class HealthRecord:
 
 
 @dataclass(slots=True)
+class StallRecord:
+    """Ranks that have not called a collective this rank has waited in for waited_s seconds."""
+    missing_ranks: List[int]
+    tensors: List[str]
+    waited_s: float
+
+
+@dataclass(slots=True)
 class RuntimeRecord:
     """What the program runs on, sent once when the rank's telemetry starts."""
     host: str
@@ -136,7 +144,8 @@ def settle_allreduce(record: AllreduceRecord) -> None:
 
 
 # Field numbers of protocol/ringmaster/v1/records.proto: the Record's body, then each message's fields in order.
-_STEP, _ALLREDUCE, _MEMORY, _TIMELINE, _HEALTH, _SUMMARY, _SCALAR, _HEARTBEAT, _RUNTIME = 10, 11, 12, 13, 17, 19, 20, 21, 22
+_STEP, _ALLREDUCE, _MEMORY, _TIMELINE, _HEALTH, _STALL, _SUMMARY, _SCALAR, _HEARTBEAT, _RUNTIME = (
+    10, 11, 12, 13, 17, 18, 19, 20, 21, 22)
 
 
 def _record(body: int, message: Message) -> bytes:
@@ -201,6 +210,9 @@ class Encoder:
         if isinstance(record, HealthRecord):
             m = Message().integer(1, rank).integer(2, record.records_sent).integer(3, record.records_dropped)
             return [_record(_HEALTH, m)]
+        if isinstance(record, StallRecord):
+            m = Message().integer(1, rank).packed(2, record.missing_ranks).texts(3, record.tensors)
+            return [_record(_STALL, m.double(4, as_float(record.waited_s)))]
         if isinstance(record, RuntimeRecord):
             m = Message().integer(1, rank).text(2, record.host).text(3, record.python).text(4, record.torch)
             m.text(5, record.cuda).text(6, record.backend).integer(7, record.pid)

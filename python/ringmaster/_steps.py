@@ -8,8 +8,9 @@ there. Within a step, possibly over several micro-batches (gradient accumulation
   forward    from the model's forward to the start of backward (the loss computed on the output included)
   backward   backward compute: to the moment the autograd engine has run every node, before DDP waits for its
              all-reduces
-  comm wait  exposed communication wait: from there to the end of backward
-  optimizer  the optimizer's step
+  comm wait  exposed communication wait: from there to the end of backward, and the time a program's optimizer
+             waits for its gradients' all-reduces (Horovod's DistributedOptimizer.synchronize)
+  optimizer  the optimizer's step, less that wait
 
 The first step begins at its first forward (its data wait is 0). A step's record goes out when the next step
 begins, so that a loss the program logs after the optimizer step still lands in it.
@@ -48,6 +49,8 @@ class StepTracker:
         self._backward_start: Optional[int] = None
         self._compute_end: Optional[int] = None
         self._optimizer_start: Optional[int] = None
+        self._comm_start: Optional[int] = None
+        self._comm_in_optimizer = 0                 # of the optimizer's step: its wait for all-reduces (ns)
         # What the training thread does now, for heartbeats read from the telemetry thread (one tuple, replaced
         # whole, so that a reader never sees a phase with another phase's start).
         self.phase = ("idle", now())
@@ -102,6 +105,7 @@ class StepTracker:
 
     def optimizer_begin(self) -> None:
         self._optimizer_start = self._now()
+        self._comm_in_optimizer = 0
         self._enter("optimizer", self._optimizer_start)
 
     def optimizer_end(self, lr: Any) -> None:
@@ -109,11 +113,39 @@ class StepTracker:
         if start is None or self._open is None:
             return  # an optimizer step with no forward or backward before it is not a training step
         now = self._now()
-        self._open.optimizer_ns += now - start
+        self._open.optimizer_ns += max(0, now - start - self._comm_in_optimizer)
         self._open.lr = lr
         self._timeline("OPTIMIZER", start, now)
         if not self.explicit:
             self._end(now)
+
+    def comm_begin(self) -> tuple:
+        """The program waits for its gradients' all-reduces (a Horovod optimizer's synchronize). Returns what
+        comm_end needs: the phase to go back to."""
+        before = self.phase
+        self._comm_start = self._now()
+        self._enter("comm_wait", self._comm_start)
+        return before
+
+    def comm_end(self, before: tuple) -> None:
+        start, self._comm_start = self._comm_start, None
+        self.phase = before
+        if start is None:
+            return
+        waited = self._now() - start
+        if self._optimizer_start is not None:
+            self._comm_in_optimizer += waited
+        if self._open is not None:
+            self._open.comm_wait_ns += waited
+
+    def waiting(self) -> tuple:
+        """The program waits in a collective of its own: heartbeats say so; no phase of the step changes."""
+        before = self.phase
+        self._enter("comm_wait", self._now())
+        return before
+
+    def done_waiting(self, before: tuple) -> None:
+        self.phase = before
 
     def end_step(self, samples: Optional[int], loss: Any) -> None:
         """ringmaster.step(): the program says where its steps end; the optimizer no longer decides."""

@@ -12,7 +12,7 @@ value = 2. Fields at their default (0, "", 0.0) are left out, as proto3 does. Th
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Mapping, Tuple, Union
+from typing import Dict, List, Mapping, Sequence, Tuple, Union
 
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 
@@ -72,6 +72,18 @@ class Message:
         self._parts.append(_key(number, LENGTH))
         self._parts.append(_varint(len(value)))
         self._parts.append(value)
+        return self
+
+    def packed(self, number: int, values: Sequence[int]) -> "Message":
+        """A repeated integer field, packed (zeros included: in a list they are values, not defaults)."""
+        if values:
+            self.raw(number, b"".join(_varint(int(v)) for v in values))
+        return self
+
+    def texts(self, number: int, values: Sequence[str]) -> "Message":
+        """A repeated string field."""
+        for value in values:
+            self.raw(number, str(value).encode("utf-8", "replace"))
         return self
 
     def message(self, number: int, value: "Message") -> "Message":

@@ -23,7 +23,8 @@ import ringmaster  # noqa: E402
 from ringmaster._clock import align  # noqa: E402
 from ringmaster._environment import RankEnvironment  # noqa: E402
 from ringmaster._records import (AllreduceRecord, Encoder, HealthRecord, HeartbeatRecord, MemoryRecord,  # noqa: E402
-                                 RuntimeRecord, ScalarRecord, StepRecord, SummaryRecord, TimelineRecord)
+                                 RuntimeRecord, ScalarRecord, StallRecord, StepRecord, SummaryRecord,
+                                 TimelineRecord)
 from ringmaster._steps import StepTracker  # noqa: E402
 from ringmaster._telemetry import RecordBuffer  # noqa: E402
 from ringmaster.v1 import records_pb2  # noqa: E402  (the test's side only: the package never imports it)
@@ -238,6 +239,10 @@ class Encoding(unittest.TestCase):
                                                                 phase_since_ns=-5, time_ns=6))),
             (HealthRecord(records_sent=0, records_dropped=3),
              records_pb2.Record(health=records_pb2.TelemetryHealth(rank=5, records_dropped=3))),
+            (StallRecord(missing_ranks=[0, 3, 300], tensors=["fc2.weight", "", "zählen"], waited_s=5.25),
+             records_pb2.Record(stall=records_pb2.StallReport(reporting_rank=5, missing_ranks=[0, 3, 300],
+                                                              tensors=["fc2.weight", "", "zählen"],
+                                                              waited_s=5.25))),
             (RuntimeRecord("node-1", "3.13.5", "2.6.0+debian", "", "gloo", 4242),
              records_pb2.Record(runtime=records_pb2.RankRuntime(rank=5, host="node-1", python="3.13.5",
                                                                 torch="2.6.0+debian", backend="gloo", pid=4242))),

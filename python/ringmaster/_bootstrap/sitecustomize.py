@@ -6,6 +6,10 @@ The agent puts this folder first on PYTHONPATH, so Python imports this module at
 sitecustomize; that one is then found further along sys.path and run as well, so the program's environment stays
 what it was. Nothing heavy happens here: once the program imports torch, ringmaster.torch.install() wraps its
 training entry points, and the telemetry starts when the program initialises its process group.
+
+With RINGMASTER_HOROVOD=1 (`ringmaster run --horovod`), `import horovod` finds Ringmaster's Horovod-compatible
+layer (ringmaster/_horovod), through a finder put last on sys.meta_path: an installed Horovod is found first and
+runs, and the rank says which one it is.
 """
 
 import importlib.abc
@@ -50,6 +54,30 @@ class _AfterTorchImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+class _HorovodLayer(importlib.abc.MetaPathFinder):
+    """Finds `horovod` in Ringmaster's layer, asked only once every other finder has found none."""
+
+    def __init__(self, folder: str) -> None:
+        self._folder = folder
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "horovod":
+            return None
+        return importlib.machinery.PathFinder.find_spec(name, [self._folder])
+
+
+def _offer_horovod_layer() -> None:
+    installed = importlib.machinery.PathFinder.find_spec("horovod")
+    if installed is not None:
+        if os.environ.get("LOCAL_RANK", "0") == "0":
+            where = installed.submodule_search_locations or [installed.origin]
+            print(f"ringmaster: --horovod: the Horovod installed at {list(where)[0]} runs, not Ringmaster's "
+                  f"Horovod-compatible layer; uninstall it from {sys.executable} to use the layer", file=sys.stderr,
+                  flush=True)
+        return
+    sys.meta_path.append(_HorovodLayer(os.path.join(os.path.dirname(_HERE), "_horovod")))
+
+
 def _install() -> None:
     try:
         import ringmaster.torch
@@ -65,5 +93,8 @@ if os.environ.get("RINGMASTER_INSTRUMENT") == "1" or os.environ.get("RINGMASTER_
         _install()
     else:
         sys.meta_path.insert(0, _AfterTorchImport())
+
+if os.environ.get("RINGMASTER_HOROVOD") == "1":
+    _offer_horovod_layer()
 
 _chain_next_sitecustomize()
