@@ -110,18 +110,20 @@ class _Plan:
                     by_kind.setdefault((p.dtype, p.device), []).append(p)
                 laid += list(by_kind.values())
             return laid
+        # As DDP fills its buckets: a bucket takes tensors until it holds its limit or more.
         cap = bucket_bytes()
-        laid, open_buckets = [], {}
+        laid: List[List[torch.Tensor]] = []
+        filling: Dict[Tuple[Any, Any], Tuple[List[torch.Tensor], int]] = {}
         for p in reversed(params):
             kind = (p.dtype, p.device)
-            limit = FIRST_BUCKET_BYTES if not laid else cap
-            members = open_buckets.get(kind)
-            nbytes = p.numel() * p.element_size()
-            if members is None or cap == 0 or sum(q.numel() * q.element_size() for q in members) + nbytes > limit:
-                members = []
+            members, held = filling.get(kind, (None, 0))
+            if members is None:
+                members, held = [], 0
                 laid.append(members)
-                open_buckets[kind] = members
             members.append(p)
+            held += p.numel() * p.element_size()
+            limit = FIRST_BUCKET_BYTES if members is laid[0] else cap
+            filling[kind] = (None, 0) if held >= limit else (members, held)
         return laid
 
     def _add(self, members: List[torch.Tensor], names: Dict[int, str]) -> None:

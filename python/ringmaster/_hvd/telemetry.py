@@ -102,7 +102,7 @@ def collective_wait() -> Iterator[None]:
 def stalled(missing: List[int], tensors: List[str], waited_s: float) -> None:
     session = _session.current()
     if session is not None:
-        session.record(StallRecord(session.rank, list(missing), list(tensors), waited_s))
+        session.record(StallRecord(list(missing), list(tensors), waited_s))
 
 
 class ModelFinder:
