@@ -95,6 +95,7 @@ set(RM_TEST_HALF_CORES
   [[UserProgram.ASlowDataPathOnOneRankIsAStragglerFindingNamingIt=2]]
   [[UserProgram.AnAgentRunsOnlyTheProgramsItsOwnerAllowed=2]]
   [[UserProgram.AnUnmodifiedDdpScriptTrainsOnFashionMnistAndIsMeasuredPerRank=3]]
+  [[UserProgram.OnlyARunWithHorovodTellsItsRanksToUseRingmastersHorovodLayer=2]]
   [[UserProgram.WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatched=3]]
   [[WholeTextTest.EveryPageAtTheDefaultSizeShowsItsTextsWholeInEnglishAndChinese=3]]
   # The user-program tests on Debian 13's torch 2.6 (label torch2) keep as busy as on Debian 12's, or less.
@@ -102,5 +103,6 @@ set(RM_TEST_HALF_CORES
   [[torch2.UserProgram.ASlowDataPathOnOneRankIsAStragglerFindingNamingIt=2]]
   [[torch2.UserProgram.AnAgentRunsOnlyTheProgramsItsOwnerAllowed=2]]
   [[torch2.UserProgram.AnUnmodifiedDdpScriptTrainsOnFashionMnistAndIsMeasuredPerRank=3]]
+  [[torch2.UserProgram.OnlyARunWithHorovodTellsItsRanksToUseRingmastersHorovodLayer=2]]
   [[torch2.UserProgram.WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatched=3]]
 )

@@ -1085,6 +1085,10 @@
         <source>%1 is set by Ringmaster for every rank and cannot be given</source>
         <translation>%1 由 Ringmaster 为每个 rank 设置，不能自行指定</translation>
     </message>
+    <message>
+        <source>needs the instrumentation: Ringmaster&apos;s Horovod layer is part of the ringmaster Python package, which an uninstrumented program runs without</source>
+        <translation>需要插桩：Ringmaster 的 Horovod 层是 ringmaster Python 包的一部分，而未插桩的程序运行时不带这个包</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::ComparisonModel</name>
