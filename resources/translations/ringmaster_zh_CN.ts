@@ -2380,6 +2380,14 @@
         <source>this folder: %1</source>
         <translation>当前目录：%1</translation>
     </message>
+    <message>
+        <source>Horovod script (horovod.torch on Ringmaster&apos;s layer)</source>
+        <translation>Horovod 脚本（在 Ringmaster 的兼容层上运行 horovod.torch）</translation>
+    </message>
+    <message>
+        <source>For a script that imports horovod.torch as hvd: its ranks get Ringmaster&apos;s Horovod-compatible layer on torch.distributed, with no Horovod or MPI installed. Where Horovod is installed, it is used instead. Needs the instrumentation.</source>
+        <translation>用于 import horovod.torch as hvd 的脚本：其各 rank 使用 Ringmaster 基于 torch.distributed 的 Horovod 兼容层，无需安装 Horovod 或 MPI。已安装 Horovod 的地方则改用已安装的 Horovod。需要插桩。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::ReportDialog</name>
