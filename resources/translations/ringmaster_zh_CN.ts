@@ -179,6 +179,10 @@
         <source>Rank %1&apos;s records stop without its end: it was killed, crashed, or its host went down. The launcher&apos;s or scheduler&apos;s log of the rank and `dmesg` on its host (the out-of-memory killer) say which.</source>
         <translation>rank %1 的记录在结束之前中断：它被终止、崩溃了，或者它所在的主机宕机了。该 rank 的启动器或调度器日志以及其主机上的 `dmesg`（内存不足终止程序）会说明是哪一种。</translation>
     </message>
+    <message>
+        <source>Rank %1&apos;s program imports Horovod, which is not installed where it ran: run it with `ringmaster run --horovod ...` on Ringmaster&apos;s Horovod-compatible layer over torch.distributed (no Horovod or MPI needed), or install Horovod on its host.</source>
+        <translation>rank %1 的程序导入了 Horovod，但它运行的地方没有安装 Horovod：用 `ringmaster run --horovod ...` 在 Ringmaster 基于 torch.distributed 的 Horovod 兼容层上运行它（无需 Horovod 或 MPI），或者在其主机上安装 Horovod。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -834,6 +838,10 @@
     <message>
         <source>stopped before its first step without recording its end</source>
         <translation>在第一步之前停止，没有记录它的结束</translation>
+    </message>
+    <message>
+        <source>horovod missing</source>
+        <translation>缺少 Horovod</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "agent/agent_server.h"
+#include "diagnosis/advice.h"
 #include "tests/integration/program_run_support.h"
 #include "tests/support/files.h"
 
@@ -219,6 +220,26 @@ TEST_F(UserProgram, OnlyARunWithHorovodTellsItsRanksToUseRingmastersHorovodLayer
   auto refused = run({"-np", "1", "--horovod", "--no-instrument", "--", "/bin/sh", "-c", "true"});
   EXPECT_EQ(refused.exitCode, 2) << refused.err;
   EXPECT_NE(refused.err.find("--horovod cannot go with --no-instrument"), std::string::npos) << refused.err;
+}
+
+// A Horovod script run as a plain program, where no Horovod is installed, fails at its import: the crash
+// finding says so and its advice names --horovod.
+TEST_F(UserProgram, AHorovodScriptRunWithoutHorovodIsAFindingThatNamesTheHorovodFlag) {
+  const std::string script = dir_.file("train_hvd.py");
+  writeFile(script, "import horovod.torch as hvd\n\nhvd.init()\n");
+  auto result = run({"-np", "2", "--", kPython, script});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("No module named 'horovod'"), std::string::npos) << result.err;
+  const auto crashes = findings(v1::Finding::KIND_CRASH);
+  ASSERT_EQ(crashes.size(), 1u) << "findings:" << everyFinding();
+  EXPECT_EQ(crashes[0].cause(), "horovod missing") << crashes[0].summary();
+  // Said when it happened, and made again from the stored finding wherever the run is shown.
+  EXPECT_NE(result.err.find("'s program imports Horovod, which is not installed"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("`ringmaster run --horovod ...`"), std::string::npos) << result.err;
+  const std::string advice = toText(diagnosis::adviceFor(crashes[0]));
+  EXPECT_NE(advice.find("`ringmaster run --horovod ...`"), std::string::npos) << advice;
+  EXPECT_EQ(onlyRun().status, "failed");
 }
 
 TEST_F(UserProgram, TrainingFlagsWithAProgramAreAUsageError) {
