@@ -240,6 +240,8 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
   }
   if (!program.uninstrumented()) {
     env.push_back("RINGMASTER_INSTRUMENT=1");
+    // The bootstrap then makes `import horovod` Ringmaster's layer, unless a real Horovod is installed.
+    if (program.horovod()) env.push_back("RINGMASTER_HOROVOD=1");
     if (r.spec().timeline()) env.push_back("RINGMASTER_TIMELINE=1");
     // The bootstrap's sitecustomize runs first and chains any other on the user's path.
     std::string pythonPath = instrumentedPythonPath(setup_.pythonRoot);

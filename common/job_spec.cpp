@@ -502,6 +502,12 @@ std::vector<FieldError> programErrors(const v1::UserProgram& program) {
     fail("working_dir", QT_TRANSLATE_NOOP("ringmaster::Validation", "must be an absolute folder, got '%1'"),
          {dir});
   }
+  if (program.horovod() && program.uninstrumented()) {
+    fail("horovod",
+         QT_TRANSLATE_NOOP("ringmaster::Validation",
+                           "needs the instrumentation: Ringmaster's Horovod layer is part of the "
+                           "ringmaster Python package, which an uninstrumented program runs without"));
+  }
   for (int i = 0; i < program.environment_size(); ++i) {
     const std::string& entry = program.environment(i);
     const std::string field = "environment[" + std::to_string(i) + "]";

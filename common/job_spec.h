@@ -41,9 +41,10 @@ std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec);
 
 // The spec runs a program of the user's (JobSpec.program) instead of Ringmaster's own training.
 bool isUserProgram(const v1::JobSpec& spec);
-// What is wrong with a user program: an empty or NUL-holding argv, a relative working folder, environment
-// entries that are not NAME=value or that name a variable Ringmaster sets (torchrun's, RINGMASTER_*). Fields
-// are "program.argv", "program.environment[2]" ...
+// What is wrong with a user program: an empty or NUL-holding argv, a relative working folder, Horovod's layer
+// without the instrumentation it is part of, environment entries that are not NAME=value or that name a
+// variable Ringmaster sets (torchrun's, RINGMASTER_*). Fields are "program.argv", "program.horovod",
+// "program.environment[2]" ...
 std::vector<FieldError> programErrors(const v1::UserProgram& program);
 // The variables torchrun gives every rank, which the agent sets for a program's ranks.
 const std::vector<std::string>& torchrunVariables();

@@ -327,6 +327,14 @@ Sentence crashAdvice(const v1::Finding& f) {
                                         "and `dmesg` on its host (the out-of-memory killer) say which."),
                       {rank(f)});
   }
+  if (f.cause() == "horovod missing") {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1's program imports Horovod, which is not installed where it ran: "
+                                    "run it with `ringmaster run --horovod ...` on Ringmaster's "
+                                    "Horovod-compatible layer over torch.distributed (no Horovod or MPI "
+                                    "needed), or install Horovod on its host."),
+                  {rank(f)});
+  }
   if (has(f, evidence::kSignal)) {
     const int signal = static_cast<int>(number(f, evidence::kSignal));
     if (signal == SIGKILL) {

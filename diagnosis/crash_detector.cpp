@@ -11,6 +11,15 @@ namespace {
 
 constexpr size_t kQuotedChars = 160;
 
+// Python's last word when a script imports Horovod where none is installed (`import horovod.torch as hvd`
+// names the package; an installed Horovod built without PyTorch names horovod.torch).
+bool horovodMissing(const std::string& line) {
+  for (const char* missing : {"No module named 'horovod'", "No module named 'horovod.torch'"}) {
+    if (line.find(missing) != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool failed(const v1::RankState& s) {
   switch (s.state()) {
     case v1::RankState::STATE_SIGNALED:
@@ -75,7 +84,8 @@ std::vector<v1::Finding> CrashDetector::findings() const {
   } else {
     const int code = s.exit_code();
     how = stepped ? say(text::kExitedAfterStep, {code, lastStep}) : say(text::kExitedBeforeFirstStep, {code});
-    cause = "exit code";
+    // The cause alone carries it: advice is made again from stored findings.
+    cause = firstLastLine_ && horovodMissing(*firstLastLine_) ? "horovod missing" : "exit code";
   }
   v1::Finding f =
       makeFinding(v1::Finding::KIND_CRASH, v1::Finding::SEVERITY_CRITICAL, rank, host, since, cause);

@@ -184,6 +184,7 @@ const std::vector<const char*>& causeWords() {
       QT_TRANSLATE_NOOP("ringmaster::Finding", "failed to start"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "killed"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "horovod missing"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "scaling"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "implausible durations"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "records not stored"),

@@ -224,7 +224,9 @@ std::vector<JobFlag> trainingFlags() {
   return {
       choice(
           training, "--engine",
-          "Gradient synchronisation: ddp (buckets + overlap) or horovod (negotiation + fusion)",
+          "Gradient synchronisation of Ringmaster's own training: ddp (buckets + overlap) or horovod "
+          "(Ringmaster's Horovod-style engine: negotiation + fusion); a Horovod script of yours runs with "
+          "ringmaster run --horovod -- python3 script.py",
           {"ddp", "horovod"}, [](const S& s) { return std::string(engineName(s.engine())); },
           [](S& s, const std::string& v) { s.set_engine(*parseEngine(v)); }),
       choice(

@@ -278,6 +278,7 @@ void writeJobConfiguration(std::ostringstream& out, const RunInfo& info) {
       row(out, {"working folder", info.spec.program().working_dir()});
     row(out,
         {"instrumented", info.spec.program().uninstrumented() ? "no" : "yes (ringmaster Python package)"});
+    if (info.spec.program().horovod()) row(out, {"horovod layer", "yes (Ringmaster's horovod.torch)"});
   } else if (info.spec.engine() != v1::ENGINE_UNSPECIFIED || info.spec.model() != v1::MODEL_UNSPECIFIED) {
     for (const char* field : {"engine", "backend", "model", "dataset", "batch size", "optimizer",
                               "steps / epochs", "bucket cap", "fusion threshold", "compression"}) {

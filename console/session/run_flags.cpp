@@ -209,6 +209,11 @@ void addProgramFlags(CLI::App& app, RunFlags& flags) {
          "--no-instrument", [spec] { spec->mutable_program()->set_uninstrumented(true); },
          "Run the program without the ringmaster Python package: output, exits and memory only")
       ->group(program);
+  app.add_flag_callback(
+         "--horovod", [spec] { spec->mutable_program()->set_horovod(true); },
+         "Run a Horovod script (import horovod.torch as hvd) on Ringmaster's Horovod-compatible layer over "
+         "torch.distributed, without Horovod or MPI; an installed Horovod is used instead where there is one")
+      ->group(program);
 }
 
 }  // namespace
@@ -309,9 +314,19 @@ void finishRunFlags(RunFlags& flags, const CLI::App* parsed) {
           (given.size() == 1 ? "it" : "them") +
           " out, or put the program's own flags after -- (ringmaster run -np 2 -- PROGRAM ARGS...)");
     }
+    if (flags.spec.program().horovod() && flags.spec.program().uninstrumented()) {
+      throw InputError(
+          "--horovod cannot go with --no-instrument: Ringmaster's Horovod layer is part of the ringmaster "
+          "Python package, which --no-instrument leaves out; leave out --no-instrument");
+    }
     if (auto errors = programErrors(flags.spec.program()); !errors.empty()) {
       throw InputError(describe(errors));
     }
+  } else if (flags.spec.program().horovod()) {
+    throw InputError(
+        "--horovod runs a Horovod script of your own: give it after -- (ringmaster run --horovod -np 2 -- "
+        "/usr/bin/python3 train_hvd.py); for Ringmaster's own Horovod-style training use --engine horovod "
+        "without --horovod");
   } else if (flags.spec.program().working_dir().size() + flags.spec.program().environment_size() > 0 ||
              flags.spec.program().uninstrumented()) {
     throw InputError(
@@ -428,6 +443,7 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
     addChanged("--workdir", program.working_dir(), "");
     for (const auto& entry : program.environment()) add("--env", entry);
     if (program.uninstrumented()) args.push_back("--no-instrument");
+    if (program.horovod()) args.push_back("--horovod");
   } else {
     addJobArguments(flags.spec, defaults.spec, add, args);
   }

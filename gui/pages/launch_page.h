@@ -62,9 +62,10 @@ class LaunchPage : public QWidget {
   // Fields by spec path, for tests that fill the form as a user would. The program's: "program" (the choice
   // of the user's program over Ringmaster's training), "program.argv" (the executable), "program.arguments"
   // (one line, split as QProcess::splitCommand does), "program.working_dir", "program.environment"
-  // (NAME=value a line) and "program.instrumented". Slurm's: "slurm" (the group, checked to submit),
-  // "slurm.nodes", "slurm.partition", "slurm.time", "slurm.account", "slurm.qos", "slurm.constraint",
-  // "slurm.gres", "slurm.extra" (one line of sbatch words) and "slurm.folder" (--slurm-dir).
+  // (NAME=value a line), "program.instrumented" and "program.horovod". Slurm's: "slurm" (the group, checked
+  // to submit), "slurm.nodes", "slurm.partition", "slurm.time", "slurm.account", "slurm.qos",
+  // "slurm.constraint", "slurm.gres", "slurm.extra" (one line of sbatch words) and "slurm.folder"
+  // (--slurm-dir).
   QWidget* field(const QString& name) const { return fields_.value(name); }
   void setLaunchEnabled(bool enabled, const QString& why = {});
   // A remote agent the Hosts page is connected to: how the command line reaches it.

@@ -179,6 +179,10 @@
         <source>Rank %1&apos;s records stop without its end: it was killed, crashed, or its host went down. The launcher&apos;s or scheduler&apos;s log of the rank and `dmesg` on its host (the out-of-memory killer) say which.</source>
         <translation>rank %1 的记录在结束之前中断：它被终止、崩溃了，或者它所在的主机宕机了。该 rank 的启动器或调度器日志以及其主机上的 `dmesg`（内存不足终止程序）会说明是哪一种。</translation>
     </message>
+    <message>
+        <source>Rank %1&apos;s program imports Horovod, which is not installed where it ran: run it with `ringmaster run --horovod ...` on Ringmaster&apos;s Horovod-compatible layer over torch.distributed (no Horovod or MPI needed), or install Horovod on its host.</source>
+        <translation>rank %1 的程序导入了 Horovod，但它运行的地方没有安装 Horovod：用 `ringmaster run --horovod ...` 在 Ringmaster 基于 torch.distributed 的 Horovod 兼容层上运行它（无需 Horovod 或 MPI），或者在其主机上安装 Horovod。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -835,6 +839,10 @@
         <source>stopped before its first step without recording its end</source>
         <translation>在第一步之前停止，没有记录它的结束</translation>
     </message>
+    <message>
+        <source>horovod missing</source>
+        <translation>缺少 Horovod</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::RunOutcome</name>
@@ -1084,6 +1092,10 @@
     <message>
         <source>%1 is set by Ringmaster for every rank and cannot be given</source>
         <translation>%1 由 Ringmaster 为每个 rank 设置，不能自行指定</translation>
+    </message>
+    <message>
+        <source>needs the instrumentation: Ringmaster&apos;s Horovod layer is part of the ringmaster Python package, which an uninstrumented program runs without</source>
+        <translation>需要插桩：Ringmaster 的 Horovod 层是 ringmaster Python 包的一部分，而未插桩的程序运行时不带这个包</translation>
     </message>
 </context>
 <context>
@@ -2375,6 +2387,14 @@
     <message>
         <source>this folder: %1</source>
         <translation>当前目录：%1</translation>
+    </message>
+    <message>
+        <source>Horovod script (horovod.torch on Ringmaster&apos;s layer)</source>
+        <translation>Horovod 脚本（在 Ringmaster 的兼容层上运行 horovod.torch）</translation>
+    </message>
+    <message>
+        <source>For a script that imports horovod.torch as hvd: its ranks get Ringmaster&apos;s Horovod-compatible layer on torch.distributed, with no Horovod or MPI installed. Where Horovod is installed, it is used instead. Needs the instrumentation.</source>
+        <translation>用于 import horovod.torch as hvd 的脚本：其各 rank 使用 Ringmaster 基于 torch.distributed 的 Horovod 兼容层，无需安装 Horovod 或 MPI。已安装 Horovod 的地方则改用已安装的 Horovod。需要插桩。</translation>
     </message>
 </context>
 <context>

@@ -451,6 +451,47 @@ TEST_F(ProgramFormTest, TheFormGivesTheProgramsSpec) {
   EXPECT_EQ(page.spec().program().working_dir(), "") << "empty: the folder the ranks start in is the agent's";
 }
 
+// A Horovod script runs on Ringmaster's layer, which is part of the instrumentation: the box is there only
+// while the program is instrumented, and its choice goes into the spec and the command line.
+TEST_F(ProgramFormTest, TheHorovodBoxSetsTheLayerOnlyWhileInstrumented) {
+  LaunchPage page;
+  chooseProgram(page);
+  auto* instrumented = fieldOf<QCheckBox>(page, "program.instrumented");
+  auto* horovod = fieldOf<QCheckBox>(page, "program.horovod");
+  EXPECT_FALSE(horovod->isChecked());
+  EXPECT_TRUE(horovod->isEnabled());
+  EXPECT_FALSE(horovod->toolTip().isEmpty());
+  EXPECT_FALSE(page.spec().program().horovod());
+  fieldOf<QSpinBox>(page, "world_size")->setValue(2);
+  fieldOf<QLineEdit>(page, "program.arguments")->setText("train_hvd.py");
+  horovod->setChecked(true);
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_TRUE(page.spec().program().horovod());
+  EXPECT_EQ(page.commandLine(), "ringmaster run -np 2 --horovod -- /usr/bin/python3 train_hvd.py");
+  EXPECT_TRUE(sameSpec(parsedCommandLine(page).spec, page.spec())) << page.commandLine().toStdString();
+
+  instrumented->setChecked(false);
+  EXPECT_FALSE(horovod->isEnabled());
+  EXPECT_FALSE(page.spec().program().horovod()) << "no layer without the package it is part of";
+  EXPECT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_FALSE(page.commandLine().contains("--horovod")) << page.commandLine().toStdString();
+  instrumented->setChecked(true);
+  EXPECT_TRUE(horovod->isEnabled());
+  EXPECT_TRUE(page.spec().program().horovod()) << "the choice is kept while the box is off";
+
+  // A spec sets the box, and one without the instrumentation leaves it off.
+  v1::JobSpec spec = page.spec();
+  LaunchPage other;
+  other.setSpec(spec);
+  EXPECT_TRUE(fieldOf<QCheckBox>(other, "program.horovod")->isChecked());
+  EXPECT_TRUE(sameSpec(other.spec(), spec));
+  spec.mutable_program()->set_horovod(false);
+  spec.mutable_program()->set_uninstrumented(true);
+  other.setSpec(spec);
+  EXPECT_FALSE(fieldOf<QCheckBox>(other, "program.horovod")->isChecked());
+  EXPECT_FALSE(fieldOf<QCheckBox>(other, "program.horovod")->isEnabled());
+}
+
 TEST_F(ProgramFormTest, TheCommandLineEndsWithTheProgramAndParsesBackToIt) {
   LaunchPage page;
   chooseProgram(page);
@@ -530,8 +571,8 @@ TEST_F(ProgramFormTest, TheTrainingFieldsGoAwayForAProgramAndComeBack) {
                             "data_dir",       "hyper.batch_size", "hyper.steps", "hyper.fusion_threshold_mb",
                             "checkpoint_dir", "faults.stragglers"};
   const char* shared[] = {"name", "world_size", "hosts", "timeline"};
-  const char* programs[] = {"program.argv", "program.arguments", "program.working_dir", "program.environment",
-                            "program.instrumented"};
+  const char* programs[] = {"program.argv",        "program.arguments",    "program.working_dir",
+                            "program.environment", "program.instrumented", "program.horovod"};
   for (const char* f : training)
     EXPECT_TRUE(page.field(f)->isEnabled() && page.field(f)->isVisibleTo(&page)) << f;
   for (const char* f : programs) EXPECT_FALSE(page.field(f)->isVisibleTo(&page)) << f;

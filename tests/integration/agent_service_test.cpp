@@ -59,6 +59,16 @@ TEST(AgentService, InvalidSpecIsInvalidArgumentNamingTheField) {
   EXPECT_NE(status.error_message().find("spec.hyper.batch_size"), std::string::npos)
       << status.error_message();
 
+  // Ringmaster's Horovod layer is part of the instrumentation an uninstrumented program runs without.
+  request = waitingRank("horovod-uninstrumented");
+  request.mutable_spec()->mutable_program()->add_argv("/bin/true");
+  request.mutable_spec()->mutable_program()->set_horovod(true);
+  request.mutable_spec()->mutable_program()->set_uninstrumented(true);
+  status = client.launch(request, reply);
+  EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("spec.program.horovod: needs the instrumentation"), std::string::npos)
+      << status.error_message();
+
   request = waitingRank("../escape");
   status = client.launch(request, reply);
   EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT);

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "agent/agent_server.h"
+#include "diagnosis/advice.h"
 #include "tests/integration/program_run_support.h"
 #include "tests/support/files.h"
 
@@ -187,6 +189,57 @@ TEST_F(UserProgram, WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatc
     trained = trained || line.text().find("trained 5 steps") != std::string::npos;
   EXPECT_TRUE(trained);
   EXPECT_EQ(store.ranks(info.id).size(), 2u);
+}
+
+// --horovod tells the ranks, through RINGMASTER_HOROVOD, to import Ringmaster's Horovod layer; without it
+// they are not told.
+TEST_F(UserProgram, OnlyARunWithHorovodTellsItsRanksToUseRingmastersHorovodLayer) {
+  const std::vector<std::string> program = {"/bin/sh", "-c",
+                                            "echo \"rank $RANK horovod=${RINGMASTER_HOROVOD:-unset}\""};
+  for (const bool horovod : {true, false}) {
+    SCOPED_TRACE(horovod ? "--horovod" : "without --horovod");
+    const std::string name = horovod ? "with horovod" : "without";
+    std::vector<std::string> args = {"-np", "2", "--name", name};
+    if (horovod) args.push_back("--horovod");
+    args.push_back("--");
+    args.insert(args.end(), program.begin(), program.end());
+    auto result = run(args);
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    RunStore store(store_);
+    std::optional<RunInfo> info;
+    for (const auto& r : store.runs()) {
+      if (r.name == name) info = r;
+    }
+    ASSERT_TRUE(info.has_value());
+    EXPECT_EQ(info->spec.program().horovod(), horovod);
+    std::set<std::string> said;
+    for (const auto& line : store.logs(info->id)) said.insert(line.text());
+    const std::string value = horovod ? "1" : "unset";
+    EXPECT_EQ(said, (std::set<std::string>{"rank 0 horovod=" + value, "rank 1 horovod=" + value}));
+  }
+  auto refused = run({"-np", "1", "--horovod", "--no-instrument", "--", "/bin/sh", "-c", "true"});
+  EXPECT_EQ(refused.exitCode, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--horovod cannot go with --no-instrument"), std::string::npos) << refused.err;
+}
+
+// A Horovod script run as a plain program, where no Horovod is installed, fails at its import: the crash
+// finding says so and its advice names --horovod.
+TEST_F(UserProgram, AHorovodScriptRunWithoutHorovodIsAFindingThatNamesTheHorovodFlag) {
+  const std::string script = dir_.file("train_hvd.py");
+  writeFile(script, "import horovod.torch as hvd\n\nhvd.init()\n");
+  auto result = run({"-np", "2", "--", kPython, script});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("No module named 'horovod'"), std::string::npos) << result.err;
+  const auto crashes = findings(v1::Finding::KIND_CRASH);
+  ASSERT_EQ(crashes.size(), 1u) << "findings:" << everyFinding();
+  EXPECT_EQ(crashes[0].cause(), "horovod missing") << crashes[0].summary();
+  // Said when it happened, and made again from the stored finding wherever the run is shown.
+  EXPECT_NE(result.err.find("'s program imports Horovod, which is not installed"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("`ringmaster run --horovod ...`"), std::string::npos) << result.err;
+  const std::string advice = toText(diagnosis::adviceFor(crashes[0]));
+  EXPECT_NE(advice.find("`ringmaster run --horovod ...`"), std::string::npos) << advice;
+  EXPECT_EQ(onlyRun().status, "failed");
 }
 
 TEST_F(UserProgram, TrainingFlagsWithAProgramAreAUsageError) {

@@ -314,6 +314,37 @@ TEST(Advice, ACrashSaysWhereToLookForItsSignalOrExitCode) {
   }
 }
 
+// A rank that found no Horovod to import is told about --horovod, from the finding's cause alone: a stored
+// finding (no stderr left to read) gets the same advice; another exit keeps the exit-code advice.
+TEST(Advice, AMissingHorovodNamesRingmastersLayer) {
+  RunDiagnosis diagnosis(2);
+  v1::Record line;
+  line.mutable_log()->set_rank(1);
+  line.mutable_log()->set_stream(v1::LogLine::STREAM_STDERR);
+  line.mutable_log()->set_text("ModuleNotFoundError: No module named 'horovod'");
+  diagnosis.observe(line);
+  diagnosis.observe(rankEnded(1, v1::RankState::STATE_EXITED, 1, "node1"));
+  auto findings = diagnosis.findings();
+  ASSERT_EQ(findings.size(), 1u);
+  const std::string& advice = findings[0].advice();
+  EXPECT_TRUE(contains(advice, "Rank 1's program imports Horovod, which is not installed where it ran"))
+      << advice;
+  EXPECT_TRUE(contains(advice, "`ringmaster run --horovod ...`")) << advice;
+  EXPECT_TRUE(contains(advice, "or install Horovod on its host")) << advice;
+  EXPECT_FALSE(contains(findings[0].summary(), advice)) << "said once, as advice";
+
+  v1::Finding stored;
+  stored.set_kind(v1::Finding::KIND_CRASH);
+  stored.set_rank(3);
+  stored.set_cause("horovod missing");
+  (*stored.mutable_evidence())[evidence::kExitCode] = 1;
+  EXPECT_TRUE(contains(toText(adviceFor(stored)), "Rank 3's program imports Horovod"))
+      << toText(adviceFor(stored));
+  stored.set_cause("exit code");
+  EXPECT_TRUE(contains(toText(adviceFor(stored)), "holds the error that made it exit with code 1"))
+      << toText(adviceFor(stored));
+}
+
 TEST(Advice, StallsDivergenceAndScalingSayWhatToDo) {
   RunDiagnosis stalled(4);
   v1::Record record;

@@ -700,6 +700,49 @@ TEST(Crashes, AnErrorExitIsAFindingAndACleanEndOrAStopIsNot) {
   EXPECT_TRUE(ofKind(stopped.findings(), v1::Finding::KIND_CRASH).empty());
 }
 
+// A Horovod script run without Ringmaster's layer where no Horovod is installed: its ranks end with Python's
+// ModuleNotFoundError, and the finding's cause says so (the advice is made from it). Any other last line, or
+// that line from a rank that did not exit with an error, leaves the cause as it was.
+TEST(Crashes, ARankThatFoundNoHorovodToImportIsCausedByHorovodMissing) {
+  struct Case {
+    const char* lastLine;
+    v1::RankState::State state;
+    int code;
+    const char* cause;
+  };
+  const Case cases[] = {
+      {"ModuleNotFoundError: No module named 'horovod'", v1::RankState::STATE_EXITED, 1, "horovod missing"},
+      {"ModuleNotFoundError: No module named 'horovod.torch'", v1::RankState::STATE_EXITED, 1,
+       "horovod missing"},
+      {"ModuleNotFoundError: No module named 'horovodx'", v1::RankState::STATE_EXITED, 1, "exit code"},
+      {"ModuleNotFoundError: No module named 'torchvision'", v1::RankState::STATE_EXITED, 1, "exit code"},
+      {"RuntimeError: rank 1 cannot go on at step 3", v1::RankState::STATE_EXITED, 1, "exit code"},
+      {"ModuleNotFoundError: No module named 'horovod'", v1::RankState::STATE_SIGNALED, SIGSEGV, "killed"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.lastLine);
+    RunDiagnosis diagnosis(2);
+    diagnosis.observe(stderrLine(1, "Traceback (most recent call last):"));
+    diagnosis.observe(stderrLine(1, "    import horovod.torch as hvd"));
+    diagnosis.observe(stderrLine(1, c.lastLine));
+    diagnosis.observe(rankEndedOnNode2(1, c.state, c.code, false));
+    diagnosis.observe(rankEndedOnNode2(0, v1::RankState::STATE_SIGNALED, SIGTERM, true));
+    const auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_CRASH);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].rank(), 1);
+    EXPECT_EQ(found[0].cause(), c.cause) << found[0].summary();
+    EXPECT_NE(found[0].summary().find(c.lastLine), std::string::npos) << found[0].summary();
+  }
+  // Only the line the failed rank wrote last counts: an earlier import error it got past does not.
+  RunDiagnosis diagnosis(2);
+  diagnosis.observe(stderrLine(1, "ModuleNotFoundError: No module named 'horovod'"));
+  diagnosis.observe(stderrLine(1, "ValueError: bad batch"));
+  diagnosis.observe(rankEndedOnNode2(1, v1::RankState::STATE_EXITED, 1, false));
+  const auto found = ofKind(diagnosis.findings(), v1::Finding::KIND_CRASH);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause(), "exit code");
+}
+
 // A rank whose records stop without its end (a record file with no bye) failed, how is not known: the first
 // of them ended the run, and the advice says where to look; a rank that stopped before any step is told too.
 TEST(Crashes, ARankLostWithoutItsEndIsAFindingOfItsOwn) {

@@ -316,6 +316,24 @@ TEST(UserProgramSpec, ProgramsAreNamedAsAPersonWould) {
       << describe(validateJobSpec(spec));
 }
 
+// Ringmaster's Horovod layer is part of the instrumentation, for a spec from anywhere (a job file, the Launch
+// page, an agent's launch).
+TEST(UserProgramSpec, TheHorovodLayerNeedsTheInstrumentation) {
+  v1::JobSpec spec = ringmaster::defaultJobSpec();
+  spec.mutable_program()->add_argv("/usr/bin/python3");
+  spec.mutable_program()->add_argv("train_hvd.py");
+  spec.mutable_program()->set_horovod(true);
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty())
+      << ringmaster::describe(ringmaster::validateJobSpec(spec));
+  spec.mutable_program()->set_uninstrumented(true);
+  const auto errors = ringmaster::validateJobSpec(spec);
+  ASSERT_EQ(errors.size(), 1u) << ringmaster::describe(errors);
+  EXPECT_EQ(errors[0].field, "program.horovod");
+  EXPECT_NE(errors[0].message.find("needs the instrumentation"), std::string::npos) << errors[0].message;
+  spec.mutable_program()->set_horovod(false);
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty()) << "an uninstrumented program is fine on its own";
+}
+
 TEST(UserProgramSpec, ShellLinesQuoteOnlyWhatNeedsIt) {
   using ringmaster::shellLine;
   EXPECT_EQ(shellLine({"ringmaster", "run", "-np", "2", "--", "/usr/bin/python3", "train.py", "--lr=0.1"}),

@@ -546,6 +546,31 @@ TEST_F(ReportTest, PdfIsLaidOutForA4AndLetter) {
   EXPECT_LT(areas[PaperSize::Letter].height(), areas[PaperSize::A4].height());
 }
 
+// A user's program is described by its command line and how it ran: instrumented or not, and on
+// Ringmaster's Horovod layer when it was.
+TEST_F(ReportTest, AProgramsConfigurationSaysWhetherItRanOnTheHorovodLayer) {
+  for (const bool horovod : {true, false}) {
+    SCOPED_TRACE(horovod ? "horovod" : "plain");
+    NewRun run;
+    run.name = horovod ? "hvd" : "plain";
+    run.spec.set_world_size(2);
+    for (const char* word : {"/usr/bin/python3", "train_hvd.py"}) run.spec.mutable_program()->add_argv(word);
+    run.spec.mutable_program()->set_horovod(horovod);
+    int64_t id = 0;
+    {
+      RunIngest ingest(store_, run);
+      ingest.finish("finished");
+      id = ingest.runId();
+    }
+    RunStore store(store_);
+    const std::string html = renderHtml(buildReport(store, id), PaperSize::A4);
+    EXPECT_NE(html.find("<td>instrumented</td><td>yes (ringmaster Python package)</td>"), std::string::npos);
+    const bool row =
+        html.find("<td>horovod layer</td><td>yes (Ringmaster&#39;s horovod.torch)</td>") != std::string::npos;
+    EXPECT_EQ(row, horovod) << html.substr(html.find("Job configuration"), 800);
+  }
+}
+
 TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
   int64_t id = ingestRun(2, 30);
   RunStore store(store_);

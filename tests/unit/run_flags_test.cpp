@@ -210,6 +210,13 @@ std::vector<RoundTripCase> roundTripCases() {
                      for (const char* word : {"/usr/bin/python3", "train.py"})
                        f.spec.mutable_program()->add_argv(word);
                    }});
+  // A Horovod script on Ringmaster's layer.
+  cases.push_back({"HorovodScript", [](RunFlags& f) {
+                     f.ranks = 2;
+                     for (const char* word : {"/usr/bin/python3", "train_hvd.py", "--epochs", "2"})
+                       f.spec.mutable_program()->add_argv(word);
+                     f.spec.mutable_program()->set_horovod(true);
+                   }});
   cases.push_back({"ProgramWithItsOwnFlags", [](RunFlags& f) {
                      f.ranks = 4;
                      f.hostList = "node1:2,node2:2";
@@ -370,12 +377,52 @@ TEST(RunFlagsProgram, TrainingFlagsWithAProgramAreAnErrorThatSaysWhy) {
   }
 }
 
+TEST(RunFlagsProgram, HorovodRunsTheScriptOnRingmastersLayerAndIsWrittenBack) {
+  const RunFlags flags = parseRunFlags({"--horovod", "-np", "2", "--", "/usr/bin/python3", "train_hvd.py"});
+  ASSERT_TRUE(isUserProgram(flags.spec));
+  EXPECT_TRUE(flags.spec.program().horovod());
+  EXPECT_FALSE(flags.spec.program().uninstrumented());
+  EXPECT_EQ(flags.spec.world_size(), 2u);
+  const std::vector<std::string> args = runArguments(flags);
+  SCOPED_TRACE(joined(args));
+  EXPECT_TRUE(contains(args, {"--horovod", "--", "/usr/bin/python3", "train_hvd.py"}));
+  EXPECT_FALSE(parseRunFlags({"-np", "2", "--", "/usr/bin/python3", "train.py"}).spec.program().horovod());
+  EXPECT_FALSE(contains(runArguments(parseRunFlags({"--", "/usr/bin/python3", "train.py"})), {"--horovod"}));
+  // The script's own --horovod, after --, is its own.
+  const RunFlags own = parseRunFlags({"--", "/usr/bin/python3", "train.py", "--horovod"});
+  EXPECT_FALSE(own.spec.program().horovod());
+  EXPECT_EQ(own.spec.program().argv_size(), 3);
+}
+
+TEST(RunFlagsProgram, HorovodWithoutAScriptOrInstrumentationSaysWhatToDo) {
+  auto errorOf = [](const std::vector<std::string>& args) {
+    try {
+      parseRunFlags(args);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (const auto& args : {std::vector<std::string>{"--horovod"},
+                           std::vector<std::string>{"--horovod", "-np", "2", "--engine", "horovod"}}) {
+    const std::string message = errorOf(args);
+    EXPECT_NE(message.find("give it after -- (ringmaster run --horovod -np 2 -- /usr/bin/python3 "),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("use --engine horovod without --horovod"), std::string::npos) << message;
+  }
+  const std::string message = errorOf({"--horovod", "--no-instrument", "--", "/usr/bin/python3", "t.py"});
+  EXPECT_NE(message.find("--horovod cannot go with --no-instrument"), std::string::npos) << message;
+  EXPECT_NE(message.find("ringmaster Python package"), std::string::npos) << message;
+}
+
 TEST(RunFlagsProgram, BadProgramInputIsRejectedNamingIt) {
   const std::pair<std::vector<std::string>, std::string> bad[] = {
       {{"--env", "DATA=/srv"}, "--env"},  // program flags without a program
       {{"--no-instrument"}, "--no-instrument"},
       {{"--env", "RANK=3", "--", "python3", "t.py"}, "RANK is set by Ringmaster"},
       {{"--env", "RINGMASTER_JOB_SECRET=x", "--", "python3", "t.py"}, "RINGMASTER_JOB_SECRET"},
+      {{"--env", "RINGMASTER_HOROVOD=1", "--", "python3", "t.py"}, "RINGMASTER_HOROVOD is set by Ringmaster"},
       {{"--env", "no-equals", "--", "python3", "t.py"}, "'no-equals'"},
       {{"--env", "1X=2", "--", "python3", "t.py"}, "'1X=2'"},
       {{"--workdir", "relative/dir", "--", "python3", "t.py"}, "'relative/dir'"},

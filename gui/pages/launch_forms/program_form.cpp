@@ -50,6 +50,12 @@ ProgramForm::ProgramForm(QWidget* parent) : LaunchForm(tr("Your program"), paren
   instrumented_->setProperty("hint",
                              tr("Step times, all-reduces and memory of a PyTorch program, with no change to "
                                 "it. Off: its output, exit and memory only."));
+  horovod_ = add(QStringLiteral("program.horovod"),
+                 new QCheckBox(tr("Horovod script (horovod.torch on Ringmaster's layer)"), this));
+  horovod_->setProperty("hint",
+                        tr("For a script that imports horovod.torch as hvd: its ranks get Ringmaster's "
+                           "Horovod-compatible layer on torch.distributed, with no Horovod or MPI installed. "
+                           "Where Horovod is installed, it is used instead. Needs the instrumentation."));
   auto* browseProgram = new QPushButton(tr("Browse…"), this);
   browseProgram->setObjectName(QStringLiteral("browseProgram"));
   auto* browseFolder = new QPushButton(tr("Browse…"), this);
@@ -61,6 +67,7 @@ ProgramForm::ProgramForm(QWidget* parent) : LaunchForm(tr("Your program"), paren
   form->addRow(tr("Working folder"), launch_fields::withButton(workingDir_, browseFolder));
   form->addRow(tr("Environment"), environment_);
   form->addRow(QString(), instrumented_);
+  form->addRow(QString(), horovod_);
   auto* note = new QLabel(
       tr("Every rank runs the program with torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, …). "
          "A remote agent runs only the programs it was started to allow (<nobr>--allow-program</nobr>)."),
@@ -70,6 +77,8 @@ ProgramForm::ProgramForm(QWidget* parent) : LaunchForm(tr("Your program"), paren
   note->setForegroundRole(QPalette::PlaceholderText);
   form->addRow(note);
 
+  // The layer is part of the package the instrumentation loads.
+  connect(instrumented_, &QCheckBox::toggled, horovod_, &QCheckBox::setEnabled);
   connect(browseProgram, &QPushButton::clicked, this, [this] {
     const QString file =
         QFileDialog::getOpenFileName(this, tr("Program to run"), QFileInfo(program_->text()).path());
@@ -94,6 +103,7 @@ void ProgramForm::setProgram(const v1::UserProgram& program) {
   for (const auto& entry : program.environment()) environment << QString::fromStdString(entry);
   environment_->setPlainText(environment.join(QLatin1Char('\n')));
   instrumented_->setChecked(!program.uninstrumented());
+  horovod_->setChecked(program.horovod());
 }
 
 void ProgramForm::fill(v1::UserProgram* program) const {
@@ -107,6 +117,7 @@ void ProgramForm::fill(v1::UserProgram* program) const {
   }
   for (const auto& entry : environmentEntries()) program->add_environment(entry.second.toStdString());
   program->set_uninstrumented(!instrumented_->isChecked());
+  program->set_horovod(instrumented_->isChecked() && horovod_->isChecked());
 }
 
 QList<QPair<int, QString>> ProgramForm::environmentEntries() const {

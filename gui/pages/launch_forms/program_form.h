@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Launch page's "Your program" group: the executable, its arguments (one line, split as
-// QProcess::splitCommand does), working folder, environment (NAME=value a line) and whether the ringmaster
-// Python package instruments it.
+// QProcess::splitCommand does), working folder, environment (NAME=value a line), whether the ringmaster
+// Python package instruments it and, while it does, whether the program is a Horovod script to run on
+// Ringmaster's Horovod-compatible layer.
 #pragma once
 
 #include <QList>
@@ -36,6 +37,7 @@ class ProgramForm : public LaunchForm {
   QLineEdit* workingDir_;
   QPlainTextEdit* environment_;
   QCheckBox* instrumented_;
+  QCheckBox* horovod_;  // enabled only while instrumented_ is checked
 };
 
 }  // namespace ringmaster::gui
