@@ -82,6 +82,14 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   std::vector<diagnosis::RankLoss> losses;
   for (const auto& r : ranks) losses.push_back({r.rank, r.finalLoss, std::nullopt});
   std::vector<double> allBusbw, allLatency;
+  double allreduceBytes = 0;
+  uint64_t rankSteps = 0;
+  // Per step index: the ranks' summed loss, how many ranks had it, their summed comm wait, the slowest total.
+  struct StepAcross {
+    double loss = 0, commWaitMs = 0, slowestMs = 0;
+    int ranks = 0;
+  };
+  std::map<uint64_t, StepAcross> across;
   double commWaitNs = 0, totalNs = 0, opLatencyNs = 0;
   diagnosis::MemoryLeakDetector memory;
 
@@ -101,6 +109,11 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       samples += step.samples();
       rankTotalNs += double(step.total_ns());
       jobSteps.add(step);
+      StepAcross& a = across[step.step()];
+      a.loss += step.loss();
+      a.commWaitMs += double(step.comm_wait_ns()) / 1e6;
+      a.slowestMs = std::max(a.slowestMs, double(step.total_ns()) / 1e6);
+      ++a.ranks;
     }
     commWaitNs += r.phases.commWaitMs;
     totalNs += r.phases.totalMs;
@@ -122,7 +135,9 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       busbw.push_back(op.busbw_gbps());
       latency.push_back(op.latency_us());
       opLatencyNs += op.latency_us() * 1e3;
+      allreduceBytes += double(op.bytes());
     }
+    rankSteps += s.steps.size();
     r.busbwGbps = stats::median(busbw);
     r.allreduceLatencyUs = stats::median(latency);
     allBusbw.insert(allBusbw.end(), busbw.begin(), busbw.end());
@@ -146,6 +161,17 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   }
 
   m.ranks = int(series.size());
+  if (rankSteps > 0) {
+    m.allreducesPerStep = double(m.allreduceOps) / double(rankSteps);
+    m.allreduceBytesPerStep = allreduceBytes / double(rankSteps) / kMiB;
+  }
+  double jobMs = 0;
+  for (const auto& [step, a] : across) {
+    if (a.ranks < m.ranks) continue;  // a step some rank never finished is not the job's
+    jobMs += a.slowestMs;
+    m.commWaitMs.push_back(a.commWaitMs / a.ranks);
+    m.lossAtTimeMs.emplace_back(a.loss / a.ranks, jobMs);
+  }
   m.steps = jobSteps.complete();
   m.stepTimesMs = jobSteps.stepTimesMs();
   m.stepThroughput = jobSteps.stepThroughput();
@@ -176,6 +202,20 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   m.exposedCommPct = totalNs > 0 ? 100 * commWaitNs / totalNs : 0;
   m.overlapPct = opLatencyNs > 0 ? std::clamp(100 * (1 - commWaitNs / opLatencyNs), 0.0, 100.0) : 0;
   return m;
+}
+
+std::optional<double> timeToLossMs(const RunMetrics& run, double target) {
+  constexpr size_t kWindow = 10;  // steps the loss is averaged over: one batch's loss is noisy
+  double sum = 0;
+  for (size_t i = 0; i < run.lossAtTimeMs.size(); ++i) {
+    sum += run.lossAtTimeMs[i].first;
+    if (i >= kWindow) sum -= run.lossAtTimeMs[i - kWindow].first;
+    const size_t n = std::min(i + 1, kWindow);
+    // The running sum rounds: a target that is a window's own mean is reached there.
+    if (n == kWindow && sum / double(n) <= target + 1e-9 * std::fabs(target))
+      return run.lossAtTimeMs[i].second;
+  }
+  return std::nullopt;
 }
 
 RunMetrics loadMetrics(const RunStore& store, int64_t runId) {
@@ -277,6 +317,10 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
              delta("exposed comm wait", "ms/step", base.phases.commWaitMs, other.phases.commWaitMs, true)),
       unless(noSteps, delta("optimizer", "ms/step", base.phases.optimizerMs, other.phases.optimizerMs, true)),
       unless(noSteps, delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true)),
+      unless(noAllreduce,
+             delta("all-reduces", "ops/step", base.allreducesPerStep, other.allreducesPerStep, true)),
+      unless(noAllreduce,
+             delta("all-reduced", "MiB/step", base.allreduceBytesPerStep, other.allreduceBytesPerStep, true)),
       unless(noAllreduce, delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false)),
       unless(noAllreduce,
              delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true)),
@@ -285,6 +329,28 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
       delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
+  for (auto& d : c.deltas) {
+    if (d.metric == "exposed comm wait" && isEmpty(d.missing) && !base.commWaitMs.empty() &&
+        !other.commWaitMs.empty() && base.phases.commWaitMs > 0) {
+      d.interval = stats::bootstrapRelativeDifference(base.commWaitMs, other.commWaitMs);
+    }
+  }
+  // Time to a loss both runs reached: the higher of their last losses, each averaged as timeToLossMs does.
+  const auto settled = [](const RunMetrics& run) {
+    const auto& l = run.lossAtTimeMs;
+    const size_t n = std::min<size_t>(l.size(), 10);
+    double sum = 0;
+    for (size_t i = l.size() - n; i < l.size(); ++i) sum += l[i].first;
+    return n > 0 ? sum / double(n) : 0.0;
+  };
+  if (isEmpty(noSteps) && base.lossAtTimeMs.size() >= 10 && other.lossAtTimeMs.size() >= 10) {
+    const double target = std::max(settled(base), settled(other));
+    const auto a = timeToLossMs(base, target), b = timeToLossMs(other, target);
+    if (a && b && std::isfinite(target) && target > 0) {
+      auto d = delta(diagnosis::format("time to loss %.3g", target), "s", *a / 1e3, *b / 1e3, true);
+      c.deltas.insert(c.deltas.begin() + 4, d);
+    }
+  }
   if (!isEmpty(noSteps)) {
     c.verdict = said(kCannotCompareSteps, {noSteps});
   } else if (base.ranks != other.ranks && !isEmpty(noSamples)) {

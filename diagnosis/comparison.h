@@ -44,6 +44,12 @@ struct RunMetrics {
   double busbwGbps = 0;  // median over all ops
   double allreduceLatencyUs = 0;
   uint64_t allreduceOps = 0;
+  double allreducesPerStep = 0;      // all-reduce ops per rank and step (count)
+  double allreduceBytesPerStep = 0;  // bytes all-reduced per rank and step (MiB)
+  std::vector<double> commWaitMs;    // per job step: the ranks' mean exposed comm wait (ms)
+  // Per job step, in order: the ranks' mean loss, and the job's time when the step ended (the slowest
+  // rank's steps summed, ms). What "time to a loss" is read from.
+  std::vector<std::pair<double, double>> lossAtTimeMs;
   double exposedCommPct = 0;      // comm wait / step time
   double overlapPct = 0;          // all-reduce time hidden behind compute
   double peakRssMiB = 0;          // over ranks
@@ -56,6 +62,10 @@ struct RunMetrics {
       memoryTrends;  // per rank, host RSS (and device memory where there is one)
   std::vector<v1::Finding> findings;
 };
+
+// The job time (ms) at which the run's loss, averaged over a trailing window of steps, first came down to
+// `target`; nothing when it never did.
+std::optional<double> timeToLossMs(const RunMetrics& run, double target);
 
 // Figures of one run from its stored series and findings.
 RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& series,

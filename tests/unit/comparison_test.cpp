@@ -136,7 +136,7 @@ TEST(Comparison, WhatARunDidNotMeasureIsSaidNotShownAsMinusAHundredPercent) {
     EXPECT_NE(toText(d.missing).find("run 2 (imported) has no"), std::string::npos)
         << d.metric << ": " << toText(d.missing);
   }
-  EXPECT_EQ(notMeasured, 14);
+  EXPECT_EQ(notMeasured, 16);
   EXPECT_NE(toText(c.verdict).find("run 2 (imported) has no step samples"), std::string::npos)
       << toText(c.verdict);
   EXPECT_EQ(toText(c.verdict).find("faster"), std::string::npos) << toText(c.verdict);
@@ -174,4 +174,74 @@ TEST(Comparison, AProfilerTraceWithoutBatchSizesHasStepTimesButNoThroughput) {
   EXPECT_NE(toText(c.deltas.at(0).missing).find("run 2 (trace) has no sample counts"), std::string::npos)
       << toText(c.deltas.at(0).missing);
   EXPECT_TRUE(isEmpty(c.deltas.at(1).missing)) << "step times are still compared";
+}
+
+namespace {
+
+// Two ranks, `steps` steps of `stepMs` whose loss falls from 2 by 0.05 a step, `ops` all-reduces of `bytes`
+// each per rank and step.
+std::vector<RankSeries> stepsWithLoss(int steps, double stepMs, int ops, uint64_t bytes, double commMs) {
+  std::vector<RankSeries> series(2);
+  for (int r = 0; r < 2; ++r) {
+    series[r].rank = r;
+    for (int s = 0; s < steps; ++s) {
+      v1::StepSample step;
+      step.set_rank(r);
+      step.set_step(s);
+      step.set_total_ns(static_cast<uint64_t>(stepMs * 1e6));
+      step.set_forward_ns(static_cast<uint64_t>((stepMs - commMs) * 1e6));
+      step.set_comm_wait_ns(static_cast<uint64_t>((commMs + 0.1 * (s % 3)) * 1e6));
+      step.set_samples(32);
+      step.set_loss(2.0 - 0.05 * s + 0.01 * r);
+      series[r].steps.push_back(step);
+      for (int k = 0; k < ops; ++k) {
+        v1::AllreduceOp op;
+        op.set_rank(r);
+        op.set_step(s);
+        op.set_bucket(k);
+        op.set_bytes(bytes);
+        op.set_latency_us(1000);
+        op.set_busbw_gbps(1);
+        series[r].allreduce.push_back(op);
+      }
+    }
+  }
+  return series;
+}
+
+}  // namespace
+
+TEST(Comparison, AllReduceCountAndSizeAndTheTimeToALossBothRunsReached) {
+  RunInfo a, b;
+  a.id = 1;
+  b.id = 2;
+  std::vector<RankInfo> ranks(2);
+  ranks[1].rank = 1;
+  // The same losses step by step; the other run takes twice as long a step, in half as many all-reduces.
+  auto base = computeMetrics(a, stepsWithLoss(30, 10, 2, 1 << 20, 2), ranks, {});
+  auto other = computeMetrics(b, stepsWithLoss(30, 20, 1, 2 << 20, 4), ranks, {});
+  EXPECT_DOUBLE_EQ(base.allreducesPerStep, 2);
+  EXPECT_DOUBLE_EQ(base.allreduceBytesPerStep, 2);
+  EXPECT_DOUBLE_EQ(other.allreducesPerStep, 1);
+  // The ranks' mean loss at step s is 2.005 - 0.05 s; its mean over steps 6..15 is the first at or under 1.5
+  // (1.48): 16 steps of 10 ms.
+  ASSERT_TRUE(timeToLossMs(base, 1.5));
+  EXPECT_NEAR(*timeToLossMs(base, 1.5), 160, 1e-6);
+  EXPECT_FALSE(timeToLossMs(base, 0.1)) << "a loss the run never reached has no time";
+
+  auto c = compareRuns(base, other);
+  auto find = [&](const std::string& prefix) {
+    auto it = std::find_if(c.deltas.begin(), c.deltas.end(),
+                           [&](const MetricDelta& d) { return d.metric.rfind(prefix, 0) == 0; });
+    EXPECT_NE(it, c.deltas.end()) << prefix;
+    return it == c.deltas.end() ? MetricDelta{} : *it;
+  };
+  EXPECT_NEAR(find("all-reduces").relative, -0.5, 1e-9);
+  EXPECT_NEAR(find("all-reduced").relative, 0, 1e-9);
+  const MetricDelta toLoss = find("time to loss");
+  EXPECT_NEAR(toLoss.relative, 1.0, 1e-9) << "the same losses at twice the step time";
+  EXPECT_EQ(toLoss.unit, "s");
+  const MetricDelta wait = find("exposed comm wait");
+  ASSERT_TRUE(wait.interval) << "the per-step waits give an interval";
+  EXPECT_GT(wait.interval->lower, 0.5);
 }
