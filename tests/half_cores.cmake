@@ -91,6 +91,7 @@ set(RM_TEST_HALF_CORES
   [[TorchScript.RingmasterRunShowsTheBytesADamagedModelQuotesAsText=2]]
   [[Trust.AnotherUserReachesNothingOfAPlainAgent=1]]
   [[Tune.FourTrialsOfATinyJobRecommendTheTrialWithTheBestMeasuredThroughput=3]]
+  [[UserProgram.AHorovodRankCallingACollectiveTheOthersDoNotIsTheStallFinding=2]]
   [[UserProgram.AHorovodScriptRunWithoutHorovodIsAFindingThatNamesTheHorovodFlag=2]]
   [[UserProgram.ARankThatStopsCallingCollectivesIsAStallFindingNamingIt=1]]
   [[UserProgram.ASlowDataPathOnOneRankIsAStragglerFindingNamingIt=2]]
@@ -100,6 +101,7 @@ set(RM_TEST_HALF_CORES
   [[UserProgram.WithoutInstrumentationItStillRunsAndItsOutputAndExitsAreWatched=3]]
   [[WholeTextTest.EveryPageAtTheDefaultSizeShowsItsTextsWholeInEnglishAndChinese=3]]
   # The user-program tests on Debian 13's torch 2.6 (label torch2) keep as busy as on Debian 12's, or less.
+  [[torch2.UserProgram.AHorovodRankCallingACollectiveTheOthersDoNotIsTheStallFinding=2]]
   [[torch2.UserProgram.AHorovodScriptRunWithoutHorovodIsAFindingThatNamesTheHorovodFlag=2]]
   [[torch2.UserProgram.ARankThatStopsCallingCollectivesIsAStallFindingNamingIt=1]]
   [[torch2.UserProgram.ASlowDataPathOnOneRankIsAStragglerFindingNamingIt=2]]

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -240,6 +241,76 @@ TEST_F(UserProgram, AHorovodScriptRunWithoutHorovodIsAFindingThatNamesTheHorovod
   const std::string advice = toText(diagnosis::adviceFor(crashes[0]));
   EXPECT_NE(advice.find("`ringmaster run --horovod ...`"), std::string::npos) << advice;
   EXPECT_EQ(onlyRun().status, "failed");
+}
+
+// The example pair: one model, seed and data as a DDP script and as a Horovod script run with --horovod.
+TEST_F(UserProgram, TheDdpAndHorovodExamplesTrainAlikeAndCompareWithTheirAllReduces) {
+  const std::string examples = RM_EXAMPLES;
+  const std::vector<std::string> common = {"--steps", "30", "--samples", "4096"};
+  auto launch = [&](const std::vector<std::string>& flags, const std::string& script) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), {"--", kPython, examples + "/" + script});
+    args.insert(args.end(), common.begin(), common.end());
+    return run(args);
+  };
+  auto ddp = launch({"-np", "2", "--name", "ddp"}, "fashion_ddp.py");
+  ASSERT_EQ(ddp.exitCode, 0) << ddp.err;
+  auto horovod = launch({"-np", "2", "--name", "horovod", "--horovod"}, "fashion_horovod.py");
+  ASSERT_EQ(horovod.exitCode, 0) << horovod.err;
+
+  RunStore store(store_);
+  std::map<std::string, std::set<std::string>> checksums;  // run name -> the parameters its ranks ended with
+  std::map<std::string, bool> saysWhichHorovod;
+  for (const auto& info : store.runs()) {
+    EXPECT_EQ(info.status, "finished") << info.name;
+    for (const auto& line : store.logs(info.id)) {
+      if (auto at = line.text().find("parameters "); at != std::string::npos)
+        checksums[info.name].insert(line.text().substr(at));
+      if (line.text().find("horovod is Ringmaster's Horovod-compatible layer") != std::string::npos)
+        saysWhichHorovod[info.name] = true;
+    }
+    const auto series = store.rankSeries(info.id);
+    ASSERT_EQ(series.size(), 2u) << info.name;
+    for (const auto& s : series) {
+      EXPECT_EQ(s.steps.size(), 30u) << info.name;
+      for (const auto& step : s.steps) EXPECT_EQ(step.samples(), 64u) << info.name;
+      EXPECT_GE(s.allreduce.size(), 59u) << info.name << ": two buckets a step";
+    }
+  }
+  ASSERT_EQ(checksums["ddp"].size(), 1u) << "every DDP rank ends with the same parameters";
+  ASSERT_EQ(checksums["horovod"].size(), 1u) << "every Horovod rank ends with the same parameters";
+  EXPECT_TRUE(saysWhichHorovod["horovod"]) << "the ranks' log says which Horovod runs";
+  EXPECT_FALSE(saysWhichHorovod["ddp"]);
+
+  auto compared =
+      runProcess({binPath("ringmaster"), "compare", "--store", store_, "ddp", "horovod"}, {}, 60s);
+  ASSERT_EQ(compared.exitCode, 0) << compared.err;
+  for (const char* metric :
+       {"step time mean", "exposed comm wait", "all-reduces", "all-reduced", "time to loss"})
+    EXPECT_NE(compared.out.find(metric), std::string::npos) << metric << " in\n" << compared.out;
+}
+
+// A Horovod script's rank that calls a collective the others do not: the layer's stall inspector names it to
+// the console, which stops the job (--stall-timeout-s) with a stall finding for that rank.
+TEST_F(UserProgram, AHorovodRankCallingACollectiveTheOthersDoNotIsTheStallFinding) {
+  const std::string script = std::string(RM_PYTHON_TEST_PROGRAMS) + "/train_hvd.py";
+  auto result = run({"-np", "4", "--horovod", "--stall-timeout-s", "20", "--", kPython, script, "--steps",
+                     "40", "--extra-collective", "1:3"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  auto stalls = findings(v1::Finding::KIND_STALL);
+  ASSERT_FALSE(stalls.empty()) << "findings:" << everyFinding() << "\n" << result.err;
+  EXPECT_EQ(stalls.front().rank(), 1) << describe(stalls);
+  EXPECT_EQ(stalls.front().cause(), "missing tensors") << describe(stalls);
+  EXPECT_NE(stalls.front().summary().find("ranks 0,2,3"), std::string::npos) << describe(stalls);
+  // Named once the waiting ranks had waited the inspector's 5 s, not Horovod's 60 s.
+  ASSERT_TRUE(stalls.front().evidence().count("waited_s")) << describe(stalls);
+  EXPECT_LT(stalls.front().evidence().at("waited_s"), 60) << describe(stalls);
+  RunStore store(store_);
+  bool told = false;
+  for (const auto& line : store.logs(onlyRun().id))
+    told = told || line.text().find("rank 1 waits in extra, which ranks 0, 2, 3 have not called") !=
+                       std::string::npos;
+  EXPECT_TRUE(told) << "rank 1's log says what it waits in";
 }
 
 TEST_F(UserProgram, TrainingFlagsWithAProgramAreAUsageError) {
