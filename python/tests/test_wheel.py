@@ -71,6 +71,26 @@ class WheelInAVenv(unittest.TestCase):
         self.assertTrue(data.startswith(b"RMRECS1\n"))
         self.assertGreater(len(data), 200)
 
+    def test_a_horovod_script_from_the_venv_runs_on_the_wheels_layer_only_when_asked(self):
+        site = self.run_python("-c", "import ringmaster, os; print(os.path.dirname(ringmaster.__file__))")
+        package = Path(site.stdout.strip())
+        records = Path(self.folder.name) / "horovod-records"
+        rank = dict(PYTHONPATH=str(package / "_bootstrap"), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
+                    MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
+        script = str(HERE / "programs" / "train_hvd.py")
+        plain = self.run_python(script, "--steps", "1", MASTER_PORT=str(_free_port()), **rank)
+        self.assertNotEqual(plain.returncode, 0)
+        self.assertIn("No module named 'horovod'", plain.stderr)
+        result = self.run_python(script, "--steps", "3", RINGMASTER_HOROVOD="1", RINGMASTER_RECORD_DIR=str(records),
+                                 MASTER_PORT=str(_free_port()), **rank)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("rank 0 trained 3 steps", result.stdout)
+        said = [line for line in result.stderr.splitlines() if "Horovod-compatible layer" in line]
+        self.assertEqual(len(said), 1, result.stderr)
+        self.assertIn(str(package / "_horovod" / "horovod"), said[0])
+        files = list(records.glob("rank0-*.rmrecs"))
+        self.assertEqual(len(files), 1, list(records.iterdir()) if records.exists() else "no record folder")
+
 
 def _free_port() -> int:
     import socket
