@@ -217,7 +217,7 @@ void applyDefaults(v1::JobSpec& spec) {
   if (h->bucket_cap_mb() == 0) h->set_bucket_cap_mb(25);
   if (h->cycle_time_ms() == 0) h->set_cycle_time_ms(1);
   if (h->backward_passes_per_step() == 0) h->set_backward_passes_per_step(1);
-  if (h->stall_check_s() == 0) h->set_stall_check_s(60);
+  if (h->stall_check_s() == 0) h->set_stall_check_s(kDefaultStallCheckS);
   if (h->reduce_op() == v1::REDUCE_OP_UNSPECIFIED) h->set_reduce_op(v1::REDUCE_OP_AVERAGE);
   if (spec.loss() == v1::LOSS_UNSPECIFIED) spec.set_loss(v1::LOSS_CROSS_ENTROPY);
 }

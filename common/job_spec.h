@@ -35,6 +35,10 @@ std::string formatNumber(double v);
 // No timeout or threshold a job needs is longer than a week; longer values are mistakes (and overflow
 // clocks).
 constexpr double kLongestWaitS = 7 * 24 * 3600.0;
+// How long the Horovod engine's rank 0 lets some ranks wait for a tensor others have not submitted before it
+// names them (--stall-check-s). Horovod's own inspector waits 60 s; a stall is worth knowing well before
+// that.
+constexpr double kDefaultStallCheckS = 5;
 
 // Every problem in the spec; empty means valid. `builtBackends` lists what this build can run.
 std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec);

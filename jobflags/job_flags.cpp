@@ -338,7 +338,9 @@ std::vector<JobFlag> communicationFlags() {
           [](const S& s) { return std::string(reduceOpName(s.hyper().reduce_op())); },
           [](S& s, const std::string& v) { s.mutable_hyper()->set_reduce_op(*parseReduceOp(v)); }),
       number<double>(
-          hyper, "--stall-check-s", "Horovod stall inspector warning threshold (s)",
+          hyper, "--stall-check-s",
+          "Horovod engine: seconds some ranks wait for a tensor others have not submitted before rank 0 "
+          "names them (default 5; Horovod waits 60)",
           [](const S& s) { return s.hyper().stall_check_s(); },
           [](S& s, double v) { s.mutable_hyper()->set_stall_check_s(v); }, finiteWithin(0.1, kLongestWaitS))};
 }

@@ -18,6 +18,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include "common/job_spec.h"
 #include "worker/ddp_engine.h"
 #include "worker/engine_support.h"
 #include "worker/fusion_buffer.h"
@@ -132,7 +133,7 @@ class HorovodEngine::Controller {
     if (ctx_.rank == 0) {
       gathered_.emplace_back();
       for (int r = 0; r < ctx_.worldSize; ++r) gathered_[0].push_back(torch::zeros_like(reportTensor_));
-      stallInspector_.emplace(n, ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0);
+      stallInspector_.emplace(n, stallCheckS());
     }
     for (size_t i = 0; i < entries_.size(); ++i) {
       auto accumulator = torch::autograd::impl::grad_accumulator(entries_[i].param);
@@ -317,9 +318,14 @@ class HorovodEngine::Controller {
     using Duration = std::chrono::steady_clock::duration;
     const auto span = std::chrono::duration_cast<Duration>(
         std::chrono::nanoseconds(std::max<int64_t>(0, lastHookNs_ - firstSubmitNs_)));
-    const double stallS = ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0;
+    const double stallS = stallCheckS();
     const auto cap = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(stallS / 4));
     holdLimit_ = std::max(cycle_, std::min(cap, std::max(kMinHold, 4 * span)));
+  }
+
+  // Seconds a tensor some ranks submitted may wait for the others before rank 0 names them.
+  double stallCheckS() const {
+    return ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : kDefaultStallCheckS;
   }
 
   bool planned() const { return !planBuffers_.empty(); }
@@ -517,7 +523,7 @@ class HorovodEngine::Controller {
   }
 
   void inspectStalls() {
-    const double threshold = ctx_.hyper.stall_check_s() > 0 ? ctx_.hyper.stall_check_s() : 60.0;
+    const double threshold = stallCheckS();
     auto stall = stallInspector_->check(lastReports_, ctx_.probe->now());
     if (!stall) return;
     std::cerr << "rank " << ctx_.rank << ": " << stall->describe(names_, threshold) << std::endl;

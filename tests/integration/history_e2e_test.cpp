@@ -143,8 +143,7 @@ TEST(DiagnosisEndToEnd, InjectedCrashIsTheFirstFindingLiveAndStored) {
 TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
   TempDir dir("e2e-hang");
   v1::JobSpec spec = smallJob(4, 100000);
-  spec.set_engine(v1::ENGINE_HOROVOD);
-  spec.mutable_hyper()->set_stall_check_s(2);
+  spec.set_engine(v1::ENGINE_HOROVOD);              // the default --stall-check-s
   auto* hang = spec.mutable_faults()->add_hangs();  // --inject-hang 1:10
   hang->set_rank(1);
   hang->set_step(10);
@@ -181,4 +180,7 @@ TEST(DiagnosisEndToEnd, InjectedHangIsAStallNamingTheRankWithinTenSeconds) {
   ASSERT_NE(stall, nullptr) << "no stall finding for rank 1; findings:" << describe(findings);
   EXPECT_LT(secondsAfterLastStep, 10) << stall->summary();
   EXPECT_NE(stall->summary().find("rank 1"), std::string::npos) << stall->summary();
+  // Named by rank 0's stall inspector, with the tensor rank 1 withholds, not only as the rank behind.
+  EXPECT_EQ(stall->cause(), "missing tensors") << stall->summary();
+  EXPECT_NE(stall->summary().find("has not submitted"), std::string::npos) << stall->summary();
 }

@@ -36,6 +36,16 @@ bool contains(const std::vector<std::string>& words, const std::vector<std::stri
 }
 
 // A real file in this test's own folder: --hostfile, --token-file and --tls-ca must name existing files.
+// The message parseRunFlags refuses the flags with, or "accepted".
+std::string errorOf(const std::vector<std::string>& args) {
+  try {
+    parseRunFlags(args);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 std::string existingFile(const std::string& name) {
   static const test::TempDir folder("run-flags");
   const std::string file = folder.file(name);
@@ -395,14 +405,6 @@ TEST(RunFlagsProgram, HorovodRunsTheScriptOnRingmastersLayerAndIsWrittenBack) {
 }
 
 TEST(RunFlagsProgram, HorovodWithoutAScriptOrInstrumentationSaysWhatToDo) {
-  auto errorOf = [](const std::vector<std::string>& args) {
-    try {
-      parseRunFlags(args);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   for (const auto& args : {std::vector<std::string>{"--horovod"},
                            std::vector<std::string>{"--horovod", "-np", "2", "--engine", "horovod"}}) {
     const std::string message = errorOf(args);
@@ -461,14 +463,6 @@ TEST(RunFlagsUserModel, PathsBecomeAbsoluteAndMustExistHere) {
   EXPECT_TRUE(contains(runArguments(flags), {"--data", "npy:" + folder.path() + "/data"}));
   EXPECT_EQ(runName(flags), "model.pt ddp x1");
 
-  auto errorOf = [](const std::vector<std::string>& args) {
-    try {
-      parseRunFlags(args);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   EXPECT_NE(errorOf({"--model", folder.file("absent.pt")})
                 .find("--model " + folder.file("absent.pt") + ": no such file"),
             std::string::npos);
