@@ -15,6 +15,9 @@ namespace ringmaster::diagnosis {
 namespace {
 // Medians need only a sample: past this size every other value is dropped (for 100k-step live runs).
 constexpr size_t kMaxValues = 16384;
+// Collectives waiting for their last ranks' ops; past this the oldest are judged with the ops they have (a
+// rank that stopped reporting must not make them pile up).
+constexpr size_t kMaxOpen = 4096;
 
 int sizeClass(uint64_t bytes) {
   return bytes == 0 ? 0 : int(std::log2(double(bytes)));
@@ -25,6 +28,10 @@ CommunicationMonitor::CommunicationMonitor(CommunicationConfig config) : config_
 
 void CommunicationMonitor::setHost(int rank, const std::string& host) {
   hosts_[rank] = host;
+}
+
+void CommunicationMonitor::setRanks(int ranks) {
+  ranks_ = ranks;
 }
 
 void CommunicationMonitor::keep(std::vector<double>& values, double value) {
@@ -47,23 +54,53 @@ void CommunicationMonitor::add(const v1::AllreduceOp& op) {
   double latencyUs = op.latency_us() > 0 ? op.latency_us() : double(op.end_ns() - op.start_ns()) / 1e3;
   opLatencyNs_ += latencyUs * 1e3;
   keep(latencies_, latencyUs);
-  if (op.busbw_gbps() > 0) {
-    keep(busbwByRank_[op.rank()], op.busbw_gbps());
-    keep(busbwBySize_[sizeClass(op.bytes())], op.busbw_gbps());
+  if (!(op.busbw_gbps() > 0)) return;
+  keep(busbwByRank_[op.rank()], op.busbw_gbps());
+  keep(opBusbw_, op.busbw_gbps());
+  const CollectiveKey key{op.step(), op.bucket(), op.bytes()};
+  if (ranks_ <= 1) {
+    judge(key, Collective{{op.rank()}, op.busbw_gbps()});
+    return;
   }
+  auto it = open_.find(key);
+  if (it != open_.end() && std::count(it->second.ranks.begin(), it->second.ranks.end(), op.rank())) {
+    judge(key, it->second);  // the same rank again: a new collective of the same step, bucket and size
+    open_.erase(it);
+    it = open_.end();
+  }
+  if (it == open_.end()) it = open_.emplace(key, Collective{}).first;
+  Collective& c = it->second;
+  c.ranks.push_back(op.rank());
+  c.bestBusbwGbps = std::max(c.bestBusbwGbps, op.busbw_gbps());
+  if (c.ranks.size() >= size_t(ranks_)) {
+    judge(key, c);
+    open_.erase(it);
+  }
+  while (open_.size() > kMaxOpen) {
+    judge(open_.begin()->first, open_.begin()->second);
+    open_.erase(open_.begin());
+  }
+}
+
+void CommunicationMonitor::judge(const CollectiveKey& key, const Collective& c) {
+  keep(busbwBySize_[sizeClass(std::get<2>(key))], c.bestBusbwGbps);
+  ++judged_;
 }
 
 CommunicationSummary CommunicationMonitor::summary() const {
   CommunicationSummary s;
   s.ops = ops_;
-  std::vector<double> all;
+  // Long runs keep a sample of each size's bandwidths: the slow share is the sample's.
+  size_t sampled = 0, slow = 0;
   for (const auto& [size, values] : busbwBySize_) {
-    all.insert(all.end(), values.begin(), values.end());
     double median = stats::median(values);
-    s.slowOps += uint64_t(std::count_if(values.begin(), values.end(),
-                                        [&](double v) { return v < config_.slowOpFraction * median; }));
+    sampled += values.size();
+    slow += size_t(std::count_if(values.begin(), values.end(),
+                                 [&](double v) { return v < config_.slowOpFraction * median; }));
   }
-  s.medianBusbwGbps = stats::median(all);
+  s.judgedOps = judged_;
+  s.slowOps = sampled > 0 ? uint64_t(std::llround(double(judged_) * double(slow) / double(sampled))) : 0;
+  s.medianBusbwGbps = stats::median(opBusbw_);
   s.medianLatencyUs = stats::median(latencies_);
   for (const auto& [rank, values] : busbwByRank_) s.rankBusbwGbps[rank] = stats::median(values);
   s.exposedCommShare = stepNs_ > 0 ? commWaitNs_ / stepNs_ : 0;
@@ -118,12 +155,12 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     (*f.mutable_evidence())[evidence::kMeanAllreduceMib] = s.meanOpBytes / (1024.0 * 1024.0);
     out.push_back(std::move(f));
   }
-  if (s.ops >= 100 && double(s.slowOps) > 0.1 * double(s.ops)) {
+  if (s.judgedOps >= 100 && double(s.slowOps) > 0.1 * double(s.judgedOps)) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
-    setSummary(f, say(text::kSlowOps, {Decimal{100 * double(s.slowOps) / double(s.ops), 0}}));
+    setSummary(f, say(text::kSlowOps, {Decimal{100 * double(s.slowOps) / double(s.judgedOps), 0}}));
     (*f.mutable_evidence())[evidence::kSlowOps] = double(s.slowOps);
-    (*f.mutable_evidence())[evidence::kOps] = double(s.ops);
+    (*f.mutable_evidence())[evidence::kOps] = double(s.judgedOps);
     out.push_back(std::move(f));
   }
   for (auto& f : out) addAdvice(f);

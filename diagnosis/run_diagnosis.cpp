@@ -15,12 +15,15 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
       communication_(config.communication),
       divergence_(worldSize),
       worldSize_(worldSize),
-      config_(config) {}
+      config_(config) {
+  communication_.setRanks(worldSize);
+}
 
 void RunDiagnosis::restarted(int worldSize) {
   crashes_ = CrashDetector();
   stalls_ = StallDetector(worldSize, config_.stall);
   if (worldSize != worldSize_) stragglers_ = StragglerDetector(worldSize, config_.straggler);
+  communication_.setRanks(worldSize);
   worldSize_ = worldSize;
   // Findings the ranks sent about the attempt that failed (the Horovod engine's stall) end with it.
   received_.erase(std::remove_if(received_.begin(), received_.end(),
@@ -34,6 +37,7 @@ void RunDiagnosis::grow(int worldSize) {
   stragglers_ = StragglerDetector(worldSize, config_.straggler);
   stalls_ = StallDetector(worldSize, config_.stall);
   divergence_ = DivergenceDetector(worldSize);
+  communication_.setRanks(worldSize);
   for (const auto& [rank, host] : hosts_) setHost(rank, host);
 }
 

@@ -52,6 +52,17 @@ Robust robust(const std::vector<double>& values, double noiseFloor) {
   return r;
 }
 
+// The median of the other ranks' values: what the ranks that wait for `rank` did that step. With two ranks
+// it is the other rank's value, where the median of all would be their mean and halve a straggler's cost.
+double othersMedian(const std::vector<double>& values, size_t rank) {
+  std::vector<double> others;
+  others.reserve(values.size());
+  for (size_t r = 0; r < values.size(); ++r) {
+    if (r != rank) others.push_back(values[r]);
+  }
+  return others.empty() ? values[rank] : stats::median(others);
+}
+
 }  // namespace
 
 StragglerDetector::StragglerDetector(int worldSize, StragglerConfig config)
@@ -104,8 +115,6 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   bool haveComm = std::all_of(pending.commNs.begin(), pending.commNs.end(), [](double v) { return v > 0; });
   Robust commStats = haveComm ? robust(pending.commNs, config_.commNoiseFloor) : Robust{};
   double medianOwn = stats::median(own);
-  double medianCompute = stats::median(compute);
-  double medianData = stats::median(data);
   double medianTotal = stats::median(total);
 
   for (size_t r = 0; r < n; ++r) {
@@ -128,8 +137,7 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   accumulate(typical);
   accumulateArrival(pending, typical);
   for (size_t r = 0; r < n; ++r) {
-    updateEpisode(int(r), scores[r], pending, medianOwn, medianCompute, medianData, commStats.median,
-                  medianTotal);
+    updateEpisode(int(r), scores[r], pending, StepTimes{own, compute, data}, medianTotal);
   }
 }
 
@@ -241,8 +249,7 @@ void StragglerDetector::accumulateArrival(const PendingStep& pending, double typ
 }
 
 void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const PendingStep& pending,
-                                      double medianOwn, double medianCompute, double medianData,
-                                      double medianComm, double medianTotal) {
+                                      const StepTimes& times, double medianTotal) {
   RankState& state = ranks_[size_t(rank)];
   const bool windowSlow = score.ownScore >= config_.minScore && score.ownSlowdown >= config_.minSlowdown;
   // Evidence accumulated over the run is confirmation enough.
@@ -297,12 +304,16 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   const StepExcess& now = state.window.back();
   e.slowdownSum += e.communication ? now.commSlowdown : (now.medianOwn > 0 ? now.own / now.medianOwn : 0);
   e.scoreSum += e.communication ? score.commScore : score.ownScore;
-  const double ownExcess = compute + double(sample.data_ns()) - medianOwn;
+  // Against the ranks that wait for it: they reach the all-reduce when their own time is done, and wait there
+  // for this rank's.
+  const size_t r = size_t(rank);
+  const double ownExcess = compute + double(sample.data_ns()) - othersMedian(times.own, r);
   e.excessOwnNs += ownExcess;
   e.excessOwnSquares += ownExcess * ownExcess;
-  e.excessComputeNs += compute - medianCompute;
-  e.excessDataNs += double(sample.data_ns()) - medianData;
-  e.excessCommNs += pending.commNs[size_t(rank)] - medianComm;
+  e.excessComputeNs += compute - othersMedian(times.compute, r);
+  e.excessDataNs += double(sample.data_ns()) - othersMedian(times.data, r);
+  if (std::all_of(pending.commNs.begin(), pending.commNs.end(), [](double v) { return v > 0; }))
+    e.excessCommNs += pending.commNs[r] - othersMedian(pending.commNs, r);
   e.stepNs += medianTotal;
 }
 

@@ -125,6 +125,12 @@ class StragglerDetector {
     size_t slowRun = 0;  // consecutive evaluations that looked slow
     size_t fastRun = 0;  // and that did not
   };
+  // Each rank's times in one step (ns).
+  struct StepTimes {
+    const std::vector<double>& own;
+    const std::vector<double>& compute;
+    const std::vector<double>& data;
+  };
   struct PendingStep {
     std::vector<std::optional<v1::StepSample>> samples;
     std::vector<double> commNs;
@@ -140,8 +146,8 @@ class StragglerDetector {
   void accumulateArrival(const PendingStep& pending, double typical);
   // The median rank's own time over the window (ns).
   double typicalOwn() const;
-  void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, double medianOwn,
-                     double medianCompute, double medianData, double medianComm, double medianTotal);
+  void updateEpisode(int rank, const WindowScore& score, const PendingStep& pending, const StepTimes& times,
+                     double medianTotal);
   // The finding an episode makes; none when it cost the others nothing, or when a rank's longer all-reduce is
   // only the wait of a rank that arrived early (its own time below the median by much of the excess).
   std::optional<v1::Finding> describe(int rank, const Episode& episode) const;

@@ -115,6 +115,43 @@ TEST(DiagnosisEndToEnd, InjectedStragglerIsFoundWithCauseCompute) {
     EXPECT_EQ(test::findingOf(findings, v1::Finding::KIND_STRAGGLER, other), nullptr) << describe(findings);
 }
 
+// What a straggler costs is what the others wait for it, measured: the waiting rank's communication wait
+// less the straggler's, per step. With two ranks the median rank is their mean, which would halve it. A
+// rank that arrives late makes the other's all-reduce ops slow; that is no network congestion.
+TEST(DiagnosisEndToEnd, AStragglersStatedCostIsWhatTheOtherRankWaitsAndNoCongestionIsClaimed) {
+  TempDir dir("e2e-straggler-cost");
+  v1::JobSpec spec = smallJob(2, 60);
+  auto* straggler = spec.mutable_faults()->add_stragglers();  // --inject-straggler 1:60
+  straggler->set_rank(1);
+  straggler->set_extra_ms(60);
+  auto findings = runToEnd(dir, spec, "straggler cost");
+  const v1::Finding* f = test::findingOf(findings, v1::Finding::KIND_STRAGGLER, 1);
+  ASSERT_NE(f, nullptr) << "findings:" << describe(findings);
+
+  RunStore store(dir.file("runs.sqlite"));
+  const auto series = store.rankSeries(store.runs().front().id);
+  ASSERT_EQ(series.size(), 2u);
+  const auto since = static_cast<uint64_t>(f->since_step());
+  auto meanWaitMs = [&](const RankSeries& rank) {
+    double sum = 0;
+    int steps = 0;
+    for (const auto& s : rank.steps) {
+      if (s.step() < since) continue;
+      sum += double(s.comm_wait_ns()) / 1e6;
+      ++steps;
+    }
+    return steps > 0 ? sum / steps : 0.0;
+  };
+  const double measuredMs = meanWaitMs(series[0]) - meanWaitMs(series[1]);
+  const double statedMs = f->evidence().at("others_wait_ms_per_step");
+  EXPECT_GT(measuredMs, 30) << f->summary();
+  EXPECT_NEAR(statedMs, measuredMs, 0.15 * measuredMs) << f->summary();
+  for (const auto& g : findings) {
+    EXPECT_FALSE(g.kind() == v1::Finding::KIND_COMMUNICATION && g.evidence().count("slow_ops"))
+        << g.summary();
+  }
+}
+
 TEST(DiagnosisEndToEnd, InjectedLeakIsMeasuredNearTwoMiBPerStep) {
   TempDir dir("e2e-leak");
   v1::JobSpec spec = smallJob(2, 150);

@@ -554,6 +554,52 @@ TEST(Communication, ARankWithHalfTheBandwidthIsFlagged) {
   EXPECT_NEAR(monitor.summary().rankBusbwGbps.at(3), 2.0, 1e-9);
 }
 
+namespace {
+
+// Ops of one collective, one per rank: rank 1's reaches it `lateMs` after rank 0's, and the transfer itself
+// takes `transferMs` once both are there.
+void addCollective(CommunicationMonitor& monitor, uint64_t step, double lateMs, double transferMs) {
+  for (int r = 0; r < 2; ++r) {
+    v1::AllreduceOp op;
+    op.set_rank(r);
+    op.set_step(step);
+    op.set_bytes(1 << 20);
+    const double ms = transferMs + (r == 0 ? lateMs : 0);
+    op.set_latency_us(ms * 1e3);
+    op.set_busbw_gbps(double(1 << 20) / (ms * 1e-3) / 1e9);  // two ranks: busbw = algbw
+    monitor.add(op);
+  }
+}
+
+int slowOpFindings(const CommunicationMonitor& monitor) {
+  int found = 0;
+  for (const auto& f : monitor.findings()) found += f.evidence().count("slow_ops") ? 1 : 0;
+  return found;
+}
+
+}  // namespace
+
+TEST(Communication, OpsSlowOnlyBecauseAPeerArrivedLateAreNoCongestion) {
+  CommunicationMonitor late;
+  late.setRanks(2);
+  for (uint64_t step = 0; step < 200; ++step) addCollective(late, step, step % 3 == 0 ? 20 : 0, 2);
+  EXPECT_EQ(late.summary().judgedOps, 200u);
+  EXPECT_EQ(late.summary().slowOps, 0u);
+  EXPECT_EQ(slowOpFindings(late), 0);
+
+  // The same waits judged op by op, as before ranks were known, look like congestion.
+  CommunicationMonitor alone;
+  for (uint64_t step = 0; step < 200; ++step) addCollective(alone, step, step % 3 == 0 ? 20 : 0, 2);
+  EXPECT_EQ(slowOpFindings(alone), 1);
+
+  // Transfers that are themselves slow, on every rank, still are.
+  CommunicationMonitor slow;
+  slow.setRanks(2);
+  for (uint64_t step = 0; step < 200; ++step) addCollective(slow, step, 0, step % 3 == 0 ? 20 : 2);
+  EXPECT_EQ(slow.summary().slowOps, 67u);
+  EXPECT_EQ(slowOpFindings(slow), 1);
+}
+
 TEST(Communication, ExposedCommunicationShareAndOverlap) {
   CommunicationMonitor monitor;
   for (int step = 0; step < 10; ++step) {
