@@ -303,6 +303,12 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   e.excessComputeNs += compute - medianCompute;
   e.excessDataNs += double(sample.data_ns()) - medianData;
   e.excessCommNs += pending.commNs[size_t(rank)] - medianComm;
+  std::vector<double> othersWait;
+  for (size_t r = 0; r < pending.samples.size(); ++r) {
+    if (int(r) != rank) othersWait.push_back(double(pending.samples[r]->comm_wait_ns()));
+  }
+  if (!othersWait.empty())
+    e.othersCommWaitExcessNs += stats::median(othersWait) - double(sample.comm_wait_ns());
   e.stepNs += medianTotal;
 }
 
@@ -349,6 +355,9 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
   ev[evidence::kComputeExcessMsPerStep] = e.excessComputeNs / steps / 1e6;
   ev[evidence::kDataExcessMsPerStep] = e.excessDataNs / steps / 1e6;
   ev[evidence::kCommExcessMsPerStep] = e.excessCommNs / steps / 1e6;
+  // The others' longer wait in communication is what the straggler's own excess costs them: its evidence.
+  if (!e.communication && e.othersCommWaitExcessNs > 0)
+    ev[evidence::kOthersCommExcessMsPerStep] = e.othersCommWaitExcessNs / steps / 1e6;
   ev[evidence::kRobustScore] = e.scoreSum / steps;
   ev[evidence::kStepsSlow] = double(e.steps);
   ev[evidence::kLastSlowStep] = double(e.lastStep);
