@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "common/error.h"
 #include "common/job_spec.h"
@@ -18,6 +19,7 @@
 #include "console/reports/report.h"
 #include "console/session/record_import.h"
 #include "console/session/store_location.h"
+#include "diagnosis/advice.h"
 #include "diagnosis/comparison.h"
 #include "diagnosis/duration_text.h"
 #include "diagnosis/evidence_text.h"
@@ -94,7 +96,22 @@ std::string elapsed(const RunInfo& run) {
   return formatElapsed(double(run.endedUnixNs - run.startedUnixNs) / 1e9);
 }
 
-void printFindings(const std::vector<v1::Finding>& findings) {
+constexpr char kNotMeasured[] = "not measured";
+
+// "4 ranks", or for traces of some ranks of a larger job "2 ranks of a 128-rank job".
+std::string ranksText(const RunInfo& run) {
+  std::string text = format("%d rank%s", run.worldSize, run.worldSize == 1 ? "" : "s");
+  auto world = run.environment.find("world size");
+  if (world != run.environment.end() && world->second != std::to_string(run.worldSize))
+    text += " of a " + printable(world->second) + "-rank job";
+  return text;
+}
+
+// `run`'s findings with advice for the terminal.
+void printFindings(const std::vector<v1::Finding>& findings, const RunStore& store, int64_t runId) {
+  const auto info = store.run(runId);
+  const diagnosis::AdviceReader reader =
+      diagnosis::adviceReaderOf(info ? info->source : "", info && isUserProgram(info->spec), runId, true);
   if (findings.empty()) {
     std::cout << "Findings: none (no stragglers, leaks, stalls or communication problems)\n";
     return;
@@ -103,7 +120,8 @@ void printFindings(const std::vector<v1::Finding>& findings) {
   for (const auto& f : findings) {
     std::cout << format("  [%s] %s: %s\n", diagnosis::severityLabel(f.severity()),
                         diagnosis::kindLabel(f.kind()), printable(f.summary()).c_str());
-    if (!f.advice().empty()) std::cout << "      what to do: " << printable(f.advice()) << "\n";
+    const std::string advice = diagnosis::adviceTextFor(f, reader);
+    if (!advice.empty()) std::cout << "      what to do: " << printable(advice) << "\n";
     if (f.evidence_size() > 0) std::cout << "      evidence: " << printable(evidenceLine(f)) << "\n";
   }
 }
@@ -136,15 +154,38 @@ int runsCommand(const StoreOption& option) {
   return 0;
 }
 
-int showCommand(const StoreOption& option, const std::string& runText) {
+// What rank `rank` of the run printed, as the run history keeps it.
+int showLogCommand(const RunStore& store, int64_t id, int rank) {
+  const auto info = store.run(id);
+  if (rank < 0 || (info && info->worldSize > 0 && rank >= info->worldSize)) {
+    throw InputError(
+        format("--log %d: run %lld has ranks 0 to %d", rank, (long long)id, info ? info->worldSize - 1 : 0));
+  }
+  const auto lines = store.logs(id, rank);
+  if (lines.empty()) {
+    std::cout << format("Rank %d of run %lld printed nothing that the run history kept\n", rank,
+                        (long long)id);
+    return 0;
+  }
+  for (const auto& line : lines) {
+    const char* stream = line.stream() == v1::LogLine::STREAM_STDERR  ? "[stderr] "
+                         : line.stream() == v1::LogLine::STREAM_AGENT ? "[agent] "
+                                                                      : "";
+    std::cout << stream << printable(line.text()) << "\n";
+  }
+  return 0;
+}
+
+int showCommand(const StoreOption& option, const std::string& runText, std::optional<int> logRank) {
   auto store = openForReading(option);
   int64_t id = store->resolveRun(runText);
+  if (logRank) return showLogCommand(*store, id, *logRank);
   RunMetrics m = loadMetrics(*store, id);
   auto counts = store->counts(id);
   const RunInfo& run = m.info;
   std::cout << format("Run %lld  %s\n", (long long)run.id, printable(run.name).c_str());
-  std::cout << format("  status %s, %d ranks, engine %s, backend %s, started %s, took %s\n",
-                      run.status.c_str(), run.worldSize, run.engine.empty() ? "-" : run.engine.c_str(),
+  std::cout << format("  status %s, %s, engine %s, backend %s, started %s, took %s\n", run.status.c_str(),
+                      ranksText(run).c_str(), run.engine.empty() ? "-" : run.engine.c_str(),
                       run.backend.empty() ? "-" : run.backend.c_str(), when(run.startedUnixNs).c_str(),
                       elapsed(run).c_str());
   if (run.source != "live") std::cout << "  source " << printable(run.source) << "\n";
@@ -182,25 +223,47 @@ int showCommand(const StoreOption& option, const std::string& runText) {
         "%.2f, total %.2f\n",
         m.phases.dataMs, m.phases.forwardMs, m.phases.backwardMs, m.phases.commWaitMs, m.phases.optimizerMs,
         m.phases.totalMs);
-    std::cout << format(
-        "  all-reduce: %llu ops, median %.1f us, busbw %.2f GB/s, exposed comm %.1f%%, overlap %.0f%%\n",
-        (unsigned long long)m.allreduceOps, m.allreduceLatencyUs, m.busbwGbps, m.exposedCommPct,
-        m.overlapPct);
-    std::cout << format("  memory: peak %.0f MiB, steepest growth %.3f MiB/step; final loss %.4f\n",
-                        m.peakRssMiB, m.rssSlopeMiBPerStep, m.finalLoss);
+    // A figure the run did not measure (an imported trace has no memory samples, no loss, perhaps no
+    // all-reduce sizes) is said to be missing, never printed as 0.
+    const auto measured = [](double value, const char* pattern) {
+      return value > 0 ? format(pattern, value) : std::string(kNotMeasured);
+    };
+    if (m.allreduceOps == 0) {
+      std::cout << format("  all-reduce: no ops; exposed comm %.1f%%\n", m.exposedCommPct);
+    } else {
+      std::cout << format("  all-reduce: %llu ops, median %s, busbw %s, exposed comm %.1f%%, overlap %s\n",
+                          (unsigned long long)m.allreduceOps,
+                          measured(m.allreduceLatencyUs, "%.1f us").c_str(),
+                          measured(m.busbwGbps, "%.2f GB/s").c_str(), m.exposedCommPct,
+                          m.allreduceLatencyUs > 0 ? format("%.0f%%", m.overlapPct).c_str() : kNotMeasured);
+    }
+    std::cout << format("  memory: %s; final loss %s\n",
+                        m.peakRssMiB > 0 ? format("peak %.0f MiB, steepest growth %.3f MiB/step",
+                                                  m.peakRssMiB, m.rssSlopeMiBPerStep)
+                                               .c_str()
+                                         : "not measured",
+                        m.finalLoss ? format("%.4f", *m.finalLoss).c_str() : kNotMeasured);
     std::cout << format("\n%5s  %-16s %7s %10s %8s %8s %8s %8s %8s %9s %9s\n", "RANK", "HOST", "STEPS",
                         "SAMPLES/S", "DATA", "FORWARD", "BACKWARD", "COMM", "OPTIM", "BUSBW", "PEAK MiB");
+    const auto cell = [](double value, const char* pattern) {
+      return value > 0 ? format(pattern, value) : std::string("-");
+    };
     for (const auto& r : m.perRank) {
-      std::cout << format("%5d  %-16s %7llu %10.1f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.0f\n", r.rank,
-                          r.host.empty() ? "-" : r.host.c_str(), (unsigned long long)r.steps, r.samplesPerS,
-                          r.phases.dataMs, r.phases.forwardMs, r.phases.backwardMs, r.phases.commWaitMs,
-                          r.phases.optimizerMs, r.busbwGbps, r.peakRssMiB);
+      std::cout << format("%5d  %-16s %7llu %10s %8.2f %8.2f %8.2f %8.2f %8.2f %9s %9s\n", r.rank,
+                          r.host.empty() ? "-" : r.host.c_str(), (unsigned long long)r.steps,
+                          cell(r.samplesPerS, "%.1f").c_str(), r.phases.dataMs, r.phases.forwardMs,
+                          r.phases.backwardMs, r.phases.commWaitMs, r.phases.optimizerMs,
+                          cell(r.busbwGbps, "%.2f").c_str(), cell(r.peakRssMiB, "%.0f").c_str());
     }
+    if (std::any_of(m.perRank.begin(), m.perRank.end(), [](const RankMetrics& r) {
+          return r.samplesPerS <= 0 || r.busbwGbps <= 0 || r.peakRssMiB <= 0;
+        }))
+      std::cout << "  (- : not measured)\n";
     std::cout << "\n";
   } else {
     std::cout << format("  %lld timeline events (no step samples)\n\n", (long long)counts.timelineEvents);
   }
-  printFindings(m.findings);
+  printFindings(m.findings, *store, id);
   return 0;
 }
 
@@ -355,7 +418,7 @@ int importRecordsCommand(RunStore& store, const std::vector<std::string>& inputs
         "folder, then import it again\n",
         result.missingRanks.size() == 1 ? "" : "s", ranks.c_str(), result.worldSize);
   }
-  printFindings(diagnosis::storedFindings(store, result.runId));
+  printFindings(diagnosis::storedFindings(store, result.runId), store, result.runId);
   return 0;
 }
 
@@ -374,11 +437,19 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
                       (unsigned long long)s.timelineEvents, s.ranks, double(s.bytesRead) / 1e6,
                       formatDuration(seconds * 1e9).c_str());
   std::cout << "  " << result.rankRule << "; times: " << result.clock << "\n";
+  if (result.worldSize > s.ranks) {
+    std::cout << format(
+        "  %d of the job's %d ranks (distributedInfo.world_size): bus bandwidth is measured against %d\n",
+        s.ranks, result.worldSize, result.worldSize);
+  }
   for (const auto& file : result.files) {
     if (file.rank < 0) continue;
-    std::cout << format("  rank %d  %s: %llu events, %llu steps, %llu all-reduce ops%s\n", file.rank,
+    const std::string others = file.otherCollectives > 0 ? format(" and %llu other collectives",
+                                                                  (unsigned long long)file.otherCollectives)
+                                                         : "";
+    std::cout << format("  rank %d  %s: %llu events, %llu steps, %llu all-reduce ops%s%s\n", file.rank,
                         printable(file.path).c_str(), (unsigned long long)file.summary.timelineEvents,
-                        (unsigned long long)file.steps, (unsigned long long)file.allreduceOps,
+                        (unsigned long long)file.steps, (unsigned long long)file.allreduceOps, others.c_str(),
                         file.summary.complete ? "" : " (cut short: kept every whole event)");
   }
   if (s.skipped)
@@ -390,7 +461,7 @@ int importCommand(const StoreOption& option, const std::vector<std::string>& inp
         s.unfinished ? format(" (%llu unfinished spans dropped)", (unsigned long long)s.unfinished).c_str()
                      : "");
   }
-  if (result.steps > 0) printFindings(diagnosis::storedFindings(store, result.runId));
+  if (result.steps > 0) printFindings(diagnosis::storedFindings(store, result.runId), store, result.runId);
   return 0;
 }
 
@@ -401,6 +472,7 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
   static StoreOption store;
   static std::string runText, formatName, output, importName, paperName;
   static std::vector<std::string> compareRuns, compareWith, importInputs;
+  static std::optional<int> logRank;
 
   auto* runs = app.add_subcommand("runs", "List the runs in the run store");
   addStoreOption(runs, store);
@@ -408,8 +480,9 @@ void addHistoryCommands(CLI::App& app, CommandResult& result) {
 
   auto* show = app.add_subcommand("show", "Print a run's summary, per-rank table and findings");
   show->add_option("RUN", runText, "Run id, name, or 'last'")->required();
+  show->add_option("--log", logRank, "Print what rank RANK of the run printed (its log) instead");
   addStoreOption(show, store);
-  show->callback([&result] { guarded("show", result, [] { return showCommand(store, runText); }); });
+  show->callback([&result] { guarded("show", result, [] { return showCommand(store, runText, logRank); }); });
 
   auto* compare =
       app.add_subcommand("compare", "Compare runs against the first, with 95% confidence intervals");

@@ -15,6 +15,7 @@
 
 #include "cli/interrupts.h"
 #include "common/error.h"
+#include "common/job_spec.h"
 #include "common/printable.h"
 #include "console/session/outcome_text.h"
 #include "console/session/run_flags.h"
@@ -22,6 +23,7 @@
 #include "console/session/run_session.h"
 #include "console/session/store_location.h"
 #include "console/slurm/slurm_job.h"
+#include "diagnosis/advice.h"
 #include "diagnosis/duration_text.h"
 #include "diagnosis/finding.h"
 
@@ -229,9 +231,12 @@ int watchRun(console::LaunchPlan plan, const console::RunSessionOptions& options
 
   const console::RunResult result = session.finish(*outcome);
   for (const auto& note : result.notes) std::cerr << command << ": " << printable(note) << "\n";
+  const diagnosis::AdviceReader reader =
+      diagnosis::adviceReaderOf("live", isUserProgram(session.plan().spec), session.runId(), true);
   for (const auto& f : result.findings) {
     std::cerr << command << ": finding: " << printable(f.summary()) << "\n";
-    if (!f.advice().empty()) std::cerr << "  what to do: " << printable(f.advice()) << "\n";
+    const std::string advice = diagnosis::adviceTextFor(f, reader);
+    if (!advice.empty()) std::cerr << "  what to do: " << printable(advice) << "\n";
   }
   if (session.runId() > 0) {
     std::cerr << command << ": stored as run " << session.runId() << " in " << session.storePath() << "\n";

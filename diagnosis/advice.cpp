@@ -55,8 +55,29 @@ Sentence immaterial(const v1::Finding& f) {
                  figure(f, evidence::kLastSlowStep)});
 }
 
+// Slow up to the last step measured: nothing says it would have stopped, there were only too few steps to
+// tell. What a straggler's cause calls for is said with it.
+Sentence stillSlow(const v1::Finding& f, const Sentence& causeAdvice) {
+  if (number(f, evidence::kThroughputLostPct) >= kMaterialLossPct) {
+    return sentence(
+        kAdviceContext,
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Rank %1 was slow from step %2 to step %3, the last one measured (%4 of "
+                          "throughput lost meanwhile), too few steps to tell how long it lasts: "
+                          "%5"),
+        {rank(f), f.since_step(), figure(f, evidence::kLastSlowStep), figure(f, evidence::kThroughputLostPct),
+         causeAdvice});
+  }
+  return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                  "Only %1 of throughput was lost, from step %2 to step %3, the last one "
+                                  "measured: nothing to do unless it grows."),
+                {figure(f, evidence::kThroughputLostPct), std::to_string(f.since_step()),
+                 figure(f, evidence::kLastSlowStep)});
+}
+
+Sentence stragglerCauseAdvice(const v1::Finding& f);
+
 Sentence stragglerAdvice(const v1::Finding& f) {
-  const bool host = !f.host().empty();
   if (f.cause() == "readiness") {
     if (f.rank() < 0) {
       return phrase(
@@ -70,8 +91,15 @@ Sentence stragglerAdvice(const v1::Finding& f) {
                                     "loading, a slower device or host)."),
                   {rank(f), figure(f, evidence::kLastSharePct), figure(f, evidence::kMedianLateMs)});
   }
-  if (f.severity() == v1::Finding::SEVERITY_INFO && has(f, evidence::kThroughputLostPct))
-    return immaterial(f);
+  if (f.severity() == v1::Finding::SEVERITY_INFO && has(f, evidence::kThroughputLostPct)) {
+    return has(f, evidence::kRecoveredAtStep) ? immaterial(f) : stillSlow(f, stragglerCauseAdvice(f));
+  }
+  return stragglerCauseAdvice(f);
+}
+
+// What a straggler's cause calls for.
+Sentence stragglerCauseAdvice(const v1::Finding& f) {
+  const bool host = !f.host().empty();
   if (f.cause() == "data") {
     std::vector<std::string> args{rank(f), figure(f, evidence::kDataExcessMsPerStep), f.host()};
     return host
@@ -203,10 +231,29 @@ Sentence stallAdvice(const v1::Finding& f) {
       {rank(f), figure(f, evidence::kStepsBehind), figure(f, evidence::kQuietS)});
 }
 
-Sentence communicationAdvice(const v1::Finding& f) {
+Sentence communicationAdvice(const v1::Finding& f, const AdviceReader& reader) {
   if (f.cause() == "exposed communication") {
     const bool manySmall = number(f, evidence::kAllreducePerStep) >= 8 &&
                            has(f, evidence::kMeanAllreduceMib) && number(f, evidence::kMeanAllreduceMib) < 4;
+    // A program of its own (a traced or instrumented one) sets its buckets itself, not with our flags.
+    if (manySmall && !reader.ringmasterEngine) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "%1 of step time waits on %2 all-reduce ops per step of %3 each: fuse them "
+                            "into fewer, larger ones (PyTorch DDP: raise its bucket_cap_mb= argument; "
+                            "Horovod: raise HOROVOD_FUSION_THRESHOLD)."),
+          {figure(f, evidence::kExposedCommPct), figure(f, evidence::kAllreducePerStep),
+           figure(f, evidence::kMeanAllreduceMib)});
+    }
+    if (number(f, evidence::kOverlapPct) < 50 && !manySmall && !reader.ringmasterEngine) {
+      return phrase(
+          QT_TRANSLATE_NOOP("ringmaster::Advice",
+                            "%1 of step time waits on all-reduce and only %2 of it overlaps with the "
+                            "backward pass: start it earlier with smaller buckets (PyTorch DDP: lower its "
+                            "bucket_cap_mb= argument; Horovod: lower HOROVOD_CYCLE_TIME), so that the first "
+                            "gradients travel while later layers still compute."),
+          {figure(f, evidence::kExposedCommPct), figure(f, evidence::kOverlapPct)});
+    }
     if (manySmall) {
       return phrase(
           QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -301,7 +348,7 @@ Sentence divergenceAdvice(const v1::Finding& f) {
       {first});
 }
 
-Sentence crashAdvice(const v1::Finding& f) {
+Sentence crashAdvice(const v1::Finding& f, const AdviceReader& reader) {
   const bool host = !f.host().empty();
   if (f.cause() == "failed to start") {
     return host ? phrase(
@@ -358,6 +405,14 @@ Sentence crashAdvice(const v1::Finding& f) {
                           "it repeats."),
         {signalName(signal), rank(f)});
   }
+  if (reader.terminal) {
+    return phrase(
+        QT_TRANSLATE_NOOP("ringmaster::Advice",
+                          "Rank %1's log (ringmaster show %2 --log %1) holds the error that made it "
+                          "exit with code %3: fix it and run again."),
+        {rank(f), reader.runId > 0 ? std::to_string(reader.runId) : std::string("last"),
+         figure(f, evidence::kExitCode)});
+  }
   return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                   "Rank %1's log (Logs page, rank %1) holds the error that made it exit with "
                                   "code %2: fix it and run again."),
@@ -365,8 +420,8 @@ Sentence crashAdvice(const v1::Finding& f) {
 }
 
 // A restart recovered the job; what failed still wants fixing, or every restart pays for it again.
-Sentence restartAdvice(const v1::Finding& f) {
-  if (f.cause() == "exit" || f.cause() == "signal") return crashAdvice(f);
+Sentence restartAdvice(const v1::Finding& f, const AdviceReader& reader) {
+  if (f.cause() == "exit" || f.cause() == "signal") return crashAdvice(f, reader);
   if (f.cause() == "stall") {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Rank %1 stalled and every rank was started again from the last "
@@ -405,7 +460,15 @@ Sentence otherAdvice(const v1::Finding& f) {
 
 }  // namespace
 
-Sentence adviceFor(const v1::Finding& f) {
+AdviceReader adviceReaderOf(const std::string& source, bool userProgram, int64_t runId, bool terminal) {
+  AdviceReader reader;
+  reader.ringmasterEngine = source == "live" && !userProgram;
+  reader.terminal = terminal;
+  reader.runId = runId;
+  return reader;
+}
+
+Sentence adviceFor(const v1::Finding& f, const AdviceReader& reader) {
   switch (f.kind()) {
     case v1::Finding::KIND_STRAGGLER:
       return stragglerAdvice(f);
@@ -414,15 +477,15 @@ Sentence adviceFor(const v1::Finding& f) {
     case v1::Finding::KIND_STALL:
       return stallAdvice(f);
     case v1::Finding::KIND_COMMUNICATION:
-      return communicationAdvice(f);
+      return communicationAdvice(f, reader);
     case v1::Finding::KIND_SCALING:
       return scalingAdvice(f);
     case v1::Finding::KIND_DIVERGENCE:
       return divergenceAdvice(f);
     case v1::Finding::KIND_CRASH:
-      return crashAdvice(f);
+      return crashAdvice(f, reader);
     case v1::Finding::KIND_RESTART:
-      return restartAdvice(f);
+      return restartAdvice(f, reader);
     default:
       return otherAdvice(f);
   }
@@ -430,6 +493,14 @@ Sentence adviceFor(const v1::Finding& f) {
 
 void addAdvice(v1::Finding& finding) {
   if (finding.advice().empty()) finding.set_advice(toText(adviceFor(finding)));
+}
+
+bool adviceIsOurs(const v1::Finding& finding) {
+  return finding.advice().empty() || finding.advice() == toText(adviceFor(finding));
+}
+
+std::string adviceTextFor(const v1::Finding& finding, const AdviceReader& reader) {
+  return adviceIsOurs(finding) ? toText(adviceFor(finding, reader)) : finding.advice();
 }
 
 }  // namespace ringmaster::diagnosis

@@ -6,6 +6,9 @@
 // made again from the stored figures when the run's findings are read, so older runs get it too.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "common/sentence.h"
 #include "ringmaster/v1/records.pb.h"
 
@@ -19,9 +22,29 @@ inline constexpr char kAdviceContext[] = "ringmaster::Advice";
 // window of steps, to be more than information (%).
 inline constexpr double kMaterialLossPct = 2.0;
 
+// Who reads the advice, and about what run: advice names only what its reader can do there.
+struct AdviceReader {
+  // The run trained on Ringmaster's own engines, whose flags (--bucket-cap-mb) the advice may name; false for
+  // a user's program and for imported traces and record files, whose programs set their own.
+  bool ringmasterEngine = true;
+  // Printed by the command line, which has no pages to send anyone to: a rank's log is
+  // `ringmaster show RUN --log RANK` there, the Logs page in the window.
+  bool terminal = false;
+  int64_t runId = 0;  // the run, for the commands the advice names; 0: not known yet
+};
+
+// The reader of a stored or running run: `source` and `userProgram` as the run store keeps them (RunInfo).
+AdviceReader adviceReaderOf(const std::string& source, bool userProgram, int64_t runId, bool terminal);
+
 // The recommendation for `finding`; an empty sentence for a finding it has nothing to say about.
-Sentence adviceFor(const v1::Finding& finding);
-// Sets finding.advice to adviceFor's English text, unless the finding came with advice of its own.
+Sentence adviceFor(const v1::Finding& finding, const AdviceReader& reader = {});
+// Sets finding.advice to adviceFor's English text (for the default reader), unless the finding came with
+// advice of its own.
 void addAdvice(v1::Finding& finding);
+// Whether the finding's advice is what addAdvice makes of it (or it has none), so that a reader may have it
+// made again for itself; advice a finding came with from elsewhere is shown as it came.
+bool adviceIsOurs(const v1::Finding& finding);
+// The English advice to print for `reader`: made for them, or the finding's own where it came with one.
+std::string adviceTextFor(const v1::Finding& finding, const AdviceReader& reader);
 
 }  // namespace ringmaster::diagnosis

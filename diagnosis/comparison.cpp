@@ -35,6 +35,9 @@ const char kSampleCounts[] =
     QT_TRANSLATE_NOOP("ringmaster::Comparison", "sample counts (a profiler trace has no batch sizes)");
 const char kAllreduceOps[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce ops");
 const char kMemorySamples[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "memory samples");
+const char kAllreduceSizes[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce sizes");
+const char kAllreduceBandwidth[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce bandwidth");
+const char kAllreduceTimes[] = QT_TRANSLATE_NOOP("ringmaster::Comparison", "all-reduce times");
 // Verdicts.
 const char kCannotCompareSteps[] =
     QT_TRANSLATE_NOOP("ringmaster::Comparison", "%1: step times cannot be compared");
@@ -127,13 +130,16 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       auto known =
           std::find_if(losses.begin(), losses.end(), [&](const auto& l) { return l.rank == s.rank; });
       if (known == losses.end()) known = losses.insert(losses.end(), {s.rank, std::nullopt, std::nullopt});
-      known->lastStep = s.steps.back().loss();
+      // A profiler's steps carry no loss (every one 0): that is no loss of 0.
+      if (std::any_of(s.steps.begin(), s.steps.end(), [](const v1::StepSample& x) { return x.loss() != 0; }))
+        known->lastStep = s.steps.back().loss();
     }
 
+    // Only what was measured: an imported op whose size or time its trace lacks has neither figure.
     std::vector<double> busbw, latency;
     for (const auto& op : s.allreduce) {
-      busbw.push_back(op.busbw_gbps());
-      latency.push_back(op.latency_us());
+      if (op.busbw_gbps() > 0) busbw.push_back(op.busbw_gbps());
+      if (op.latency_us() > 0) latency.push_back(op.latency_us());
       opLatencyNs += op.latency_us() * 1e3;
       allreduceBytes += double(op.bytes());
     }
@@ -176,7 +182,7 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   m.stepTimesMs = jobSteps.stepTimesMs();
   m.stepThroughput = jobSteps.stepThroughput();
   m.throughput = jobSteps.throughput();
-  m.finalLoss = diagnosis::finalLoss(losses).value_or(0);
+  m.finalLoss = diagnosis::finalLoss(losses);
   m.stepMeanMs = stats::mean(m.stepTimesMs);
   m.stepP50Ms = stats::quantile(m.stepTimesMs, 0.5);
   m.stepP95Ms = stats::quantile(m.stepTimesMs, 0.95);
@@ -247,13 +253,21 @@ Sentence label(const RunInfo& info) {
 
 // What a run measured at all: an imported trace may have no step samples, a run without telemetry no memory.
 struct Measured {
-  bool steps, samples, allreduce, memory;
+  bool steps, samples, allreduce, sizes, bandwidth, latency, memory;
 };
 
 Measured measuredIn(const RunMetrics& run) {
   const bool steps = run.steps > 0 && !run.stepTimesMs.empty();
-  // A profiler trace has step times but no batch sizes: no samples per second.
-  return {steps, steps && run.throughput > 0, run.allreduceOps > 0, run.peakRssMiB > 0};
+  // A profiler trace has step times but no batch sizes: no samples per second; its all-reduce ops may lack
+  // their sizes (no bandwidth) or their times (an NCCL trace without its kernels).
+  const bool allreduce = run.allreduceOps > 0;
+  return {steps,
+          steps && run.throughput > 0,
+          allreduce,
+          allreduce && run.allreduceBytesPerStep > 0,
+          allreduce && run.busbwGbps > 0,
+          allreduce && run.allreduceLatencyUs > 0,
+          run.peakRssMiB > 0};
 }
 
 // "run 7 has no all-reduce ops", "neither run has memory samples", or nothing when both have them.
@@ -295,6 +309,12 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
   const Sentence noSteps = missingText(b.steps, o.steps, c, kStepSamples);
   const Sentence noSamples = isEmpty(noSteps) ? missingText(b.samples, o.samples, c, kSampleCounts) : noSteps;
   const Sentence noAllreduce = missingText(b.allreduce, o.allreduce, c, kAllreduceOps);
+  const Sentence noSizes =
+      isEmpty(noAllreduce) ? missingText(b.sizes, o.sizes, c, kAllreduceSizes) : noAllreduce;
+  const Sentence noBandwidth =
+      isEmpty(noAllreduce) ? missingText(b.bandwidth, o.bandwidth, c, kAllreduceBandwidth) : noAllreduce;
+  const Sentence noLatency =
+      isEmpty(noAllreduce) ? missingText(b.latency, o.latency, c, kAllreduceTimes) : noAllreduce;
   const Sentence noMemory = missingText(b.memory, o.memory, c, kMemorySamples);
   // A metric one run lacks is said so, never shown as a change.
   auto unless = [](const Sentence& missing, MetricDelta d) {
@@ -319,10 +339,10 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
       unless(noSteps, delta("exposed comm share", "%", base.exposedCommPct, other.exposedCommPct, true)),
       unless(noAllreduce,
              delta("all-reduces", "ops/step", base.allreducesPerStep, other.allreducesPerStep, true)),
-      unless(noAllreduce,
+      unless(noSizes,
              delta("all-reduced", "MiB/step", base.allreduceBytesPerStep, other.allreduceBytesPerStep, true)),
-      unless(noAllreduce, delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false)),
-      unless(noAllreduce,
+      unless(noBandwidth, delta("all-reduce busbw", "GB/s", base.busbwGbps, other.busbwGbps, false)),
+      unless(noLatency,
              delta("all-reduce latency p50", "us", base.allreduceLatencyUs, other.allreduceLatencyUs, true)),
       unless(noMemory, delta("memory peak", "MiB", base.peakRssMiB, other.peakRssMiB, true)),
       unless(noMemory,

@@ -28,8 +28,8 @@ struct RankMetrics {
   uint64_t steps = 0;
   double samplesPerS = 0;
   PhaseTimes phases;
-  double busbwGbps = 0;           // median of this rank's all-reduce ops
-  double allreduceLatencyUs = 0;  // median
+  double busbwGbps = 0;           // median of this rank's all-reduce ops that measured it; 0: not measured
+  double allreduceLatencyUs = 0;  // median, likewise
   double peakRssMiB = 0;
   double rssSlopeMiBPerStep = 0;  // Theil–Sen, after warm-up
 };
@@ -40,9 +40,9 @@ struct RunMetrics {
   uint64_t steps = 0;     // steps with a sample from every rank
   double throughput = 0;  // samples per second, all ranks
   double stepMeanMs = 0, stepP50Ms = 0, stepP95Ms = 0;
-  PhaseTimes phases;     // mean over ranks and steps
-  double busbwGbps = 0;  // median over all ops
-  double allreduceLatencyUs = 0;
+  PhaseTimes phases;              // mean over ranks and steps
+  double busbwGbps = 0;           // median over the ops that measured it; 0: not measured
+  double allreduceLatencyUs = 0;  // likewise
   uint64_t allreduceOps = 0;
   double allreducesPerStep = 0;      // all-reduce ops per rank and step (count)
   double allreduceBytesPerStep = 0;  // bytes all-reduced per rank and step (MiB)
@@ -50,11 +50,11 @@ struct RunMetrics {
   // Per job step, in order: the ranks' mean loss, and the job's time when the step ended (the slowest
   // rank's steps summed, ms). What "time to a loss" is read from.
   std::vector<std::pair<double, double>> lossAtTimeMs;
-  double exposedCommPct = 0;      // comm wait / step time
-  double overlapPct = 0;          // all-reduce time hidden behind compute
-  double peakRssMiB = 0;          // over ranks
-  double rssSlopeMiBPerStep = 0;  // steepest rank
-  double finalLoss = 0;
+  double exposedCommPct = 0;           // comm wait / step time
+  double overlapPct = 0;               // all-reduce time hidden behind compute
+  double peakRssMiB = 0;               // over ranks
+  double rssSlopeMiBPerStep = 0;       // steepest rank
+  std::optional<double> finalLoss;     // none when no rank reported a loss (a profiler trace)
   std::vector<double> stepTimesMs;     // per job step: the slowest rank's total (what the job waited)
   std::vector<double> stepThroughput;  // per job step: samples of all ranks / step time (samples/s)
   std::vector<RankMetrics> perRank;

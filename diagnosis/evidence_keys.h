@@ -14,6 +14,8 @@ inline constexpr char kSlowdownPct[] = "slowdown_pct";
 inline constexpr char kComputeExcessMsPerStep[] = "compute_excess_ms_per_step";
 inline constexpr char kDataExcessMsPerStep[] = "data_excess_ms_per_step";
 inline constexpr char kCommExcessMsPerStep[] = "comm_excess_ms_per_step";
+// How much longer the other ranks wait exposed in communication than the straggler does (ms per step).
+inline constexpr char kOthersCommExcessMsPerStep[] = "others_comm_excess_ms_per_step";
 inline constexpr char kStepsSlow[] = "steps_slow";
 inline constexpr char kLastSlowStep[] = "last_slow_step";
 inline constexpr char kRecoveredAtStep[] = "recovered_at_step";
@@ -80,6 +82,7 @@ inline constexpr const char* kAll[] = {kThroughputLostPct,
                                        kComputeExcessMsPerStep,
                                        kDataExcessMsPerStep,
                                        kCommExcessMsPerStep,
+                                       kOthersCommExcessMsPerStep,
                                        kStepsSlow,
                                        kLastSlowStep,
                                        kRecoveredAtStep,

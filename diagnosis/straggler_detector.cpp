@@ -314,6 +314,12 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   e.excessDataNs += double(sample.data_ns()) - othersMedian(times.data, r);
   if (std::all_of(pending.commNs.begin(), pending.commNs.end(), [](double v) { return v > 0; }))
     e.excessCommNs += pending.commNs[r] - othersMedian(pending.commNs, r);
+  std::vector<double> othersWait;
+  for (size_t other = 0; other < pending.samples.size(); ++other) {
+    if (other != r) othersWait.push_back(double(pending.samples[other]->comm_wait_ns()));
+  }
+  if (!othersWait.empty())
+    e.othersCommWaitExcessNs += stats::median(othersWait) - double(sample.comm_wait_ns());
   e.stepNs += medianTotal;
 }
 
@@ -360,6 +366,9 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
   ev[evidence::kComputeExcessMsPerStep] = e.excessComputeNs / steps / 1e6;
   ev[evidence::kDataExcessMsPerStep] = e.excessDataNs / steps / 1e6;
   ev[evidence::kCommExcessMsPerStep] = e.excessCommNs / steps / 1e6;
+  // The others' longer wait in communication is what the straggler's own excess costs them: its evidence.
+  if (!e.communication && e.othersCommWaitExcessNs > 0)
+    ev[evidence::kOthersCommExcessMsPerStep] = e.othersCommWaitExcessNs / steps / 1e6;
   ev[evidence::kRobustScore] = e.scoreSum / steps;
   ev[evidence::kStepsSlow] = double(e.steps);
   ev[evidence::kLastSlowStep] = double(e.lastStep);

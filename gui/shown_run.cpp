@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/job_spec.h"
 #include "console/models/findings_model.h"
 #include "console/models/log_model.h"
 #include "gui/pages/dashboard_page.h"
@@ -49,7 +50,11 @@ void ShownRun::show(std::unique_ptr<console::RunData> data, const RunHeading& he
   views_.logModel->clear();
   views_.logModel->append(run_->logs);
   views_.logs->setRankCount(run_->series.rankCount());
-  views_.findingsModel->setFindings(run_->findings);
+  // A stored run's advice fits its source (an imported trace names no flags of Ringmaster's engines).
+  adviceReader_ = run_->info ? diagnosis::adviceReaderOf(run_->info->source, isUserProgram(run_->info->spec),
+                                                         runId, false)
+                             : diagnosis::AdviceReader{};
+  views_.findingsModel->setFindings(run_->findings, adviceReader_);
   views_.dashboard->setFindings(run_->findings);
   selectRank(-1);
   Q_EMIT shown(runId);
@@ -68,7 +73,7 @@ void ShownRun::ingest(const std::vector<v1::Record>& records, const std::vector<
   // The session's diagnosis is the list: it holds the detectors' findings and those that came as records.
   if (!sameFindings(findings, run_->findings)) {
     run_->findings = findings;
-    views_.findingsModel->setFindings(findings);
+    views_.findingsModel->setFindings(findings, adviceReader_);
     views_.dashboard->setFindings(findings);
   }
   views_.dashboard->setProgress(progress);

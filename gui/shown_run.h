@@ -10,6 +10,7 @@
 
 #include "console/models/run_data.h"
 #include "console/session/run_progress.h"
+#include "diagnosis/advice.h"
 
 namespace ringmaster::console {
 class FindingsModel;
@@ -65,6 +66,7 @@ class ShownRun : public QObject {
   TimelineReader* reader_;
   std::unique_ptr<console::RunData> run_;
   int64_t runId_ = 0;
+  diagnosis::AdviceReader adviceReader_;  // who the run's advice is for: the window, about this run
   int selectedRank_ = -1;
   size_t timelineEventsShown_ = 0;
 };

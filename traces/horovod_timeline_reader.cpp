@@ -338,6 +338,8 @@ std::optional<int> rankInFileName(const std::string& path) {
 }
 
 constexpr int kMaxRanks = 4096;
+// A world size a trace may claim (distributedInfo.world_size): the largest jobs have some hundred thousand.
+constexpr int kMaxWorldSize = 1 << 20;
 
 // Every file's rank by the first rule that gives each a different one; the rule, for a person.
 std::pair<std::vector<int>, std::string> assignRanks(const std::vector<ScannedFile>& files) {
@@ -588,6 +590,15 @@ ImportResult importTraces(RunStore& store, const std::vector<std::string>& input
   const Alignment alignment = align(files);
   int worldSize = int(files.size());
   for (int r : ranks) worldSize = std::max(worldSize, r + 1);
+  // The job may have had more ranks than were traced (2 ranks' traces of a 128-rank job): its world size is
+  // what bus bandwidth is measured against, while the run holds the ranks it has.
+  int jobWorldSize = worldSize;
+  std::string backend;
+  for (const auto& f : files) {
+    if (f.trace.worldSize && *f.trace.worldSize <= kMaxWorldSize)
+      jobWorldSize = std::max(jobWorldSize, *f.trace.worldSize);
+    if (backend.empty()) backend = f.trace.backend;
+  }
 
   NewRun run;
   run.name = runName;
@@ -595,7 +606,11 @@ ImportResult importTraces(RunStore& store, const std::vector<std::string>& input
   run.status = "importing";
   run.worldSize = worldSize;
   run.startedUnixNs = plausibleUnixNs(alignment.startUnixNs);
+  if (backend == "nccl") run.spec.set_backend(v1::BACKEND_NCCL);
+  if (backend == "gloo") run.spec.set_backend(v1::BACKEND_GLOO);
+  if (jobWorldSize > worldSize) run.environment["world size"] = std::to_string(jobWorldSize);
   ImportResult result;
+  result.worldSize = jobWorldSize;
   result.rankRule = rule;
   result.clock = alignment.clock;
   result.runId = store.createRun(run);
@@ -622,16 +637,20 @@ ImportResult importTraces(RunStore& store, const std::vector<std::string>& input
         sample.set_start_ns(sample.start_ns() + shift);
         *records.emplace_back().mutable_step() = std::move(sample);
       }
-      for (v1::AllreduceOp op : trace.ops) {
+      for (size_t k = 0; k < trace.ops.size(); ++k) {
+        v1::AllreduceOp op = trace.ops[k];
+        const RankTrace::OpFacts& facts = trace.opFacts[k];
         op.set_rank(ranks[i]);
         op.set_start_ns(op.start_ns() + shift);
         op.set_end_ns(op.end_ns() + shift);
-        setLatencyAndBandwidth(op, worldSize);
+        // An op the trace does not time keeps no latency or bandwidth: not measured, rather than 0.
+        if (facts.timed) setLatencyAndBandwidth(op, facts.groupSize > 1 ? facts.groupSize : jobWorldSize);
         *records.emplace_back().mutable_allreduce() = std::move(op);
       }
       store.append(result.runId, records);
       imported.steps = trace.steps.size();
       imported.allreduceOps = trace.ops.size();
+      imported.otherCollectives = trace.otherCollectives;
       result.steps += imported.steps;
       result.allreduceOps += imported.allreduceOps;
       endNs = std::max(endNs, trace.lastNs + shift);

@@ -62,6 +62,7 @@ struct ImportedTrace {
   TimelineReadSummary summary;
   uint64_t steps = 0;
   uint64_t allreduceOps = 0;
+  uint64_t otherCollectives = 0;  // broadcasts, all-gathers, ... within its steps
 };
 
 struct ImportResult {
@@ -72,6 +73,9 @@ struct ImportResult {
   std::string clock;     // how the files' times were lined up, for a person
   uint64_t steps = 0;    // step samples stored (all ranks)
   uint64_t allreduceOps = 0;
+  // The job's ranks, the traced ones or more (distributedInfo.world_size): what bus bandwidth is measured
+  // against. 0 for a trace that holds its ranks itself (a Horovod timeline).
+  int worldSize = 0;
 };
 
 // Imports trace files into `store` as ONE new run named `name` (default: the file's or folder's name).

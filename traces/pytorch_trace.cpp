@@ -99,6 +99,9 @@ int64_t overlap(const Intervals& x, const Intervals& y) {
 struct SpanPhases {
   std::vector<OpPhase> effective;   // the phase it works for
   std::vector<bool> outermostComm;  // a communication op not inside another
+  // For a host span working for communication: the outermost communication op it is inside (itself for
+  // that op), which is one collective call; UINT32_MAX for others.
+  std::vector<uint32_t> commRoot;
 };
 
 // Merged times: each phase's host-side ops, and the compute and communication that exposed communication is
@@ -106,6 +109,7 @@ struct SpanPhases {
 struct PhaseTimes {
   Intervals data, forward, backward, optimizer;
   Intervals compute, comm;
+  Intervals covered;  // any op of the host (every thread) or kernel of a device: the rank was seen at work
 };
 
 // What the host side's all-reduce ops tell: the sizes that ops without one of their own take, and whether the
@@ -180,17 +184,23 @@ struct PyTorchTraceScanner::State {
     int64_t end = 0;
     uint32_t thread = 0;
     uint32_t index = 0;          // event index (of the B event for a pair)
-    uint32_t comm = UINT32_MAX;  // index into `comms` for communication ops
+    uint32_t comm = UINT32_MAX;  // index into `comms`: communication ops, and what links a kernel to its call
     OpPhase phase = OpPhase::Other;
     bool device = false;  // on a GPU (kernels, GPU-side annotations)
     bool kernel = false;
-    bool stack = false;  // a Python call-stack frame, not work of its own
+    bool stack = false;       // a Python call-stack frame, not work of its own
+    bool deviceComm = false;  // a GPU-side copy of a communication annotation (nccl:all_reduce)
   };
+  // What a communication op tells, or a runtime call or a GPU-side annotation that may link a kernel to the
+  // call that launched it; kept apart from Span, which every one of a trace's millions of events has.
   struct Comm {
     uint64_t bytes = 0;
-    int64_t externalId = -1;
+    int64_t externalId = -1;   // Kineto's "External id": a kernel's is that of the host op that launched it
+    int64_t correlation = -1;  // links a runtime call (cudaLaunchKernel) to the kernel it launched
+    int groupSize = 0;         // ranks of its process group ("Group size"); 0 when not given
     bool allreduce = false;
     bool backend = false;  // the backend's own op (gloo:*, nccl:*), not the call that queued it
+    bool nccl = false;
   };
   struct Open {
     uint32_t index;
@@ -229,8 +239,10 @@ struct PyTorchTraceScanner::State {
     s.device = s.kernel || startsWith(category, "gpu_");
     s.stack = category == "python_function";
     s.phase = opPhase(name, s.kernel);
-    if (s.device && !s.kernel)
-      s.phase = OpPhase::Other;  // GPU-side copies of CPU annotations (ProfilerStep#N)
+    if (s.device && !s.kernel) {
+      s.deviceComm = s.phase == OpPhase::Communication;
+      s.phase = OpPhase::Other;  // GPU-side copies of CPU annotations (ProfilerStep#N, nccl:all_reduce)
+    }
     if (s.phase == OpPhase::Step) {
       pytorch = true;
       uint64_t number = 0;
@@ -248,12 +260,15 @@ struct PyTorchTraceScanner::State {
         steps.emplace_back(number, uint32_t(spans.size()));
       }
     }
-    if (s.phase == OpPhase::Communication) {
+    if (s.phase == OpPhase::Communication || s.deviceComm || startsWith(category, "cuda_runtime")) {
       Comm c;
       c.bytes = commBytes(args);
       c.externalId = numberIn<int64_t>(args, "External id").value_or(-1);
-      c.allreduce = isAllreduce(name, args);
+      c.correlation = numberIn<int64_t>(args, "correlation").value_or(-1);
+      c.groupSize = numberIn<int>(args, "Group size").value_or(0);
+      c.allreduce = s.phase == OpPhase::Communication && isAllreduce(name, args);
       c.backend = startsWith(name, "gloo:") || startsWith(name, "nccl:");
+      c.nccl = startsWith(name, "nccl:");
       s.comm = uint32_t(comms.size());
       comms.push_back(c);
     }
@@ -264,11 +279,29 @@ struct PyTorchTraceScanner::State {
   bool hasKernels() const;
   PhaseTimes phaseTimes(const std::vector<OpPhase>& effective, bool gpu) const;
   std::vector<v1::StepSample> stepSamples(const PhaseTimes& times);
+  // What the ops inside one collective call tell of it.
+  struct Call {
+    uint64_t bytes = 0;
+    int groupSize = 0;
+    bool allreduce = false;
+    bool nccl = false;  // NCCL's (an nccl: op inside): run on a device, after the call returns
+  };
+  // One collective of the rank: when it was called, and its own start and end where the trace has them.
+  struct Collective {
+    int64_t at = 0;  // the call, or the kernel where no call launched it: what gives its step
+    int64_t start = 0;
+    int64_t end = 0;
+    uint64_t bytes = 0;
+    int groupSize = 0;
+    bool allreduce = false;
+    bool timed = true;
+  };
   HostAllreduces hostAllreduces(const std::vector<bool>& outermostComm) const;
-  std::vector<size_t> allreduceSpans(const std::vector<bool>& outermostComm, bool gpu,
-                                     bool haveBackendOps) const;
-  std::vector<v1::AllreduceOp> allreduceOps(const std::vector<bool>& outermostComm, bool gpu,
-                                            const std::vector<v1::StepSample>& steps) const;
+  std::unordered_map<uint32_t, Call> hostCalls(const SpanPhases& phases) const;
+  std::vector<size_t> allreduceSpans(const std::vector<bool>& outermostComm, bool haveBackendOps) const;
+  std::vector<Collective> hostCollectives(const SpanPhases& phases) const;
+  std::vector<Collective> deviceCollectives(const SpanPhases& phases) const;
+  void allreduceOps(const SpanPhases& phases, bool gpu, RankTrace& trace) const;
 };
 
 PyTorchTraceScanner::PyTorchTraceScanner() : state_(std::make_unique<State>()) {}
@@ -321,7 +354,7 @@ SpanPhases PyTorchTraceScanner::State::nestSpans(std::vector<uint8_t>& depth) co
   // The phase an op works for: communication is always communication; otherwise the outermost op that names a
   // phase (a step names none of its own) gives it to everything inside.
   SpanPhases phases{std::vector<OpPhase>(spans.size(), OpPhase::Other),
-                    std::vector<bool>(spans.size(), false)};
+                    std::vector<bool>(spans.size(), false), std::vector<uint32_t>(spans.size(), UINT32_MAX)};
   std::vector<uint32_t> stack;
   for (size_t k = 0; k < order.size(); ++k) {
     const uint32_t i = order[k];
@@ -330,9 +363,11 @@ SpanPhases PyTorchTraceScanner::State::nestSpans(std::vector<uint8_t>& depth) co
     while (!stack.empty() && spans[stack.back()].end <= span.start) stack.pop_back();
     depth[span.index] = uint8_t(std::min<size_t>(stack.size(), 255));
     OpPhase parent = stack.empty() ? OpPhase::Other : phases.effective[stack.back()];
+    if (parent == OpPhase::Communication) phases.commRoot[i] = phases.commRoot[stack.back()];
     if (span.phase == OpPhase::Communication) {
       phases.effective[i] = OpPhase::Communication;
       phases.outermostComm[i] = parent != OpPhase::Communication;
+      if (phases.outermostComm[i]) phases.commRoot[i] = i;
     } else if (parent == OpPhase::Data || parent == OpPhase::Forward || parent == OpPhase::Backward ||
                parent == OpPhase::Optimizer || parent == OpPhase::Communication) {
       phases.effective[i] = parent;
@@ -360,6 +395,8 @@ PhaseTimes PyTorchTraceScanner::State::phaseTimes(const std::vector<OpPhase>& ef
       if (phase == OpPhase::Backward) times.backward.push_back(time);
       if (phase == OpPhase::Optimizer) times.optimizer.push_back(time);
     }
+    if ((!span.device || span.kernel) && !span.stack && span.phase != OpPhase::Step)
+      times.covered.push_back(time);
     if (gpu) {
       if (span.kernel) (phase == OpPhase::Communication ? times.comm : times.compute).push_back(time);
     } else if (!span.device) {
@@ -370,15 +407,17 @@ PhaseTimes PyTorchTraceScanner::State::phaseTimes(const std::vector<OpPhase>& ef
       }
     }
   }
-  for (Intervals* list :
-       {&times.data, &times.forward, &times.backward, &times.optimizer, &times.compute, &times.comm}) {
+  for (Intervals* list : {&times.data, &times.forward, &times.backward, &times.optimizer, &times.compute,
+                          &times.comm, &times.covered}) {
     *list = merged(std::move(*list));
   }
   return times;
 }
 
 // Steps, from the host side's ProfilerStep#N, each with the time of its phases; a step named twice is kept
-// once.
+// once. The time of a step in which neither the host (on any thread) nor a device ran any op is the rank's
+// own (loading data, sleeping, host work the profiler does not see, before its first op or between two): it
+// is counted as data time, since the others wait for it as for a slow input pipeline.
 std::vector<v1::StepSample> PyTorchTraceScanner::State::stepSamples(const PhaseTimes& times) {
   std::sort(steps.begin(), steps.end());
   std::vector<v1::StepSample> samples;
@@ -389,7 +428,8 @@ std::vector<v1::StepSample> PyTorchTraceScanner::State::stepSamples(const PhaseT
     sample.set_step(number);
     sample.set_start_ns(span.start);
     sample.set_total_ns(span.end - span.start);
-    sample.set_data_ns(length(clipped(times.data, span.start, span.end)));
+    const int64_t uncovered = (span.end - span.start) - length(clipped(times.covered, span.start, span.end));
+    sample.set_data_ns(length(clipped(times.data, span.start, span.end)) + uncovered);
     sample.set_forward_ns(length(clipped(times.forward, span.start, span.end)));
     sample.set_backward_ns(length(clipped(times.backward, span.start, span.end)));
     sample.set_optimizer_ns(length(clipped(times.optimizer, span.start, span.end)));
@@ -405,7 +445,7 @@ HostAllreduces PyTorchTraceScanner::State::hostAllreduces(const std::vector<bool
   HostAllreduces host;
   for (size_t i = 0; i < spans.size(); ++i) {
     const auto& span = spans[i];
-    if (span.comm == UINT32_MAX || span.device) continue;
+    if (span.phase != OpPhase::Communication || span.device) continue;
     const auto& c = comms[span.comm];
     host.haveBackendOps = host.haveBackendOps || (c.backend && c.allreduce && outermostComm[i]);
     if (c.bytes == 0 || !c.allreduce) continue;
@@ -416,54 +456,173 @@ HostAllreduces PyTorchTraceScanner::State::hostAllreduces(const std::vector<bool
   return host;
 }
 
-// The spans that are all-reduce ops, by start: on a GPU rank its communication kernels; otherwise the
-// backend's own ops where the trace has them (Gloo's, on its threads), else the calls that queued them.
+std::unordered_map<uint32_t, PyTorchTraceScanner::State::Call> PyTorchTraceScanner::State::hostCalls(
+    const SpanPhases& phases) const {
+  std::unordered_map<uint32_t, Call> calls;
+  for (uint32_t i = 0; i < spans.size(); ++i) {
+    const uint32_t root = phases.commRoot[i];
+    if (root == UINT32_MAX || spans[i].device) continue;
+    Call& call = calls[root];
+    const auto& span = spans[i];
+    if (span.phase != OpPhase::Communication) continue;
+    const auto& c = comms[span.comm];
+    call.bytes = std::max(call.bytes, c.bytes);
+    call.groupSize = std::max(call.groupSize, c.groupSize);
+    call.allreduce = call.allreduce || c.allreduce;
+    call.nccl = call.nccl || c.nccl;
+  }
+  return calls;
+}
+
+// The spans that are all-reduce ops of a rank without kernels, by start: the backend's own ops where the
+// trace has them (Gloo's, on its threads), else the calls that queued them.
 std::vector<size_t> PyTorchTraceScanner::State::allreduceSpans(const std::vector<bool>& outermostComm,
-                                                               bool gpu, bool haveBackendOps) const {
+                                                               bool haveBackendOps) const {
   std::vector<size_t> opSpans;
   for (size_t i = 0; i < spans.size(); ++i) {
     const auto& span = spans[i];
-    if (span.comm == UINT32_MAX || !comms[span.comm].allreduce) continue;
-    const bool wanted =
-        gpu ? span.kernel : !span.device && outermostComm[i] && comms[span.comm].backend == haveBackendOps;
-    if (wanted) opSpans.push_back(i);
+    if (span.phase != OpPhase::Communication || !comms[span.comm].allreduce) continue;
+    if (!span.device && outermostComm[i] && comms[span.comm].backend == haveBackendOps) opSpans.push_back(i);
   }
   std::sort(opSpans.begin(), opSpans.end(),
             [&](size_t a, size_t b) { return spans[a].start < spans[b].start; });
   return opSpans;
 }
 
-// All-reduce ops within `steps`. Sizes come from the op's args, from the call that launched a kernel (its
-// "External id"), or, in order, from the calls that carry one.
-std::vector<v1::AllreduceOp> PyTorchTraceScanner::State::allreduceOps(
-    const std::vector<bool>& outermostComm, bool gpu, const std::vector<v1::StepSample>& steps) const {
-  const HostAllreduces host = hostAllreduces(outermostComm);
-  const StepFinder finder(steps);
-  std::vector<v1::AllreduceOp> ops;
-  std::map<uint64_t, uint32_t> bucketsInStep;
+// The collectives of a rank without kernels. Sizes come from the op's args or, in order, from the calls that
+// carry one. A call that NCCL runs on a device is timed by its kernels, which the trace lacks: its host span
+// is only the time to queue it.
+std::vector<PyTorchTraceScanner::State::Collective> PyTorchTraceScanner::State::hostCollectives(
+    const SpanPhases& phases) const {
+  const HostAllreduces host = hostAllreduces(phases.outermostComm);
+  const auto calls = hostCalls(phases);
+  std::vector<Collective> out;
   size_t nextSized = 0;
-  for (size_t i : allreduceSpans(outermostComm, gpu, host.haveBackendOps)) {
+  for (size_t i : allreduceSpans(phases.outermostComm, host.haveBackendOps)) {
     const auto& span = spans[i];
     const auto& c = comms[span.comm];
-    uint64_t bytes = c.bytes;
-    if (bytes == 0 && c.externalId >= 0) {
-      auto it = host.bytesByExternalId.find(c.externalId);
-      if (it != host.bytesByExternalId.end()) bytes = it->second;
+    Collective k;
+    k.at = span.start;
+    k.start = span.start;
+    k.end = span.end;
+    k.bytes = c.bytes;
+    k.allreduce = true;
+    if (auto call = calls.find(uint32_t(i)); call != calls.end()) {
+      k.bytes = std::max(k.bytes, call->second.bytes);
+      k.groupSize = call->second.groupSize;
+      k.timed = !call->second.nccl;
     }
-    if (bytes == 0 && !gpu && c.backend && nextSized < host.sizedCalls.size())
-      bytes = host.sizedCalls[nextSized].second;
-    if (!gpu && c.backend) ++nextSized;
-    const v1::StepSample* step = finder.stepAt(span.start);
+    if (k.bytes == 0 && c.backend && nextSized < host.sizedCalls.size())
+      k.bytes = host.sizedCalls[nextSized].second;
+    if (c.backend) ++nextSized;
+    if (!k.timed) k.end = k.start;
+    out.push_back(k);
+  }
+  // Other collectives (broadcasts, all-gathers) are counted, not measured: each once, as the backend's op
+  // or as the call, whichever the all-reduces are counted by.
+  for (const auto& [root, call] : calls) {
+    if (!call.allreduce && comms[spans[root].comm].backend == host.haveBackendOps) {
+      Collective k;
+      k.at = k.start = k.end = spans[root].start;
+      k.timed = false;
+      out.push_back(k);
+    }
+  }
+  return out;
+}
+
+// The collectives of a rank with kernels: each call the host made (an outermost communication op, with
+// record_param_comms and the nccl: annotation inside it) is one collective, timed by the kernels it launched
+// (found by their External id or their launch's correlation), else by its GPU-side annotation; a
+// communication kernel no call launched is a collective of its own. So a collective seen on both sides counts
+// once.
+std::vector<PyTorchTraceScanner::State::Collective> PyTorchTraceScanner::State::deviceCollectives(
+    const SpanPhases& phases) const {
+  const auto calls = hostCalls(phases);
+  std::unordered_map<uint32_t, size_t> byRoot;
+  std::vector<Collective> out;
+  for (const auto& [root, call] : calls) {
+    byRoot[root] = out.size();
+    Collective k;
+    k.at = spans[root].start;
+    k.start = spans[root].start;
+    k.end = spans[root].start;
+    k.bytes = call.bytes;
+    k.groupSize = call.groupSize;
+    k.allreduce = call.allreduce;
+    k.timed = false;
+    out.push_back(k);
+  }
+  std::unordered_map<int64_t, size_t> byExternalId, byCorrelation;
+  for (uint32_t i = 0; i < spans.size(); ++i) {
+    const uint32_t root = phases.commRoot[i];
+    if (root == UINT32_MAX || spans[i].device || spans[i].comm == UINT32_MAX) continue;
+    const auto& c = comms[spans[i].comm];
+    if (c.externalId >= 0) byExternalId.try_emplace(c.externalId, byRoot.at(root));
+    if (c.correlation >= 0) byCorrelation.try_emplace(c.correlation, byRoot.at(root));
+  }
+  auto callOf = [&](const Span& span) -> std::optional<size_t> {
+    const auto& c = comms[span.comm];
+    if (auto it = byExternalId.find(c.externalId); c.externalId >= 0 && it != byExternalId.end())
+      return it->second;
+    if (auto it = byCorrelation.find(c.correlation); c.correlation >= 0 && it != byCorrelation.end())
+      return it->second;
+    return std::nullopt;
+  };
+  std::vector<bool> byKernel(out.size(), false);
+  for (const auto& span : spans) {
+    if (!span.kernel || span.phase != OpPhase::Communication) continue;
+    const auto& c = comms[span.comm];
+    auto call = callOf(span);
+    if (!call) {
+      call = out.size();
+      out.emplace_back().at = span.start;
+      byKernel.push_back(false);
+    }
+    Collective& k = out[*call];
+    k.start = byKernel[*call] ? std::min(k.start, span.start) : span.start;
+    k.end = byKernel[*call] ? std::max(k.end, span.end) : span.end;
+    byKernel[*call] = true;
+    k.timed = true;
+    k.bytes = std::max(k.bytes, c.bytes);
+    k.groupSize = std::max(k.groupSize, c.groupSize);
+    k.allreduce = k.allreduce || c.allreduce;
+  }
+  for (const auto& span : spans) {
+    if (!span.deviceComm) continue;
+    auto call = callOf(span);
+    if (!call || byKernel[*call]) continue;
+    Collective& k = out[*call];
+    k.start = k.timed ? std::min(k.start, span.start) : span.start;
+    k.end = k.timed ? std::max(k.end, span.end) : span.end;
+    k.timed = true;
+  }
+  return out;
+}
+
+// All-reduce ops within `steps`, each in the step its call was made in; the other collectives are counted.
+void PyTorchTraceScanner::State::allreduceOps(const SpanPhases& phases, bool gpu, RankTrace& trace) const {
+  std::vector<Collective> collectives = gpu ? deviceCollectives(phases) : hostCollectives(phases);
+  std::sort(collectives.begin(), collectives.end(),
+            [](const Collective& a, const Collective& b) { return a.start < b.start; });
+  const StepFinder finder(trace.steps);
+  std::map<uint64_t, uint32_t> bucketsInStep;
+  for (const auto& k : collectives) {
+    const v1::StepSample* step = finder.stepAt(k.at);
     if (!step) continue;  // outside the profiled steps (e.g. the parameters' broadcast at start)
+    if (!k.allreduce) {
+      ++trace.otherCollectives;
+      continue;
+    }
     v1::AllreduceOp op;
     op.set_step(step->step());
     op.set_bucket(bucketsInStep[step->step()]++);
-    op.set_bytes(bytes);
-    op.set_start_ns(span.start);
-    op.set_end_ns(span.end);
-    ops.push_back(op);
+    op.set_bytes(k.bytes);
+    op.set_start_ns(k.start);
+    op.set_end_ns(k.end);
+    trace.ops.push_back(op);
+    trace.opFacts.push_back({k.groupSize, k.timed});
   }
-  return ops;
 }
 
 RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting) {
@@ -471,6 +630,8 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting
   RankTrace trace;
   trace.rank = numberIn<int>(read.metadata, "distributedInfo.rank");
   trace.worldSize = numberIn<int>(read.metadata, "distributedInfo.world_size");
+  if (auto backend = read.metadata.find("distributedInfo.backend"); backend != read.metadata.end())
+    trace.backend = backend->second.substr(0, 32);
   trace.pytorch = s.pytorch || trace.rank.has_value() || read.metadata.count("baseTimeNanoseconds") > 0;
   trace.firstNs = traceTimeToNs(s.firstUs);
   trace.lastNs = traceTimeToNs(s.lastUs);
@@ -487,7 +648,7 @@ RankTrace PyTorchTraceScanner::finish(const TraceReadSummary& read, bool nesting
 
   const bool gpu = s.hasKernels();
   trace.steps = s.stepSamples(s.phaseTimes(phases.effective, gpu));
-  trace.ops = s.allreduceOps(phases.outermostComm, gpu, trace.steps);
+  s.allreduceOps(phases, gpu, trace);
   return trace;
 }
 

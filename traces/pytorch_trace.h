@@ -40,12 +40,22 @@ struct RankTrace {
   bool pytorch = false;          // written by PyTorch's profiler (steps, distributedInfo or its legacy form)
   std::optional<int> rank;       // distributedInfo.rank
   std::optional<int> worldSize;  // distributedInfo.world_size
+  std::string backend;           // distributedInfo.backend ("nccl", "gloo"); "" when not told
   std::optional<int64_t> baseUnixNs;  // the Unix time of the trace's time 0, where the trace tells it
   int64_t firstNs = 0;                // earliest event
   int64_t lastNs = 0;                 // latest end of an event
   std::vector<uint8_t> depth;         // nesting depth by event index (order in the file); 0 for non-spans
   std::vector<v1::StepSample> steps;  // rank not set; times on the trace's clock
   std::vector<v1::AllreduceOp> ops;   // rank and bandwidth not set; times on the trace's clock
+  // What the trace tells of each op beyond its record.
+  struct OpFacts {
+    int groupSize = 0;  // ranks of its process group ("Group size"); 0 when the trace does not say
+    // Its start and end are the collective's own (its kernels', its backend op's); false when the trace has
+    // only the call that queued it for a device (an NCCL trace without its kernels), which times no transfer.
+    bool timed = true;
+  };
+  std::vector<OpFacts> opFacts;   // by op
+  uint64_t otherCollectives = 0;  // broadcasts, all-gathers, ... within the steps: counted, not stored
 
   // Start of step `step` on the trace's clock, if the trace has it.
   std::optional<int64_t> stepStart(uint64_t step) const;

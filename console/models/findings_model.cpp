@@ -13,13 +13,14 @@ namespace ringmaster::console {
 
 FindingsModel::FindingsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FindingsModel::setFindings(std::vector<v1::Finding> findings) {
+void FindingsModel::setFindings(std::vector<v1::Finding> findings, const diagnosis::AdviceReader& reader) {
   std::stable_sort(findings.begin(), findings.end(), [](const v1::Finding& a, const v1::Finding& b) {
     if (a.severity() != b.severity()) return a.severity() > b.severity();
     return a.rank() < b.rank();
   });
   beginResetModel();
   findings_ = std::move(findings);
+  reader_ = reader;
   summaries_.clear();
   for (const v1::Finding& f : findings_) summaries_.push_back(summaryText(f));
   endResetModel();
@@ -77,10 +78,9 @@ QString FindingsModel::causeText(const v1::Finding& finding) {
                : QString::fromStdString(finding.cause());
 }
 
-QString FindingsModel::adviceText(const v1::Finding& finding) {
-  const Sentence advice = diagnosis::adviceFor(finding);
-  if (isEmpty(advice) || (!finding.advice().empty() && finding.advice() != toText(advice)))
-    return QString::fromStdString(finding.advice());
+QString FindingsModel::adviceText(const v1::Finding& finding, const diagnosis::AdviceReader& reader) {
+  const Sentence advice = diagnosis::adviceFor(finding, reader);
+  if (isEmpty(advice) || !diagnosis::adviceIsOurs(finding)) return QString::fromStdString(finding.advice());
   return translated(advice);
 }
 
@@ -107,9 +107,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!f) return {};
   if (role == SeverityRole) return static_cast<int>(f->severity());
   if (role == RankRole) return f->rank();
-  if (role == AdviceRole) return adviceText(*f);
+  if (role == AdviceRole) return adviceText(*f, reader_);
   if (role == Qt::ToolTipRole) {
-    const QString advice = adviceText(*f);
+    const QString advice = adviceText(*f, reader_);
     return summaries_[static_cast<size_t>(index.row())] +
            (advice.isEmpty() ? QString() : QStringLiteral("\n") + advice);
   }

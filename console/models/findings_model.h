@@ -6,6 +6,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
+#include "diagnosis/advice.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster::console {
@@ -23,8 +24,9 @@ class FindingsModel : public QAbstractTableModel {
 
   explicit FindingsModel(QObject* parent = nullptr);
 
-  // Most severe first, then by rank.
-  void setFindings(std::vector<v1::Finding> findings);
+  // Most severe first, then by rank; their advice made for `reader` (the run they are of).
+  void setFindings(std::vector<v1::Finding> findings, const diagnosis::AdviceReader& reader = {});
+  const diagnosis::AdviceReader& adviceReader() const { return reader_; }
   const v1::Finding* finding(int row) const;
 
   static QString kindText(v1::Finding::Kind kind);
@@ -37,7 +39,7 @@ class FindingsModel : public QAbstractTableModel {
   // The finding's advice, translated: the pattern diagnosis chose for it (diagnosis/advice.cpp, where
   // lupdate reads it) looked up in the catalogue and filled with the same figures. Advice that came with the
   // finding from elsewhere is shown as it came.
-  static QString adviceText(const v1::Finding& finding);
+  static QString adviceText(const v1::Finding& finding, const diagnosis::AdviceReader& reader = {});
   // Its evidence in words, "label value" each, labels translated (diagnosis/evidence_text.cpp).
   static QStringList evidenceTexts(const v1::Finding& finding);
 
@@ -49,6 +51,7 @@ class FindingsModel : public QAbstractTableModel {
  private:
   std::vector<v1::Finding> findings_;
   std::vector<QString> summaries_;  // summaryText of each, made once: the views ask for it on every paint
+  diagnosis::AdviceReader reader_;
 };
 
 }  // namespace ringmaster::console

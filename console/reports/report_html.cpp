@@ -15,6 +15,7 @@
 #include "console/models/axis_scale.h"
 #include "console/models/palette.h"
 #include "console/reports/report.h"
+#include "diagnosis/advice.h"
 #include "diagnosis/evidence_text.h"
 #include "diagnosis/finding.h"
 #include "ringmaster/version.h"
@@ -137,15 +138,20 @@ void writeSummary(std::ostringstream& out, const Report& report) {
                       100 * m.phases.backwardMs / total, 100 * m.phases.commWaitMs / total,
                       100 * m.phases.optimizerMs / total, 100 * m.phases.otherMs() / total)
              : noSteps});
-  row(out, {"all-reduce", m.allreduceOps > 0
-                              ? format("%llu ops, median %s, bus bandwidth %.2f GB/s, overlap %.0f%%",
-                                       (unsigned long long)m.allreduceOps,
-                                       latencyText(m.allreduceLatencyUs).c_str(), m.busbwGbps, m.overlapPct)
-                              : "not measured (no all-reduce ops)"});
+  row(out,
+      {"all-reduce",
+       m.allreduceOps > 0
+           ? format("%llu ops, median %s, bus bandwidth %s, overlap %s", (unsigned long long)m.allreduceOps,
+                    m.allreduceLatencyUs > 0 ? latencyText(m.allreduceLatencyUs).c_str() : "not measured",
+                    m.busbwGbps > 0 ? format("%.2f GB/s", m.busbwGbps).c_str() : "not measured",
+                    m.allreduceLatencyUs > 0 ? format("%.0f%%", m.overlapPct).c_str() : "not measured")
+           : "not measured (no all-reduce ops)"});
   row(out, {"memory", m.peakRssMiB > 0 ? format("peak %.0f MiB, steepest growth %.3f MiB/step", m.peakRssMiB,
                                                 m.rssSlopeMiBPerStep)
                                        : "not measured (no memory samples)"});
-  row(out, {"final loss", steps ? number(m.finalLoss, 4) : noSteps});
+  row(out, {"final loss", !steps        ? noSteps
+                          : m.finalLoss ? number(*m.finalLoss, 4)
+                                        : "not measured (no loss reported)"});
   row(out, {"findings", std::to_string(m.findings.size())});
   row(out,
       {"stored rows", format("%lld steps, %lld all-reduce ops, %lld memory samples, %lld timeline events, "
@@ -181,14 +187,19 @@ void writeFindings(std::ostringstream& out, const std::vector<v1::Finding>& find
 }
 
 // What to do, most severe first, each naming the finding it answers.
-void writeRecommendations(std::ostringstream& out, const std::vector<v1::Finding>& findings) {
+// A report is read away from the window: its advice names commands, and fits the run's source.
+void writeRecommendations(std::ostringstream& out, const RunInfo& run,
+                          const std::vector<v1::Finding>& findings) {
   out << "<h2>Recommendations</h2>\n";
+  const diagnosis::AdviceReader reader =
+      diagnosis::adviceReaderOf(run.source, isUserProgram(run.spec), run.id, true);
   std::ostringstream advice;
   for (const auto& f : findings) {
-    if (f.advice().empty()) continue;
+    const std::string text = diagnosis::adviceTextFor(f, reader);
+    if (text.empty()) continue;
     const std::string who = f.rank() < 0 ? "job" : "rank " + std::to_string(f.rank());
     advice << "<li><b>" << escapeXml(diagnosis::kindLabel(f.kind())) << ", " << escapeXml(who) << " ("
-           << diagnosis::severityLabel(f.severity()) << "):</b> " << escapeXml(f.advice()) << "</li>\n";
+           << diagnosis::severityLabel(f.severity()) << "):</b> " << escapeXml(text) << "</li>\n";
   }
   if (advice.str().empty()) {
     out << "<p>Nothing to do: no finding calls for a change.</p>\n";
@@ -317,7 +328,7 @@ std::string renderReportBody(const Report& report, const std::function<std::stri
   writeTitle(out, m.info);
   writeSummary(out, report);
   writeFindings(out, m.findings);
-  writeRecommendations(out, m.findings);
+  writeRecommendations(out, m.info, m.findings);
   writeComparisons(out, report.comparisons);
   writeCharts(out, report, chartMarkup);
   writeRanks(out, m.perRank);

@@ -62,7 +62,7 @@ void FindingsPage::showDetails(const v1::Finding& f) {
       QStringLiteral("<b>%1 — %2</b><br>%3")
           .arg(console::FindingsModel::severityText(f.severity()), console::FindingsModel::kindText(f.kind()),
                console::FindingsModel::summaryText(f).toHtmlEscaped());
-  const QString advice = console::FindingsModel::adviceText(f);
+  const QString advice = console::FindingsModel::adviceText(f, model_->adviceReader());
   if (!advice.isEmpty())
     html += QStringLiteral("<br><b>%1</b> %2").arg(tr("What to do:"), advice.toHtmlEscaped());
   if (!f.cause().empty())

@@ -183,6 +183,26 @@
         <source>Rank %1&apos;s program imports Horovod, which is not installed where it ran: run it with `ringmaster run --horovod ...` on Ringmaster&apos;s Horovod-compatible layer over torch.distributed (no Horovod or MPI needed), or install Horovod on its host.</source>
         <translation>rank %1 的程序导入了 Horovod，但它运行的地方没有安装 Horovod：用 `ringmaster run --horovod ...` 在 Ringmaster 基于 torch.distributed 的 Horovod 兼容层上运行它（无需 Horovod 或 MPI），或者在其主机上安装 Horovod。</translation>
     </message>
+    <message>
+        <source>Rank %1 was slow from step %2 to step %3, the last one measured (%4 of throughput lost meanwhile), too few steps to tell how long it lasts: %5</source>
+        <translation>Rank %1 从第 %2 步到最后测得的第 %3 步一直较慢（期间损失 %4 的吞吐量），步数太少，无法判断会持续多久：%5</translation>
+    </message>
+    <message>
+        <source>Only %1 of throughput was lost, from step %2 to step %3, the last one measured: nothing to do unless it grows.</source>
+        <translation>从第 %2 步到最后测得的第 %3 步仅损失了 %1 的吞吐量：除非加剧，否则无需处理。</translation>
+    </message>
+    <message>
+        <source>%1 of step time waits on %2 all-reduce ops per step of %3 each: fuse them into fewer, larger ones (PyTorch DDP: raise its bucket_cap_mb= argument; Horovod: raise HOROVOD_FUSION_THRESHOLD).</source>
+        <translation>%1 的步时间在等待每步 %2 次、每次 %3 的 all-reduce：请把它们合并为更少、更大的操作（PyTorch DDP：调大其 bucket_cap_mb= 参数；Horovod：调大 HOROVOD_FUSION_THRESHOLD）。</translation>
+    </message>
+    <message>
+        <source>%1 of step time waits on all-reduce and only %2 of it overlaps with the backward pass: start it earlier with smaller buckets (PyTorch DDP: lower its bucket_cap_mb= argument; Horovod: lower HOROVOD_CYCLE_TIME), so that the first gradients travel while later layers still compute.</source>
+        <translation>%1 的步时间在等待 all-reduce，其中只有 %2 与反向传播重叠：请用更小的桶让它更早开始（PyTorch DDP：调小其 bucket_cap_mb= 参数；Horovod：调小 HOROVOD_CYCLE_TIME），使前面的梯度在后面的层仍在计算时就开始传输。</translation>
+    </message>
+    <message>
+        <source>Rank %1&apos;s log (ringmaster show %2 --log %1) holds the error that made it exit with code %3: fix it and run again.</source>
+        <translation>rank %1 的日志（ringmaster show %2 --log %1）中有使其以代码 %3 退出的错误：修复后重新运行。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -261,6 +281,18 @@
     <message>
         <source>no step samples to compare</source>
         <translation>没有可比较的步样本</translation>
+    </message>
+    <message>
+        <source>all-reduce sizes</source>
+        <translation>all-reduce 大小</translation>
+    </message>
+    <message>
+        <source>all-reduce bandwidth</source>
+        <translation>all-reduce 带宽</translation>
+    </message>
+    <message>
+        <source>all-reduce times</source>
+        <translation>all-reduce 时间</translation>
     </message>
 </context>
 <context>
@@ -503,6 +535,10 @@
     <message>
         <source>not stored from step</source>
         <translation>自此步起未存储</translation>
+    </message>
+    <message>
+        <source>others&apos; longer exposed communication per step</source>
+        <translation>其他 rank 每步多出的暴露通信时间</translation>
     </message>
 </context>
 <context>

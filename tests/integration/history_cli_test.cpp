@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/json.h"
 #include "console/session/ingest.h"
@@ -275,6 +276,74 @@ TEST_F(HistoryCli, ImportsAFolderOfPerRankTracesAsOneDiagnosedRun) {
   r = ringmaster({"import", file("bare.json")});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("bare.json: the trace holds no events"), std::string::npos) << r.err;
+}
+
+// Kineto traces of 2 ranks of a 128-rank NCCL job (tests/fixtures/make_kineto_nccl_traces.py): `import` and
+// `show` count each collective once, say the job's size, and print "not measured" for what a trace lacks
+// (samples, memory, loss) rather than 0, and `compare` says what it lacks against a live run; the advice
+// names DDP's own argument.
+TEST_F(HistoryCli, AnImportedNcclTraceSaysWhatItMeasuredAndNeverPrintsAbsentFiguresAsZero) {
+  const std::string folder = std::string(RM_SOURCE_DIR) + "/tests/fixtures/kineto_nccl";
+  auto r = ringmaster({"import", folder, "--name", "nccl-pair"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("4 steps, 8 all-reduce ops and 4 other collectives"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 of the job's 128 ranks (distributedInfo.world_size)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--bucket-cap-mb"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("its bucket_cap_mb= argument"), std::string::npos) << r.out;
+
+  auto show = ringmaster({"show", "nccl-pair"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("2 ranks of a 128-rank job"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("backend nccl"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("all-reduce: 16 ops, median 1400.0 us, busbw 2.97 GB/s"), std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("memory: not measured; final loss not measured"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("0.00 GB/s"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("--bucket-cap-mb"), std::string::npos) << show.out;
+
+  const int64_t imported = ringmaster::RunStore(store_).resolveRun("nccl-pair");
+  ingest("live", 0, 3);
+  auto compare = ringmaster({"compare", "live", "nccl-pair"});
+  ASSERT_EQ(compare.exitCode, 0) << compare.err;
+  std::istringstream lines(compare.out);
+  int absentRows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* absent : {"throughput", "memory peak", "memory slope"}) {
+      if (line.find("  " + std::string(absent) + " ") == 0) {
+        ++absentRows;
+        EXPECT_NE(line.find("run " + std::to_string(imported) + " (nccl-pair) has no"), std::string::npos)
+            << "said missing, not a change to 0: " << line;
+      }
+    }
+  }
+  EXPECT_EQ(absentRows, 3) << compare.out;
+}
+
+// A rank that exited with an error: the terminal's advice names the command that prints its log (the window
+// has a Logs page, the command line has none), and that command prints it.
+TEST_F(HistoryCli, CrashAdviceNamesTheCommandThatPrintsTheRanksLog) {
+  ringmaster::NewRun spec;
+  spec.name = "crashed";
+  spec.spec.set_world_size(2);
+  ringmaster::console::RunIngest ingest(store_, spec);
+  v1::Record log;
+  log.mutable_log()->set_rank(1);
+  log.mutable_log()->set_stream(v1::LogLine::STREAM_STDERR);
+  log.mutable_log()->set_text("ValueError: the batch is empty");
+  ingest.add({log, ringmaster::test::rankEnded(1, v1::RankState::STATE_EXITED, 3, "node1")}, "localhost");
+  ingest.finish("failed");
+  const std::string id = std::to_string(ingest.runId());
+
+  auto show = ringmaster({"show", "crashed"});
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_EQ(show.out.find("Logs page"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Rank 1's log (ringmaster show " + id + " --log 1) holds the error"),
+            std::string::npos)
+      << show.out;
+  auto printed = ringmaster({"show", id, "--log", "1"});
+  ASSERT_EQ(printed.exitCode, 0) << printed.err;
+  EXPECT_NE(printed.out.find("[stderr] ValueError: the batch is empty"), std::string::npos) << printed.out;
+  EXPECT_EQ(ringmaster({"show", id, "--log", "5"}).exitCode, 1);
 }
 
 // A folder of record files, as ranks run with RINGMASTER_RECORD_DIR leave it: `import` makes one run of it,

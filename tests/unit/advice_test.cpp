@@ -435,3 +435,88 @@ TEST(Advice, ARestartSaysWhatToFixSoThatTheNextAttemptDoesNotNeedOne) {
   lost.clear_host();
   EXPECT_EQ(toText(adviceFor(lost)), "") << "no host to name, nothing specific to say";
 }
+
+// Advice names what its reader can do: a program of its own (an imported trace, a user's program) sets its
+// buckets with DDP's own argument, not with the flags of Ringmaster's engines, and the command line, which
+// has no Logs page, names the command that prints a rank's log.
+TEST(Advice, ItFitsTheRunsSourceAndWhereItIsRead) {
+  const AdviceReader imported = adviceReaderOf("import:/traces", false, 7, false);
+  const AdviceReader program = adviceReaderOf("live", true, 7, false);
+  const AdviceReader ours = adviceReaderOf("live", false, 7, false);
+  EXPECT_FALSE(imported.ringmasterEngine);
+  EXPECT_FALSE(program.ringmasterEngine);
+  EXPECT_FALSE(adviceReaderOf("records:/recs", false, 7, false).ringmasterEngine);
+  EXPECT_TRUE(ours.ringmasterEngine);
+  for (const int opsPerStep : {20, 2}) {  // many small ops to fuse; a few that overlap too little
+    CommunicationMonitor monitor;
+    for (int step = 0; step < 10; ++step) {
+      v1::StepSample s;
+      s.set_total_ns(100'000'000);
+      s.set_comm_wait_ns(40'000'000);
+      monitor.add(s);
+      for (int i = 0; i < opsPerStep; ++i) {
+        v1::AllreduceOp op;
+        op.set_bytes(opsPerStep == 20 ? 256 << 10 : 25 << 20);
+        op.set_latency_us(opsPerStep == 20 ? 2.5e3 : 25e3);
+        op.set_busbw_gbps(1);
+        monitor.add(op);
+      }
+    }
+    auto found = monitor.findings();
+    ASSERT_EQ(found.size(), 1u);
+    for (const AdviceReader& reader : {imported, program}) {
+      const std::string advice = toText(adviceFor(found[0], reader));
+      EXPECT_FALSE(contains(advice, "--bucket-cap-mb")) << advice;
+      EXPECT_FALSE(contains(advice, "--fusion-threshold-mb")) << advice;
+      EXPECT_FALSE(contains(advice, "--cycle-time-ms")) << advice;
+      EXPECT_TRUE(contains(advice, "its bucket_cap_mb= argument")) << advice;
+      EXPECT_EQ(adviceTextFor(found[0], reader), advice);
+    }
+    EXPECT_TRUE(contains(toText(adviceFor(found[0], ours)), "--bucket-cap-mb"));
+    EXPECT_EQ(toText(adviceFor(found[0], ours)), found[0].advice()) << "the stored advice is the window's";
+  }
+
+  RunDiagnosis diagnosis(2);
+  diagnosis.observe(rankEnded(1, v1::RankState::STATE_EXITED, 3, "node1"));
+  const v1::Finding crash = diagnosis.findings().at(0);
+  AdviceReader terminal = imported;
+  terminal.terminal = true;
+  const std::string printed = adviceTextFor(crash, terminal);
+  EXPECT_FALSE(contains(printed, "Logs page")) << printed;
+  EXPECT_TRUE(contains(printed,
+                       "Rank 1's log (ringmaster show 7 --log 1) holds the error that made it exit "
+                       "with code 3"))
+      << printed;
+  EXPECT_TRUE(contains(adviceTextFor(crash, imported), "Logs page")) << "the window keeps its page names";
+  // Advice a finding came with from elsewhere is printed as it came.
+  v1::Finding told = crash;
+  told.set_advice("Restart the switch.");
+  EXPECT_EQ(adviceTextFor(told, terminal), "Restart the switch.");
+}
+
+// A straggler still slow at the last step measured did not stop: there were too few steps to tell more, and
+// its advice says what its cause calls for rather than "nothing to do unless it lasts".
+TEST(Advice, AStragglerSlowToTheLastStepIsNotToldItMayPass) {
+  v1::Finding f;
+  f.set_kind(v1::Finding::KIND_STRAGGLER);
+  f.set_severity(v1::Finding::SEVERITY_INFO);
+  f.set_rank(1);
+  f.set_since_step(9);
+  f.set_cause("data");
+  auto& ev = *f.mutable_evidence();
+  ev[evidence::kThroughputLostPct] = 30;
+  ev[evidence::kLastSlowStep] = 16;
+  ev[evidence::kDataExcessMsPerStep] = 20;
+  std::string advice = toText(adviceFor(f));
+  EXPECT_FALSE(contains(advice, "unless it lasts")) << advice;
+  EXPECT_TRUE(contains(advice, "Rank 1 was slow from step 9 to step 16, the last one measured")) << advice;
+  EXPECT_TRUE(contains(advice, "check its input pipeline")) << advice;
+  ev[evidence::kThroughputLostPct] = 1;
+  advice = toText(adviceFor(f));
+  EXPECT_FALSE(contains(advice, "unless it lasts")) << advice;
+  EXPECT_TRUE(contains(advice, "nothing to do unless it grows")) << advice;
+  // One that recovered before the end was slow only for a while.
+  ev[evidence::kThroughputLostPct] = 30;
+  ev[evidence::kRecoveredAtStep] = 14;
+  EXPECT_TRUE(contains(toText(adviceFor(f)), "nothing to do unless it lasts")) << toText(adviceFor(f));
+}

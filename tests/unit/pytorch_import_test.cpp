@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 
+#include "diagnosis/comparison.h"
+#include "diagnosis/evidence_keys.h"
 #include "diagnosis/run_diagnosis.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
@@ -191,7 +193,9 @@ TEST_F(PyTorchImport, KinetoTracesTakeTheirRanksAndClockFromTheTrace) {
       const auto& step = s.steps[i];
       EXPECT_EQ(step.step(), i + 1);
       EXPECT_EQ(step.total_ns(), 1'000'000);
-      EXPECT_EQ(step.data_ns(), 90'000);
+      // The loader's 90 us, and the 70 us of the step in which neither the host nor the GPU ran anything
+      // (100..105, 195..200, 400..420, 980..1000 and 1080..1100 us into the trace): the rank's own time.
+      EXPECT_EQ(step.data_ns(), 160'000);
       EXPECT_EQ(step.forward_ns(), 200'000);
       EXPECT_EQ(step.backward_ns(), 180'000);
       EXPECT_EQ(step.optimizer_ns(), 80'000);
@@ -309,5 +313,127 @@ TEST_F(PyTorchImport, RanksComeFromTheTraceElseTheFileNameElseTheOrder) {
     const int worldSize = *std::max_element(c.ranks.begin(), c.ranks.end()) + 1;
     EXPECT_EQ(store_.run(result.runId)->worldSize, std::max(worldSize, 2)) << folder;
     EXPECT_EQ(result.steps, 6u) << folder;
+  }
+}
+
+// A rank slow outside any op (tests/fixtures/make_sleeping_rank_traces.py: rank 1 sleeps 40 ms at the start
+// of every ProfilerStep#N, before its first op): the step's time no op covers is the rank's own, and the
+// others' longer wait in the all-reduce is what it costs them.
+TEST_F(PyTorchImport, TimeOutsideAnyOpIsTheRanksOwnAndMakesItTheStraggler) {
+  auto result = importTraces(store_, {fixture("pytorch_sleeping_rank")});
+  auto series = store_.rankSeries(result.runId);
+  ASSERT_EQ(series.size(), 2u);
+  ASSERT_GE(series[1].steps.size(), 20u);
+  for (const auto& step : series[1].steps) {
+    EXPECT_GT(step.data_ns(), 35'000'000) << "rank 1 sleeps 40 ms outside any op, step " << step.step();
+    EXPECT_LE(step.data_ns() + step.forward_ns() + step.backward_ns() + step.optimizer_ns(), step.total_ns());
+  }
+  EXPECT_LT(mean(series[0].steps, &v1::StepSample::data_ns), 10e6);
+  EXPECT_GT(mean(series[0].steps, &v1::StepSample::comm_wait_ns),
+            mean(series[1].steps, &v1::StepSample::comm_wait_ns) + 30e6)
+      << "rank 0 waits for rank 1 in the all-reduce";
+
+  auto findings = ringmaster::diagnosis::storedFindings(store_, result.runId);
+  auto straggler = std::find_if(findings.begin(), findings.end(),
+                                [](const v1::Finding& f) { return f.kind() == v1::Finding::KIND_STRAGGLER; });
+  ASSERT_NE(straggler, findings.end());
+  EXPECT_EQ(straggler->rank(), 1) << straggler->summary();
+  EXPECT_EQ(straggler->cause(), "data") << straggler->summary();
+  EXPECT_GT(straggler->severity(), v1::Finding::SEVERITY_INFO) << straggler->summary();
+  EXPECT_GT(straggler->evidence().at(ringmaster::diagnosis::evidence::kOthersCommExcessMsPerStep), 30)
+      << "the others' longer exposed wait is the evidence";
+  for (const auto& f : findings) EXPECT_NE(f.rank(), 0) << f.summary();
+}
+
+// Kineto traces of 2 ranks of a 128-rank NCCL job (tests/fixtures/make_kineto_nccl_traces.py): each
+// collective counts once though the host's call, record_param_comms, the nccl: annotations and the kernel all
+// show it; bus bandwidth is measured against the job's 128 ranks, which the run records beside the 2 it
+// holds.
+TEST_F(PyTorchImport, NcclTracesCountEachCollectiveOnceAgainstTheJobsWorldSize) {
+  auto result = importTraces(store_, {fixture("kineto_nccl")});
+  EXPECT_EQ(result.worldSize, 128);
+  ASSERT_EQ(result.files.size(), 2u);
+  for (const auto& file : result.files) {
+    EXPECT_EQ(file.steps, 4u);
+    EXPECT_EQ(file.allreduceOps, 8u) << file.path << ": two buckets a step";
+    EXPECT_EQ(file.otherCollectives, 4u)
+        << file.path << ": an all-gather a step; the broadcast is before them";
+  }
+  auto run = store_.run(result.runId);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->worldSize, 2) << "the ranks the run holds";
+  EXPECT_EQ(run->environment.at("world size"), "128");
+  EXPECT_EQ(run->backend, "nccl");
+
+  const auto series = store_.rankSeries(result.runId);
+  ASSERT_EQ(series.size(), 2u);
+  for (const auto& s : series) {
+    ASSERT_EQ(s.allreduce.size(), 8u);
+    for (const auto& op : s.allreduce) {
+      const bool big = op.bucket() == 0;
+      EXPECT_EQ(op.bytes(), big ? 4u << 20 : 1u << 20);
+      const double us = big ? (s.rank == 0 ? 2000 : 2500) : 800;
+      EXPECT_NEAR(op.latency_us(), us, 1e-6) << "timed by its kernel";
+      EXPECT_NEAR(op.algbw_gbps(), double(op.bytes()) / (us * 1e-6) / 1e9, 1e-9);
+      EXPECT_NEAR(op.busbw_gbps(), op.algbw_gbps() * 2 * 127 / 128, 1e-9);
+    }
+  }
+  const auto metrics = ringmaster::loadMetrics(store_, result.runId);
+  EXPECT_GT(metrics.busbwGbps, 2);
+  EXPECT_GT(metrics.allreduceLatencyUs, 0);
+  EXPECT_FALSE(metrics.finalLoss) << "a profiler trace reports no loss";
+}
+
+// An NCCL trace without its kernels (a profile of the host alone) still counts its collectives, with their
+// sizes; their host spans only queue them, so latency and bandwidth are not measured, never 0.
+TEST_F(PyTorchImport, NcclCallsWithoutKernelsAreCountedButNotTimed) {
+  auto trace = [](int rank) {
+    std::string events;
+    for (int n = 1; n <= 3; ++n) {
+      const int t = n * 1000;
+      auto event = [&](const std::string& cat, const std::string& name, int ts, int dur,
+                       const std::string& args) {
+        return R"(, {"ph": "X", "cat": ")" + cat + R"(", "name": ")" + name +
+               R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) + R"(, "dur": )" +
+               std::to_string(dur) + R"(, "args": {)" + args + "}}";
+      };
+      events += (n > 1 ? std::string(", ") : std::string()) + R"({"ph": "X", "cat": "user_annotation", )" +
+                R"("name": "ProfilerStep#)" + std::to_string(n) + R"(", "pid": 1, "tid": 1, "ts": )" +
+                std::to_string(t) + R"(, "dur": 900, "args": {}})";
+      events += event("cpu_op", "c10d::allreduce_", t + 500, 60, "");
+      events += event("cpu_op", "record_param_comms", t + 505, 50,
+                      R"("Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024, )"
+                      R"("dtype": "Float", "Group size": 8)");
+      events += event("user_annotation", "nccl:all_reduce", t + 510, 40, "");
+      events += event("cpu_op", "aten::mm", t + 100, 300, "");
+    }
+    return R"({"distributedInfo": {"backend": "nccl", "rank": )" + std::to_string(rank) +
+           R"(, "world_size": 8}, "traceEvents": [)" + events + "]}";
+  };
+  auto result = importTraces(store_, {write("host/a.json", trace(0)), write("host/b.json", trace(1))});
+  EXPECT_EQ(result.worldSize, 8);
+  EXPECT_EQ(result.allreduceOps, 6u);
+  for (const auto& s : store_.rankSeries(result.runId)) {
+    ASSERT_EQ(s.allreduce.size(), 3u);
+    for (const auto& op : s.allreduce) {
+      EXPECT_EQ(op.bytes(), 4096u);
+      EXPECT_EQ(op.latency_us(), 0);
+      EXPECT_EQ(op.busbw_gbps(), 0);
+    }
+  }
+  const auto metrics = ringmaster::loadMetrics(store_, result.runId);
+  EXPECT_EQ(metrics.allreduceOps, 6u);
+  EXPECT_EQ(metrics.busbwGbps, 0) << "not measured";
+  EXPECT_EQ(metrics.allreduceLatencyUs, 0) << "not measured";
+  // Against a run that measured them, the comparison says so instead of a change to 0.
+  ringmaster::RunMetrics measured = metrics;
+  measured.busbwGbps = 10;
+  measured.allreduceLatencyUs = 500;
+  const auto comparison = ringmaster::compareRuns(measured, metrics);
+  for (const auto& d : comparison.deltas) {
+    if (d.metric == "all-reduce busbw" || d.metric == "all-reduce latency p50") {
+      EXPECT_FALSE(ringmaster::isEmpty(d.missing)) << d.metric;
+      EXPECT_EQ(d.changeText(), "not measured") << d.metric;
+    }
   }
 }
