@@ -197,6 +197,7 @@ std::vector<std::string> Job::rankEnvironment(int index) const {
       // torchrun's restart count, for built-in ranks too: a restart resumes only from a checkpoint it finds.
       "TORCHELASTIC_RESTART_COUNT=" + std::to_string(r.spec().restart_count()),
       "TORCHELASTIC_MAX_RESTARTS=" + std::to_string(r.spec().max_restarts()),
+      "RINGMASTER_CHECK_REPLICAS_EVERY=" + std::to_string(checkReplicasEvery(r.spec())),
   };
   if (!isUserProgram(r.spec())) {
     // Ranks sharing a host share its cores instead of each starting one thread per core.

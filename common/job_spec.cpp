@@ -220,6 +220,7 @@ void applyDefaults(v1::JobSpec& spec) {
   if (h->stall_check_s() == 0) h->set_stall_check_s(kDefaultStallCheckS);
   if (h->reduce_op() == v1::REDUCE_OP_UNSPECIFIED) h->set_reduce_op(v1::REDUCE_OP_AVERAGE);
   if (spec.loss() == v1::LOSS_UNSPECIFIED) spec.set_loss(v1::LOSS_CROSS_ENTROPY);
+  if (spec.check_replicas_every() == 0) spec.set_check_replicas_every(kDefaultCheckReplicasEvery);
 }
 
 v1::JobSpec defaultJobSpec() {
@@ -326,6 +327,10 @@ void checkWorldAndTimeouts(const v1::JobSpec& spec, std::vector<FieldError>& err
       spec.rendezvous_timeout_s() > kLongestWaitS) {
     addError(errors, "rendezvous_timeout_s",
              QT_TRANSLATE_NOOP("ringmaster::Validation", "must be above 0 and at most a week (604800 s)"));
+  }
+  if (spec.check_replicas_every() < -1 || spec.check_replicas_every() > kMostCheckReplicasEvery) {
+    addError(errors, "check_replicas_every",
+             QT_TRANSLATE_NOOP("ringmaster::Validation", "must be -1 (never) or from 0 to 1000000 steps"));
   }
   if (!std::isfinite(spec.stall_timeout_s()) || spec.stall_timeout_s() < 0 ||
       spec.stall_timeout_s() > kLongestWaitS) {

@@ -39,6 +39,14 @@ constexpr double kLongestWaitS = 7 * 24 * 3600.0;
 // names them (--stall-check-s). Horovod's own inspector waits 60 s; a stall is worth knowing well before
 // that.
 constexpr double kDefaultStallCheckS = 5;
+// Steps between the ranks' replica checks when the job does not say, and the most it may say.
+constexpr int32_t kDefaultCheckReplicasEvery = 100;
+constexpr int32_t kMostCheckReplicasEvery = 1'000'000;
+// Steps between the replica checks the job asks for; 0 when it asks for none.
+inline int32_t checkReplicasEvery(const v1::JobSpec& spec) {
+  const int32_t every = spec.check_replicas_every();
+  return every < 0 ? 0 : every == 0 ? kDefaultCheckReplicasEvery : every;
+}
 
 // Every problem in the spec; empty means valid. `builtBackends` lists what this build can run.
 std::vector<FieldError> validateJobSpec(const v1::JobSpec& spec);

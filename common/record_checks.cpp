@@ -50,6 +50,18 @@ class Check {
   std::string problem_;
 };
 
+constexpr int kMaxCollectives = 256;           // calls of one step a record may carry
+constexpr int kMaxReplicaTensors = 1'000'000;  // tensors of one model
+
+void checkCollective(Check& check, const v1::Collective& c) {
+  check.text("a collective's op", c.op())
+      .text("a collective's reduction", c.reduction())
+      .text("a collective's dtype", c.dtype())
+      .text("a collective's group", c.group())
+      .text("a collective's site", c.site())
+      .atMost("a collective's elements", c.elements(), kPetabyte);
+}
+
 std::string stepName(uint64_t step) {
   return "step " + std::to_string(step);
 }
@@ -142,11 +154,38 @@ std::string rankRecordProblem(const v1::Record& record, int rank, int worldSize)
     }
     case v1::Record::kHealth:
       return Check("telemetry health").that(own(record.health().rank()), notOwn).result();
-    case v1::Record::kHeartbeat:
-      return Check("heartbeat")
-          .that(own(record.heartbeat().rank()), notOwn + std::to_string(record.heartbeat().rank()))
-          .text("phase", record.heartbeat().phase())
-          .result();
+    case v1::Record::kHeartbeat: {
+      const auto& h = record.heartbeat();
+      Check check("heartbeat");
+      check.that(own(h.rank()), notOwn + std::to_string(h.rank()))
+          .text("phase", h.phase())
+          .atMost("collectives", h.collectives_size(), kMaxCollectives);
+      for (const auto& c : h.collectives()) checkCollective(check, c);
+      return check.result();
+    }
+    case v1::Record::kCollectiveCalls: {
+      const auto& c = record.collective_calls();
+      Check check("collectives of " + stepName(c.step()));
+      check.that(own(c.rank()), notOwn + std::to_string(c.rank()))
+          .atMost("step", c.step(), kMaxStep)
+          .atMost("calls", c.calls_size(), kMaxCollectives)
+          .that(
+              c.count() >= static_cast<uint32_t>(c.calls_size()),
+              "count is " + std::to_string(c.count()) + " with " + std::to_string(c.calls_size()) + " calls");
+      for (const auto& call : c.calls()) checkCollective(check, call);
+      return check.result();
+    }
+    case v1::Record::kReplicas: {
+      const auto& r = record.replicas();
+      Check check("replica hashes of " + stepName(r.step()));
+      check.that(own(r.rank()), notOwn + std::to_string(r.rank()))
+          .atMost("step", r.step(), kMaxStep)
+          .atMost("names", r.names_size(), kMaxReplicaTensors)
+          .that(r.names_size() == r.hashes_size(), std::to_string(r.names_size()) + " names with " +
+                                                       std::to_string(r.hashes_size()) + " hashes");
+      for (const auto& name : r.names()) check.text("a tensor name", name);
+      return check.result();
+    }
     case v1::Record::kRuntime: {
       const auto& r = record.runtime();
       return Check("runtime")

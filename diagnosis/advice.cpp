@@ -439,6 +439,35 @@ Sentence restartAdvice(const v1::Finding& f, const AdviceReader& reader) {
   return {};
 }
 
+Sentence collectivesAdvice(const v1::Finding& f) {
+  return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                  "Every rank of a process group must call the same collectives in the same "
+                                  "order, with the same op, dtype and number of elements. Look at the call "
+                                  "named above for a condition only some ranks meet (rank == 0, a "
+                                  "rank-dependent number of batches, a metric reduced on one rank) and make "
+                                  "every rank call it, or none, from step %1 on."),
+                {figure(f, evidence::kFirstStep)});
+}
+
+Sentence replicaDriftAdvice(const v1::Finding& f) {
+  if (f.cause() == "other tensors") {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "The ranks train different models: build the same model on every rank "
+                                    "before wrapping it in DistributedDataParallel, with no module added or "
+                                    "removed on some ranks only."));
+  }
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "Replicas should hold the same values. Usual causes: a module added after "
+                        "DistributedDataParallel wrapped the model (its parameters are neither "
+                        "broadcast nor all-reduced: build the whole model first), "
+                        "broadcast_buffers=False with BatchNorm (use SyncBatchNorm or broadcast the "
+                        "buffers), parameters changed outside the optimizer or on one rank only, a "
+                        "custom layer whose tensors are not registered as parameters or buffers "
+                        "(register them). The tensors named above show which part of the model "
+                        "it is."));
+}
+
 // Findings of no detector's kind: what an import or the run history tells.
 Sentence otherAdvice(const v1::Finding& f) {
   if (f.cause() == "implausible durations") {
@@ -486,6 +515,10 @@ Sentence adviceFor(const v1::Finding& f, const AdviceReader& reader) {
       return crashAdvice(f, reader);
     case v1::Finding::KIND_RESTART:
       return restartAdvice(f, reader);
+    case v1::Finding::KIND_COLLECTIVES:
+      return collectivesAdvice(f);
+    case v1::Finding::KIND_REPLICA_DRIFT:
+      return replicaDriftAdvice(f);
     default:
       return otherAdvice(f);
   }

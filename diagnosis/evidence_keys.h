@@ -41,6 +41,16 @@ inline constexpr char kMissingTensors[] = "missing_tensors";
 inline constexpr char kWaitingRanks[] = "waiting_ranks";
 inline constexpr char kStepsBehind[] = "steps_behind";
 inline constexpr char kResumed[] = "resumed";
+// Collectives out of step: the call where ranks differ (its place in its step), and the elements of each
+// rank's call there.
+inline constexpr char kCollectiveIndex[] = "collective_index";
+inline constexpr char kElements[] = "elements";
+inline constexpr char kOtherElements[] = "other_elements";
+// Replicas that drift.
+inline constexpr char kDriftingTensors[] = "drifting_tensors";
+inline constexpr char kTensors[] = "tensors";
+inline constexpr char kLastEqualStep[] = "last_equal_step";
+inline constexpr char kCheckEverySteps[] = "check_every_steps";
 // Communication.
 inline constexpr char kExposedCommPct[] = "exposed_comm_pct";
 inline constexpr char kOverlapPct[] = "overlap_pct";
@@ -106,6 +116,13 @@ inline constexpr const char* kAll[] = {kThroughputLostPct,
                                        kWaitingRanks,
                                        kStepsBehind,
                                        kResumed,
+                                       kCollectiveIndex,
+                                       kElements,
+                                       kOtherElements,
+                                       kDriftingTensors,
+                                       kTensors,
+                                       kLastEqualStep,
+                                       kCheckEverySteps,
                                        kExposedCommPct,
                                        kOverlapPct,
                                        kBusbwGbps,

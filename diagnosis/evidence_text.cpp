@@ -77,6 +77,19 @@ constexpr Key kKeys[] = {
     {evidence::kWaitingRanks, QT_TRANSLATE_NOOP("ringmaster::Evidence", "ranks waiting"), Unit::Count},
     {evidence::kStepsBehind, QT_TRANSLATE_NOOP("ringmaster::Evidence", "steps behind"), Unit::Count},
     {evidence::kResumed, QT_TRANSLATE_NOOP("ringmaster::Evidence", "went on afterwards"), Unit::Flag},
+    // Collectives out of step.
+    {evidence::kCollectiveIndex,
+     QT_TRANSLATE_NOOP("ringmaster::Evidence", "place among the step's collectives"), Unit::Count},
+    {evidence::kElements, QT_TRANSLATE_NOOP("ringmaster::Evidence", "elements of the rank's collective"),
+     Unit::Count},
+    {evidence::kOtherElements,
+     QT_TRANSLATE_NOOP("ringmaster::Evidence", "elements of the other's collective"), Unit::Count},
+    // Replicas that drift.
+    {evidence::kDriftingTensors, QT_TRANSLATE_NOOP("ringmaster::Evidence", "tensors that differ"),
+     Unit::Count},
+    {evidence::kTensors, QT_TRANSLATE_NOOP("ringmaster::Evidence", "tensors compared"), Unit::Count},
+    {evidence::kLastEqualStep, QT_TRANSLATE_NOOP("ringmaster::Evidence", "last step equal"), Unit::Step},
+    {evidence::kCheckEverySteps, QT_TRANSLATE_NOOP("ringmaster::Evidence", "checked every"), Unit::Count},
     // Communication.
     {evidence::kExposedCommPct, QT_TRANSLATE_NOOP("ringmaster::Evidence", "step time waiting on all-reduce"),
      Unit::Percent},

@@ -51,6 +51,10 @@ inline const char* kindLabel(v1::Finding::Kind kind) {
       return "crash";
     case v1::Finding::KIND_RESTART:
       return "restart";
+    case v1::Finding::KIND_COLLECTIVES:
+      return "collectives out of step";
+    case v1::Finding::KIND_REPLICA_DRIFT:
+      return "replica drift";
     default:
       return "finding";
   }

@@ -14,6 +14,8 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
       stalls_(worldSize, config.stall),
       communication_(config.communication),
       divergence_(worldSize),
+      collectives_(worldSize),
+      replicas_(worldSize),
       worldSize_(worldSize),
       config_(config) {
   communication_.setRanks(worldSize);
@@ -22,6 +24,8 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
 void RunDiagnosis::restarted(int worldSize) {
   crashes_ = CrashDetector();
   stalls_ = StallDetector(worldSize, config_.stall);
+  collectives_ = CollectiveSequenceDetector(worldSize);
+  replicas_ = ReplicaDriftDetector(worldSize);
   if (worldSize != worldSize_) stragglers_ = StragglerDetector(worldSize, config_.straggler);
   communication_.setRanks(worldSize);
   worldSize_ = worldSize;
@@ -37,6 +41,8 @@ void RunDiagnosis::grow(int worldSize) {
   stragglers_ = StragglerDetector(worldSize, config_.straggler);
   stalls_ = StallDetector(worldSize, config_.stall);
   divergence_ = DivergenceDetector(worldSize);
+  collectives_ = CollectiveSequenceDetector(worldSize);
+  replicas_ = ReplicaDriftDetector(worldSize);
   communication_.setRanks(worldSize);
   for (const auto& [rank, host] : hosts_) setHost(rank, host);
 }
@@ -49,6 +55,8 @@ void RunDiagnosis::setHost(int rank, const std::string& host) {
   communication_.setHost(rank, host);
   divergence_.setHost(rank, host);
   crashes_.setHost(rank, host);
+  collectives_.setHost(rank, host);
+  replicas_.setHost(rank, host);
 }
 
 void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
@@ -59,6 +67,13 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       communication_.add(record.step());
       divergence_.add(record.step());
       crashes_.step(record.step());
+      collectives_.add(record.step());
+      break;
+    case v1::Record::kCollectiveCalls:
+      collectives_.add(record.collective_calls());
+      break;
+    case v1::Record::kReplicas:
+      replicas_.add(record.replicas());
       break;
     case v1::Record::kLog:
       crashes_.log(record.log());
@@ -75,6 +90,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kHeartbeat:
       stalls_.heartbeat(record.heartbeat(), arrivalNs);
+      collectives_.heartbeat(record.heartbeat());
       break;
     case v1::Record::kFinding: {
       // A rank or agent re-reports a finding as it evolves: the latest of a kind and rank wins.
@@ -106,6 +122,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
           state.state() == v1::RankState::STATE_LOST) {
         const bool failed = state.state() != v1::RankState::STATE_EXITED || state.exit_code() != 0;
         stalls_.exited(state.rank(), failed, arrivalNs);
+        collectives_.exited(state.rank(), failed);
       }
       break;
     }
@@ -120,6 +137,10 @@ std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
   out.insert(out.end(), crashed.begin(), crashed.end());
   auto diverged = divergence_.findings();
   out.insert(out.end(), diverged.begin(), diverged.end());
+  auto outOfStep = collectives_.findings();
+  out.insert(out.end(), outOfStep.begin(), outOfStep.end());
+  auto drift = replicas_.findings();
+  out.insert(out.end(), drift.begin(), drift.end());
   auto stragglers = stragglers_.findings();
   out.insert(out.end(), stragglers.begin(), stragglers.end());
   auto leaks = leaks_.findings();

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "diagnosis/collective_sequence.h"
 #include "diagnosis/communication_health.h"
 #include "diagnosis/crash_detector.h"
 #include "diagnosis/divergence_detector.h"
 #include "diagnosis/memory_leak_detector.h"
+#include "diagnosis/replica_drift.h"
 #include "diagnosis/stall_detector.h"
 #include "diagnosis/straggler_detector.h"
 #include "history/run_store.h"
@@ -54,6 +56,8 @@ class RunDiagnosis {
   CommunicationMonitor communication_;
   DivergenceDetector divergence_;
   CrashDetector crashes_;
+  CollectiveSequenceDetector collectives_;
+  ReplicaDriftDetector replicas_;
   int worldSize_;
   DiagnosisConfig config_;
   std::vector<v1::Finding> received_;

@@ -65,6 +65,34 @@ const char kOnEveryRank[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "on every r
 const char kOnRank[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "on rank %1");
 const char kOnRanks[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "on ranks %1");
 
+const char kCollectiveOfAt[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 of %2 %3 (%4)");
+const char kCollectiveAt[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 (%2)");
+const char kCallsWhereOtherIsIn[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "From step %1 %2 calls %3, which %4 does not call there; %4 is in %5. The ranks' collectives are out of "
+    "step.");
+const char kCallsWhereOtherCalls[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding",
+                      "From step %1 %2 calls %3 where %4 calls %5. The ranks' collectives are out of step.");
+const char kCallsThatOtherNeverCalls[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "From step %1 %2 calls %3, which %4 never calls. The ranks' collectives are out of step.");
+const char kStepCollectivesDiffer[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "In step %1 %2 called %3 collectives and %4 called %5, or other ones. The ranks' collectives are out of "
+    "step.");
+const char kReplicasDiffer[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "From step %1 the replicas differ: %2 of %3 tensors (%4) hold other values %5 than on rank %6.");
+const char kReplicasDifferAfterEqual[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding",
+                      "From step %1 the replicas differ: %2 of %3 tensors (%4) hold other values %5 than on "
+                      "rank %6; at step %7 "
+                      "they were equal.");
+const char kReplicasHaveOtherTensors[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "From step %1 the replicas differ: the model %2 has other tensors than on rank %3 (%4).");
+
 const char kNotSubmitted[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 has not submitted %2; ranks %3 have waited %4 s");
 const char kNotSubmittedAndMore[] = QT_TRANSLATE_NOOP(
@@ -181,6 +209,9 @@ const std::vector<const char*>& causeWords() {
       QT_TRANSLATE_NOOP("ringmaster::Finding", "no collective"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "no progress"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "diverged"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "out of step"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "replicas differ"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "other tensors"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "failed to start"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "killed"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code"),

@@ -54,6 +54,17 @@ extern const char kInfinite[];
 extern const char kOnEveryRank[];
 extern const char kOnRank[];
 extern const char kOnRanks[];
+// Collectives out of step.
+extern const char kCollectiveOfAt[];
+extern const char kCollectiveAt[];
+extern const char kCallsWhereOtherIsIn[];
+extern const char kCallsWhereOtherCalls[];
+extern const char kCallsThatOtherNeverCalls[];
+extern const char kStepCollectivesDiffer[];
+// Replicas that drift.
+extern const char kReplicasDiffer[];
+extern const char kReplicasDifferAfterEqual[];
+extern const char kReplicasHaveOtherTensors[];
 // Stalls.
 extern const char kNotSubmitted[];
 extern const char kNotSubmittedAndMore[];

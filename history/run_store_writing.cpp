@@ -209,6 +209,8 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
     case v1::Record::kScalar:     // programs' own scalars are not stored yet
     case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
     case v1::Record::kRuntime:    // kept as its host's facts and the run's environment (console::RunIngest)
+    case v1::Record::kCollectiveCalls:  // for the live diagnosis; what it finds is stored as findings
+    case v1::Record::kReplicas:
     case v1::Record::BODY_NOT_SET:
       break;
   }

@@ -399,7 +399,15 @@ std::vector<JobFlag> faultFlags() {
           [](S& s, const std::string& v) {
             *s.mutable_faults()->add_hangs() = parseStepFault(v, "--inject-hang");
           },
-          [](const S& s) { return each(s.faults().hangs(), stepFaultText); })};
+          [](const S& s) { return each(s.faults().hangs(), stepFaultText); }),
+      fault(
+          faults, "--inject-drift",
+          "RANK:STEP: that rank changes its first parameter outside the optimizer at that step, so that its "
+          "replica drifts",
+          [](S& s, const std::string& v) {
+            *s.mutable_faults()->add_drifts() = parseStepFault(v, "--inject-drift");
+          },
+          [](const S& s) { return each(s.faults().drifts(), stepFaultText); })};
 }
 
 // Every job flag, in the order --help lists them and workerArguments() writes them.

@@ -290,6 +290,9 @@ class DdpEngine::Reducer {
       bucket.wire.copy_(bucket.flat);
     }
     std::vector<at::Tensor> tensors{bucket.wire};
+    ctx_.probe->collective("all_reduce", "", dtypeName(bucket.wire.scalar_type()),
+                           static_cast<uint64_t>(bucket.wire.numel()),
+                           "DDP bucket " + std::to_string(&bucket - buckets_.data()));
     bucket.startNs = ctx_.probe->now();
     bucket.work = ctx_.group->allreduce(tensors);
     bucket.done = CompletionTime::watch(bucket.work, *ctx_.probe);

@@ -5,6 +5,25 @@
 
 namespace ringmaster::worker {
 
+const char* dtypeName(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Float:
+      return "float32";
+    case c10::ScalarType::Double:
+      return "float64";
+    case c10::ScalarType::Half:
+      return "float16";
+    case c10::ScalarType::BFloat16:
+      return "bfloat16";
+    case c10::ScalarType::Long:
+      return "int64";
+    case c10::ScalarType::Int:
+      return "int32";
+    default:
+      return c10::toString(type);
+  }
+}
+
 WireFormat wireFormatFor(v1::Compression compression, const c10d::ProcessGroup& group) {
   WireFormat format;
   switch (compression) {

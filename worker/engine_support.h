@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Small pieces both gradient engines share: what a gradient looks like on the wire, when an injected hang
-// starts, and when an asynchronous collective really finished.
+// Small pieces both gradient engines share: what a gradient looks like on the wire and what its element type
+// is called, when an injected hang starts, and when an asynchronous collective really finished.
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,9 @@ struct WireFormat {
   bool roundToBf16 = false;
 };
 WireFormat wireFormatFor(v1::Compression compression, const c10d::ProcessGroup& group);
+
+// A tensor's element type as the Python package names it ("float32", "bfloat16"), for the collective log.
+const char* dtypeName(c10::ScalarType type);
 
 // The first step at which --inject-hang makes `rank` misbehave, if it names this rank.
 std::optional<uint64_t> hangStepFor(const v1::FaultInjection& faults, int rank);

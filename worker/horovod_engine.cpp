@@ -601,6 +601,8 @@ class HorovodEngine::Controller {
       if (format_.roundToBf16) f.wire.copy_(f.wire.to(torch::kBFloat16));
       f.launchNs = ctx_.probe->now();
       std::vector<at::Tensor> tensors{f.wire};
+      ctx_.probe->collective("all_reduce", "", dtypeName(f.wire.scalar_type()),
+                             static_cast<uint64_t>(f.wire.numel()), "Horovod fusion buffer");
       f.work = ctx_.group->allreduce(tensors);
       f.done = CompletionTime::watch(f.work, *ctx_.probe);
       {

@@ -5,7 +5,11 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "worker/record_buffer.h"
@@ -35,6 +39,13 @@ class Probe {
                 uint64_t step, std::map<std::string, std::string> args = {});
   void stall(v1::StallReport report);
   void summary(v1::RankSummary summary);
+  void replicas(v1::ReplicaHashes hashes);
+  // A collective on the default group joins the step's sequence (records.proto: StepSample.collectives):
+  // step() puts the count and CRC on the step, and sends the calls when they are not the step before's.
+  void collective(const char* op, const char* reduction, const char* dtype, uint64_t elements,
+                  const std::string& site);
+  // The step in progress's calls so far, for a heartbeat.
+  void fillCollectives(v1::Heartbeat& heartbeat) const;
   void record(v1::Record record);
 
   RecordBuffer& buffer() { return buffer_; }
@@ -46,6 +57,13 @@ class Probe {
   std::atomic<bool> timelineOn_{false};
   std::atomic<int64_t> lastStep_{-1};
   RecordBuffer buffer_;
+  // The collectives of the step in progress (any thread may call one: the Horovod engine's background loop).
+  mutable std::mutex collectivesMutex_;
+  uint64_t collectivesStep_ = 0;
+  uint32_t collectivesCount_ = 0;
+  uint32_t collectivesCrc_ = 0;
+  std::vector<v1::Collective> calls_;
+  std::optional<std::pair<uint32_t, uint32_t>> previousPattern_;
 };
 
 }  // namespace ringmaster::worker

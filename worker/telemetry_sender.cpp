@@ -226,6 +226,7 @@ class TelemetrySession::Sender {
     beat->set_rank(session_.probe_.rank());
     beat->set_last_step(session_.probe_.lastStep());
     beat->set_time_ns(session_.probe_.now());  // no phase: the built-in loop does not track one
+    session_.probe_.fillCollectives(*beat);
     send(request);
   }
 

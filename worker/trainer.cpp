@@ -11,8 +11,10 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "common/job_spec.h"
 #include "common/warmup.h"
 #include "worker/process_memory.h"
+#include "worker/replica_hashes.h"
 #include "worker/torchscript_model.h"
 
 namespace ringmaster::worker {
@@ -117,7 +119,8 @@ double Trainer::learningRate(uint64_t step) const {
   return lr;
 }
 
-// --inject-crash aborts here; --inject-leak keeps memory that is touched, so the RSS really grows.
+// --inject-crash aborts here; --inject-drift nudges a parameter on one rank; --inject-leak keeps memory that
+// is touched, so the RSS really grows.
 void Trainer::injectFaults(uint64_t step) {
   const auto& faults = context_.spec.faults();
   for (const auto& crash : faults.crashes()) {
@@ -126,6 +129,13 @@ void Trainer::injectFaults(uint64_t step) {
                 << " (--inject-crash)" << std::endl;
       std::abort();
     }
+  }
+  for (const auto& drift : faults.drifts()) {
+    if (drift.rank() != rank_ || drift.step() != step) continue;
+    std::cerr << "ringmaster-worker: rank " << rank_ << ": injected drift at step " << step
+              << " (--inject-drift)" << std::endl;
+    torch::NoGradGuard noGrad;
+    model_->parameters().front().add_(1e-3);
   }
   for (const auto& leak : faults.leaks()) {
     if (leak.rank() != rank_) continue;
@@ -138,6 +148,9 @@ void Trainer::injectFaults(uint64_t step) {
 
 void Trainer::trainStep(StepTotals& totals) {
   const uint64_t step = position_.step;
+  const int every = checkReplicasEvery(context_.spec);
+  if (worldSize_ > 1 && every > 0 && step % static_cast<uint64_t>(every) == 0)
+    probe_.replicas(replicaHashes(*model_, step));
   const int64_t stepStart = probe_.now();
   injectFaults(step);  // inside the step: a leak's cost is the step's, as in a real program
   const double lr = learningRate(step);
@@ -262,6 +275,7 @@ double Trainer::evaluate() {
   model_->train();
   std::vector<torch::Tensor> counts = {
       torch::tensor({correct, shard.size(0)}, torch::kLong).to(context_.device)};
+  probe_.collective("all_reduce", "", "int64", 2, "test accuracy");
   context_.group->allreduce(counts)->wait();
   torch::Tensor total = counts[0].cpu();
   return static_cast<double>(total[0].item<int64_t>()) / static_cast<double>(total[1].item<int64_t>());
@@ -281,6 +295,7 @@ std::pair<bool, bool> Trainer::agreeOnControl() {
       torch::tensor({int64_t{stop}, int64_t{checkpoint}}).to(context_.device)};
   c10d::AllreduceOptions options;
   options.reduceOp = c10d::ReduceOp::MAX;
+  probe_.collective("all_reduce", "MAX", "int64", 2, "stop and checkpoint agreement");
   context_.group->allreduce(flags, options)->wait();
   torch::Tensor agreed = flags[0].cpu();
   return {agreed[0].item<int64_t>() != 0, agreed[1].item<int64_t>() != 0};

@@ -4,9 +4,12 @@
 #include <torch/version.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 
 #include "common/error.h"
+#include "common/job_spec.h"
 #include "jobflags/job_flags.h"
 #include "ringmaster/version.h"
 
@@ -20,6 +23,27 @@ std::string workerVersionText() {
   return std::string("ringmaster-worker ") + RINGMASTER_VERSION + " (LibTorch " + TORCH_VERSION +
          ", backends: " + backends + ")";
 }
+
+namespace {
+
+// The agent tells every rank how often to check its replicas (RINGMASTER_CHECK_REPLICAS_EVERY, steps; 0 =
+// never), as it tells a user's program; the job spec's field says the same (0 there is the default).
+void checkReplicasEveryFromEnvironment(v1::JobSpec& spec) {
+  const char* text = std::getenv("RINGMASTER_CHECK_REPLICAS_EVERY");
+  if (!text || !*text) return;
+  char* end = nullptr;
+  errno = 0;
+  const long every = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || every < 0 || every > kMostCheckReplicasEvery) {
+    std::cerr << "ringmaster-worker: RINGMASTER_CHECK_REPLICAS_EVERY=" << text
+              << " is not a number of steps from 0 to " << kMostCheckReplicasEvery
+              << "; replicas are checked every " << kDefaultCheckReplicasEvery << " steps" << std::endl;
+    return;
+  }
+  spec.set_check_replicas_every(every == 0 ? -1 : static_cast<int32_t>(every));
+}
+
+}  // namespace
 
 ParsedOptions parseWorkerOptions(int argc, char** argv) {
   ParsedOptions parsed;
@@ -44,6 +68,7 @@ ParsedOptions parseWorkerOptions(int argc, char** argv) {
       ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
+    checkReplicasEveryFromEnvironment(o.spec);
   } catch (const CLI::ParseError& e) {
     parsed.exit = true;
     parsed.exitCode = app.exit(e);

@@ -49,6 +49,10 @@ QString FindingsModel::kindText(v1::Finding::Kind kind) {
       return tr("Crash");
     case v1::Finding::KIND_RESTART:
       return tr("Restart");
+    case v1::Finding::KIND_COLLECTIVES:
+      return tr("Collectives out of step");
+    case v1::Finding::KIND_REPLICA_DRIFT:
+      return tr("Replica drift");
     default:
       return tr("Other");
   }

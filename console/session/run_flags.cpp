@@ -107,6 +107,15 @@ void addLaunchFlags(CLI::App& app, RunFlags& flags) {
       ->check(finiteWithin(0, kLongestWaitS))
       ->group(launch);
   app.add_option_function<uint32_t>(
+         "--check-replicas-every",
+         [&flags](uint32_t n) { flags.spec.set_check_replicas_every(n == 0 ? -1 : static_cast<int32_t>(n)); },
+         "Every N steps each rank hashes its parameters (and the buffers kept equal across ranks), and "
+         "replicas "
+         "that hold different values are a finding (default: 100; 0: never)")
+      ->type_name("N")
+      ->check(CLI::Range(0, static_cast<int>(kMostCheckReplicasEvery)))
+      ->group(launch);
+  app.add_option_function<uint32_t>(
          "--max-restarts", [&flags](uint32_t n) { flags.spec.set_max_restarts(n); },
          "When a rank fails (an error, a signal, a stall stopped by --stall-timeout-s), stop the others and "
          "start every rank again from the last checkpoint, at most N times (default: 0, the job fails). "
@@ -423,6 +432,10 @@ std::vector<std::string> runArguments(const RunFlags& flags) {
   addChanged("--job-id", flags.jobId, defaults.jobId);
   addChanged("--name", flags.spec.name(), defaults.spec.name());
   if (flags.spec.stall_timeout_s() > 0) add("--stall-timeout-s", formatNumber(flags.spec.stall_timeout_s()));
+  if (flags.spec.check_replicas_every() < 0) add("--check-replicas-every", "0");
+  if (flags.spec.check_replicas_every() > 0 &&
+      flags.spec.check_replicas_every() != kDefaultCheckReplicasEvery)
+    add("--check-replicas-every", std::to_string(flags.spec.check_replicas_every()));
   if (flags.spec.max_restarts() > 0) add("--max-restarts", std::to_string(flags.spec.max_restarts()));
   if (flags.spec.min_ranks() > 0) add("--min-ranks", std::to_string(flags.spec.min_ranks()));
   addChanged("--worker", flags.worker, defaults.worker);

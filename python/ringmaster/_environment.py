@@ -29,6 +29,13 @@ def _integer(environ: Mapping[str, str], name: str) -> Optional[int]:
     return value
 
 
+DEFAULT_CHECK_REPLICAS_EVERY = 100  # as the console's --check-replicas-every
+
+
+def _or(value: Optional[int], fallback: int) -> int:
+    return fallback if value is None else value
+
+
 def _launcher_run_id(environ: Mapping[str, str]) -> str:
     """The id every rank of one launch shares, where a launcher gives one (torchrun, Slurm); "" otherwise."""
     if environ.get("TORCHELASTIC_RUN_ID"):
@@ -49,6 +56,7 @@ class RankEnvironment:
     timeline: bool                     # RINGMASTER_TIMELINE=1: record the timeline from the start
     rank: Optional[int]                # RANK
     group_world_size: Optional[int]    # GROUP_WORLD_SIZE: hosts (agents) in the job
+    check_replicas_every: int = DEFAULT_CHECK_REPLICAS_EVERY  # RINGMASTER_CHECK_REPLICAS_EVERY: steps; 0 = never
 
     @property
     def reports(self) -> bool:
@@ -67,4 +75,6 @@ class RankEnvironment:
             timeline=environ.get("RINGMASTER_TIMELINE", "") == "1",
             rank=_integer(environ, "RANK"),
             group_world_size=_integer(environ, "GROUP_WORLD_SIZE"),
+            check_replicas_every=_or(_integer(environ, "RINGMASTER_CHECK_REPLICAS_EVERY"),
+                                     DEFAULT_CHECK_REPLICAS_EVERY),
         )

@@ -31,6 +31,8 @@ class StepRecord:
     losses: List[Any] = field(default_factory=list)  # what backward started from, summed (as the worker does)
     logged_loss: Any = None                          # what the program logged as "loss"; wins over `losses`
     lr: Any = None
+    collectives: int = 0                             # collectives called in the step, and their CRC-32
+    collectives_crc: int = 0
 
 
 @dataclass(slots=True)
@@ -84,12 +86,44 @@ class SummaryRecord:
     samples_per_s: float
 
 
+@dataclass(slots=True, frozen=True)
+class Collective:
+    """One collective the rank called (records.proto's Collective)."""
+    index: int            # its place among the step's collectives
+    op: str               # "all_reduce", "broadcast", ...
+    reduction: str        # "SUM", "MAX", ... or ""
+    dtype: str            # "float32"
+    elements: int
+    group: str            # "world" or "ranks 0,2"
+    site: str             # "train.py:28", "DDP bucket 0"
+
+
 @dataclass(slots=True)
 class HeartbeatRecord:
     last_step: int        # -1 before the first step ends
     phase: str            # "data", "forward", "backward", "comm_wait", "optimizer", "idle"
     phase_since_ns: int
     time_ns: int
+    collectives_step: int = 0                                      # the step in progress, as the collectives see it
+    step_collectives: int = 0                                      # its collectives so far
+    collectives: Tuple[Collective, ...] = ()                       # the first of them
+
+
+@dataclass(slots=True)
+class CollectiveCallsRecord:
+    """A step's collectives, sent when they are not the step before's."""
+    step: int
+    count: int
+    crc: int
+    calls: Tuple[Collective, ...]
+
+
+@dataclass(slots=True)
+class ReplicaHashesRecord:
+    """The model's tensors as hashes at the start of a step."""
+    step: int
+    names: List[str]
+    hashes: List[int]
 
 
 @dataclass(slots=True)
@@ -146,6 +180,12 @@ def settle_allreduce(record: AllreduceRecord) -> None:
 # Field numbers of protocol/ringmaster/v1/records.proto: the Record's body, then each message's fields in order.
 _STEP, _ALLREDUCE, _MEMORY, _TIMELINE, _HEALTH, _STALL, _SUMMARY, _SCALAR, _HEARTBEAT, _RUNTIME = (
     10, 11, 12, 13, 17, 18, 19, 20, 21, 22)
+_COLLECTIVE_CALLS, _REPLICAS = 23, 24
+
+
+def _collective(call: Collective) -> Message:
+    m = Message().integer(1, call.index).text(2, call.op).text(3, call.reduction).text(4, call.dtype)
+    return m.integer(5, call.elements).text(6, call.group).text(7, call.site)
 
 
 def _record(body: int, message: Message) -> bytes:
@@ -169,6 +209,7 @@ class Encoder:
             m.double(12, step_loss(record))
             if record.lr is not None:
                 m.double(13, as_float(record.lr))
+            m.integer(14, record.collectives).integer(15, record.collectives_crc)
             return [_record(_STEP, m)]
         if isinstance(record, AllreduceRecord):
             settle_allreduce(record)
@@ -205,8 +246,19 @@ class Encoder:
             return [_record(_SUMMARY, m)]
         if isinstance(record, HeartbeatRecord):
             m = Message().integer(1, rank).integer(2, record.last_step).text(3, record.phase)
-            m.integer(4, record.phase_since_ns).integer(5, record.time_ns)
+            m.integer(4, record.phase_since_ns).integer(5, record.time_ns).integer(6, record.step_collectives)
+            m.integer(8, record.collectives_step)
+            for call in record.collectives:
+                m.message(7, _collective(call))
             return [_record(_HEARTBEAT, m)]
+        if isinstance(record, CollectiveCallsRecord):
+            m = Message().integer(1, rank).integer(2, record.step).integer(3, record.count)
+            for call in record.calls:
+                m.message(4, _collective(call))
+            return [_record(_COLLECTIVE_CALLS, m.integer(5, record.crc))]
+        if isinstance(record, ReplicaHashesRecord):
+            m = Message().integer(1, rank).integer(2, record.step).texts(3, record.names)
+            return [_record(_REPLICAS, m.packed(4, record.hashes))]
         if isinstance(record, HealthRecord):
             m = Message().integer(1, rank).integer(2, record.records_sent).integer(3, record.records_dropped)
             return [_record(_HEALTH, m)]

@@ -19,9 +19,10 @@ from typing import Any, Callable, Optional
 
 from ringmaster import _memory
 from ringmaster._clock import JobClock
+from ringmaster._collectives import CollectiveLog
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import (AllreduceRecord, HeartbeatRecord, MemoryRecord, RuntimeRecord, ScalarRecord,
-                                 StepRecord, SummaryRecord)
+from ringmaster._records import (AllreduceRecord, CollectiveCallsRecord, HeartbeatRecord, MemoryRecord,
+                                 RuntimeRecord, ScalarRecord, StepRecord, SummaryRecord)
 from ringmaster._steps import StepTracker
 from ringmaster._telemetry import ChannelError, Control, Hello, RecordBuffer, Sender, open_channel
 
@@ -36,6 +37,7 @@ class Session:
         self.buffer = RecordBuffer()
         self.control = Control(timeline_on=env.timeline)
         self.tracker = StepTracker(self, clock.now)
+        self.collectives = CollectiveLog()
         self.device_memory: Optional[_memory.DeviceMemory] = None
         self.parameter_checksum: Callable[[], str] = lambda: ""
         self._accuracy = -1.0
@@ -58,6 +60,9 @@ class Session:
         self.buffer.push(record)
 
     def step_ended(self, step: StepRecord, now: int) -> None:
+        step.collectives, step.collectives_crc, calls = self.collectives.end_step(step.step)
+        if calls:
+            self.record(CollectiveCallsRecord(step.step, step.collectives, step.collectives_crc, calls))
         self._steps += 1
         self._samples += step.samples
         self._step_ns += step.total_ns
@@ -69,7 +74,8 @@ class Session:
 
     def _heartbeat(self) -> HeartbeatRecord:
         last_step, phase, since = self.tracker.where()
-        return HeartbeatRecord(last_step, phase, since, self.clock.now())
+        step, count, calls = self.collectives.in_progress()
+        return HeartbeatRecord(last_step, phase, since, self.clock.now(), step, count, calls)
 
     def allreduce(self, record: AllreduceRecord) -> None:
         record.timeline = self.timeline_on
@@ -93,6 +99,8 @@ class Session:
         self._closed = True
         try:
             self.tracker.close()
+            if self.collectives.in_progress()[1]:
+                self.record(self._heartbeat())  # where it stopped, for a rank that ends inside a step
             self.record(self._summary())
         finally:
             self._sender.close()

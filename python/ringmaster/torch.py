@@ -12,6 +12,12 @@ install() wraps, once per process and behind a check that costs a function call 
   torch.autograd.backward                 backward begins and ends; a one-element tensor is the step's loss
   torch.optim.Optimizer                   each optimizer class's step is timed (1.13 has no optimizer hooks)
   DistributedSampler.set_epoch            the epoch of the following steps
+  torch.distributed's collectives         each call joins the rank's sequence of collectives (op, dtype, elements,
+                                          group, the program's line), as each DDP bucket's all-reduce does
+
+Every REPLICA_CHECK-th step (RINGMASTER_CHECK_REPLICAS_EVERY, default 100), a DDP model's parameters and buffers
+are hashed just before its forward (after DDP has broadcast the buffers it keeps equal), for the console to
+compare across ranks.
 
 Every bucket's all-reduce is timed by a DDP communication hook wrapped around the program's own hook, or around
 the same mean all-reduce as torch's allreduce_hook (which divides by the group's size as DDP's built-in path does).
@@ -33,11 +39,15 @@ USE_LIBUV, and says so once on the host (its local rank 0).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
+import inspect
 import os
 import platform
 import socket
+import sys
+import threading
 import time
 import warnings
 import weakref
@@ -53,8 +63,9 @@ from torch.utils.data.distributed import DistributedSampler
 import ringmaster
 from ringmaster import _session
 from ringmaster._clock import JobClock, align
+from ringmaster._collectives import WORLD
 from ringmaster._environment import RankEnvironment, warn
-from ringmaster._records import AllreduceRecord, RuntimeRecord
+from ringmaster._records import AllreduceRecord, ReplicaHashesRecord, RuntimeRecord
 
 __all__ = ["install", "watch", "stop_agreed"]
 
@@ -232,6 +243,7 @@ class _HookSlot:
         self.hook: Callable = _mean_allreduce
         self.taken = False  # the program registered its hook (torch allows one)
         self.world_size = ddp.process_group.size()
+        self.group = _group_name(ddp.process_group)
         self.queued_for = -1  # the backward whose compute-end callback is queued
 
 
@@ -247,11 +259,14 @@ def _timed_allreduce(slot, bucket):  # unannotated: DDP checks a hook's annotati
     now = session.clock.now()
     record = AllreduceRecord(tracker.step, bucket.index(), buffer.numel() * buffer.element_size(), now, now,
                              len(bucket.parameters()), slot.world_size)
+    session.collectives.add("all_reduce", "", _dtype_name(buffer.dtype), buffer.numel(), slot.group,
+                            f"DDP bucket {bucket.index()}")
     begin = None
     if buffer.is_cuda:
         begin = torch.cuda.Event(enable_timing=True)
         begin.record()
-    future = slot.hook(slot.state, bucket)
+    with _inside_collective():  # what the hook calls is this all-reduce, not collectives of its own
+        future = slot.hook(slot.state, bucket)
 
     def done(reduced: torch.futures.Future) -> Any:
         try:
@@ -289,6 +304,172 @@ def _time_allreduces(ddp: DistributedDataParallel) -> bool:
         return False
     ddp._ringmaster_hook = slot
     return True
+
+
+# -- the sequence of collectives --------------------------------------------------------------------------------------
+
+# torch.distributed's collectives and the parameter holding what a rank contributes (its elements and dtype; the
+# outputs differ in shape between ranks for some). Those absent from a torch are skipped.
+_COLLECTIVES = {
+    "all_reduce": "tensor", "broadcast": "tensor", "reduce": "tensor", "all_gather": "tensor",
+    "all_gather_into_tensor": "input_tensor", "_all_gather_base": "input_tensor",
+    "reduce_scatter": "input_list", "reduce_scatter_tensor": "input", "_reduce_scatter_base": "input",
+    "gather": "tensor", "scatter": "tensor", "all_to_all": "input_tensor_list", "all_to_all_single": "input",
+    "all_reduce_coalesced": "tensors", "barrier": "", "broadcast_object_list": "object_list",
+    "all_gather_object": "obj", "gather_object": "obj", "scatter_object_list": "scatter_object_output_list",
+}
+_OWN_FOLDERS = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(ringmaster.__file__) + os.sep)
+_inside = threading.local()  # depth of collectives in progress on this thread: one made of others counts once
+_group_names: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+
+
+class _inside_collective:
+    def __enter__(self) -> None:
+        _inside.depth = getattr(_inside, "depth", 0) + 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _inside.depth -= 1
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _group_name(group: Any) -> str:
+    """"world" for the default group, else its ranks ("ranks 0,2"): the same name on every member."""
+    if group is None or group is getattr(dist.group, "WORLD", None):
+        return WORLD
+    try:
+        return _group_names[group]
+    except (KeyError, TypeError):
+        pass
+    ranks = None
+    get_ranks = getattr(dist, "get_process_group_ranks", None)  # torch 2
+    try:
+        if get_ranks is not None:
+            ranks = list(get_ranks(group))
+        else:  # torch 1.13: the group's global ranks, kept privately
+            ranks = sorted(getattr(dist.distributed_c10d, "_pg_group_ranks", {}).get(group, {}).keys())
+    except Exception:
+        ranks = None
+    name = "ranks " + ",".join(str(r) for r in ranks) if ranks else f"a group of {group.size()}"
+    try:
+        _group_names[group] = name
+    except TypeError:
+        pass
+    return name
+
+
+def _reduction_name(op: Any) -> str:
+    name = getattr(op, "name", None)  # torch 2's RedOpType
+    if not isinstance(name, str):
+        name = str(op).split(".")[-1]  # torch 1.13: "ReduceOp.SUM"
+    return name.upper()
+
+
+def _contribution(value: Any) -> tuple:
+    """(dtype, elements) of a tensor or a list of tensors; ("object", count) for Python objects."""
+    if isinstance(value, torch.Tensor):
+        return _dtype_name(value.dtype), value.numel()
+    if isinstance(value, (list, tuple)):
+        tensors = [t for t in value if isinstance(t, torch.Tensor)]
+        if tensors:
+            return _dtype_name(tensors[0].dtype), sum(t.numel() for t in tensors)
+        return "object", len(value)
+    return ("object", 1) if value is not None else ("", 0)
+
+
+def _call_site() -> str:
+    """The program's line that called: the first frame outside torch and ringmaster."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_FOLDERS):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def _logged_collective(name: str, original: Callable, contributes: str) -> Callable:
+    signature = inspect.signature(original)
+    reducing = "op" in signature.parameters
+
+    @functools.wraps(original)
+    def collective(*args: Any, **kwargs: Any) -> Any:
+        session = _session.current()
+        if session is None or getattr(_inside, "depth", 0):
+            return original(*args, **kwargs)
+        try:
+            bound = signature.bind_partial(*args, **kwargs).arguments
+            dtype, elements = _contribution(bound.get(contributes)) if contributes else ("", 0)
+            reduction = _reduction_name(bound.get("op", dist.ReduceOp.SUM)) if reducing else ""
+            session.collectives.add(name, reduction, dtype, elements, _group_name(bound.get("group")),
+                                    _call_site())
+        except Exception:  # telemetry must never fail the collective (torch reports a bad call itself)
+            pass
+        with _inside_collective():
+            return original(*args, **kwargs)
+
+    collective._ringmaster_logged = True
+    return collective
+
+
+def _wrap_collectives() -> None:
+    c10d = dist.distributed_c10d
+    for name, contributes in _COLLECTIVES.items():
+        original = getattr(c10d, name, None)
+        if original is None or getattr(original, "_ringmaster_logged", False):
+            continue
+        wrapped = _logged_collective(name, original, contributes)
+        setattr(c10d, name, wrapped)  # what torch's own helpers call
+        if getattr(dist, name, None) is original:
+            setattr(dist, name, wrapped)
+
+
+# -- replicas -----------------------------------------------------------------------------------------------------------
+
+def _tensor_hash(tensor: torch.Tensor) -> int:
+    """A 64-bit BLAKE2b of the tensor's bytes (on the host: a device tensor is copied once per check)."""
+    data = tensor.detach().contiguous().view(-1)
+    if data.numel() and data.element_size() != 1:
+        data = data.view(torch.uint8)
+    data = data.cpu()
+    digest = hashlib.blake2b(memoryview(data.numpy()) if data.numel() else b"", digest_size=8)
+    return int.from_bytes(digest.digest(), "little")
+
+
+def replica_hashes(module: torch.nn.Module) -> tuple:
+    """(names, hashes) of the module's parameters, then its buffers."""
+    names, hashes = [], []
+    with torch.no_grad():
+        for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
+            names.append(name)
+            hashes.append(_tensor_hash(tensor))
+    return names, hashes
+
+
+def _replica_check(module: torch.nn.Module, inputs: tuple) -> None:
+    """A forward pre-hook on a DDP model's module: runs after DDP has broadcast the buffers it keeps equal."""
+    session = _session.current()
+    if session is None or not module.training or not torch.is_grad_enabled():
+        return
+    every = session.env.check_replicas_every
+    step = session.tracker.step
+    if every <= 0 or step % every or getattr(module, "_ringmaster_replicas_at", -1) == step:
+        return
+    module._ringmaster_replicas_at = step
+    try:
+        names, hashes = replica_hashes(module)
+    except Exception as e:  # telemetry must never stop training
+        warn(f"rank {session.rank}: the replica check is off ({type(e).__name__}: {e})")
+        session.env = dataclasses.replace(session.env, check_replicas_every=0)
+        return
+    session.record(ReplicaHashesRecord(step, names, hashes))
+
+
+def _check_replicas_of(module: torch.nn.Module) -> None:
+    if not getattr(module, "_ringmaster_replica_hook", False):
+        module.register_forward_pre_hook(_replica_check)
+        module._ringmaster_replica_hook = True
 
 
 # -- the wrappers -----------------------------------------------------------------------------------------------------
@@ -332,6 +513,7 @@ def _wrap_ddp() -> None:
         if _start_safely() is not None:
             _time_allreduces(self)
             _remember(self.module)
+            _check_replicas_of(self.module)
 
     @functools.wraps(original_forward)
     def forward(self: DistributedDataParallel, *inputs: Any, **kwargs: Any) -> Any:
@@ -499,6 +681,7 @@ def install() -> None:
     _wrap_backward()
     _wrap_optimizers()
     _wrap_sampler()
+    _wrap_collectives()
     _session.set_starter(_start_safely)
 
 
@@ -519,6 +702,7 @@ def watch(model: torch.nn.Module, optimizer: Optional[torch.optim.Optimizer] = N
         if getattr(model, "_ringmaster_hook", None) is None:
             _time_allreduces(model)
         _remember(model.module)
+        _check_replicas_of(model.module)
     else:
         if not getattr(model, "_ringmaster_watched", False):
             model.register_forward_pre_hook(_forward_pre_hook)

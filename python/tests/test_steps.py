@@ -22,7 +22,9 @@ sys.path.insert(1, str(PACKAGE_ROOT))
 import ringmaster  # noqa: E402
 from ringmaster._clock import align  # noqa: E402
 from ringmaster._environment import RankEnvironment  # noqa: E402
-from ringmaster._records import (AllreduceRecord, Encoder, HealthRecord, HeartbeatRecord, MemoryRecord,  # noqa: E402
+from ringmaster._collectives import CollectiveLog  # noqa: E402
+from ringmaster._records import (AllreduceRecord, Collective, CollectiveCallsRecord, Encoder,  # noqa: E402
+                                 HealthRecord, HeartbeatRecord, MemoryRecord, ReplicaHashesRecord,
                                  RuntimeRecord, ScalarRecord, StallRecord, StepRecord, SummaryRecord,
                                  TimelineRecord)
 from ringmaster._steps import StepTracker  # noqa: E402
@@ -187,6 +189,65 @@ class StepPhases(unittest.TestCase):
                                   ("compute", "FORWARD", 45, 50, 1), ("compute", "BACKWARD", 50, 55, 1)])
 
 
+CALL = Collective(index=2, op="all_reduce", reduction="MAX", dtype="float32", elements=1, group="world",
+                  site="train.py:28")
+CALL_PB = records_pb2.Collective(index=2, op="all_reduce", reduction="MAX", dtype="float32", elements=1,
+                                 group="world", site="train.py:28")
+
+
+class Collectives(unittest.TestCase):
+    def test_a_step_that_repeats_the_one_before_sends_only_its_count_and_crc(self):
+        log = CollectiveLog()
+        steps = []
+        for step in range(3):
+            log.add("all_reduce", "", "float32", 1000, "world", "DDP bucket 0")
+            log.add("all_reduce", "", "float32", 24, "world", "DDP bucket 1")
+            if step == 1:
+                log.add("all_reduce", "SUM", "float32", 1, "world", "train.py:28")
+            steps.append(log.end_step(step))
+        (c0, crc0, calls0), (c1, crc1, calls1), (c2, crc2, calls2) = steps
+        self.assertEqual((c0, c1, c2), (2, 3, 2))
+        self.assertEqual(crc0, crc2)
+        self.assertNotEqual(crc0, crc1)
+        self.assertEqual([c.site for c in calls0], ["DDP bucket 0", "DDP bucket 1"])
+        self.assertEqual([(c.index, c.elements, c.site) for c in calls1][2], (2, 1, "train.py:28"))
+        self.assertEqual(calls2, ((Collective(0, "all_reduce", "", "float32", 1000, "world", "DDP bucket 0"),
+                                   Collective(1, "all_reduce", "", "float32", 24, "world", "DDP bucket 1"))),
+                         "unlike the step before")
+        log.add("all_reduce", "", "float32", 1000, "world", "DDP bucket 0")
+        log.add("all_reduce", "", "float32", 24, "world", "DDP bucket 1")
+        self.assertEqual(log.end_step(3), (2, crc0, None), "as the step before: count and CRC only")
+
+    def test_the_crc_is_what_must_match_not_where_it_was_called(self):
+        a, b, c = CollectiveLog(), CollectiveLog(), CollectiveLog()
+        a.add("broadcast", "", "int64", 3, "world", "train.py:10")
+        b.add("broadcast", "", "int64", 3, "world", "other.py:99")
+        c.add("broadcast", "", "int32", 3, "world", "train.py:10")
+        self.assertEqual(a.end_step(0)[1], b.end_step(0)[1])
+        self.assertNotEqual(a.end_step(1)[1], c.end_step(0)[1])
+
+    def test_a_subgroups_calls_are_kept_but_not_counted_against_every_rank(self):
+        log = CollectiveLog()
+        log.add("all_reduce", "", "float32", 8, "ranks 0,1", "train.py:5")
+        log.add("all_reduce", "", "float32", 8, "world", "train.py:6")
+        self.assertEqual(log.in_progress(), (0, 2, (
+            Collective(0, "all_reduce", "", "float32", 8, "ranks 0,1", "train.py:5"),
+            Collective(1, "all_reduce", "", "float32", 8, "world", "train.py:6"))))
+        count, crc, calls = log.end_step(0)
+        world = CollectiveLog()
+        world.add("all_reduce", "", "float32", 8, "world", "elsewhere.py:1")
+        self.assertEqual((count, crc), world.end_step(0)[:2])
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(log.in_progress(), (1, 0, ()), "the next step begins with none")
+
+    def test_only_the_first_calls_of_a_step_travel(self):
+        log = CollectiveLog()
+        for i in range(100):
+            log.add("barrier", "", "", 0, "world", f"loop.py:{i}")
+        step, count, calls = log.in_progress()
+        self.assertEqual((step, count, len(calls)), (0, 100, 32))
+
+
 class Encoding(unittest.TestCase):
     def test_allreduce_bandwidths_follow_nccl_tests(self):
         encoder = Encoder(rank=3)
@@ -237,6 +298,19 @@ class Encoding(unittest.TestCase):
             (HeartbeatRecord(last_step=-1, phase="data", phase_since_ns=-5, time_ns=6),
              records_pb2.Record(heartbeat=records_pb2.Heartbeat(rank=5, last_step=-1, phase="data",
                                                                 phase_since_ns=-5, time_ns=6))),
+            (HeartbeatRecord(last_step=4, phase="comm_wait", phase_since_ns=7, time_ns=8, collectives_step=5,
+                             step_collectives=40, collectives=(CALL,)),
+             records_pb2.Record(heartbeat=records_pb2.Heartbeat(rank=5, last_step=4, phase="comm_wait",
+                                                                phase_since_ns=7, time_ns=8, collectives_step=5,
+                                                                step_collectives=40, collectives=[CALL_PB]))),
+            (CollectiveCallsRecord(step=30, count=3, crc=0xFFFFFFFF, calls=(CALL, CALL)),
+             records_pb2.Record(collective_calls=records_pb2.CollectiveCalls(rank=5, step=30, count=3,
+                                                                            crc=0xFFFFFFFF,
+                                                                            calls=[CALL_PB, CALL_PB]))),
+            (ReplicaHashesRecord(step=100, names=["fc1.weight", "bn.running_mean"], hashes=[big, 0]),
+             records_pb2.Record(replicas=records_pb2.ReplicaHashes(rank=5, step=100,
+                                                                   names=["fc1.weight", "bn.running_mean"],
+                                                                   hashes=[big, 0]))),
             (HealthRecord(records_sent=0, records_dropped=3),
              records_pb2.Record(health=records_pb2.TelemetryHealth(rank=5, records_dropped=3))),
             (StallRecord(missing_ranks=[0, 3, 300], tensors=["fc2.weight", "", "zählen"], waited_s=5.25),
@@ -329,6 +403,9 @@ class Environment(unittest.TestCase):
         self.assertEqual((env.socket, env.record_dir, env.job_id, env.secret, env.instrument, env.timeline),
                          ("/run/x.sock", "", "j", "s", True, False))
         self.assertEqual((env.rank, env.group_world_size), (3, 2))
+        self.assertEqual(env.check_replicas_every, 100, "the console's default when unset")
+        self.assertEqual(RankEnvironment.from_environ({"RINGMASTER_CHECK_REPLICAS_EVERY": "0"}).check_replicas_every,
+                         0)
 
     def test_a_bad_number_is_named_and_ignored(self):
         stderr = io.StringIO()

@@ -1030,6 +1030,10 @@
         <translation>必须在 0（从不）到一周（604800 秒）之间</translation>
     </message>
     <message>
+        <source>must be -1 (never) or from 0 to 1000000 steps</source>
+        <translation>必须为 -1（从不）或 0 到 1000000 步之间</translation>
+    </message>
+    <message>
         <source>must be from 1 to 65536</source>
         <translation>必须在 1 到 65536 之间</translation>
     </message>

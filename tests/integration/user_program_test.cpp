@@ -313,6 +313,86 @@ TEST_F(UserProgram, AHorovodRankCallingACollectiveTheOthersDoNotIsTheStallFindin
   EXPECT_TRUE(told) << "rank 1's log says what it waits in";
 }
 
+TEST_F(UserProgram, ARankZeroOnlyAllReduceIsNamedAsCollectivesOutOfStepAndTheRunStillEndsWithTheCrash) {
+  // At step 30 rank 0 calls a 1-element all_reduce before its forward; rank 1 goes on into DDP's first bucket
+  // all-reduce. Gloo pairs the two and fails (or, at worst, waits out the 30 s timeout).
+  auto result = run({"-np", "2", "--", kPython, program(), "--steps", "200", "--extra-all-reduce", "0:30",
+                     "--timeout-s", "30"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  auto outOfStep = findings(v1::Finding::KIND_COLLECTIVES);
+  ASSERT_EQ(outOfStep.size(), 1u) << "findings:" << everyFinding() << "\n" << result.err;
+  const v1::Finding& f = outOfStep.front();
+  EXPECT_EQ(f.rank(), 0) << f.summary();
+  EXPECT_EQ(f.since_step(), 30u) << f.summary();
+  EXPECT_NE(f.summary().find("From step 30 rank 0"), std::string::npos) << f.summary();
+  EXPECT_NE(f.summary().find("all_reduce of 1 float32 (fashion_ddp.py:"), std::string::npos) << f.summary();
+  EXPECT_NE(f.summary().find("rank 1 is in all_reduce of "), std::string::npos) << f.summary();
+  EXPECT_NE(f.summary().find("(DDP bucket 0)"), std::string::npos) << f.summary();
+  EXPECT_FALSE(findings(v1::Finding::KIND_CRASH).empty()) << "findings:" << everyFinding();
+  EXPECT_EQ(onlyRun().status, "failed");
+}
+
+TEST_F(UserProgram, ALayerAddedAfterDdpWrappedTheModelIsNamedAsDriftingFromTheFirstCheckAfterItTrained) {
+  // The layer starts alike on both ranks (the same seed) and drifts once each rank's optimizer has stepped it
+  // with its own gradients, which DDP never all-reduces.
+  auto result = run({"-np", "2", "--check-replicas-every", "10", "--", kPython, program(), "--steps", "40",
+                     "--layer-after-wrap"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto drift = findings(v1::Finding::KIND_REPLICA_DRIFT);
+  ASSERT_EQ(drift.size(), 1u) << "findings:" << everyFinding() << "\n" << result.err;
+  const v1::Finding& f = drift.front();
+  EXPECT_EQ(f.since_step(), 10u) << f.summary();
+  EXPECT_EQ(f.rank(), 1) << f.summary();
+  EXPECT_EQ(f.summary(),
+            "From step 10 the replicas differ: 2 of 10 tensors (head.weight, head.bias) hold other values on "
+            "rank 1 than on rank 0; at step 0 they were equal.");
+  EXPECT_TRUE(findings(v1::Finding::KIND_COLLECTIVES).empty()) << everyFinding();
+}
+
+// Ringmaster's own ranks check their replicas too: a parameter one rank changes outside the optimizer.
+TEST_F(UserProgram, BuiltInTrainingNamesAReplicaThatDrifted) {
+  auto result = run({"-np", "2", "--model", "mlp", "--steps", "16", "--batch-size", "32",
+                     "--check-replicas-every", "4", "--inject-drift", "1:6"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto drift = findings(v1::Finding::KIND_REPLICA_DRIFT);
+  ASSERT_EQ(drift.size(), 1u) << "findings:" << everyFinding() << "\n" << result.err;
+  EXPECT_EQ(drift.front().since_step(), 8u) << drift.front().summary();
+  EXPECT_EQ(drift.front().rank(), 1) << drift.front().summary();
+  EXPECT_NE(drift.front().summary().find("on rank 1 than on rank 0; at step 4 they were equal."),
+            std::string::npos)
+      << drift.front().summary();
+}
+
+// Ten clean runs of a program and ten of Ringmaster's own training, replicas checked every 4 steps: none
+// drifts and none is out of step (the checks are there: a run's ranks sent their hashes).
+TEST_F(UserProgram, CleanRunsOfProgramsAndBuiltInTrainingHaveNoDriftOrOutOfStepFinding) {
+  for (int i = 0; i < 20; ++i) {
+    const bool builtIn = i % 2 == 1;
+    SCOPED_TRACE((builtIn ? "built-in run " : "program run ") + std::to_string(i));
+    std::vector<std::string> args = {"-np", "2",      "--check-replicas-every",
+                                     "4",   "--name", "clean" + std::to_string(i)};
+    if (builtIn) {
+      for (const char* a : {"--model", "mlp", "--steps", "12", "--batch-size", "32"}) args.push_back(a);
+    } else {
+      for (const std::string& a : {std::string("--"), kPython, program(), std::string("--steps"),
+                                   std::string("12"), std::string("--samples"), std::string("2048")})
+        args.push_back(a);
+    }
+    auto result = run(args);
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+  }
+  RunStore store(store_);
+  const auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 20u);
+  for (const auto& info : runs) {
+    SCOPED_TRACE(info.name);
+    for (const auto& f : store.findings(info.id)) {
+      EXPECT_NE(f.kind(), v1::Finding::KIND_REPLICA_DRIFT) << f.summary();
+      EXPECT_NE(f.kind(), v1::Finding::KIND_COLLECTIVES) << f.summary();
+    }
+  }
+}
+
 TEST_F(UserProgram, TrainingFlagsWithAProgramAreAUsageError) {
   auto result = run({"-np", "2", "--model", "mlp", "--", kPython, program()});
   EXPECT_EQ(result.exitCode, 2) << result.err;

@@ -61,6 +61,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=5, help="steps before the samples/s this rank reports")
     parser.add_argument("--spawn", type=int, default=0, help="ranks this process spawns itself")
     parser.add_argument("--loader-workers", type=int, default=0)
+    parser.add_argument("--extra-all-reduce", default="", help="RANK:STEP, an all_reduce only that rank calls")
+    parser.add_argument("--layer-after-wrap", action="store_true",
+                        help="add a layer to the model after DDP wrapped it (its parameters then drift)")
     args = parser.parse_args()
     if args.spawn > 0:
         torch.multiprocessing.spawn(train, args=(args,), nprocs=args.spawn)
@@ -78,11 +81,15 @@ def train(spawned_rank, args):
     slow_rank, slow_ms = rank_and_value(args.slow_data, float) if args.slow_data else (-1, 0)
     stop_rank, stop_step = rank_and_value(args.stop_collectives, int) if args.stop_collectives else (-1, 0)
     raise_rank, raise_step = rank_and_value(args.raise_at, int) if args.raise_at else (-1, 0)
+    extra_rank, extra_step = (rank_and_value(args.extra_all_reduce, int) if args.extra_all_reduce
+                              else (-1, 0))
 
     torch.manual_seed(0)
     model = DDP(torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
                                     torch.nn.ReLU(), torch.nn.Linear(512, 256), torch.nn.ReLU(),
                                     torch.nn.Linear(256, 10)))
+    if args.layer_after_wrap:
+        model.module.add_module("head", torch.nn.Linear(10, 10))  # DDP neither broadcasts nor all-reduces it
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     data = load(args.samples)
     sampler = DistributedSampler(data, shuffle=True, seed=1)
@@ -102,6 +109,9 @@ def train(spawned_rank, args):
                 time.sleep(3600)
             if rank == raise_rank and step == raise_step:
                 raise RuntimeError(f"rank {rank} cannot go on at step {step}")
+            if rank == extra_rank and step == extra_step:
+                print(f"rank {rank} calls an all_reduce the others do not at step {step}", flush=True)
+                dist.all_reduce(torch.ones(1))
             optimizer.zero_grad()
             output = model(x)
             loss = torch.nn.functional.cross_entropy(output, y)
