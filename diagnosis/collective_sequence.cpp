@@ -77,6 +77,7 @@ void CollectiveSequenceDetector::add(const v1::StepSample& step) {
   const Pattern pattern{step.collectives(), step.collectives_crc()};
   r.steps[step.step()] = pattern;
   r.usual = pattern;
+  r.lastCompleted = step.step();
   if (r.steps.size() > kMostPendingSteps) r.steps.erase(r.steps.begin());
   if (r.inProgressStep <= step.step()) r.inProgress.clear();
   compareCompleted(step.step());
@@ -105,9 +106,20 @@ void CollectiveSequenceDetector::exited(int rank, bool failed) {
   r.exited = true;
   r.exitedCleanly = !failed;
   r.exitedAt = ++events_;
+  anyFailed_ = anyFailed_ || failed;
+}
+
+const v1::Collective* CollectiveSequenceDetector::usualAt(const Rank& r, const std::string& group,
+                                                          size_t at) const {
+  if (!r.usual) return nullptr;
+  auto k = r.known.find(*r.usual);
+  if (k == r.known.end()) return nullptr;
+  const auto calls = on(group, k->second);
+  return at < calls.size() ? calls[at] : nullptr;
 }
 
 void CollectiveSequenceDetector::compareInProgress() {
+  static const Calls kNone;
   for (auto& [a, ra] : ranks_) {
     if (ra.inProgress.empty()) continue;
     const uint64_t step = ra.inProgressStep;
@@ -118,12 +130,9 @@ void CollectiveSequenceDetector::compareInProgress() {
       const bool ended = rb.exitedCleanly && rb.inProgressStep <= step &&
                          (!theirs || theirs == &rb.inProgress) && ra.lastBeat > rb.exitedAt &&
                          ra.stateSince < rb.exitedAt;
-      static const Calls kNone;
-      if (!theirs) {
-        if (!ended) continue;
-        theirs = &kNone;
-      }
-      const bool complete = theirs != &rb.inProgress || ended;  // a completed step's calls are all its calls
+      // Calls all known: a completed step's, or those of a rank that ended. Else a prefix, or none known.
+      const bool complete = (theirs && theirs != &rb.inProgress) || ended;
+      if (!theirs) theirs = &kNone;
       std::vector<std::string> groups;
       for (const auto& c : ra.inProgress) {
         if (bothIn(c.group(), a, b) && std::find(groups.begin(), groups.end(), c.group()) == groups.end())
@@ -140,23 +149,41 @@ void CollectiveSequenceDetector::compareInProgress() {
             break;
           }
         }
-        if (at == common && !(complete && mine.size() > other.size())) continue;
+        if (at == common && !(complete && mine.size() > other.size())) {
+          // Beyond what is known of b's calls, `a` makes one its own steps never made there, and b's steps
+          // make another: suspected, and told once the run ends or fails with neither past this step.
+          const v1::Collective* aUsual = usualAt(ra, group, at);
+          const v1::Collective* bUsual = usualAt(rb, group, at);
+          if (mine.size() > at && bUsual && !sameCall(*bUsual, *mine[at]) &&
+              (!aUsual || !sameCall(*aUsual, *mine[at]))) {
+            Difference d;
+            d.step = step;
+            d.rank = a;
+            d.other = b;
+            d.group = group;
+            d.place = at;
+            d.call = *mine[at];
+            d.otherCall = *bUsual;
+            d.knownOdd = true;
+            d.inferred = true;
+            const bool known = std::any_of(suspects_.begin(), suspects_.end(), [&](const Difference& s) {
+              return s.step == step && s.rank == a && s.other == b;
+            });
+            if (!known && suspects_.size() < kMostPatterns) suspects_.push_back(std::move(d));
+          }
+          continue;
+        }
         Difference d;
         d.step = step;
         d.rank = a;
         d.other = b;
+        d.group = group;
+        d.place = at;
         d.call = *mine[at];
         if (at < other.size()) d.otherCall = *other[at];
         // Which of the two departs from what its own earlier steps called at this place.
-        auto usualAt = [&](const Rank& r) -> const v1::Collective* {
-          if (!r.usual) return nullptr;
-          auto k = r.known.find(*r.usual);
-          if (k == r.known.end()) return nullptr;
-          const auto calls = on(group, k->second);
-          return at < calls.size() ? calls[at] : nullptr;
-        };
-        const v1::Collective* aUsual = usualAt(ra);
-        const v1::Collective* bUsual = usualAt(rb);
+        const v1::Collective* aUsual = usualAt(ra, group, at);
+        const v1::Collective* bUsual = usualAt(rb, group, at);
         const bool aDeparts = !aUsual || !sameCall(*aUsual, *d.call);
         const bool bDeparts = d.otherCall && (!bUsual || !sameCall(*bUsual, *d.otherCall));
         if (aDeparts && !bDeparts) {
@@ -172,6 +199,23 @@ void CollectiveSequenceDetector::compareInProgress() {
       }
     }
   }
+}
+
+bool CollectiveSequenceDetector::confirmed(const Difference& d) const {
+  const Rank& ra = ranks_.at(d.rank);
+  const Rank& rb = ranks_.at(d.other);
+  // A failure ended the step (Gloo aborts on a size mismatch), or b ended cleanly while a stayed in the call.
+  const bool stayed = rb.exitedCleanly && ra.lastBeat > rb.exitedAt && ra.stateSince < rb.exitedAt;
+  if (!anyFailed_ && !stayed) return false;
+  for (const Rank* r : {&ra, &rb}) {
+    if (r->lastCompleted && *r->lastCompleted >= d.step) return false;  // it got past the step
+  }
+  // b's own calls came to say it makes the same one there.
+  if (rb.inProgressStep == d.step) {
+    const auto calls = on(d.group, rb.inProgress);
+    if (d.place < calls.size() && sameCall(*calls[d.place], *d.call)) return false;
+  }
+  return true;
 }
 
 void CollectiveSequenceDetector::compareCompleted(uint64_t step) {
@@ -226,8 +270,12 @@ void CollectiveSequenceDetector::note(Difference d) {
 }
 
 std::vector<v1::Finding> CollectiveSequenceDetector::findings() const {
-  if (!first_) return {};
-  const Difference& d = *first_;
+  const Difference* found = first_ ? &*first_ : nullptr;
+  for (const auto& s : suspects_) {
+    if ((!found || s.step < found->step) && confirmed(s)) found = &s;
+  }
+  if (!found) return {};
+  const Difference& d = *found;
   auto host = hosts_.find(d.rank);
   const std::string hostName = host != hosts_.end() ? host->second : "";
   v1::Finding f = makeFinding(v1::Finding::KIND_COLLECTIVES, v1::Finding::SEVERITY_CRITICAL,
@@ -238,7 +286,7 @@ std::vector<v1::Finding> CollectiveSequenceDetector::findings() const {
   };
   const int64_t step = static_cast<int64_t>(d.step);
   if (d.call && d.otherCall) {
-    setSummary(f, say(d.knownOdd ? text::kCallsWhereOtherIsIn : text::kCallsWhereOtherCalls,
+    setSummary(f, say(d.knownOdd && !d.inferred ? text::kCallsWhereOtherIsIn : text::kCallsWhereOtherCalls,
                       {step, who(d.rank), callSentence(*d.call), who(d.other), callSentence(*d.otherCall)}));
   } else if (d.call) {
     setSummary(

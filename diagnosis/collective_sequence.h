@@ -49,11 +49,12 @@ class CollectiveSequenceDetector {
   struct Rank {
     std::map<uint64_t, Pattern> steps;  // completed steps not yet compared with every rank's
     std::map<Pattern, Calls> known;     // the calls of each pattern its steps had
-    std::optional<Pattern> usual;       // its latest completed step's pattern
-    uint64_t inProgressStep = 0;        // the step its last heartbeat was in
-    Calls inProgress;                   // and the calls made in it so far
-    uint64_t lastBeat = 0;              // event number of its last heartbeat
-    uint64_t stateSince = 0;            // of its first heartbeat in this step with as many calls
+    std::optional<Pattern> usual;
+    std::optional<uint64_t> lastCompleted;  // its latest completed step's pattern
+    uint64_t inProgressStep = 0;            // the step its last heartbeat was in
+    Calls inProgress;                       // and the calls made in it so far
+    uint64_t lastBeat = 0;                  // event number of its last heartbeat
+    uint64_t stateSince = 0;                // of its first heartbeat in this step with as many calls
     bool exited = false;
     bool exitedCleanly = false;
     uint64_t exitedAt = 0;  // event number of its end
@@ -64,12 +65,20 @@ class CollectiveSequenceDetector {
     int other = 0;
     std::optional<v1::Collective> call;       // the rank's call at the place they differ
     std::optional<v1::Collective> otherCall;  // the other's there; none: it never calls one there
-    bool knownOdd = false;                    // `rank` is the one whose call is not what its steps call
-    uint32_t counts[2] = {0, 0};              // completed-step counts when no calls are known
+    std::string group;                        // the group they differ on
+    size_t place = 0;                         // the place among its calls there
+    bool inferred = false;        // the other's call there is what its steps call, not one it was seen in
+    bool knownOdd = false;        // `rank` is the one whose call is not what its steps call
+    uint32_t counts[2] = {0, 0};  // completed-step counts when no calls are known
   };
 
   // The calls `rank` made (or is making) in `step`, if known.
   const Calls* callsOf(const Rank& r, uint64_t step) const;
+  // What the rank's latest completed step called at `at` on `group`, if known.
+  const v1::Collective* usualAt(const Rank& r, const std::string& group, size_t at) const;
+  // A suspected difference holds: a rank failed (or b ended while a stayed in the call), and neither rank got
+  // past the step.
+  bool confirmed(const Difference& d) const;
   void compareInProgress();
   void compareCompleted(uint64_t step);
   void note(Difference d);
@@ -78,7 +87,9 @@ class CollectiveSequenceDetector {
   std::map<int, Rank> ranks_;
   std::map<int, std::string> hosts_;
   std::optional<Difference> first_;
-  uint64_t events_ = 0;  // heartbeats and ends seen, in order
+  std::vector<Difference> suspects_;
+  bool anyFailed_ = false;  // a rank ended with an error or a signal
+  uint64_t events_ = 0;     // heartbeats and ends seen, in order
 };
 
 }  // namespace ringmaster::diagnosis

@@ -36,21 +36,36 @@ class CollectiveLog:
         self._step = 0   # the step the calls belong to
         self._calls: List[Collective] = []
         self._previous: Optional[Tuple[int, int, int]] = None  # the step before's count, CRC and calls kept
+        self._previous_keys: Optional[List[tuple]] = None  # what the step before called, place by place
+        self._keys: List[tuple] = []
+        self._departed = False  # this step has made a call the step before did not make at its place
 
-    def add(self, op: str, reduction: str, dtype: str, elements: int, group: str, site: str) -> None:
+    def add(self, op: str, reduction: str, dtype: str, elements: int, group: str, site: str) -> bool:
+        """Notes the call; True for the step's first call that the step before did not make at its place (the
+        rank may be going out of step, and a Gloo size mismatch aborts the process at once: say it now)."""
+        key = (op, reduction, dtype, elements, group)
         with self._lock:
+            index = self._index
+            departs = False
+            if index < KEPT_CALLS:
+                self._keys.append(key)
+                previous = self._previous_keys
+                if previous is not None and not self._departed and (index >= len(previous) or previous[index] != key):
+                    departs = self._departed = True
             if group == WORLD:
                 self._crc = zlib.crc32(f"{op}|{reduction}|{dtype}|{elements}".encode(), self._crc)
                 self._count += 1
             if len(self._calls) < KEPT_CALLS:
                 self._calls.append(Collective(self._index, op, reduction, dtype, elements, group, site))
             self._index += 1
+        return departs
 
     def end_step(self, step: int) -> Tuple[int, int, Optional[Tuple[Collective, ...]]]:
         """The step that ended: its default-group count and CRC, and its calls when they are not the step
         before's (else None; also None for a step with none). The next step starts with none."""
         with self._lock:
             count, crc, calls = self._count, self._crc, tuple(self._calls)
+            self._previous_keys, self._keys, self._departed = self._keys, [], False
             self._count, self._crc, self._index, self._calls = 0, 0, 0, []
             self._step = step + 1
         changed = (count, crc, len(calls)) != self._previous

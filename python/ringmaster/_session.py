@@ -27,6 +27,9 @@ from ringmaster._steps import StepTracker
 from ringmaster._telemetry import ChannelError, Control, Hello, RecordBuffer, Sender, open_channel
 
 
+FLUSH_TIMEOUT_S = 0.5  # the longest a collective waits for its heartbeat to go out
+
+
 class Session:
     def __init__(self, env: RankEnvironment, rank: int, clock: JobClock, world_size: int = 0,
                  runtime: Optional[RuntimeRecord] = None) -> None:
@@ -77,6 +80,13 @@ class Session:
         step, count, calls = self.collectives.in_progress()
         return HeartbeatRecord(last_step, phase, since, self.clock.now(), step, count, calls)
 
+    def collective(self, op: str, reduction: str, dtype: str, elements: int, group: str, site: str) -> None:
+        """A collective the rank calls now. The first in a step that the step before did not make there goes
+        out with a heartbeat before the call is made: if it is out of step, Gloo may abort the process in it."""
+        if self.collectives.add(op, reduction, dtype, elements, group, site):
+            self.record(self._heartbeat())
+            self._sender.flush(FLUSH_TIMEOUT_S)
+
     def allreduce(self, record: AllreduceRecord) -> None:
         record.timeline = self.timeline_on
         self.record(record)
@@ -99,8 +109,6 @@ class Session:
         self._closed = True
         try:
             self.tracker.close()
-            if self.collectives.in_progress()[1]:
-                self.record(self._heartbeat())  # where it stopped, for a rank that ends inside a step
             self.record(self._summary())
         finally:
             self._sender.close()

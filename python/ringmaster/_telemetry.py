@@ -318,6 +318,7 @@ class Sender:
         self._lasting_error = False
         self._warned = False
         self._stopping = threading.Event()
+        self._flushes: List[threading.Event] = []  # callers of flush() waiting for the buffer to go out
         if runtime is not None:
             buffer.push(runtime)
         os.register_at_fork(after_in_child=self._forget_in_child)
@@ -331,6 +332,15 @@ class Sender:
         self._stopping.set()
         self._buffer.reached_high_water.set()
         self._thread.join(timeout + 1.0)
+
+    def flush(self, timeout: float) -> None:
+        """Waits, at most `timeout` seconds, until what the buffer holds now has been sent."""
+        if self._pid != os.getpid() or not self._thread.is_alive():
+            return
+        sent = threading.Event()
+        self._flushes.append(sent)
+        self._buffer.reached_high_water.set()
+        sent.wait(timeout)
 
     def _forget_in_child(self) -> None:
         # The parent's socket or file stays the parent's: this process closes its copy of the descriptor (the
@@ -352,7 +362,10 @@ class Sender:
             self._buffer.reached_high_water.clear()
             if self._stopping.is_set():
                 break
+            flushes, self._flushes = self._flushes, []  # taken before the drain: what they wait for is in it
             self._drain()
+            for sent in flushes:
+                sent.set()
             if time.monotonic() >= next_health:
                 self._report_health()
                 next_health = time.monotonic() + HEALTH_EVERY_S

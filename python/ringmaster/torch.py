@@ -259,8 +259,8 @@ def _timed_allreduce(slot, bucket):  # unannotated: DDP checks a hook's annotati
     now = session.clock.now()
     record = AllreduceRecord(tracker.step, bucket.index(), buffer.numel() * buffer.element_size(), now, now,
                              len(bucket.parameters()), slot.world_size)
-    session.collectives.add("all_reduce", "", _dtype_name(buffer.dtype), buffer.numel(), slot.group,
-                            f"DDP bucket {bucket.index()}")
+    session.collective("all_reduce", "", _dtype_name(buffer.dtype), buffer.numel(), slot.group,
+                       f"DDP bucket {bucket.index()}")
     begin = None
     if buffer.is_cuda:
         begin = torch.cuda.Event(enable_timing=True)
@@ -360,11 +360,20 @@ def _group_name(group: Any) -> str:
     return name
 
 
+_REDUCTIONS = ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM")
+
+
 def _reduction_name(op: Any) -> str:
-    name = getattr(op, "name", None)  # torch 2's RedOpType
-    if not isinstance(name, str):
-        name = str(op).split(".")[-1]  # torch 1.13: "ReduceOp.SUM"
-    return name.upper()
+    """"SUM", "MAX", ... (torch 1.13's ReduceOp objects print as their address; torch 2's have a name)."""
+    for name in _REDUCTIONS:
+        known = getattr(dist.ReduceOp, name, None)
+        try:
+            if known is not None and op == known:
+                return name
+        except Exception:
+            continue
+    name = getattr(op, "name", None)
+    return name.upper() if isinstance(name, str) else "OTHER"
 
 
 def _contribution(value: Any) -> tuple:
@@ -402,8 +411,7 @@ def _logged_collective(name: str, original: Callable, contributes: str) -> Calla
             bound = signature.bind_partial(*args, **kwargs).arguments
             dtype, elements = _contribution(bound.get(contributes)) if contributes else ("", 0)
             reduction = _reduction_name(bound.get("op", dist.ReduceOp.SUM)) if reducing else ""
-            session.collectives.add(name, reduction, dtype, elements, _group_name(bound.get("group")),
-                                    _call_site())
+            session.collective(name, reduction, dtype, elements, _group_name(bound.get("group")), _call_site())
         except Exception:  # telemetry must never fail the collective (torch reports a bad call itself)
             pass
         with _inside_collective():

@@ -214,9 +214,12 @@ class Collectives(unittest.TestCase):
         self.assertEqual(calls2, ((Collective(0, "all_reduce", "", "float32", 1000, "world", "DDP bucket 0"),
                                    Collective(1, "all_reduce", "", "float32", 24, "world", "DDP bucket 1"))),
                          "unlike the step before")
-        log.add("all_reduce", "", "float32", 1000, "world", "DDP bucket 0")
-        log.add("all_reduce", "", "float32", 24, "world", "DDP bucket 1")
+        self.assertFalse(log.add("all_reduce", "", "float32", 1000, "world", "DDP bucket 0"))
+        self.assertFalse(log.add("all_reduce", "", "float32", 24, "world", "DDP bucket 1"))
         self.assertEqual(log.end_step(3), (2, crc0, None), "as the step before: count and CRC only")
+        # A call the step before did not make at its place is said at once, once a step.
+        self.assertTrue(log.add("all_reduce", "SUM", "float32", 1, "world", "train.py:28"))
+        self.assertFalse(log.add("all_reduce", "SUM", "float32", 1, "world", "train.py:28"))
 
     def test_the_crc_is_what_must_match_not_where_it_was_called(self):
         a, b, c = CollectiveLog(), CollectiveLog(), CollectiveLog()

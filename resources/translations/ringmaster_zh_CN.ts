@@ -203,6 +203,18 @@
         <source>Rank %1&apos;s log (ringmaster show %2 --log %1) holds the error that made it exit with code %3: fix it and run again.</source>
         <translation>rank %1 的日志（ringmaster show %2 --log %1）中有使其以代码 %3 退出的错误：修复后重新运行。</translation>
     </message>
+    <message>
+        <source>Every rank of a process group must call the same collectives in the same order, with the same op, dtype and number of elements. Look at the call named above for a condition only some ranks meet (rank == 0, a rank-dependent number of batches, a metric reduced on one rank) and make every rank call it, or none, from step %1 on.</source>
+        <translation>同一进程组的每个 rank 必须以相同的顺序调用相同的集合通信，op、dtype 和元素数也必须相同。请检查上面指出的调用处是否有只有部分 rank 满足的条件（rank == 0、与 rank 相关的批次数、只在一个 rank 上归约的指标），从第 %1 步起让每个 rank 都调用它，或者都不调用。</translation>
+    </message>
+    <message>
+        <source>The ranks train different models: build the same model on every rank before wrapping it in DistributedDataParallel, with no module added or removed on some ranks only.</source>
+        <translation>各 rank 训练的是不同的模型：请在用 DistributedDataParallel 包装之前在每个 rank 上构建相同的模型，不要只在部分 rank 上添加或删除模块。</translation>
+    </message>
+    <message>
+        <source>Replicas should hold the same values. Usual causes: a module added after DistributedDataParallel wrapped the model (its parameters are neither broadcast nor all-reduced: build the whole model first), broadcast_buffers=False with BatchNorm (use SyncBatchNorm or broadcast the buffers), parameters changed outside the optimizer or on one rank only, a custom layer whose tensors are not registered as parameters or buffers (register them). The tensors named above show which part of the model it is.</source>
+        <translation>各副本应持有相同的值。常见原因：在 DistributedDataParallel 包装模型之后才添加的模块（其参数既不广播也不做 all-reduce：请先构建完整的模型）；BatchNorm 配合 broadcast_buffers=False（请使用 SyncBatchNorm 或广播缓冲区）；在优化器之外或只在一个 rank 上修改了参数；自定义层的张量没有注册为参数或缓冲区（请注册它们）。上面列出的张量指明了是模型的哪一部分。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -539,6 +551,34 @@
     <message>
         <source>others&apos; longer exposed communication per step</source>
         <translation>其他 rank 每步多出的暴露通信时间</translation>
+    </message>
+    <message>
+        <source>place among the step&apos;s collectives</source>
+        <translation>在该步集合通信中的位置</translation>
+    </message>
+    <message>
+        <source>elements of the rank&apos;s collective</source>
+        <translation>该 rank 集合通信的元素数</translation>
+    </message>
+    <message>
+        <source>elements of the other&apos;s collective</source>
+        <translation>另一 rank 集合通信的元素数</translation>
+    </message>
+    <message>
+        <source>tensors that differ</source>
+        <translation>不一致的张量</translation>
+    </message>
+    <message>
+        <source>tensors compared</source>
+        <translation>比较的张量</translation>
+    </message>
+    <message>
+        <source>last step equal</source>
+        <translation>最后一致的步</translation>
+    </message>
+    <message>
+        <source>checked every</source>
+        <translation>检查间隔（步）</translation>
     </message>
 </context>
 <context>
@@ -878,6 +918,54 @@
     <message>
         <source>horovod missing</source>
         <translation>缺少 Horovod</translation>
+    </message>
+    <message>
+        <source>%1 of %2 %3 (%4)</source>
+        <translation>%1（%2 个 %3，%4）</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>From step %1 %2 calls %3, which %4 does not call there; %4 is in %5. The ranks&apos; collectives are out of step.</source>
+        <translation>从第 %1 步起，%2 调用了 %3，而 %4 在此处并未调用；%4 正在 %5 中。各 rank 的集合通信已不同步。</translation>
+    </message>
+    <message>
+        <source>From step %1 %2 calls %3 where %4 calls %5. The ranks&apos; collectives are out of step.</source>
+        <translation>从第 %1 步起，%2 在 %4 调用 %5 的位置调用了 %3。各 rank 的集合通信已不同步。</translation>
+    </message>
+    <message>
+        <source>From step %1 %2 calls %3, which %4 never calls. The ranks&apos; collectives are out of step.</source>
+        <translation>从第 %1 步起，%2 调用了 %3，而 %4 从未调用。各 rank 的集合通信已不同步。</translation>
+    </message>
+    <message>
+        <source>In step %1 %2 called %3 collectives and %4 called %5, or other ones. The ranks&apos; collectives are out of step.</source>
+        <translation>在第 %1 步中，%2 调用了 %3 次集合通信，%4 调用了 %5 次（或调用了不同的集合通信）。各 rank 的集合通信已不同步。</translation>
+    </message>
+    <message>
+        <source>From step %1 the replicas differ: %2 of %3 tensors (%4) hold other values %5 than on rank %6.</source>
+        <translation>从第 %1 步起副本不一致：%3 个张量中有 %2 个（%4）%5的值与 rank %6 上的不同。</translation>
+    </message>
+    <message>
+        <source>From step %1 the replicas differ: %2 of %3 tensors (%4) hold other values %5 than on rank %6; at step %7 they were equal.</source>
+        <translation>从第 %1 步起副本不一致：%3 个张量中有 %2 个（%4）%5的值与 rank %6 上的不同；第 %7 步时它们还一致。</translation>
+    </message>
+    <message>
+        <source>From step %1 the replicas differ: the model %2 has other tensors than on rank %3 (%4).</source>
+        <translation>从第 %1 步起副本不一致：%2的模型与 rank %3 上的张量不同（%4）。</translation>
+    </message>
+    <message>
+        <source>out of step</source>
+        <translation>不同步</translation>
+    </message>
+    <message>
+        <source>replicas differ</source>
+        <translation>副本不一致</translation>
+    </message>
+    <message>
+        <source>other tensors</source>
+        <translation>张量不同</translation>
     </message>
 </context>
 <context>
@@ -1234,6 +1322,14 @@
     <message>
         <source>Restart</source>
         <translation>重启</translation>
+    </message>
+    <message>
+        <source>Collectives out of step</source>
+        <translation>集合通信不同步</translation>
+    </message>
+    <message>
+        <source>Replica drift</source>
+        <translation>副本漂移</translation>
     </message>
 </context>
 <context>

@@ -167,6 +167,40 @@ TEST(CollectivesOutOfStep, ARankThatEndedWhileAnotherStaysInACollectiveNeverCall
       "collectives are out of step.");
 }
 
+TEST(CollectivesOutOfStep, ACallOnlyOneRankWasSeenInIsNamedOnceTheRunFailsInThatStep) {
+  // Gloo aborts rank 0 in its extra all_reduce before rank 1 says where it is: rank 1's steps say what it
+  // calls there.
+  RunDiagnosis d(2);
+  trainAlike(d, 30);
+  d.observe(heartbeat(1, 30, {}));
+  d.observe(heartbeat(0, 30, {call(0, 1, "train.py:28")}));
+  EXPECT_TRUE(ofKind(d, v1::Finding::KIND_COLLECTIVES).empty()) << "rank 1 may call it too";
+  d.observe(ended(0, 1));
+  auto found = ofKind(d, v1::Finding::KIND_COLLECTIVES);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found.front().rank(), 0);
+  EXPECT_EQ(
+      found.front().summary(),
+      "From step 30 rank 0 calls all_reduce of 1 float32 (train.py:28) where rank 1 calls all_reduce of "
+      "262144 float32 (DDP bucket 0). The ranks' collectives are out of step.");
+}
+
+TEST(CollectivesOutOfStep, ACallEveryRankMakesInAStepOfItsOwnIsNoFinding) {
+  RunDiagnosis d(2);
+  trainAlike(d, 30);
+  d.observe(heartbeat(0, 30, {call(0, 1, "metrics.py:3")}));
+  d.observe(heartbeat(1, 30, {call(0, 1, "metrics.py:3")}));
+  auto extra = buckets();
+  extra.insert(extra.begin(), call(0, 1, "metrics.py:3"));
+  for (int rank = 0; rank < 2; ++rank) {
+    d.observe(callsRecord(rank, 30, extra, 0x77));
+    d.observe(stepRecord(rank, 30, 3, 0x77));
+  }
+  d.observe(ended(0, 0));
+  d.observe(ended(1, 0));
+  EXPECT_TRUE(ofKind(d, v1::Finding::KIND_COLLECTIVES).empty());
+}
+
 TEST(CollectivesOutOfStep, ARankThatFailedIsTheCrashNotCollectivesOutOfStep) {
   RunDiagnosis d(2);
   trainAlike(d, 5);
