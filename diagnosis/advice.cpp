@@ -468,6 +468,16 @@ Sentence replicaDriftAdvice(const v1::Finding& f) {
                         "it is."));
 }
 
+Sentence missingTelemetryAdvice() {
+  return phrase(
+      QT_TRANSLATE_NOOP("ringmaster::Advice",
+                        "A process the program starts itself reports as a rank only with the job's "
+                        "environment: start ranks with torch.multiprocessing.spawn or keep "
+                        "RINGMASTER_TELEMETRY_SOCKET, RINGMASTER_JOB_ID and RINGMASTER_JOB_SECRET in "
+                        "their environment. A rank the agent refused says why in the program's output "
+                        "(a wrong secret, a rank number taken twice)."));
+}
+
 // Findings of no detector's kind: what an import or the run history tells.
 Sentence otherAdvice(const v1::Finding& f) {
   if (f.cause() == "implausible durations") {
@@ -519,6 +529,8 @@ Sentence adviceFor(const v1::Finding& f, const AdviceReader& reader) {
       return collectivesAdvice(f);
     case v1::Finding::KIND_REPLICA_DRIFT:
       return replicaDriftAdvice(f);
+    case v1::Finding::KIND_MISSING_TELEMETRY:
+      return missingTelemetryAdvice();
     default:
       return otherAdvice(f);
   }

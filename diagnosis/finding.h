@@ -55,6 +55,8 @@ inline const char* kindLabel(v1::Finding::Kind kind) {
       return "collectives out of step";
     case v1::Finding::KIND_REPLICA_DRIFT:
       return "replica drift";
+    case v1::Finding::KIND_MISSING_TELEMETRY:
+      return "missing telemetry";
     default:
       return "finding";
   }

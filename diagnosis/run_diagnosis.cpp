@@ -7,6 +7,31 @@
 #include "diagnosis/evidence_keys.h"
 
 namespace ringmaster::diagnosis {
+namespace {
+
+// The rank of a record a rank sends about itself; -1 for the agent's (logs, states) and the console's.
+int ownRank(const v1::Record& r) {
+  switch (r.body_case()) {
+    case v1::Record::kStep:
+      return r.step().rank();
+    case v1::Record::kAllreduce:
+      return r.allreduce().rank();
+    case v1::Record::kMemory:
+      return r.memory().rank();
+    case v1::Record::kHeartbeat:
+      return r.heartbeat().rank();
+    case v1::Record::kRuntime:
+      return r.runtime().rank();
+    case v1::Record::kSummary:
+      return r.summary().rank();
+    case v1::Record::kHealth:
+      return r.health().rank();
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
 
 RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
     : stragglers_(worldSize, config.straggler),
@@ -16,6 +41,7 @@ RunDiagnosis::RunDiagnosis(int worldSize, DiagnosisConfig config)
       divergence_(worldSize),
       collectives_(worldSize),
       replicas_(worldSize),
+      missing_(worldSize),
       worldSize_(worldSize),
       config_(config) {
   communication_.setRanks(worldSize);
@@ -26,6 +52,7 @@ void RunDiagnosis::restarted(int worldSize) {
   stalls_ = StallDetector(worldSize, config_.stall);
   collectives_ = CollectiveSequenceDetector(worldSize);
   replicas_ = ReplicaDriftDetector(worldSize);
+  missing_.setWorldSize(worldSize);
   if (worldSize != worldSize_) stragglers_ = StragglerDetector(worldSize, config_.straggler);
   communication_.setRanks(worldSize);
   worldSize_ = worldSize;
@@ -43,6 +70,7 @@ void RunDiagnosis::grow(int worldSize) {
   divergence_ = DivergenceDetector(worldSize);
   collectives_ = CollectiveSequenceDetector(worldSize);
   replicas_ = ReplicaDriftDetector(worldSize);
+  missing_.setWorldSize(worldSize);
   communication_.setRanks(worldSize);
   for (const auto& [rank, host] : hosts_) setHost(rank, host);
 }
@@ -60,6 +88,7 @@ void RunDiagnosis::setHost(int rank, const std::string& host) {
 }
 
 void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
+  if (const int rank = ownRank(record); rank >= 0) missing_.heard(rank);
   switch (record.body_case()) {
     case v1::Record::kStep:
       stragglers_.add(record.step());
@@ -68,6 +97,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       divergence_.add(record.step());
       crashes_.step(record.step());
       collectives_.add(record.step());
+      missing_.step(record.step());
       break;
     case v1::Record::kCollectiveCalls:
       collectives_.add(record.collective_calls());
@@ -77,6 +107,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       break;
     case v1::Record::kLog:
       crashes_.log(record.log());
+      missing_.log(record.log());
       break;
     case v1::Record::kAllreduce:
       stragglers_.add(record.allreduce());
@@ -117,6 +148,7 @@ void RunDiagnosis::observe(const v1::Record& record, int64_t arrivalNs) {
       if (state.world_size() > worldSize_) grow(state.world_size());
       if (!state.host().empty()) setHost(state.rank(), state.host());
       crashes_.state(state);
+      missing_.state(state);
       if (state.state() == v1::RankState::STATE_EXITED || state.state() == v1::RankState::STATE_SIGNALED ||
           state.state() == v1::RankState::STATE_FAILED_TO_START ||
           state.state() == v1::RankState::STATE_LOST) {
@@ -141,6 +173,10 @@ std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
   out.insert(out.end(), outOfStep.begin(), outOfStep.end());
   auto drift = replicas_.findings();
   out.insert(out.end(), drift.begin(), drift.end());
+  if (config_.missingTelemetry) {
+    auto missing = missing_.findings();
+    out.insert(out.end(), missing.begin(), missing.end());
+  }
   auto stragglers = stragglers_.findings();
   out.insert(out.end(), stragglers.begin(), stragglers.end());
   auto leaks = leaks_.findings();
@@ -163,6 +199,7 @@ std::vector<v1::Finding> RunDiagnosis::findings(int64_t nowNs) const {
 
 RunDiagnosis replay(const std::vector<RankSeries>& series, const std::vector<v1::StallReport>& stalls,
                     const std::vector<RankInfo>& ranks, int worldSize, DiagnosisConfig config) {
+  config.missingTelemetry = false;
   RunDiagnosis diagnosis(worldSize, config);
   for (const auto& r : ranks) {
     if (!r.host.empty()) diagnosis.setHost(r.rank, r.host);

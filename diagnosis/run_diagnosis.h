@@ -13,6 +13,7 @@
 #include "diagnosis/crash_detector.h"
 #include "diagnosis/divergence_detector.h"
 #include "diagnosis/memory_leak_detector.h"
+#include "diagnosis/missing_telemetry.h"
 #include "diagnosis/replica_drift.h"
 #include "diagnosis/stall_detector.h"
 #include "diagnosis/straggler_detector.h"
@@ -25,6 +26,8 @@ struct DiagnosisConfig {
   LeakConfig leak;
   StallConfig stall;
   CommunicationConfig communication;
+  // Ranks that never sent telemetry are a finding (live runs; a replay has only the ranks it stored).
+  bool missingTelemetry = true;
 };
 
 class RunDiagnosis {
@@ -58,6 +61,7 @@ class RunDiagnosis {
   CrashDetector crashes_;
   CollectiveSequenceDetector collectives_;
   ReplicaDriftDetector replicas_;
+  MissingTelemetryDetector missing_;
   int worldSize_;
   DiagnosisConfig config_;
   std::vector<v1::Finding> received_;

@@ -93,6 +93,21 @@ const char kReplicasHaveOtherTensors[] = QT_TRANSLATE_NOOP(
     "ringmaster::Finding",
     "From step %1 the replicas differ: the model %2 has other tensors than on rank %3 (%4).");
 
+const char kRankSentNoTelemetry[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "Rank %1 sent no telemetry while the others finished %2 steps: its figures and findings are missing.");
+const char kRanksSentNoTelemetry[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "Ranks %1 sent no telemetry while the others finished %2 steps: their figures and findings are missing.");
+const char kRankSentNoTelemetrySaying[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "Rank %1 sent no telemetry while the others finished %2 steps: its figures and findings are missing. The "
+    "program's output says: \"%3\".");
+const char kRanksSentNoTelemetrySaying[] = QT_TRANSLATE_NOOP(
+    "ringmaster::Finding",
+    "Ranks %1 sent no telemetry while the others finished %2 steps: their figures and findings are missing. The "
+    "program's output says: \"%3\".");
+
 const char kNotSubmitted[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 has not submitted %2; ranks %3 have waited %4 s");
 const char kNotSubmittedAndMore[] = QT_TRANSLATE_NOOP(
@@ -212,6 +227,7 @@ const std::vector<const char*>& causeWords() {
       QT_TRANSLATE_NOOP("ringmaster::Finding", "out of step"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "replicas differ"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "other tensors"),
+      QT_TRANSLATE_NOOP("ringmaster::Finding", "no telemetry"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "failed to start"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "killed"),
       QT_TRANSLATE_NOOP("ringmaster::Finding", "exit code"),

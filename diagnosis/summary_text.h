@@ -65,6 +65,11 @@ extern const char kStepCollectivesDiffer[];
 extern const char kReplicasDiffer[];
 extern const char kReplicasDifferAfterEqual[];
 extern const char kReplicasHaveOtherTensors[];
+// Ranks that never sent telemetry.
+extern const char kRankSentNoTelemetry[];
+extern const char kRanksSentNoTelemetry[];
+extern const char kRankSentNoTelemetrySaying[];
+extern const char kRanksSentNoTelemetrySaying[];
 // Stalls.
 extern const char kNotSubmitted[];
 extern const char kNotSubmittedAndMore[];

@@ -53,6 +53,8 @@ QString FindingsModel::kindText(v1::Finding::Kind kind) {
       return tr("Collectives out of step");
     case v1::Finding::KIND_REPLICA_DRIFT:
       return tr("Replica drift");
+    case v1::Finding::KIND_MISSING_TELEMETRY:
+      return tr("Missing telemetry");
     default:
       return tr("Other");
   }

@@ -215,6 +215,10 @@
         <source>Replicas should hold the same values. Usual causes: a module added after DistributedDataParallel wrapped the model (its parameters are neither broadcast nor all-reduced: build the whole model first), broadcast_buffers=False with BatchNorm (use SyncBatchNorm or broadcast the buffers), parameters changed outside the optimizer or on one rank only, a custom layer whose tensors are not registered as parameters or buffers (register them). The tensors named above show which part of the model it is.</source>
         <translation>各副本应持有相同的值。常见原因：在 DistributedDataParallel 包装模型之后才添加的模块（其参数既不广播也不做 all-reduce：请先构建完整的模型）；BatchNorm 配合 broadcast_buffers=False（请使用 SyncBatchNorm 或广播缓冲区）；在优化器之外或只在一个 rank 上修改了参数；自定义层的张量没有注册为参数或缓冲区（请注册它们）。上面列出的张量指明了是模型的哪一部分。</translation>
     </message>
+    <message>
+        <source>A process the program starts itself reports as a rank only with the job&apos;s environment: start ranks with torch.multiprocessing.spawn or keep RINGMASTER_TELEMETRY_SOCKET, RINGMASTER_JOB_ID and RINGMASTER_JOB_SECRET in their environment. A rank the agent refused says why in the program&apos;s output (a wrong secret, a rank number taken twice).</source>
+        <translation>程序自己启动的进程只有带着作业的环境变量才会作为 rank 上报：请用 torch.multiprocessing.spawn 启动各 rank，或在其环境中保留 RINGMASTER_TELEMETRY_SOCKET、RINGMASTER_JOB_ID 和 RINGMASTER_JOB_SECRET。被 agent 拒绝的 rank 会在程序输出中说明原因（错误的密钥、重复使用的 rank 编号）。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>
@@ -967,6 +971,26 @@
         <source>other tensors</source>
         <translation>张量不同</translation>
     </message>
+    <message>
+        <source>Rank %1 sent no telemetry while the others finished %2 steps: its figures and findings are missing.</source>
+        <translation>其他 rank 已完成 %2 步，而 rank %1 没有发送任何遥测数据：缺少它的指标和诊断。</translation>
+    </message>
+    <message>
+        <source>Ranks %1 sent no telemetry while the others finished %2 steps: their figures and findings are missing.</source>
+        <translation>其他 rank 已完成 %2 步，而 rank %1 没有发送任何遥测数据：缺少它们的指标和诊断。</translation>
+    </message>
+    <message>
+        <source>Rank %1 sent no telemetry while the others finished %2 steps: its figures and findings are missing. The program&apos;s output says: &quot;%3&quot;.</source>
+        <translation>其他 rank 已完成 %2 步，而 rank %1 没有发送任何遥测数据：缺少它的指标和诊断。程序输出中写道：“%3”。</translation>
+    </message>
+    <message>
+        <source>Ranks %1 sent no telemetry while the others finished %2 steps: their figures and findings are missing. The program&apos;s output says: &quot;%3&quot;.</source>
+        <translation>其他 rank 已完成 %2 步，而 rank %1 没有发送任何遥测数据：缺少它们的指标和诊断。程序输出中写道：“%3”。</translation>
+    </message>
+    <message>
+        <source>no telemetry</source>
+        <translation>无遥测</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::RunOutcome</name>
@@ -1330,6 +1354,10 @@
     <message>
         <source>Replica drift</source>
         <translation>副本漂移</translation>
+    </message>
+    <message>
+        <source>Missing telemetry</source>
+        <translation>遥测缺失</translation>
     </message>
 </context>
 <context>

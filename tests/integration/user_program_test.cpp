@@ -156,6 +156,25 @@ TEST_F(UserProgram, AProgramThatSpawnsItsOwnRanksIsWatchedAsThoseRanks) {
   EXPECT_EQ(joined, (std::set<int>{0, 1, 2}));
 }
 
+TEST_F(UserProgram, SpawnedRanksWhoseTelemetryIsRefusedOrNeverArrivesAreAFinding) {
+  // Of 4 ranks the program spawns, rank 2 presents a wrong secret and rank 3 has no telemetry socket: both
+  // train, neither reports.
+  auto result = run({"-np", "1", "--", kPython, program(), "--steps", "12", "--spawn", "4", "--samples",
+                     "4096", "--refused-rank", "2", "--unreported-rank", "3"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto missing = findings(v1::Finding::KIND_MISSING_TELEMETRY);
+  ASSERT_EQ(missing.size(), 1u) << "findings:" << everyFinding() << "\n" << result.err;
+  const std::string& summary = missing.front().summary();
+  EXPECT_NE(summary.find("Ranks 2, 3 sent no telemetry while the others finished 12 steps"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("The program's output says: \"ringmaster: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("refused this rank: the secret presented is not rank 0's"), std::string::npos)
+      << summary;
+  RunStore store(store_);
+  EXPECT_EQ(store.rankSeries(onlyRun().id).size(), 2u);
+}
+
 TEST_F(UserProgram, ARankThatStopsCallingCollectivesIsAStallFindingNamingIt) {
   // Rank 1 sleeps from step 8 on; rank 0 waits in its all-reduce until gloo gives up after 25 s.
   auto result = run({"-np", "2", "--", kPython, program(), "--steps", "200", "--stop-collectives", "1:8",

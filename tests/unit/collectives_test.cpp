@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Collectives out of step and replicas that drift, through RunDiagnosis as records arrive.
+// Collectives out of step, replicas that drift and ranks that never report, through RunDiagnosis as records
+// arrive.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -290,6 +291,50 @@ TEST(ReplicaDrift, ACheckARankNeverSendsIsComparedAmongThoseThatDid) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found.front().since_step(), 0u);
   EXPECT_EQ(found.front().rank(), 1);
+}
+
+}  // namespace
+
+namespace {
+
+v1::Record line(int rank, const std::string& text) {
+  v1::Record r;
+  r.mutable_log()->set_rank(rank);
+  r.mutable_log()->set_stream(v1::LogLine::STREAM_STDERR);
+  r.mutable_log()->set_text(text);
+  return r;
+}
+
+TEST(MissingTelemetry, RanksTheOthersTrainedWithoutAreNamedWithWhatTheProgramSaid) {
+  RunDiagnosis d(4);
+  d.observe(line(0, "ringmaster: telemetry is off: the agent refused this rank: wrong secret"));
+  for (uint64_t s = 0; s < 4; ++s) {
+    for (int rank = 0; rank < 2; ++rank) d.observe(stepRecord(rank, s));
+  }
+  EXPECT_TRUE(ofKind(d, v1::Finding::KIND_MISSING_TELEMETRY).empty()) << "too early to tell";
+  for (int rank = 0; rank < 2; ++rank) d.observe(stepRecord(rank, 4));
+  auto found = ofKind(d, v1::Finding::KIND_MISSING_TELEMETRY);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(
+      found.front().summary(),
+      "Ranks 2, 3 sent no telemetry while the others finished 5 steps: their figures and findings are "
+      "missing. The program's output says: \"ringmaster: telemetry is off: the agent refused this rank: "
+      "wrong secret\".");
+}
+
+TEST(MissingTelemetry, ARankThatFailedOrAProgramWithNoTelemetryAtAllIsNoSuchFinding) {
+  RunDiagnosis quiet(2);
+  v1::Record log = line(0, "step 10");
+  quiet.observe(log);
+  EXPECT_TRUE(ofKind(quiet, v1::Finding::KIND_MISSING_TELEMETRY).empty());
+  RunDiagnosis d(2);
+  v1::Record failed;
+  failed.mutable_rank_state()->set_rank(1);
+  failed.mutable_rank_state()->set_state(v1::RankState::STATE_FAILED_TO_START);
+  d.observe(failed);
+  for (uint64_t s = 0; s < 10; ++s) d.observe(stepRecord(0, s));
+  EXPECT_TRUE(ofKind(d, v1::Finding::KIND_MISSING_TELEMETRY).empty());
+  EXPECT_FALSE(ofKind(d, v1::Finding::KIND_CRASH).empty());
 }
 
 }  // namespace

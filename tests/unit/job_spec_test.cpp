@@ -160,6 +160,7 @@ TEST(JobFlags, EveryFlagTheWorkerReadsIsWrittenForASpecThatUsesItAndReadBack) {
   faults->add_leaks()->set_mb_per_step(1);
   faults->add_crashes()->set_step(9);
   faults->add_hangs()->set_step(11);
+  faults->add_drifts()->set_step(13);
   const auto args = ringmaster::workerArguments(spec);
 
   CLI::App app;

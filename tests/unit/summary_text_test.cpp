@@ -117,6 +117,7 @@ TEST(FindingText, EnglishSummariesReadAsBefore) {
   line.mutable_log()->set_rank(1);
   line.mutable_log()->set_stream(v1::LogLine::STREAM_STDERR);
   line.mutable_log()->set_text("RuntimeError: boom");
+  crashed.observe(step(0, 29, 1.0));
   crashed.observe(step(1, 29, 1.0));
   crashed.observe(line);
   crashed.observe(rankEnded(1, v1::RankState::STATE_SIGNALED, 6, "node1"));

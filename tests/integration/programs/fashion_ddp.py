@@ -21,6 +21,7 @@ workers in every rank.
 import argparse
 import datetime
 import gzip
+import os
 import time
 
 import torch
@@ -62,6 +63,10 @@ def main():
     parser.add_argument("--spawn", type=int, default=0, help="ranks this process spawns itself")
     parser.add_argument("--loader-workers", type=int, default=0)
     parser.add_argument("--extra-all-reduce", default="", help="RANK:STEP, an all_reduce only that rank calls")
+    parser.add_argument("--unreported-rank", type=int, default=-1,
+                        help="a spawned rank started without the job's telemetry socket")
+    parser.add_argument("--refused-rank", type=int, default=-1,
+                        help="a spawned rank that presents a wrong secret, which the agent refuses")
     parser.add_argument("--layer-after-wrap", action="store_true",
                         help="add a layer to the model after DDP wrapped it (its parameters then drift)")
     args = parser.parse_args()
@@ -72,6 +77,10 @@ def main():
 
 
 def train(spawned_rank, args):
+    if spawned_rank is not None and spawned_rank == args.unreported_rank:
+        os.environ.pop("RINGMASTER_TELEMETRY_SOCKET", None)
+    if spawned_rank is not None and spawned_rank == args.refused_rank:
+        os.environ["RINGMASTER_JOB_SECRET"] = "not-the-secret"
     timeout = datetime.timedelta(seconds=args.timeout_s)
     if spawned_rank is None:
         dist.init_process_group("gloo", timeout=timeout)
