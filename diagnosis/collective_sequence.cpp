@@ -166,8 +166,8 @@ void CollectiveSequenceDetector::compareInProgress() {
             d.otherCall = *bUsual;
             d.knownOdd = true;
             d.inferred = true;
-            const bool known = std::any_of(suspects_.begin(), suspects_.end(), [&](const Difference& s) {
-              return s.step == step && s.rank == a && s.other == b;
+            const bool known = std::any_of(suspects_.begin(), suspects_.end(), [&d](const Difference& s) {
+              return s.step == d.step && s.rank == d.rank && s.other == d.other;
             });
             if (!known && suspects_.size() < kMostPatterns) suspects_.push_back(std::move(d));
           }
