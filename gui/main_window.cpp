@@ -107,10 +107,21 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(launch_, &LaunchPage::slurmSubmitRequested, this, &MainWindow::submitToSlurm);
   connect(launch_, &LaunchPage::tuneRequested, this, &MainWindow::openTune);
   connect(dashboard_, &DashboardPage::stopRequested, this, [this] {
-    if (live_) {
-      live_->stop();
-      setBanner(tr("Stopping the run…"));
-    }
+    if (!live_ || live_->finished()) return;
+    // Stopping ends every rank's training: asked first, the safe answer the default.
+    QMessageBox ask(QMessageBox::Question, tr("Stop the run?"),
+                    tr("Stop run %1? Every rank stops training now; what the run recorded so far stays in "
+                       "the history.")
+                        .arg(live_->runId()),
+                    QMessageBox::NoButton, this);
+    ask.setObjectName(QStringLiteral("confirmStop"));
+    QPushButton* stopIt = ask.addButton(tr("Stop the run"), QMessageBox::DestructiveRole);
+    QPushButton* keep = ask.addButton(tr("Keep training"), QMessageBox::RejectRole);
+    ask.setDefaultButton(keep);
+    ask.exec();
+    if (ask.clickedButton() != stopIt || !live_ || live_->finished()) return;
+    live_->stop();
+    setBanner(tr("Stopping the run…"));
   });
   connect(dashboard_, &DashboardPage::timelineRecordingToggled, this, [this](bool on) {
     if (!live_ || live_->finished()) return;
@@ -148,7 +159,23 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     setBanner(tr("Could not read the timeline: %1").arg(message), true);
   });
   connect(dashboard_, &DashboardPage::rankSelected, shown_, &ShownRun::selectRank);
-  connect(findings_, &FindingsPage::findingActivated, shown_, &ShownRun::showEvidence);
+  connect(findings_, &FindingsPage::evidenceRequested, this,
+          [this](const v1::Finding& finding, FindingsPage::Evidence where) {
+            switch (where) {
+              case FindingsPage::Evidence::Dashboard:
+                shown_->showOnDashboard(finding);
+                showPage(Dashboard);
+                break;
+              case FindingsPage::Evidence::Timeline:
+                shown_->showInTimeline(finding);
+                showPage(Timeline);
+                break;
+              case FindingsPage::Evidence::Logs:
+                shown_->showLogs(finding);
+                showPage(Logs);
+                break;
+            }
+          });
 
   updateLiveControls();
   restoreSettings();

@@ -91,15 +91,18 @@ void ShownRun::selectRank(int rank) {
   views_.logs->showRank(rank);
 }
 
-void ShownRun::showEvidence(const v1::Finding& finding) {
-  selectRank(finding.rank());
-  if (!run_) return;
-  // The chart range: from a little before the finding's first step to the end of the run.
+void ShownRun::showOnDashboard(const v1::Finding& finding) {
+  views_.dashboard->highlightRank(finding.rank());
+  // From a little before the finding's first step; the end is the run's, so a live run's charts keep going.
   const uint64_t since = finding.since_step();
-  const uint64_t end = std::max<uint64_t>(run_->series.endStep(), since + 1);
-  views_.dashboard->showSteps(since > 10 ? since - 10 : 0, end);
-  // The timeline range: the steps from `since` of the finding's rank (a few steps, so the picture is
-  // readable).
+  views_.dashboard->showSteps(since > 10 ? since - 10 : 0);
+}
+
+void ShownRun::showInTimeline(const v1::Finding& finding) {
+  views_.timeline->highlightRank(finding.rank());
+  if (!run_) return;
+  // The steps from `since` of the finding's rank (a few steps, so the picture is readable).
+  const uint64_t since = finding.since_step();
   const auto& tl = run_->timeline;
   int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (int lane : tl.rankRows()) {
@@ -112,6 +115,10 @@ void ShownRun::showEvidence(const v1::Finding& finding) {
     }
   }
   if (t0 < t1) views_.timeline->showRange(t0, t1);
+}
+
+void ShownRun::showLogs(const v1::Finding& finding) {
+  views_.logs->showRank(finding.rank());
 }
 
 }  // namespace ringmaster::gui

@@ -52,8 +52,11 @@ class ShownRun : public QObject {
               const console::ProgressSnapshot& progress);
   // Emphasises `rank` in every view; -1 for none.
   void selectRank(int rank);
-  // The finding's rank, and its steps in the charts and on the timeline.
-  void showEvidence(const v1::Finding& finding);
+  // The finding's rank emphasised on one page, with its steps: in the charts (from a little before it to the
+  // run's end, still following a live run), on the timeline (a few steps of that rank), or the rank's logs.
+  void showOnDashboard(const v1::Finding& finding);
+  void showInTimeline(const v1::Finding& finding);
+  void showLogs(const v1::Finding& finding);
 
  Q_SIGNALS:
   void shown(int64_t runId);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -428,6 +429,9 @@ std::vector<v1::StepSample> PyTorchTraceScanner::State::stepSamples(const PhaseT
     sample.set_step(number);
     sample.set_start_ns(span.start);
     sample.set_total_ns(span.end - span.start);
+    // A profiler trace holds neither the loss nor the learning rate: not measured.
+    sample.set_loss(std::numeric_limits<double>::quiet_NaN());
+    sample.set_lr(std::numeric_limits<double>::quiet_NaN());
     const int64_t uncovered = (span.end - span.start) - length(clipped(times.covered, span.start, span.end));
     sample.set_data_ns(length(clipped(times.data, span.start, span.end)) + uncovered);
     sample.set_forward_ns(length(clipped(times.forward, span.start, span.end)));

@@ -76,7 +76,8 @@ void LiveSeries::ingest(const v1::StepSample& s) {
   set(RankMetric::CommWaitMs, ms(s.comm_wait_ns()));
   set(RankMetric::OptimizerMs, ms(s.optimizer_ns()));
   if (s.total_ns() > 0) set(RankMetric::StepMs, ms(s.total_ns()));
-  if (s.total_ns() > 0) {
+  // A step with no sample count (an imported trace) has no throughput to show: not measured, not 0.
+  if (s.total_ns() > 0 && s.samples() > 0) {
     const float throughput = static_cast<float>(s.samples() * 1e9 / static_cast<double>(s.total_ns()));
     StepSeries& own = r.metrics[static_cast<int>(RankMetric::Throughput)];
     const float before = own.at(step);
@@ -96,26 +97,33 @@ void LiveSeries::ingest(const v1::StepSample& s) {
 void LiveSeries::ingest(const v1::AllreduceOp& op) {
   if (impossible(op.rank(), op.step())) return;
   Rank& r = rankEntry(op.rank());
+  seeStep(op.step());
+  // An op with no time (an imported trace that does not time it) or no size is not measured: no point, not 0.
+  const bool timed = op.latency_us() > 0;
+  const bool sized = timed && op.bytes() > 0;
+  if (!timed) return;
   const double latencyMs = op.latency_us() / 1000.0;
   if (r.opStep != op.step()) {
     r.opStep = op.step();
     r.opLatencySum = r.opBusbwSum = 0;
-    r.opCount = 0;
+    r.opLatencyCount = r.opBusbwCount = 0;
   }
   r.opLatencySum += latencyMs;
-  r.opBusbwSum += op.busbw_gbps();
-  ++r.opCount;
+  ++r.opLatencyCount;
   r.metrics[static_cast<int>(RankMetric::AllreduceLatencyMs)].set(
-      op.step(), static_cast<float>(r.opLatencySum / r.opCount));
-  r.metrics[static_cast<int>(RankMetric::AllreduceBusbwGbps)].set(
-      op.step(), static_cast<float>(r.opBusbwSum / r.opCount));
+      op.step(), static_cast<float>(r.opLatencySum / r.opLatencyCount));
+  if (sized) {
+    r.opBusbwSum += op.busbw_gbps();
+    ++r.opBusbwCount;
+    r.metrics[static_cast<int>(RankMetric::AllreduceBusbwGbps)].set(
+        op.step(), static_cast<float>(r.opBusbwSum / r.opBusbwCount));
+  }
   Bucket& b = buckets_[op.bucket()];
   const float seen = b.ranksSeen.at(op.step());
   const double n = std::isnan(seen) ? 1.0 : seen + 1.0;
   foldMean(b.latencyMs, op.step(), latencyMs, n);
-  foldMean(b.busbwGbps, op.step(), op.busbw_gbps(), n);
+  if (sized) foldMean(b.busbwGbps, op.step(), op.busbw_gbps(), n);
   b.ranksSeen.set(op.step(), static_cast<float>(n));
-  seeStep(op.step());
 }
 
 void LiveSeries::ingest(const v1::MemorySample& m) {

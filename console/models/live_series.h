@@ -82,7 +82,8 @@ class LiveSeries {
     uint64_t opStep = UINT64_MAX;
     double opLatencySum = 0;
     double opBusbwSum = 0;
-    int opCount = 0;
+    int opLatencyCount = 0;  // ops of opStep the trace or probe timed
+    int opBusbwCount = 0;    // ... and whose size is known, so their bandwidth is
   };
   struct Bucket {
     StepSeries latencyMs;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/models/ranks_model.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "console/models/axis_scale.h"
 
 namespace ringmaster::console {
@@ -21,6 +24,16 @@ void RanksModel::setRows(std::vector<RankRow> rows) {
   if (!rows_.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
+QString RanksModel::stoppedText(const std::string& why) {
+  // Who stopped it, in the reader's words: the agent only carries the stop out.
+  if (why == "stop requested") return tr("stopped by the user");
+  if (why == "the agent is shutting down") return tr("stopped: its agent shut down");
+  int failedRank = -1;
+  if (std::sscanf(why.c_str(), "rank %d ", &failedRank) == 1 && failedRank >= 0)
+    return tr("stopped: rank %1 ended first").arg(failedRank);
+  return tr("stopped by the agent");
+}
+
 QString RanksModel::stateText(const RankRow& row) {
   switch (row.state) {
     case v1::RankState::STATE_STARTING:
@@ -30,13 +43,15 @@ QString RanksModel::stateText(const RankRow& row) {
     case v1::RankState::STATE_EXITED:
       return row.exitCode == 0 ? tr("finished") : tr("exited with code %1").arg(row.exitCode);
     case v1::RankState::STATE_SIGNALED:
-      if (row.stoppedByAgent) return tr("stopped by the agent");
+      if (row.stoppedByAgent) return stoppedText(row.stopWhy);
       return tr("killed by signal %1").arg(row.signal);
     case v1::RankState::STATE_FAILED_TO_START:
       return tr("failed to start");
     case v1::RankState::STATE_LOST:
       return tr("stopped without its end");
     default:
+      // An imported rank was never running: its trace holds what it did.
+      if (row.imported) return row.steps > 0 ? tr("imported") : QString();
       return row.steps > 0 ? tr("reporting") : QString();
   }
 }
@@ -82,6 +97,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
     case Steps:
       return QVariant::fromValue<qulonglong>(r.steps);
     case Throughput:
+      if (std::isnan(r.samplesPerS)) return tr("not measured");
       // "512.5" up to a thousand, then with a prefix: "12.3 k".
       return QString::fromStdString(siNumber(r.samplesPerS, r.samplesPerS < 1000 ? 0.1 : 0));
     case StepTime:
@@ -91,7 +107,7 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const {
     case Wait:
       return QString::number(r.waitMs, 'f', 2);
     case Memory:
-      return QString::number(r.rssMb, 'f', 0);
+      return std::isnan(r.rssMb) ? tr("not measured") : QString::number(r.rssMb, 'f', 0);
     default:
       return {};
   }

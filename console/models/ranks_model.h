@@ -28,6 +28,8 @@ class RanksModel : public QAbstractTableModel {
   const std::vector<RankRow>& rows() const { return rows_; }
 
   static QString stateText(const RankRow& row);
+  // A rank the agent stopped, by why it was stopped ("stop requested": the user).
+  static QString stoppedText(const std::string& why);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

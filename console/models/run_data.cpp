@@ -54,15 +54,24 @@ std::vector<RankRow> RunData::rankRows() const {
     row.exitCode = state.exit_code();
     row.signal = state.signal();
     row.stoppedByAgent = stoppedByAgent(state);
+    // The agent writes "exited with code 143 (stopped by the agent: WHY)".
+    constexpr std::string_view kStopped = "(stopped by the agent: ";
+    const std::string& message = state.message();
+    if (const size_t at = message.find(kStopped); at != std::string::npos) {
+      const size_t from = at + kStopped.size();
+      const size_t end = message.rfind(')');
+      if (end != std::string::npos && end >= from) row.stopWhy = message.substr(from, end - from);
+    }
   }
   for (auto& [rank, row] : rows) {
     if (rank < 0 || rank >= series.rankCount()) continue;
-    const StepSeries& throughput = series.rank(rank, RankMetric::Throughput);
-    row.steps = static_cast<uint64_t>(throughput.count());
-    const uint64_t end = throughput.endStep();
+    // Every step sample sets the data phase; throughput needs the step's sample count, which an imported
+    // trace does not have.
+    const StepSeries& stepsSeen = series.rank(rank, RankMetric::DataMs);
+    row.steps = static_cast<uint64_t>(stepsSeen.count());
+    const uint64_t end = stepsSeen.endStep();
     const uint64_t from = end > kRecentSteps ? end - kRecentSteps : 0;
-    const double samples = throughput.mean(from, end);
-    row.samplesPerS = std::isnan(samples) ? 0 : samples;
+    row.samplesPerS = series.rank(rank, RankMetric::Throughput).mean(from, end);
     // The step's wall time where the rank reports it; the phases' sum otherwise.
     double stepMs = 0;
     for (RankMetric m : kPhaseMetrics) {
@@ -77,7 +86,8 @@ std::vector<RankRow> RunData::rankRows() const {
     row.waitMs = std::isnan(wait) ? 0 : wait;
     const StepSeries& rss = series.rank(rank, RankMetric::RssMb);
     const float latest = rss.endStep() > 0 ? rss.at(rss.endStep() - 1) : NAN;
-    row.rssMb = std::isnan(latest) ? 0 : latest;
+    row.rssMb = latest;
+    row.imported = info && info->source.rfind("import:", 0) == 0;
   }
   std::vector<RankRow> out;
   for (auto& [rank, row] : rows) out.push_back(std::move(row));

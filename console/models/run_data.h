@@ -23,12 +23,14 @@ struct RankRow {
   int exitCode = 0;
   int signal = 0;
   uint64_t steps = 0;           // steps reported so far
-  double samplesPerS = 0;       // mean throughput over the last steps
+  double samplesPerS = 0;       // mean throughput over the last steps; NaN: not measured
   double stepMs = 0;            // mean step time over the last steps
-  double rssMb = 0;             // latest resident memory
+  double rssMb = 0;             // latest resident memory; NaN: not measured
   double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
   double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
   bool stoppedByAgent = false;  // ended by the agent (a stop, or another rank failed first)
+  bool imported = false;        // from traces or record files: no agent ever reported its state
+  std::string stopWhy;  // why the agent stopped it: "stop requested", "rank 1 exited with code 1", …
 };
 
 struct RunData {

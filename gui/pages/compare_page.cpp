@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QStyledItemDelegate>
@@ -46,10 +47,20 @@ class DeltaDelegate : public QStyledItemDelegate {
 ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, QWidget* parent)
     : QWidget(parent), runs_(runs), store_(store) {
   list_ = new QListWidget(this);
-  list_->setToolTip(tr("Tick two or more runs; the first ticked is the baseline"));
-  auto* compareButton = new QPushButton(tr("Compare"), this);
+  list_->setToolTip(tr("Tick two or more runs; the first you tick is the baseline"));
+  compareButton_ = new QPushButton(tr("Compare"), this);
   status_ = new QLabel(tr("Tick two or more runs, then Compare."), this);
   status_->setWordWrap(true);
+  // The verdict heads the comparison, in the reader's eye line.
+  verdict_ = new QLabel(this);
+  verdict_->setObjectName(QStringLiteral("compareVerdict"));
+  verdict_->setWordWrap(true);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont verdictFont = verdict_->font();
+  verdictFont.setBold(true);
+  verdictFont.setPointSizeF(verdictFont.pointSizeF() * 1.2);
+  verdict_->setFont(verdictFont);
+  verdict_->hide();
   throughput_ = new SeriesChart(tr("Throughput (whole job)"), tr("samples/s"), this);
   stepTime_ = new SeriesChart(tr("Step time (mean over ranks)"), tr("ms"), this);
   auto* phaseChart = new QChart();
@@ -71,7 +82,7 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
   leftLayout->addWidget(list_, 1);
-  leftLayout->addWidget(compareButton);
+  leftLayout->addWidget(compareButton_);
   leftLayout->addWidget(status_);
 
   auto* charts = new QWidget(this);
@@ -80,6 +91,7 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
   chartRow->addWidget(stepTime_);
   auto* chartLayout = new QVBoxLayout(charts);
   chartLayout->setContentsMargins(0, 0, 0, 0);
+  chartLayout->addWidget(verdict_);
   chartLayout->addLayout(chartRow, 1);
   chartLayout->addWidget(phases_, 1);
   chartLayout->addWidget(table_, 1);
@@ -94,17 +106,13 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
   layout->addWidget(split);
 
   connect(runs_, &QAbstractItemModel::modelReset, this, &ComparePage::rebuildList);
-  connect(compareButton, &QPushButton::clicked, this, [this] {
-    std::vector<int64_t> ids;
-    for (int i = 0; i < list_->count(); ++i) {
-      if (list_->item(i)->checkState() == Qt::Checked)
-        ids.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
-    }
-    if (ids.size() < 2) {
+  connect(list_, &QListWidget::itemChanged, this, &ComparePage::tickChanged);
+  connect(compareButton_, &QPushButton::clicked, this, [this] {
+    if (ticked_.size() < 2) {
       status_->setText(tr("Tick at least two runs."));
       return;
     }
-    compare(ids);
+    compare(ticked_);
   });
   const bool dark = isDark(palette());
   throughput_->setDarkTheme(dark);
@@ -113,25 +121,58 @@ ComparePage::ComparePage(console::RunsModel* runs, console::StoreAccess* store, 
 }
 
 void ComparePage::rebuildList() {
-  std::vector<int64_t> checked;
-  for (int i = 0; i < list_->count(); ++i) {
-    if (list_->item(i)->checkState() == Qt::Checked)
-      checked.push_back(list_->item(i)->data(Qt::UserRole).toLongLong());
-  }
+  // The ticks survive a refresh, in their order; runs that left the history leave the list of ticks.
+  const QSignalBlocker quiet(list_);
   list_->clear();
+  std::vector<int64_t> listed;
   for (int row = 0; row < runs_->rowCount(); ++row) {
     const RunInfo* run = runs_->run(row);
-    // "3 · baseline (ddp, 4 ranks)"; an imported run has no engine to name.
+    listed.push_back(run->id);
+    auto* item = new QListWidgetItem(list_);
+    item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(run->id));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    const bool wasTicked = std::find(ticked_.begin(), ticked_.end(), run->id) != ticked_.end();
+    item->setCheckState(wasTicked ? Qt::Checked : Qt::Unchecked);
+  }
+  ticked_.erase(
+      std::remove_if(ticked_.begin(), ticked_.end(),
+                     [&](int64_t id) { return std::find(listed.begin(), listed.end(), id) == listed.end(); }),
+      ticked_.end());
+  markBaseline();
+}
+
+void ComparePage::tickChanged(QListWidgetItem* item) {
+  const int64_t id = item->data(Qt::UserRole).toLongLong();
+  const auto at = std::find(ticked_.begin(), ticked_.end(), id);
+  if (item->checkState() == Qt::Checked && at == ticked_.end()) ticked_.push_back(id);
+  if (item->checkState() != Qt::Checked && at != ticked_.end()) ticked_.erase(at);
+  markBaseline();
+}
+
+// Each run's line, the baseline named as such: "3 · baseline (ddp, 4 ranks) · baseline".
+void ComparePage::markBaseline() {
+  const QSignalBlocker quiet(list_);
+  for (int i = 0; i < list_->count(); ++i) {
+    QListWidgetItem* item = list_->item(i);
+    const int row = runs_->rowOf(item->data(Qt::UserRole).toLongLong());
+    const RunInfo* run = row >= 0 ? runs_->run(row) : nullptr;
+    if (!run) continue;
+    // An imported run has no engine to name.
     const QString ranks = run->worldSize == 1 ? tr("1 rank") : tr("%1 ranks").arg(run->worldSize);
     const QString detail =
         run->engine.empty() ? ranks : tr("%1, %2").arg(QString::fromStdString(run->engine), ranks);
-    auto* item = new QListWidgetItem(
-        tr("%1 · %2 (%3)").arg(run->id).arg(QString::fromStdString(run->name), detail), list_);
-    item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(run->id));
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool wasChecked = std::find(checked.begin(), checked.end(), run->id) != checked.end();
-    item->setCheckState(wasChecked ? Qt::Checked : Qt::Unchecked);
+    QString text = tr("%1 · %2 (%3)").arg(run->id).arg(QString::fromStdString(run->name), detail);
+    const bool baseline = !ticked_.empty() && ticked_.front() == run->id;
+    if (baseline) text = tr("%1 · baseline").arg(text);
+    item->setText(text);
+    QFont font = item->font();
+    font.setBold(baseline);
+    item->setFont(font);
   }
+}
+
+QString ComparePage::verdictText() const {
+  return verdict_->isVisibleTo(this) ? verdict_->text() : QString();
 }
 
 void ComparePage::compare(const std::vector<int64_t>& runIds) {
@@ -225,7 +266,9 @@ void ComparePage::showComparison(std::vector<RunMetrics> runs) {
   QStringList verdicts;
   for (const auto& c : comparisons) verdicts << console::translated(c.verdict);
   model_->setComparisons(std::move(comparisons));
-  status_->setText(verdicts.join(QStringLiteral("\n")));
+  verdict_->setText(verdicts.join(QStringLiteral("\n")));
+  verdict_->setVisible(!verdicts.isEmpty());
+  status_->setText(tr("Baseline: %1").arg(names.value(0)));
   Q_EMIT compared();
 }
 

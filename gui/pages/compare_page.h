@@ -14,6 +14,8 @@
 class QChartView;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
+class QPushButton;
 class QTableView;
 
 namespace ringmaster::console {
@@ -33,18 +35,29 @@ class ComparePage : public QWidget {
   // Loads the runs (off the GUI thread) and compares them, the first as the baseline; compared() tells when.
   void compare(const std::vector<int64_t>& runIds);
   console::ComparisonModel* model() const { return model_; }
+  QListWidget* runList() const { return list_; }
+  QPushButton* compareButton() const { return compareButton_; }
+  // The ticked runs in the order they were ticked: the first is the baseline.
+  const std::vector<int64_t>& ticked() const { return ticked_; }
+  // The verdict of the last comparison, as the page shows it above the charts.
+  QString verdictText() const;
 
  Q_SIGNALS:
   void compared();
 
  private:
   void rebuildList();
+  void tickChanged(QListWidgetItem* item);
+  void markBaseline();
   void showComparison(std::vector<RunMetrics> runs);
 
   console::RunsModel* runs_;
   console::StoreAccess* store_;
   QListWidget* list_;
+  QPushButton* compareButton_;
   QLabel* status_;
+  QLabel* verdict_;
+  std::vector<int64_t> ticked_;
   SeriesChart* throughput_;
   SeriesChart* stepTime_;
   QChartView* phases_;

@@ -497,9 +497,13 @@ std::pair<double, double> DashboardPage::stepRange() const {
   const double end = run_ ? static_cast<double>(run_->series.endStep()) : 0;
   // The job's step count when it is known; a run that ended, its own; otherwise the axis grows in round
   // steps ahead of the data, so it does not move with every step.
-  if (heading_.totalSteps > 0) return {0, std::max(static_cast<double>(heading_.totalSteps), end)};
-  if (!heading_.live && end > 0) return {0, end};
-  return {0, niceCeil(std::max(10.0, end * 1.05))};
+  double last = niceCeil(std::max(10.0, end * 1.05));
+  if (heading_.totalSteps > 0)
+    last = std::max(static_cast<double>(heading_.totalSteps), end);
+  else if (!heading_.live && end > 0)
+    last = end;
+  const double first = static_cast<double>(windowFrom_);
+  return {first < last ? first : 0, last};
 }
 
 qsizetype DashboardPage::redraw() {

@@ -58,9 +58,10 @@ class DashboardPage : public QWidget {
   void markDirty() { dirty_ = true; }
   // Emphasises one rank in every chart; -1 for none.
   void highlightRank(int rank);
-  // Shows steps [from, to) instead of the whole run (a finding's evidence); from == to shows everything
-  // again.
-  void showSteps(uint64_t from, uint64_t to);
+  // Shows steps [from, to) instead of the whole run; without `to` (or to <= from), from `from` to wherever
+  // the run's axis ends, which keeps following a live run (a finding's evidence). showSteps(0) shows
+  // everything.
+  void showSteps(uint64_t from, uint64_t to = 0);
   // Memory leak findings draw their trend (and the memory limit when it is near) on the memory chart.
   void setFindings(const std::vector<v1::Finding>& findings);
   // Redraws now; returns the points pushed to the charts (tests, benchmarks).

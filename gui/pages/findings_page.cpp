@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/pages/findings_page.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -41,20 +43,68 @@ FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWi
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   details_->setMinimumHeight(90);
+  onDashboard_ = new QPushButton(tr("Show on Dashboard"), this);
+  onDashboard_->setObjectName(QStringLiteral("showOnDashboard"));
+  onDashboard_->setToolTip(tr("Highlight the finding's rank and chart its steps to the end of the run"));
+  onTimeline_ = new QPushButton(tr("Show in Timeline"), this);
+  onTimeline_->setObjectName(QStringLiteral("showInTimeline"));
+  logs_ = new QPushButton(tr("Show its logs"), this);
+  logs_->setObjectName(QStringLiteral("showLogs"));
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(onDashboard_);
+  buttons->addWidget(onTimeline_);
+  buttons->addWidget(logs_);
+  buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(view_, 1);
   layout->addWidget(details_);
-  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            const v1::Finding* f = current.isValid() ? model_->finding(current.row()) : nullptr;
-            if (!f) return;
-            showDetails(*f);
-            Q_EMIT findingActivated(*f);
-          });
+  layout->addLayout(buttons);
+  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+    if (const v1::Finding* f = current()) showDetails(*f);
+    updateButtons();
+  });
+  const std::pair<QPushButton*, Evidence> asks[] = {
+      {onDashboard_, Evidence::Dashboard}, {onTimeline_, Evidence::Timeline}, {logs_, Evidence::Logs}};
+  for (const auto& [button, where] : asks) {
+    connect(button, &QPushButton::clicked, this, [this, where = where] {
+      if (const v1::Finding* f = current()) Q_EMIT evidenceRequested(*f, where);
+    });
+  }
+  connect(view_, &QTableView::doubleClicked, this, [this] {
+    if (const v1::Finding* f = current()) Q_EMIT evidenceRequested(*f, Evidence::Dashboard);
+  });
   // New findings (most severe first): what the first one asks for is in view before anything is selected.
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
     if (const v1::Finding* first = model_->finding(0)) showDetails(*first);
+    updateButtons();
   });
+  updateButtons();
+}
+
+const v1::Finding* FindingsPage::current() const {
+  const QModelIndex index = view_->currentIndex();
+  return index.isValid() ? model_->finding(index.row()) : nullptr;
+}
+
+QPushButton* FindingsPage::showButton(Evidence where) const {
+  switch (where) {
+    case Evidence::Dashboard:
+      return onDashboard_;
+    case Evidence::Timeline:
+      return onTimeline_;
+    case Evidence::Logs:
+      return logs_;
+  }
+  return nullptr;
+}
+
+void FindingsPage::updateButtons() {
+  const v1::Finding* f = current();
+  onDashboard_->setEnabled(f);
+  onTimeline_->setEnabled(f);
+  // Logs are a rank's: a finding about the whole job has none of its own.
+  logs_->setEnabled(f && f->rank() >= 0);
+  logs_->setText(f && f->rank() >= 0 ? tr("Show logs of rank %1").arg(f->rank()) : tr("Show its logs"));
 }
 
 void FindingsPage::showDetails(const v1::Finding& f) {

@@ -9,6 +9,7 @@
 #include "console/models/findings_model.h"
 
 class QLabel;
+class QPushButton;
 class QTableView;
 
 namespace ringmaster::gui {
@@ -18,18 +19,28 @@ class FindingsPage : public QWidget {
 
  public:
   explicit FindingsPage(console::FindingsModel* model, QWidget* parent = nullptr);
+  // Where a finding's evidence can be shown. Selecting a finding only describes it here; the other pages move
+  // when the user asks with one of the page's buttons (or a double click, for the Dashboard).
+  enum class Evidence { Dashboard, Timeline, Logs };
+
   QTableView* view() const { return view_; }
+  QPushButton* showButton(Evidence where) const;
 
  Q_SIGNALS:
-  // The user picked a finding: show its evidence.
-  void findingActivated(const v1::Finding& finding);
+  // The user asked to see the finding's evidence on another page.
+  void evidenceRequested(const v1::Finding& finding, Evidence where);
 
  private:
   void showDetails(const v1::Finding& finding);
+  void updateButtons();
+  const v1::Finding* current() const;
 
   console::FindingsModel* model_;
   QTableView* view_;
   QLabel* details_;
+  QPushButton* onDashboard_;
+  QPushButton* onTimeline_;
+  QPushButton* logs_;
 };
 
 }  // namespace ringmaster::gui

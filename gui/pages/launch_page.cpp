@@ -38,6 +38,7 @@
 #include "gui/pages/launch_forms/program_form.h"
 #include "gui/pages/launch_forms/slurm_form.h"
 #include "gui/pages/launch_forms/training_forms.h"
+#include "gui/views/wheel_guard.h"
 #include "jobflags/job_flags.h"
 
 namespace ringmaster::gui {
@@ -70,6 +71,7 @@ LaunchPage::LaunchPage(QWidget* parent) : QWidget(parent) {
   setSpec(defaults);
   showKind();
   presets_->addItems(presetNames());
+  guardWheel(this);
 }
 
 void LaunchPage::createFields() {
@@ -180,7 +182,6 @@ LaunchPage::Buttons LaunchPage::createOutputAndButtons() {
   launch_->setDefault(true);
   tune_ = new QPushButton(tr("Tune…"), this);
   tune_->setObjectName(QStringLiteral("tune"));
-  tune_->setToolTip(tr("Search this job's bucket cap or fusion threshold × cycle time with short runs"));
   return {copy, loadPresetButton, savePresetButton};
 }
 
@@ -222,7 +223,6 @@ void LaunchPage::layOut(QGroupBox* job, const Buttons& buttons) {
   auto* layout = new QVBoxLayout(inner);
   layout->addLayout(kindRow);
   layout->addLayout(columns);
-  layout->addWidget(problemsLabel_);
   layout->addWidget(new QLabel(tr("The same job from a terminal:"), this));
   layout->addLayout(commandRow);
   layout->addWidget(sbatch_);
@@ -238,6 +238,9 @@ void LaunchPage::layOut(QGroupBox* job, const Buttons& buttons) {
   // Presets, Tune and Launch below the scrolled form: always in sight, however tall the form.
   const int margin = style()->pixelMetric(QStyle::PM_LayoutLeftMargin);
   presetRow->setContentsMargins(margin, margin / 2, margin, margin);
+  // What stops a launch stays in sight beside the button, however far the form is scrolled.
+  problemsLabel_->setContentsMargins(margin, 0, margin, 0);
+  outer->addWidget(problemsLabel_);
   outer->addLayout(presetRow);
 }
 
@@ -601,8 +604,16 @@ void LaunchPage::revalidate() {
                                     : QString());
   launch_->setText(submitsToSlurm() ? tr("Submit") : tr("Launch"));
   launch_->setEnabled(found.isEmpty() && launchEnabled_);
-  tune_->setEnabled(found.isEmpty());
-  launch_->setToolTip(launchEnabled_ ? QString() : launchBlockedWhy_);
+  // Tuning searches the bucket cap or fusion threshold of Ringmaster's own engines: a user's program sets
+  // its own.
+  const bool tunable = !runsProgram();
+  tune_->setEnabled(found.isEmpty() && tunable);
+  tune_->setToolTip(tunable
+                        ? tr("Search this job's bucket cap or fusion threshold × cycle time with short runs")
+                        : tr("Tune runs Ringmaster's own models; your program sets its own bucket size"));
+  launch_->setToolTip(!launchEnabled_   ? launchBlockedWhy_
+                      : found.isEmpty() ? QString()
+                                        : found.join(QLatin1Char('\n')));
 }
 
 void LaunchPage::setLaunchEnabled(bool enabled, const QString& why) {

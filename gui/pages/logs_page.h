@@ -9,6 +9,8 @@
 #include "console/models/log_model.h"
 
 class QComboBox;
+class QLabel;
+class QPushButton;
 class QLineEdit;
 class QTableView;
 
@@ -22,9 +24,15 @@ class LogsPage : public QWidget {
   void setRankCount(int ranks);
   void showRank(int rank);
   console::LogFilter* filter() const { return filter_; }
+  // What the page says when its filter hides every line there is; empty when lines show (tests).
+  QString emptyNote() const;
 
  private:
+  void updateNote();
+
   console::LogFilter* filter_;
+  QLabel* note_;
+  QPushButton* showAll_;
   QComboBox* rank_;
   QLineEdit* search_;
   QTableView* view_;
