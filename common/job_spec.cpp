@@ -173,15 +173,48 @@ bool setModelFromText(v1::JobSpec& spec, std::string_view text) {
   return true;
 }
 
+namespace {
+
+constexpr std::string_view kSyntheticPrefix = "synthetic:";
+
+// "3x32x32": channels, height, width; nothing else.
+std::optional<std::vector<uint32_t>> parseShape(std::string_view text) {
+  std::vector<uint32_t> dims;
+  while (!text.empty()) {
+    const size_t x = text.find('x');
+    const std::string_view part = text.substr(0, x);
+    uint32_t value = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (error != std::errc() || end != part.data() + part.size() || part.empty()) return std::nullopt;
+    dims.push_back(value);
+    if (x == std::string_view::npos) break;
+    text.remove_prefix(x + 1);
+    if (text.empty()) return std::nullopt;
+  }
+  if (dims.size() != 3) return std::nullopt;
+  return dims;
+}
+
+}  // namespace
+
 bool setDataFromText(v1::JobSpec& spec, std::string_view text) {
   if (text.substr(0, kNpyPrefix.size()) == kNpyPrefix && text.size() > kNpyPrefix.size()) {
     spec.set_dataset(v1::DATASET_NPY);
     spec.set_data_dir(std::string(text.substr(kNpyPrefix.size())));
+    spec.clear_synthetic_shape();
+    return true;
+  }
+  if (text.substr(0, kSyntheticPrefix.size()) == kSyntheticPrefix) {
+    const auto shape = parseShape(text.substr(kSyntheticPrefix.size()));
+    if (!shape) return false;
+    spec.set_dataset(v1::DATASET_SYNTHETIC);
+    spec.mutable_synthetic_shape()->Assign(shape->begin(), shape->end());
     return true;
   }
   const auto dataset = parseDataset(text);
   if (!dataset || *dataset == v1::DATASET_NPY) return false;
   spec.set_dataset(*dataset);
+  spec.clear_synthetic_shape();
   return true;
 }
 
@@ -190,8 +223,14 @@ std::string modelText(const v1::JobSpec& spec) {
 }
 
 std::string dataText(const v1::JobSpec& spec) {
-  return spec.dataset() == v1::DATASET_NPY ? std::string(kNpyPrefix) + spec.data_dir()
-                                           : std::string(datasetName(spec.dataset()));
+  if (spec.dataset() == v1::DATASET_NPY) return std::string(kNpyPrefix) + spec.data_dir();
+  std::string text(datasetName(spec.dataset()));
+  if (spec.dataset() == v1::DATASET_SYNTHETIC && spec.synthetic_shape_size() > 0) {
+    text += ':';
+    for (int i = 0; i < spec.synthetic_shape_size(); ++i)
+      text += (i > 0 ? "x" : "") + std::to_string(spec.synthetic_shape(i));
+  }
+  return text;
 }
 
 std::string modelLabel(const v1::JobSpec& spec) {
@@ -300,6 +339,23 @@ void checkModelAndData(const v1::JobSpec& spec, std::vector<FieldError>& errors)
     addError(
         errors, "dataset",
         QT_TRANSLATE_NOOP("ringmaster::Validation", "must be synthetic, fashion-mnist, cifar10 or npy:DIR"));
+  }
+  if (spec.synthetic_shape_size() > 0) {
+    // Each rank holds its synthetic set in memory: a sample of at most 1 MiB of floats.
+    const auto& d = spec.synthetic_shape();
+    const bool fits = d.size() == 3 && d[0] >= 1 && d[0] <= kMostSyntheticChannels && d[1] >= 1 &&
+                      d[1] <= kMostSyntheticSide && d[2] >= 1 && d[2] <= kMostSyntheticSide &&
+                      uint64_t(d[0]) * d[1] * d[2] <= kMostSyntheticElements;
+    if (spec.dataset() != v1::DATASET_SYNTHETIC)
+      addError(
+          errors, "synthetic_shape",
+          QT_TRANSLATE_NOOP("ringmaster::Validation", "is only for synthetic data (--data synthetic:CxHxW)"));
+    else if (!fits)
+      addError(
+          errors, "synthetic_shape",
+          QT_TRANSLATE_NOOP("ringmaster::Validation",
+                            "must be channels x height x width, such as 3x32x32: 1 to 64 channels, sides of "
+                            "1 to 1024, at most 262144 values a sample"));
   }
   if (spec.dataset() == v1::DATASET_NPY && spec.data_dir().empty()) {
     addError(

@@ -108,6 +108,10 @@ bool isModelPath(std::string_view text);
 // path.
 bool setModelFromText(v1::JobSpec& spec, std::string_view text);
 // Sets dataset (and data_dir for "npy:DIR") from `text`; false, leaving the spec alone, when it is not one.
+// Synthetic inputs of --data synthetic:CxHxW: the most channels, the longest side, the most values a sample.
+inline constexpr uint32_t kMostSyntheticChannels = 64;
+inline constexpr uint32_t kMostSyntheticSide = 1024;
+inline constexpr uint64_t kMostSyntheticElements = 262144;
 bool setDataFromText(v1::JobSpec& spec, std::string_view text);
 // The words setModelFromText and setDataFromText read back as the spec's model and data.
 std::string modelText(const v1::JobSpec& spec);

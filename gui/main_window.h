@@ -100,6 +100,7 @@ class MainWindow : public QMainWindow {
   FindingsPage* findingsPage() const { return findings_; }
   ComparePage* comparePage() const { return compare_; }
   RunsPage* runsPage() const { return runs_; }
+  LogsPage* logsPage() const { return logs_; }
   console::RunsModel* runsModel() const { return history_->model(); }
   console::FindingsModel* findingsModel() const { return findingsModel_; }
   console::LogModel* logModel() const { return logModel_; }

@@ -239,11 +239,13 @@ std::vector<JobFlag> trainingFlags() {
             "path with a '/'), made with torch.jit.script(model).save(FILE)",
             "NAME|FILE.pt", "mlp, cnn, resnet18, resnet50 nor a TorchScript file (FILE.pt)", modelText,
             setModelFromText),
-      words(training, "--data",
-            "Training data: synthetic, fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or "
-            "uint8, N x ...) and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and "
-            "test_y.npy",
-            "NAME|npy:DIR", "synthetic, fashion-mnist, cifar10 nor npy:DIR", dataText, setDataFromText),
+      words(
+          training, "--data",
+          "Training data: synthetic (synthetic:CxHxW for inputs of that shape, e.g. synthetic:3x32x32 for a "
+          "3-channel model), fashion-mnist, cifar10, or npy:DIR with train_x.npy (float32 or uint8, N x ...) "
+          "and train_y.npy (int64 labels or float32 targets), optionally test_x.npy and test_y.npy",
+          "NAME|npy:DIR", "synthetic, synthetic:CxHxW, fashion-mnist, cifar10 nor npy:DIR", dataText,
+          setDataFromText),
       choice(
           training, "--loss", "What training minimises: cross-entropy (class labels) or mse (float targets)",
           {"cross-entropy", "mse"}, [](const S& s) { return std::string(lossName(s.loss())); },

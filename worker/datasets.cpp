@@ -149,6 +149,10 @@ TrainingData loadTrainingData(const v1::JobSpec& spec, const AllowedFolders& fol
     case v1::DATASET_SYNTHETIC: {
       bool resnet = spec.model() == v1::MODEL_RESNET18 || spec.model() == v1::MODEL_RESNET50;
       data.shape = resnet ? InputShape{3, 32, 32, 10} : InputShape{1, 28, 28, 10};
+      // --data synthetic:CxHxW: the shape the user's model takes (a 3-channel TorchScript model).
+      if (spec.synthetic_shape_size() == 3)
+        data.shape =
+            InputShape{spec.synthetic_shape(0), spec.synthetic_shape(1), spec.synthetic_shape(2), 10};
       at::Generator generator = at::detail::createCPUGenerator(spec.hyper().seed());
       data.train = synthetic(kSyntheticTrainSize, data.shape, generator);
       data.test = synthetic(kSyntheticTestSize, data.shape, generator);

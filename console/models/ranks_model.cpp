@@ -41,6 +41,8 @@ QString RanksModel::stateText(const RankRow& row) {
     case v1::RankState::STATE_RUNNING:
       return tr("running");
     case v1::RankState::STATE_EXITED:
+      // A rank that ended on the agent's stop (even cleanly, on SIGTERM) was stopped, not finished.
+      if (row.stoppedByAgent) return stoppedText(row.stopWhy);
       return row.exitCode == 0 ? tr("finished") : tr("exited with code %1").arg(row.exitCode);
     case v1::RankState::STATE_SIGNALED:
       if (row.stoppedByAgent) return stoppedText(row.stopWhy);

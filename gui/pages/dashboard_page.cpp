@@ -319,6 +319,8 @@ void DashboardPage::setRun(console::RunData* run, const RunHeading& heading) {
   rankCount_ = -1;
   windowFrom_ = windowTo_ = 0;
   phaseMax_ = 0;
+  // Nothing of the previous run is drawn on this one's axes: its leak trends, memory limit, restarts.
+  setFindings({});
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->resetAxes();
   if (!run) {
     for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->setLines({});

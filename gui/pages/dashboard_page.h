@@ -71,6 +71,7 @@ class DashboardPage : public QWidget {
   SeriesChart* latencyChart() const { return latency_; }
   SeriesChart* busbwChart() const { return busbw_; }
   SeriesChart* memoryChart() const { return memory_; }
+  HeatmapView* heatmapView() const { return heatmap_; }
   SeriesChart* lossChart() const { return loss_; }
   QChartView* phaseChart() const { return phases_; }
   // The phase chart's bars: one set per phase (data, forward, backward, exposed comm, optimizer, other),

@@ -4,6 +4,7 @@
 
 #include <QImage>
 #include <QWidget>
+#include <utility>
 
 #include "console/models/live_series.h"
 
@@ -17,6 +18,8 @@ class HeatmapView : public QWidget {
 
   // Recomputes the cells for steps [x0, x1) at the current width.
   void refresh(console::LiveSeries& series, double x0, double x1);
+  // The steps [x0, x1) the cells show.
+  std::pair<double, double> stepRange() const { return {x0_, x1_}; }
   void highlightRank(int rank);
   void clear();
   QSize sizeHint() const override { return {480, 240}; }

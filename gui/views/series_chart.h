@@ -40,6 +40,8 @@ class SeriesChart : public QChartView {
   qsizetype refresh(double x0, double x1);
   // Points each line holds now (tests and benchmarks look at what the chart received).
   qsizetype pointCount(int line) const;
+  // The points line `line` draws now (tests).
+  const QLineSeries* lineSeries(int line) const { return series_.at(static_cast<size_t>(line)); }
   int lineCount() const { return static_cast<int>(lines_.size()); }
   // Emphasises one rank's line and fades the others; -1 shows all alike.
   void highlightRank(int rank);

@@ -43,6 +43,7 @@ class TimelineView : public QWidget {
   void panPixels(double dx);
   // Emphasises one rank's rows; -1 for none.
   void highlightRank(int rank);
+  int highlightedRank() const { return highlighted_; }
   // The selected range ([0, 0) for none).
   void setSelection(int64_t t0, int64_t t1);
   std::pair<int64_t, int64_t> selection() const { return {selBegin_, selEnd_}; }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/views/wheel_guard.h"
 
+#include <QAbstractScrollArea>
 #include <QAbstractSpinBox>
+#include <QCoreApplication>
 #include <QComboBox>
 #include <QEvent>
 #include <QWidget>
@@ -19,7 +21,14 @@ class WheelGuard : public QObject {
     if (event->type() != QEvent::Wheel) return false;
     auto* field = qobject_cast<QWidget*>(watched);
     if (!field || field->hasFocus()) return false;
-    // Ignored and filtered: Qt offers the event to the parents, which scroll.
+    // To the scroll area around the field, which scrolls; Qt would not pass on a wheel event it did not
+    // get from the window system.
+    for (QWidget* up = field->parentWidget(); up; up = up->parentWidget()) {
+      if (auto* area = qobject_cast<QAbstractScrollArea*>(up)) {
+        QCoreApplication::sendEvent(area->viewport(), event);
+        return true;
+      }
+    }
     event->ignore();
     return true;
   }
@@ -29,8 +38,13 @@ class WheelGuard : public QObject {
 
 void guardWheel(QWidget* root) {
   static const char* const kGuarded = "ringmasterWheelGuarded";
-  auto* guard = root->findChild<WheelGuard*>(QString(), Qt::FindDirectChildrenOnly);
-  if (!guard) guard = new WheelGuard(root);
+  // One guard per root, found by name: findChild<T> needs a Q_OBJECT class to tell T from other objects.
+  static const QString kName = QStringLiteral("ringmasterWheelGuard");
+  QObject* guard = root->findChild<QObject*>(kName, Qt::FindDirectChildrenOnly);
+  if (!guard) {
+    guard = new WheelGuard(root);
+    guard->setObjectName(kName);
+  }
   QList<QWidget*> fields;
   for (QAbstractSpinBox* box : root->findChildren<QAbstractSpinBox*>()) fields << box;
   for (QComboBox* box : root->findChildren<QComboBox*>()) fields << box;

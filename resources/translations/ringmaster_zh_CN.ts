@@ -1249,6 +1249,14 @@
         <source>needs the instrumentation: Ringmaster&apos;s Horovod layer is part of the ringmaster Python package, which an uninstrumented program runs without</source>
         <translation>需要插桩：Ringmaster 的 Horovod 层是 ringmaster Python 包的一部分，而未插桩的程序运行时不带这个包</translation>
     </message>
+    <message>
+        <source>is only for synthetic data (--data synthetic:CxHxW)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>must be channels x height x width, such as 3x32x32: 1 to 64 channels, sides of 1 to 1024, at most 262144 values a sample</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::ComparisonModel</name>
@@ -1512,6 +1520,26 @@
         <source>stopped without its end</source>
         <translation>未记录结束即停止</translation>
     </message>
+    <message>
+        <source>stopped by the user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped: its agent shut down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped: rank %1 ended first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation type="unfinished">导入</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation type="unfinished">未测量</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::console::RunsModel</name>
@@ -1723,10 +1751,6 @@
 <context>
     <name>ringmaster::gui::ComparePage</name>
     <message>
-        <source>Tick two or more runs; the first ticked is the baseline</source>
-        <translation>勾选两个或更多运行；第一个勾选的作为基线</translation>
-    </message>
-    <message>
         <source>Compare</source>
         <translation>对比</translation>
     </message>
@@ -1803,6 +1827,18 @@
     <message>
         <source>%1 · %2 (%3)</source>
         <translation>%1 · %2（%3）</translation>
+    </message>
+    <message>
+        <source>Tick two or more runs; the first you tick is the baseline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · baseline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Baseline: %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2014,6 +2050,26 @@
     <message>
         <source>What to do:</source>
         <translation>建议：</translation>
+    </message>
+    <message>
+        <source>Show on Dashboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Highlight the finding&apos;s rank and chart its steps to the end of the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show in Timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show its logs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show logs of rank %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2308,6 +2364,10 @@
         <source>Min ranks</source>
         <translation>最少 rank 数</translation>
     </message>
+    <message>
+        <source>Tune runs Ringmaster&apos;s own models; your program sets its own bucket size</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::LiveRun</name>
@@ -2337,6 +2397,28 @@
     <message>
         <source>Rank %1</source>
         <translation>Rank %1</translation>
+    </message>
+    <message>
+        <source>Show all lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>No lines from rank %1 yet; %n line(s) from other ranks.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No line of rank %1 matches &quot;%2&quot;; %n line(s) in all.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No line matches &quot;%1&quot;; %n line(s) in all.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2488,6 +2570,22 @@
     <message>
         <source>Could not read the timeline: %1</source>
         <translation>无法读取时间线：%1</translation>
+    </message>
+    <message>
+        <source>Stop the run?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop run %1? Every rank stops training now; what the run recorded so far stays in the history.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep training</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

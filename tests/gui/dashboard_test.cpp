@@ -291,7 +291,7 @@ TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
     // Rank 1 aborted; rank 0 either failed by itself after it (a broken all-reduce) or was stopped by the
     // agent, and only then is it not coloured.
     const QString rank0 = ranks->index(0, console::RanksModel::State).data().toString();
-    const bool rank0Stopped = rank0 == QStringLiteral("stopped by the agent");
+    const bool rank0Stopped = rank0 == QStringLiteral("stopped: rank 1 ended first");
     EXPECT_EQ(rank0Stopped, !console::RanksModel::failed(page->ranksModel()->rows().at(0)))
         << rank0.toStdString();
     for (int column = 0; column < ranks->columnCount(); ++column) {

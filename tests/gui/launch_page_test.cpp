@@ -20,11 +20,13 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 
 #include "common/host_list.h"
 #include "console/session/run_flags.h"
@@ -353,6 +355,74 @@ TEST_F(LaunchPageTest, LaunchAndTuneStayInSightWhenTheFormScrolls) {
   }
 }
 
+// The mouse wheel over a field the user has not focused scrolls the form: "Checkpoint every" stays "only at
+// the end". Once focused, the field takes the wheel.
+TEST_F(LaunchPageTest, TheWheelScrollsTheFormAndChangesOnlyAFocusedField) {
+  LaunchPage page;
+  page.resize(1024, 500);
+  page.show();
+  QApplication::setActiveWindow(&page);
+  QApplication::processEvents();
+  auto* scroll = page.findChild<QScrollArea*>();
+  ASSERT_NE(scroll, nullptr);
+  auto* every = fieldOf<QSpinBox>(page, "checkpoint_every");
+  ASSERT_EQ(every->value(), 0);
+  ASSERT_EQ(every->text(), QStringLiteral("only at the end"));
+  scroll->ensureWidgetVisible(every);
+  QApplication::processEvents();
+  const int scrolledTo = scroll->verticalScrollBar()->value();
+  auto wheel = [](QWidget* w, int delta) {
+    const QPointF at(w->width() / 2.0, w->height() / 2.0);
+    QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &event);
+    QApplication::processEvents();
+  };
+  // Scrolling down over the field, then up again: the form moves, the value does not.
+  for (int i = 0; i < 3; ++i) wheel(every, -120);
+  EXPECT_EQ(every->value(), 0);
+  EXPECT_EQ(every->text(), QStringLiteral("only at the end"));
+  EXPECT_NE(scroll->verticalScrollBar()->value(), scrolledTo) << "the form did not scroll";
+  for (auto* combo : {fieldOf<QComboBox>(page, "model"), fieldOf<QComboBox>(page, "engine")}) {
+    const QString before = combo->currentText();
+    wheel(combo, -120);
+    EXPECT_EQ(combo->currentText(), before) << combo->objectName().toStdString();
+  }
+  // Focused, it takes the wheel as a spin box does.
+  scroll->ensureWidgetVisible(every);
+  every->setFocus(Qt::MouseFocusReason);
+  QApplication::processEvents();
+  ASSERT_TRUE(every->hasFocus());
+  wheel(every, 120);
+  EXPECT_EQ(every->value(), 1);
+}
+
+// A problem that stops the launch is in sight beside the greyed button, however the form is scrolled, and the
+// button's tooltip says it too.
+TEST_F(LaunchPageTest, WhatStopsALaunchIsInSightBesideTheButton) {
+  LaunchPage page;
+  page.resize(1024, 500);
+  page.show();
+  QApplication::processEvents();
+  auto* scroll = page.findChild<QScrollArea*>();
+  fieldOf<QLineEdit>(page, "faults.stragglers")->setText("7:50");
+  scroll->verticalScrollBar()->setValue(0);
+  QApplication::processEvents();
+  auto* launch = page.findChild<QPushButton*>(QStringLiteral("launch"));
+  auto* problems = page.findChild<QLabel*>(QStringLiteral("problems"));
+  ASSERT_FALSE(launch->isEnabled());
+  EXPECT_FALSE(scroll->widget()->isAncestorOf(problems)) << "the problems scroll away with the form";
+  EXPECT_TRUE(problems->isVisible());
+  EXPECT_FALSE(problems->visibleRegion().isEmpty());
+  EXPECT_TRUE(problems->text().contains(QStringLiteral("rank 7 is outside")))
+      << problems->text().toStdString();
+  EXPECT_TRUE(launch->toolTip().contains(QStringLiteral("rank 7 is outside")))
+      << launch->toolTip().toStdString();
+  fieldOf<QLineEdit>(page, "faults.stragglers")->clear();
+  EXPECT_TRUE(launch->isEnabled());
+  EXPECT_EQ(problems->text(), QStringLiteral("Ready to launch."));
+}
+
 TEST_F(LaunchPageTest, PresetsRoundTrip) {
   LaunchPage page;
   fieldOf<QSpinBox>(page, "world_size")->setValue(4);
@@ -593,6 +663,24 @@ TEST_F(ProgramFormTest, TheTrainingFieldsGoAwayForAProgramAndComeBack) {
   for (const char* f : programs) EXPECT_FALSE(page.field(f)->isVisibleTo(&page)) << f;
   EXPECT_FALSE(isUserProgram(page.spec()));
   EXPECT_EQ(page.commandLine(), "ringmaster run -np 1");
+}
+
+// Tune searches the bucket cap or fusion threshold of Ringmaster's own engines: for a program it is greyed
+// before anything is pressed, saying why, and back for Ringmaster's models.
+TEST_F(ProgramFormTest, TuneIsOffForAProgramAndSaysWhy) {
+  LaunchPage page;
+  auto* tune = page.findChild<QPushButton*>(QStringLiteral("tune"));
+  ASSERT_TRUE(tune->isEnabled());
+  QSignalSpy asked(&page, &LaunchPage::tuneRequested);
+  chooseProgram(page);
+  fieldOf<QLineEdit>(page, "program.arguments")->setText("train.py");
+  ASSERT_TRUE(page.problems().isEmpty()) << page.problems().join('\n').toStdString();
+  EXPECT_FALSE(tune->isEnabled());
+  EXPECT_TRUE(tune->toolTip().contains(QStringLiteral("your program"))) << tune->toolTip().toStdString();
+  tune->click();
+  EXPECT_EQ(asked.count(), 0);
+  page.findChild<QRadioButton*>(QStringLiteral("builtIn"))->setChecked(true);
+  EXPECT_TRUE(tune->isEnabled());
 }
 
 TEST_F(ProgramFormTest, PresetsKeepTheProgram) {

@@ -264,13 +264,18 @@ TEST_F(LiveRunTest, StragglerComparisonReportsImportAndScreenshots) {
                              << ", backward ms rank 2 " << rank2Backward << " rank 0 " << rank0Backward;
   EXPECT_EQ(findings->finding(stragglerRow)->rank(), 2);
 
-  // Selecting it highlights rank 2 on the dashboard and moves the timeline to the evidence.
+  // Selected, then shown on the Dashboard and in the Timeline: rank 2 highlighted, the timeline at the
+  // evidence.
   window.showPage(MainWindow::Findings);
   QTableView* findingsView = window.findingsPage()->view();
   findingsView->selectionModel()->setCurrentIndex(
       findings->index(stragglerRow, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  EXPECT_EQ(window.selectedRank(), 2);
+  window.findingsPage()->showButton(FindingsPage::Evidence::Dashboard)->click();
   EXPECT_EQ(window.dashboardPage()->highlightedRank(), 2);
+  window.showPage(MainWindow::Findings);
+  window.findingsPage()->showButton(FindingsPage::Evidence::Timeline)->click();
+  EXPECT_EQ(window.pages()->currentIndex(), MainWindow::Timeline);
+  EXPECT_EQ(window.timelinePage()->view()->highlightedRank(), 2);
   const auto [selBegin, selEnd] = window.timelinePage()->view()->selection();
   EXPECT_LT(selBegin, selEnd) << "the timeline shows the evidence range";
   EXPECT_GE(window.timelinePage()->view()->visibleEnd(), selEnd);
