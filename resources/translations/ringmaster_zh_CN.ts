@@ -1251,11 +1251,11 @@
     </message>
     <message>
         <source>is only for synthetic data (--data synthetic:CxHxW)</source>
-        <translation type="unfinished"></translation>
+        <translation>仅用于合成数据（--data synthetic:CxHxW）</translation>
     </message>
     <message>
         <source>must be channels x height x width, such as 3x32x32: 1 to 64 channels, sides of 1 to 1024, at most 262144 values a sample</source>
-        <translation type="unfinished"></translation>
+        <translation>须为 通道 x 高 x 宽，如 3x32x32：1 到 64 个通道，边长 1 到 1024，每个样本至多 262144 个值</translation>
     </message>
 </context>
 <context>
@@ -1522,15 +1522,15 @@
     </message>
     <message>
         <source>stopped by the user</source>
-        <translation type="unfinished"></translation>
+        <translation>已由用户停止</translation>
     </message>
     <message>
         <source>stopped: its agent shut down</source>
-        <translation type="unfinished"></translation>
+        <translation>已停止：其代理已关闭</translation>
     </message>
     <message>
         <source>stopped: rank %1 ended first</source>
-        <translation type="unfinished"></translation>
+        <translation>已停止：rank %1 先结束</translation>
     </message>
     <message>
         <source>imported</source>
@@ -1830,15 +1830,15 @@
     </message>
     <message>
         <source>Tick two or more runs; the first you tick is the baseline</source>
-        <translation type="unfinished"></translation>
+        <translation>勾选两个或更多运行；最先勾选的为基线</translation>
     </message>
     <message>
         <source>%1 · baseline</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 · 基线</translation>
     </message>
     <message>
         <source>Baseline: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>基线：%1</translation>
     </message>
 </context>
 <context>
@@ -2053,23 +2053,23 @@
     </message>
     <message>
         <source>Show on Dashboard</source>
-        <translation type="unfinished"></translation>
+        <translation>在仪表板中显示</translation>
     </message>
     <message>
         <source>Highlight the finding&apos;s rank and chart its steps to the end of the run</source>
-        <translation type="unfinished"></translation>
+        <translation>突出显示该发现的 rank，并绘制其步骤直至运行结束</translation>
     </message>
     <message>
         <source>Show in Timeline</source>
-        <translation type="unfinished"></translation>
+        <translation>在时间线中显示</translation>
     </message>
     <message>
         <source>Show its logs</source>
-        <translation type="unfinished"></translation>
+        <translation>显示其日志</translation>
     </message>
     <message>
         <source>Show logs of rank %1</source>
-        <translation type="unfinished"></translation>
+        <translation>显示 rank %1 的日志</translation>
     </message>
 </context>
 <context>
@@ -2366,7 +2366,7 @@
     </message>
     <message>
         <source>Tune runs Ringmaster&apos;s own models; your program sets its own bucket size</source>
-        <translation type="unfinished"></translation>
+        <translation>调优只运行 Ringmaster 自带的模型；你的程序自行设定桶大小</translation>
     </message>
 </context>
 <context>
@@ -2400,24 +2400,24 @@
     </message>
     <message>
         <source>Show all lines</source>
-        <translation type="unfinished"></translation>
+        <translation>显示所有行</translation>
     </message>
     <message numerus="yes">
         <source>No lines from rank %1 yet; %n line(s) from other ranks.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>rank %1 尚无输出行；其他 rank 共 %n 行。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>No line of rank %1 matches &quot;%2&quot;; %n line(s) in all.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>rank %1 没有匹配“%2”的行；共 %n 行。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>No line matches &quot;%1&quot;; %n line(s) in all.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>没有匹配“%1”的行；共 %n 行。</numerusform>
         </translation>
     </message>
 </context>
@@ -2573,19 +2573,19 @@
     </message>
     <message>
         <source>Stop the run?</source>
-        <translation type="unfinished"></translation>
+        <translation>停止运行？</translation>
     </message>
     <message>
         <source>Stop run %1? Every rank stops training now; what the run recorded so far stays in the history.</source>
-        <translation type="unfinished"></translation>
+        <translation>停止运行 %1？所有 rank 将立即停止训练；运行至今记录的内容保留在历史中。</translation>
     </message>
     <message>
         <source>Stop the run</source>
-        <translation type="unfinished"></translation>
+        <translation>停止运行</translation>
     </message>
     <message>
         <source>Keep training</source>
-        <translation type="unfinished"></translation>
+        <translation>继续训练</translation>
     </message>
 </context>
 <context>
