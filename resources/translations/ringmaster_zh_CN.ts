@@ -1534,11 +1534,11 @@
     </message>
     <message>
         <source>imported</source>
-        <translation type="unfinished">导入</translation>
+        <translation>已导入</translation>
     </message>
     <message>
         <source>not measured</source>
-        <translation type="unfinished">未测量</translation>
+        <translation>未测量</translation>
     </message>
 </context>
 <context>
