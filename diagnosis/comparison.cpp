@@ -130,8 +130,9 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       auto known =
           std::find_if(losses.begin(), losses.end(), [&](const auto& l) { return l.rank == s.rank; });
       if (known == losses.end()) known = losses.insert(losses.end(), {s.rank, std::nullopt, std::nullopt});
-      // A profiler's steps carry no loss (every one 0): that is no loss of 0.
-      if (std::any_of(s.steps.begin(), s.steps.end(), [](const v1::StepSample& x) { return x.loss() != 0; }))
+      // A profiler's steps carry no loss (NaN, or 0 where imported before): that is no loss of 0.
+      if (std::isfinite(s.steps.back().loss()) &&
+          std::any_of(s.steps.begin(), s.steps.end(), [](const v1::StepSample& x) { return x.loss() != 0; }))
         known->lastStep = s.steps.back().loss();
     }
 

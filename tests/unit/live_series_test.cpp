@@ -29,6 +29,7 @@ v1::AllreduceOp op(int rank, uint64_t index, uint32_t bucket, double latencyUs, 
   o.set_step(index);
   o.set_bucket(bucket);
   o.set_latency_us(latencyUs);
+  o.set_bytes(1 << 20);
   o.set_busbw_gbps(busbw);
   return o;
 }
@@ -131,4 +132,22 @@ TEST(LiveSeries, IgnoresRecordsWithImpossibleSteps) {
 }
 
 }  // namespace
+// What an imported trace does not hold is not drawn as 0: no sample count, no throughput; an op with no size,
+// no bandwidth; an op with no time, neither.
+TEST(LiveSeries, WhatARecordDoesNotHoldIsNotMeasured) {
+  LiveSeries live;
+  live.ingest(step(0, 1, 10, 20, 0));
+  EXPECT_EQ(live.rank(0, RankMetric::Throughput).count(), 0);
+  EXPECT_EQ(live.totalThroughput().count(), 0);
+  EXPECT_EQ(live.rank(0, RankMetric::ForwardMs).count(), 1);
+  v1::AllreduceOp unsized = op(0, 1, 0, 1500, 0);
+  unsized.clear_bytes();
+  live.ingest(unsized);
+  EXPECT_FLOAT_EQ(live.rank(0, RankMetric::AllreduceLatencyMs).at(1), 1.5f);
+  EXPECT_EQ(live.rank(0, RankMetric::AllreduceBusbwGbps).count(), 0);
+  live.ingest(op(0, 2, 0, 0, 0));
+  EXPECT_EQ(live.rank(0, RankMetric::AllreduceLatencyMs).count(), 1);
+  EXPECT_EQ(live.endStep(), 3u);
+}
+
 }  // namespace ringmaster::console
