@@ -41,6 +41,38 @@ TEST(JobSpec, DefaultsAreValid) {
   EXPECT_DOUBLE_EQ(spec.hyper().fusion_threshold_mb(), 128);
 }
 
+// --data synthetic:CxHxW gives synthetic inputs of the shape a user's model takes (a 3-channel TorchScript
+// model); another dataset forgets it; bad shapes are refused or named by validation.
+TEST(JobSpec, SyntheticDataTakesTheInputShape) {
+  auto spec = ringmaster::defaultJobSpec();
+  ASSERT_TRUE(ringmaster::setDataFromText(spec, "synthetic:3x32x32"));
+  EXPECT_EQ(spec.dataset(), v1::DATASET_SYNTHETIC);
+  EXPECT_EQ(std::vector<uint32_t>(spec.synthetic_shape().begin(), spec.synthetic_shape().end()),
+            (std::vector<uint32_t>{3, 32, 32}));
+  EXPECT_EQ(ringmaster::dataText(spec), "synthetic:3x32x32");
+  EXPECT_TRUE(ringmaster::validateJobSpec(spec).empty());
+  for (const std::string bad :
+       {"synthetic:", "synthetic:3x32", "synthetic:3x32x32x1", "synthetic:3xx32", "synthetic:3x32x",
+        "synthetic:-3x32x32", "synthetic:ax32x32", "synthetic:3X32X32"}) {
+    EXPECT_FALSE(ringmaster::setDataFromText(spec, bad)) << bad;
+  }
+  EXPECT_EQ(ringmaster::dataText(spec), "synthetic:3x32x32") << "a refused text changes nothing";
+  for (const std::string tooBig :
+       {"synthetic:65x8x8", "synthetic:3x2000x2", "synthetic:3x512x512", "synthetic:0x28x28"}) {
+    ASSERT_TRUE(ringmaster::setDataFromText(spec, tooBig)) << tooBig;
+    EXPECT_TRUE(hasField(ringmaster::validateJobSpec(spec), "synthetic_shape")) << tooBig;
+  }
+  ASSERT_TRUE(ringmaster::setDataFromText(spec, "synthetic"));
+  EXPECT_EQ(spec.synthetic_shape_size(), 0);
+  ASSERT_TRUE(ringmaster::setDataFromText(spec, "synthetic:1x28x28"));
+  ASSERT_TRUE(ringmaster::setDataFromText(spec, "fashion-mnist"));
+  EXPECT_EQ(spec.synthetic_shape_size(), 0);
+  spec.add_synthetic_shape(1);
+  spec.add_synthetic_shape(28);
+  spec.add_synthetic_shape(28);
+  EXPECT_TRUE(hasField(ringmaster::validateJobSpec(spec), "synthetic_shape")) << "only for synthetic data";
+}
+
 TEST(JobSpec, ValidationNamesEachBadField) {
   auto spec = ringmaster::defaultJobSpec();
   spec.mutable_hyper()->set_batch_size(0);
