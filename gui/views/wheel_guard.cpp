@@ -3,8 +3,8 @@
 
 #include <QAbstractScrollArea>
 #include <QAbstractSpinBox>
-#include <QCoreApplication>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QWidget>
 
