@@ -54,14 +54,7 @@ std::vector<RankRow> RunData::rankRows() const {
     row.exitCode = state.exit_code();
     row.signal = state.signal();
     row.stoppedByAgent = stoppedByAgent(state);
-    // The agent writes "exited with code 143 (stopped by the agent: WHY)".
-    constexpr std::string_view kStopped = "(stopped by the agent: ";
-    const std::string& message = state.message();
-    if (const size_t at = message.find(kStopped); at != std::string::npos) {
-      const size_t from = at + kStopped.size();
-      const size_t end = message.rfind(')');
-      if (end != std::string::npos && end >= from) row.stopWhy = message.substr(from, end - from);
-    }
+    row.stopWhy = stopReason(state);
   }
   for (auto& [rank, row] : rows) {
     if (rank < 0 || rank >= series.rankCount()) continue;

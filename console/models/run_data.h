@@ -29,7 +29,7 @@ struct RankRow {
   double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
   double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
   bool stoppedByAgent = false;  // ended by the agent (a stop, or another rank failed first)
-  bool imported = false;        // from traces or record files: no agent ever reported its state
+  bool imported = false;        // from traces (source import:…): no agent ever reported its state
   std::string stopWhy;  // why the agent stopped it: "stop requested", "rank 1 exited with code 1", …
 };
 

@@ -84,8 +84,24 @@ void Launcher::check(LaunchPlan plan) {
   placeRanks(plan);
 }
 
+namespace {
+
+// What the agent adds to the message of a rank it stopped, before the reason and a closing parenthesis.
+constexpr std::string_view kStoppedByAgent = "(stopped by the agent";
+
+}  // namespace
+
 bool stoppedByAgent(const v1::RankState& s) {
-  return s.stopped_by_agent() || s.message().find("(stopped by the agent") != std::string::npos;
+  return s.stopped_by_agent() || s.message().find(kStoppedByAgent) != std::string::npos;
+}
+
+std::string stopReason(const v1::RankState& s) {
+  const std::string& message = s.message();
+  const size_t at = message.find(kStoppedByAgent);
+  if (at == std::string::npos || message.compare(at + kStoppedByAgent.size(), 2, ": ") != 0) return {};
+  const size_t from = at + kStoppedByAgent.size() + 2;
+  const size_t end = message.rfind(')');
+  return end != std::string::npos && end >= from ? message.substr(from, end - from) : std::string();
 }
 
 std::string_view statusName(JobStatus status) {

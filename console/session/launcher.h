@@ -72,6 +72,9 @@ std::string_view statusName(JobStatus status);
 // The agent ended this rank (a stop asked for, or another rank failed first): it did not fail by itself. Read
 // from the flag, or from the message for states kept in the history, which stores the message only.
 bool stoppedByAgent(const v1::RankState& s);
+// Why the agent stopped it, as its message says ("exited with code 143 (stopped by the agent: WHY)"): "stop
+// requested", "rank 1 exited with code 1", …; empty when it was not stopped or the message does not say.
+std::string stopReason(const v1::RankState& s);
 
 struct RankExit {
   int rank = -1;

@@ -152,11 +152,10 @@ void ComparePage::tickChanged(QListWidgetItem* item) {
 // Each run's line, the baseline named as such: "3 · baseline (ddp, 4 ranks) · baseline".
 void ComparePage::markBaseline() {
   const QSignalBlocker quiet(list_);
-  for (int i = 0; i < list_->count(); ++i) {
+  // The list holds the runs model's rows in its order (rebuildList).
+  for (int i = 0; i < list_->count() && i < runs_->rowCount(); ++i) {
     QListWidgetItem* item = list_->item(i);
-    const int row = runs_->rowOf(item->data(Qt::UserRole).toLongLong());
-    const RunInfo* run = row >= 0 ? runs_->run(row) : nullptr;
-    if (!run) continue;
+    const RunInfo* run = runs_->run(i);
     // An imported run has no engine to name.
     const QString ranks = run->worldSize == 1 ? tr("1 rank") : tr("%1 ranks").arg(run->worldSize);
     const QString detail =
