@@ -11,10 +11,8 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListWidget>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
-#include <QTimer>
 #include <memory>
 
 #include "gui/main_window.h"
@@ -69,25 +67,6 @@ class DailyUseTest : public test::ConsoleTest {
       if (series->count() > 0) last = std::max(last, series->at(series->count() - 1).x());
     }
     return last;
-  }
-
-  // Answers the next question box (a modal exec()) with the button whose text is `answer`.
-  static void answerNextQuestion(const QString& answer, QString* asked) {
-    QTimer::singleShot(50, [answer, asked] {
-      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-      if (!box) {
-        answerNextQuestion(answer, asked);
-        return;
-      }
-      *asked = box->text();
-      for (QAbstractButton* button : box->buttons()) {
-        if (button->text() == answer) {
-          button->click();
-          return;
-        }
-      }
-      box->reject();
-    });
   }
 
   QString status;
@@ -306,7 +285,7 @@ TEST_F(DailyUseTest, StopAsksFirstAndTheRanksSayTheUserStoppedThem) {
   ASSERT_TRUE(status.isEmpty());
 
   QString asked;
-  answerNextQuestion(QStringLiteral("Keep training"), &asked);
+  test::answerNextQuestion(QStringLiteral("Keep training"), &asked);
   page->stopButton()->click();
   EXPECT_TRUE(asked.startsWith(QStringLiteral("Stop run %1?").arg(window.liveRun()->runId())))
       << asked.toStdString();
@@ -315,7 +294,7 @@ TEST_F(DailyUseTest, StopAsksFirstAndTheRanksSayTheUserStoppedThem) {
       << "the run stopped though the user kept it";
   EXPECT_TRUE(status.isEmpty());
 
-  answerNextQuestion(QStringLiteral("Stop the run"), &asked);
+  test::answerNextQuestion(QStringLiteral("Stop the run"), &asked);
   page->stopButton()->click();
   ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kRunTimeoutMs));
   EXPECT_EQ(status, QStringLiteral("stopped"));

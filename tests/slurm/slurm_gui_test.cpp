@@ -253,7 +253,10 @@ TEST_F(SlurmConsole, AWaitingJobShowsSlurmsReasonAndStopCancelsIt) {
       window.bannerText().startsWith(QStringLiteral("Slurm job %1").arg(window.liveRun()->slurmJobId())));
   QPushButton* stop = window.dashboardPage()->stopButton();
   ASSERT_TRUE(stop->isEnabled()) << "a waiting job can be cancelled";
+  QString asked;
+  test::answerNextQuestion(QStringLiteral("Stop the run"), &asked);
   stop->click();
+  EXPECT_FALSE(asked.isEmpty()) << "Stop asks before it cancels the job";
   ASSERT_TRUE(test::waitUntil([&] { return !status.isEmpty(); }, kCheckTimeoutMs));
   EXPECT_EQ(status, QStringLiteral("stopped")) << window.bannerText().toStdString();
   EXPECT_TRUE(test::waitUntil([&] { return cluster_->jobState(id) == "CANCELLED"; }, 20'000))

@@ -2,8 +2,11 @@
 #include "tests/support/gui_app.h"
 
 #include <QCoreApplication>
+#include <QAbstractButton>
 #include <QDeadlineTimer>
+#include <QMessageBox>
 #include <QStandardPaths>
+#include <QTimer>
 
 namespace ringmaster::test {
 
@@ -28,6 +31,36 @@ bool waitUntil(const std::function<bool()>& done, int timeoutMs) {
     QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
   }
   return true;
+}
+
+namespace {
+
+void answerWhenAsked(const QString& answer, QString* asked, QStringList* buttons, int triesLeft) {
+  QTimer::singleShot(50, [answer, asked, buttons, triesLeft] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) {
+      if (triesLeft > 0) answerWhenAsked(answer, asked, buttons, triesLeft - 1);
+      return;
+    }
+    *asked = box->text();
+    if (buttons) {
+      buttons->clear();
+      for (QAbstractButton* button : box->buttons()) *buttons << button->text();
+    }
+    for (QAbstractButton* button : box->buttons()) {
+      if (button->text() == answer) {
+        button->click();
+        return;
+      }
+    }
+    box->reject();
+  });
+}
+
+}  // namespace
+
+void answerNextQuestion(const QString& answer, QString* asked, QStringList* buttons) {
+  answerWhenAsked(answer, asked, buttons, 600);
 }
 
 }  // namespace ringmaster::test
