@@ -100,6 +100,12 @@ void startConsole(MainWindow& window, const ConsoleCommandLine& line) {
         &window, [text](RunStore& s) { return s.resolveRun(text); },
         [&window](int64_t id) { window.openRun(id); });
   }
+  if (line.run) {
+    // The window opens on the job it runs: the Dashboard at once, not the page the last session left, and the
+    // Launch form holding the job, to change and run again.
+    window.showPage(MainWindow::Dashboard);
+    window.launchPage()->setSpec(line.slurm ? line.slurm->spec : line.plan.spec);
+  }
   if (line.run && line.slurm) {
     window.submitToSlurm(*line.slurm);
   } else if (line.run) {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/main_window.h"
 
+#include <QActionGroup>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDir>
 #include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -33,6 +36,8 @@
 #include "gui/pages/timeline_page.h"
 #include "gui/run_history.h"
 #include "gui/shown_run.h"
+#include "gui/translations.h"
+#include "ringmaster/version.h"
 
 namespace ringmaster::gui {
 namespace {
@@ -177,6 +182,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
             }
           });
 
+  createMenus();
   updateLiveControls();
   restoreSettings();
   hostWatch_->registry()->restore();
@@ -187,6 +193,70 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 MainWindow::~MainWindow() {
   saveSettings();
   live_.reset();
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->setObjectName(QStringLiteral("fileMenu"));
+  QAction* importFiles = file->addAction(tr("&Import traces…"), timeline_, &TimelinePage::chooseTracesToImport);
+  importFiles->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
+  file->addAction(tr("Import a &folder of traces…"), timeline_, &TimelinePage::chooseFolderToImport);
+  exportReport_ = file->addAction(tr("&Export report…"), this, [this] {
+    if (shown_->runId() <= 0) return;
+    auto* dialog = new ReportDialog(store_, shown_->runId(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+  });
+  exportReport_->setObjectName(QStringLiteral("exportReport"));
+  exportReport_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  exportReport_->setEnabled(false);
+  connect(this, &MainWindow::runShown, exportReport_, [this](int64_t runId) { exportReport_->setEnabled(runId > 0); });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setObjectName(QStringLiteral("quit"));
+  quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+  quit->setMenuRole(QAction::QuitRole);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (int i = 0; i < PageCount; ++i) {
+    QAction* page = view->addAction(pages_->tabText(i), this, [this, i] { pages_->setCurrentIndex(i); });
+    page->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
+
+  // The language takes effect from the next start: every page's text is made once, as it is built.
+  QMenu* language = menuBar()->addMenu(tr("&Language"));
+  language->setObjectName(QStringLiteral("languageMenu"));
+  auto* languages = new QActionGroup(language);
+  const QString inUse = languageInUse();
+  QStringList offered{QStringLiteral("en")};
+  offered << availableLanguages();
+  for (const QString& code : offered) {
+    QAction* choice = language->addAction(languageName(code));
+    choice->setData(code);
+    choice->setCheckable(true);
+    choice->setChecked(code == inUse);
+    languages->addAction(choice);
+    connect(choice, &QAction::triggered, this, [this, code] { chooseLanguage(code); });
+  }
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* about = help->addAction(tr("&About Ringmaster"), this, [this] {
+    QMessageBox::about(
+        this, tr("About Ringmaster"),
+        tr("<h3>Ringmaster %1</h3><p>A console for data-parallel training: launch ranks on your hosts or "
+           "through Slurm, watch every rank live, and find the straggler, the leak, the stall and the crash.</p>"
+           "<p>The same runs from a terminal: <code>ringmaster run -np 4 …</code>, <code>ringmaster show</code>, "
+           "<code>ringmaster compare</code>, <code>ringmaster report</code>.</p>"
+           "<p>Free software under the GNU General Public License, version 3 or later.</p>")
+            .arg(QStringLiteral(RINGMASTER_VERSION)));
+  });
+  about->setMenuRole(QAction::AboutRole);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::chooseLanguage(const QString& language) {
+  QSettings().setValue(QStringLiteral("language"), language);
+  setBanner(tr("Ringmaster speaks %1 from its next start.").arg(languageName(language)));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

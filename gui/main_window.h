@@ -23,6 +23,7 @@
 #include "gui/run_history.h"
 #include "gui/shown_run.h"
 
+class QAction;
 class QLabel;
 class QAbstractButton;
 
@@ -142,8 +143,13 @@ class MainWindow : public QMainWindow {
   // Opens the Tune dialog for the Launch form's job (console::TuneSession over `flags`).
   void openTune(console::RunFlags flags);
   void saveSettings();
+  // The menu bar: File (import, export, quit), View (the pages), Language and Help.
+  void createMenus();
+  // Keeps `language` for the next start, and says so.
+  void chooseLanguage(const QString& language);
 
   MainWindowOptions options_;
+  QAction* exportReport_ = nullptr;
   QTabWidget* pages_;
   QLabel* banner_;
   console::StoreAccess* store_;

@@ -3,11 +3,27 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
 #include <QTranslator>
 
 namespace ringmaster::gui {
+namespace {
+
+// Loads `catalogue` for `locale` from `folder` into a translator owned by the application, or none.
+QTranslator* installCatalogue(QCoreApplication& app, const QLocale& locale, const QString& catalogue,
+                              const QString& folder) {
+  auto* translator = new QTranslator(&app);
+  if (!translator->load(locale, catalogue, QStringLiteral("_"), folder)) {
+    delete translator;
+    return nullptr;
+  }
+  QCoreApplication::installTranslator(translator);
+  return translator;
+}
+
+}  // namespace
 
 QStringList availableLanguages() {
   QStringList languages;
@@ -20,22 +36,30 @@ QStringList availableLanguages() {
 QString installTranslation(QCoreApplication& app, const QString& language) {
   QString wanted = language;
   if (wanted.isEmpty()) wanted = QSettings().value(QStringLiteral("language")).toString();
-  auto* translator = new QTranslator(&app);
-  bool loaded = false;
-  if (wanted.isEmpty()) {
-    // The system's preferred languages, best first (zh_CN, zh_Hans_CN, ... all find ringmaster_zh_CN).
-    loaded = translator->load(QLocale::system(), QStringLiteral("ringmaster"), QStringLiteral("_"),
-                              QStringLiteral(":/i18n"));
-  } else if (wanted != QLatin1String("en")) {
-    loaded = translator->load(QLocale(wanted), QStringLiteral("ringmaster"), QStringLiteral("_"),
-                              QStringLiteral(":/i18n"));
+  if (wanted == QLatin1String("en")) return wanted;
+  // The system's preferred languages, best first (zh_CN, zh_Hans_CN, ... all find ringmaster_zh_CN).
+  const QLocale locale = wanted.isEmpty() ? QLocale::system() : QLocale(wanted);
+  QTranslator* ours = installCatalogue(app, locale, QStringLiteral("ringmaster"), QStringLiteral(":/i18n"));
+  if (!ours) return QStringLiteral("en");
+  // Qt's own words (a question's Yes and No, the file dialog) in the same language, where Qt's translations
+  // are installed (Debian's qt6-translations-l10n).
+  installCatalogue(app, locale, QStringLiteral("qtbase"), QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+  return ours->language().isEmpty() ? wanted : ours->language();
+}
+
+QString languageInUse() {
+  QCoreApplication* app = QCoreApplication::instance();
+  if (!app) return QStringLiteral("en");
+  for (const QTranslator* translator : app->findChildren<QTranslator*>()) {
+    if (translator->filePath().startsWith(QLatin1String(":/i18n/ringmaster_"))) return translator->language();
   }
-  if (!loaded) {
-    delete translator;
-    return QStringLiteral("en");
-  }
-  QCoreApplication::installTranslator(translator);
-  return translator->language().isEmpty() ? wanted : translator->language();
+  return QStringLiteral("en");
+}
+
+QString languageName(const QString& language) {
+  if (language == QLatin1String("en")) return QStringLiteral("English");
+  const QLocale locale(language);
+  return locale.nativeLanguageName();
 }
 
 }  // namespace ringmaster::gui

@@ -13,7 +13,14 @@ namespace ringmaster::gui {
 QStringList availableLanguages();
 
 // Installs the translation for `language` ("zh_CN", "en", or empty for the system locale, then the
-// "language" setting). Returns the language in use ("en" when none applies).
+// "language" setting), with Qt's own catalogue for it where installed. Returns the language in use ("en" when
+// none applies).
 QString installTranslation(QCoreApplication& app, const QString& language);
+
+// The language of the console's installed translation ("zh_CN"), or "en" when none is installed.
+QString languageInUse();
+
+// A language's name in that language ("English", "中文"), for a menu offering it.
+QString languageName(const QString& language);
 
 }  // namespace ringmaster::gui

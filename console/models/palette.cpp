@@ -52,7 +52,17 @@ Rgb rankColor(int rank, int rankCount, bool dark) {
   return fromHsv(hue, dark ? 0.55 : 0.75, dark ? 0.95 : 0.80);
 }
 
-Rgb phaseColor(const std::string& phase) {
+std::string phaseKind(const std::string& name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string::npos || hash == 0 || hash + 1 == name.size()) return name;
+  for (size_t i = hash + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return name;
+  }
+  return name.substr(0, hash + 1) + "N";
+}
+
+Rgb phaseColor(const std::string& name) {
+  const std::string phase = phaseKind(name);
   static const std::map<std::string, Rgb> known{
       {"DATA", {0x8d, 0x99, 0xae}},
       {"FORWARD", {0x2a, 0x9d, 0x8f}},

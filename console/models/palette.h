@@ -23,6 +23,9 @@ Rgb rankColor(int rank, int rankCount, bool dark);
 // Timeline and step-phase colours by Horovod's phase names (DATA, FORWARD, BACKWARD, COMM_WAIT, OPTIMIZER,
 // OTHER, NEGOTIATE_ALLREDUCE, ...); a name it does not know gets a stable colour of its own.
 Rgb phaseColor(const std::string& phase);
+// The kind of event a name numbers ("ProfilerStep#12" → "ProfilerStep#N"): events of one kind share a colour
+// and one legend entry. Other names are their own kind.
+std::string phaseKind(const std::string& name);
 // A failed rank's row or mark: a background tint and the text on it.
 Rgb failureColor(bool dark);
 Rgb failureTextColor(bool dark);

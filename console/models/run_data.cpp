@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "console/session/launcher.h"
 #include "diagnosis/run_diagnosis.h"
@@ -43,7 +44,24 @@ void RunData::ingest(const v1::RecordBatch& batch) {
   for (const v1::Record& record : batch.records()) ingest(record);
 }
 
-std::vector<RankRow> RunData::rankRows() const {
+namespace {
+
+// Samples over time across steps [from, to): each step's throughput weighted by its time, which is the
+// report's samples / step time; NaN when no step has both.
+double samplesPerSecond(const StepSeries& throughput, const StepSeries& stepMs, uint64_t from, uint64_t to) {
+  double samples = 0, ms = 0;
+  for (uint64_t step = from; step < to; ++step) {
+    const float perS = throughput.at(step), took = stepMs.at(step);
+    if (std::isnan(perS) || !(took > 0)) continue;
+    samples += double(perS) * took;
+    ms += took;
+  }
+  return ms > 0 ? samples / ms : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+std::vector<RankRow> RunData::rankRows(RankWindow window) const {
   std::map<int, RankRow> rows;
   for (int r = 0; r < series.rankCount(); ++r) rows[r].rank = r;
   for (const auto& [rank, state] : rankStates) {
@@ -63,8 +81,9 @@ std::vector<RankRow> RunData::rankRows() const {
     const StepSeries& stepsSeen = series.rank(rank, RankMetric::DataMs);
     row.steps = static_cast<uint64_t>(stepsSeen.count());
     const uint64_t end = stepsSeen.endStep();
-    const uint64_t from = end > kRecentSteps ? end - kRecentSteps : 0;
-    row.samplesPerS = series.rank(rank, RankMetric::Throughput).mean(from, end);
+    const uint64_t from = window == RankWindow::WholeRun || end <= kRecentSteps ? 0 : end - kRecentSteps;
+    row.samplesPerS = samplesPerSecond(series.rank(rank, RankMetric::Throughput),
+                                       series.rank(rank, RankMetric::StepMs), from, end);
     // The step's wall time where the rank reports it; the phases' sum otherwise.
     double stepMs = 0;
     for (RankMetric m : kPhaseMetrics) {

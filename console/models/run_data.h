@@ -23,8 +23,8 @@ struct RankRow {
   int exitCode = 0;
   int signal = 0;
   uint64_t steps = 0;           // steps reported so far
-  double samplesPerS = 0;       // mean throughput over the last steps; NaN: not measured
-  double stepMs = 0;            // mean step time over the last steps
+  double samplesPerS = 0;       // samples / step time over the window's steps; NaN: not measured
+  double stepMs = 0;            // mean step time over the window's steps
   double rssMb = 0;             // latest resident memory; NaN: not measured
   double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
   double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
@@ -50,7 +50,9 @@ struct RunData {
   void ingest(const v1::RecordBatch& batch);
 
   // One row per rank seen (states, steps, throughput and memory), sorted by rank.
-  std::vector<RankRow> rankRows() const;
+  // A live run's table shows its last steps; an ended run's the whole run, as its report does.
+  enum class RankWindow { LastSteps, WholeRun };
+  std::vector<RankRow> rankRows(RankWindow window = RankWindow::LastSteps) const;
 };
 
 // A stored run's timeline of more events than this is read a range at a time: opening the run reads its

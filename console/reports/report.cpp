@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "common/error.h"
@@ -115,6 +116,33 @@ Chart throughputChart(const Report& report) {
     throughput.series.push_back(other);
   }
   return throughput;
+}
+
+// The loss per step, the mean over the ranks that reported one, as the Dashboard draws it. A profiler trace's
+// steps have no loss (NaN, or 0 where imported before): then the chart has nothing to draw.
+Chart lossChart(const std::vector<RankSeries>& series) {
+  Chart loss;
+  loss.title = "Loss (mean over ranks)";
+  loss.xLabel = "step";
+  loss.yLabel = "loss";
+  std::map<uint64_t, std::pair<double, int>> byStep;
+  bool anyNonZero = false;
+  for (const auto& s : series) {
+    for (const auto& step : s.steps) {
+      if (!std::isfinite(step.loss())) continue;
+      anyNonZero = anyNonZero || step.loss() != 0;
+      auto& [sum, n] = byStep[step.step()];
+      sum += step.loss();
+      ++n;
+    }
+  }
+  ChartSeries mean{"loss", {}, totalColor(false).hex(), false};
+  if (anyNonZero) {
+    for (const auto& [step, sumAndCount] : byStep)
+      mean.points.emplace_back(double(step), sumAndCount.first / sumAndCount.second);
+  }
+  loss.series.push_back(std::move(mean));
+  return loss;
 }
 
 Chart perRankThroughputChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
@@ -236,6 +264,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   const RunMetrics& m = report.metrics;
   const std::set<int> named = ranksNamedByFindings(m);
   return {throughputChart(report),
+          lossChart(series),
           perRankThroughputChart(series, named),
           computeChart(series, named),
           phasesChart(m),

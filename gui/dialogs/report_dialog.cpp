@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,6 +13,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -35,6 +38,7 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
   format_->addItem(tr("Chrome trace (Perfetto)"));
   path_ = new QLineEdit(this);
   auto* browse = new QPushButton(tr("Browse…"), this);
+  browse->setObjectName(QStringLiteral("browse"));
   compareWith_ = new QLineEdit(this);
   compareWith_->setPlaceholderText(tr("run ids to compare with, e.g. 3, 5 (HTML and PDF)"));
   paper_ = new QComboBox(this);
@@ -81,8 +85,11 @@ ReportDialog::ReportDialog(console::StoreAccess* store, int64_t runId, QWidget* 
     compareWith_->setEnabled(document);
   });
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), path_->text());
-    if (!path.isEmpty()) path_->setText(path);
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), path_->text(), nameFilter());
+    if (path.isEmpty()) return;
+    const QString suffix = QLatin1String(kSuffixes[format_->currentIndex()]);
+    if (QFileInfo(path).suffix().isEmpty()) path += suffix;
+    path_->setText(path);
   });
   connect(export_, &QPushButton::clicked, this, &ReportDialog::exportNow);
   connect(close, &QPushButton::clicked, this, &QDialog::accept);
@@ -111,9 +118,30 @@ console::PaperSize ReportDialog::paper() const {
 QString ReportDialog::resultText() const {
   return result_->text();
 }
+QString ReportDialog::path() const {
+  return path_->text();
+}
+
+QString ReportDialog::nameFilter() const {
+  switch (format()) {
+    case Format::Html:
+      return tr("HTML reports (*.html)");
+    case Format::Pdf:
+      return tr("PDF documents (*.pdf)");
+    case Format::Csv:
+      return tr("CSV tables (*.csv)");
+    case Format::Trace:
+      return tr("Chrome traces (*.json)");
+  }
+  return {};
+}
 
 void ReportDialog::suggestPath() {
-  const QString dir = path_->text().isEmpty() ? QDir::homePath() : QFileInfo(path_->text()).absolutePath();
+  // Where the last report went, else the user's documents.
+  QString dir = QSettings().value(QStringLiteral("report/folder")).toString();
+  if (!path_->text().isEmpty()) dir = QFileInfo(path_->text()).absolutePath();
+  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
   path_->setText(QDir(dir).filePath(QStringLiteral("ringmaster-run-%1%2")
                                         .arg(runId_)
                                         .arg(QLatin1String(kSuffixes[format_->currentIndex()]))));
@@ -179,6 +207,7 @@ void ReportDialog::exportNow() {
             QStringLiteral("<a href=\"%1\">%2</a>")
                 .arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped());
         result_->setText(detail.isEmpty() ? tr("Saved %1").arg(link) : tr("Saved %1 (%2)").arg(link, detail));
+        QSettings().setValue(QStringLiteral("report/folder"), QFileInfo(path).absolutePath());
         Q_EMIT finished(path, {});
       });
 }

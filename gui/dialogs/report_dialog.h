@@ -37,6 +37,9 @@ class ReportDialog : public QDialog {
   // Starts writing; finished() tells the outcome (empty error on success).
   void exportNow();
   QString resultText() const;
+  QString path() const;
+  // The file dialog's filter for the chosen format.
+  QString nameFilter() const;
 
  Q_SIGNALS:
   void finished(const QString& path, const QString& error);

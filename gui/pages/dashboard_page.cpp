@@ -280,7 +280,10 @@ void DashboardPage::setProgress(const console::ProgressSnapshot& progress) {
     progress_->setValue(static_cast<int>(1000 * done / total));
   }
   QString text = total > 0 ? tr("Step %1 of %2").arg(done).arg(total) : tr("Step %1").arg(done);
-  if (heading_.live && total > 0 && progress.etaS >= 0)
+  // At the last step the ranks are still saving and saying goodbye: nothing is left to estimate.
+  if (heading_.live && total > 0 && done >= total)
+    text += tr(" · finishing");
+  else if (heading_.live && total > 0 && progress.etaS >= 0)
     text += tr(" · ETA %1").arg(console::translated(elapsedSentence(progress.etaS)));
   progressText_->setText(text);
   progressText_->setVisible(true);
@@ -526,7 +529,8 @@ qsizetype DashboardPage::redraw() {
     phasesRefreshed_.start();
   }
   heatmap_->refresh(s, x0, x1);
-  ranksModel_->setRows(run_->rankRows());
+  ranksModel_->setRows(run_->rankRows(heading_.live ? console::RunData::RankWindow::LastSteps
+                                                    : console::RunData::RankWindow::WholeRun));
   return pushed;
 }
 

@@ -197,17 +197,8 @@ void TimelinePage::connectSignals(const ToolBar& tools) {
   });
   connect(view_, &TimelineView::rangeSelected, this, &TimelinePage::showStats);
   connect(view_, &TimelineView::eventClicked, this, &TimelinePage::showEvent);
-  connect(tools.importFiles, &QAction::triggered, this, [this] {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Import timeline"), {},
-        tr("Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)"));
-    if (!paths.isEmpty()) Q_EMIT importRequested(paths);
-  });
-  connect(tools.importFolder, &QAction::triggered, this, [this] {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces or record files"));
-    if (!folder.isEmpty()) Q_EMIT importRequested({folder});
-  });
+  connect(tools.importFiles, &QAction::triggered, this, &TimelinePage::chooseTracesToImport);
+  connect(tools.importFolder, &QAction::triggered, this, &TimelinePage::chooseFolderToImport);
   connect(tools.exportRange, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export visible range"), QStringLiteral("timeline.json"), tr("Chrome trace (*.json)"));
@@ -218,6 +209,18 @@ void TimelinePage::connectSignals(const ToolBar& tools) {
                                      : tr("Could not export: %1").arg(error));
     status_->setOpenExternalLinks(true);
   });
+}
+
+void TimelinePage::chooseTracesToImport() {
+  const QStringList paths = QFileDialog::getOpenFileNames(
+      this, tr("Import timeline"), {}, tr("Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)"));
+  if (!paths.isEmpty()) Q_EMIT importRequested(paths);
+}
+
+void TimelinePage::chooseFolderToImport() {
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Import a folder of per-rank traces or record files"));
+  if (!folder.isEmpty()) Q_EMIT importRequested({folder});
 }
 
 void TimelinePage::setModel(const console::TimelineModel* model) {

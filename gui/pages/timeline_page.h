@@ -50,6 +50,9 @@ class TimelinePage : public QWidget {
   // Selects and shows the next (or previous) event whose name, or whose row's name, holds the find field's
   // text.
   void findNext(bool forward = true);
+  // Asks for trace or record files (or a folder of them) and asks for their import.
+  void chooseTracesToImport();
+  void chooseFolderToImport();
 
  Q_SIGNALS:
   // Files to import as one run (one rank per file), or one folder of them.

@@ -11,8 +11,10 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include "diagnosis/duration_text.h"
+#include "console/models/palette.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {
@@ -611,8 +613,12 @@ std::vector<TimelineView::LegendEntry> TimelineView::legendOf(const Frame& frame
     return a.second > b.second;
   });
   std::vector<LegendEntry> legend;
+  std::set<std::string> kinds;
   for (const auto& [name, width] : drawn) {
-    const QString text = QString::fromStdString(model_->name(name));
+    // Numbered events of one kind (ProfilerStep#1, #2, …) have one colour and one entry.
+    const std::string kind = console::phaseKind(model_->name(name));
+    if (!kinds.insert(kind).second) continue;
+    const QString text = QString::fromStdString(kind);
     legend.push_back({phaseColor(text), text, false});
   }
   if (mode_ == RowMode::ByTensor) {

@@ -1997,6 +1997,10 @@
         <source>restart</source>
         <translation>重启</translation>
     </message>
+    <message>
+        <source> · finishing</source>
+        <translation> · 即将完成</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::FaultsForm</name>
@@ -2587,6 +2591,58 @@
         <source>Keep training</source>
         <translation>继续训练</translation>
     </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Import traces…</source>
+        <translation>导入跟踪(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Import a &amp;folder of traces…</source>
+        <translation>导入跟踪文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export report…</source>
+        <translation>导出报告(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Ringmaster</source>
+        <translation>关于 Ringmaster(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Ringmaster</source>
+        <translation>关于 Ringmaster</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Ringmaster %1&lt;/h3&gt;&lt;p&gt;A console for data-parallel training: launch ranks on your hosts or through Slurm, watch every rank live, and find the straggler, the leak, the stall and the crash.&lt;/p&gt;&lt;p&gt;The same runs from a terminal: &lt;code&gt;ringmaster run -np 4 …&lt;/code&gt;, &lt;code&gt;ringmaster show&lt;/code&gt;, &lt;code&gt;ringmaster compare&lt;/code&gt;, &lt;code&gt;ringmaster report&lt;/code&gt;.&lt;/p&gt;&lt;p&gt;Free software under the GNU General Public License, version 3 or later.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Ringmaster %1&lt;/h3&gt;&lt;p&gt;数据并行训练的控制台：在你的主机上或通过 Slurm 启动各个 rank，实时查看每个 rank，找出掉队者、内存泄漏、停滞和崩溃。&lt;/p&gt;&lt;p&gt;在终端中同样可以运行：&lt;code&gt;ringmaster run -np 4 …&lt;/code&gt;、&lt;code&gt;ringmaster show&lt;/code&gt;、&lt;code&gt;ringmaster compare&lt;/code&gt;、&lt;code&gt;ringmaster report&lt;/code&gt;。&lt;/p&gt;&lt;p&gt;自由软件，依据 GNU 通用公共许可证第 3 版或更新版本发布。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>关于 Qt(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Ringmaster speaks %1 from its next start.</source>
+        <translation>Ringmaster 下次启动时将使用%1。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::ProgramForm</name>
@@ -2764,6 +2820,22 @@
     <message>
         <source>Paper</source>
         <translation>纸张</translation>
+    </message>
+    <message>
+        <source>HTML reports (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <source>PDF documents (*.pdf)</source>
+        <translation>PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>CSV tables (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Chrome traces (*.json)</source>
+        <translation>Chrome 跟踪 (*.json)</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,7 @@
 #include <memory>
 
 #include "console/models/axis_scale.h"
+#include "console/reports/report.h"
 #include "gui/main_window.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/dashboard_page.h"
@@ -177,6 +178,15 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
   EXPECT_TRUE(page->progressBar()->isVisible());
   EXPECT_GT(page->progressBar()->value(), 0);
   EXPECT_LT(page->progressBar()->value(), page->progressBar()->maximum());
+  {
+    // At the last step, with the ranks still running, nothing is left to estimate.
+    console::ProgressSnapshot last;
+    last.step = kSteps;
+    last.totalSteps = kSteps;
+    last.etaS = 0;
+    page->setProgress(last);
+    EXPECT_EQ(page->progressText(), QStringLiteral("Step 200 of 200 · finishing"));
+  }
   page->redraw();
   const std::vector<QString> stepLabels = {QStringLiteral("0"), QStringLiteral("50"), QStringLiteral("100"),
                                            QStringLiteral("150"), QStringLiteral("200")};
@@ -265,6 +275,25 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
   EXPECT_EQ(page->phaseSeries()->count(), 6);
   EXPECT_GT(page->lossChart()->pointCount(0), 0);
   screenshot(page, QStringLiteral("dashboard_reopened.png"));
+
+  // The ranks table of the ended run and its report agree, from one computation: samples over step time,
+  // over the whole run. The report charts the loss as the Dashboard does.
+  const console::Report report = console::buildReport(RunStore(options.storePath.toStdString()), runId);
+  ASSERT_EQ(report.metrics.perRank.size(), 2u);
+  page->redraw();
+  for (int row = 0; row < 2; ++row) {
+    const int rank = ranks->index(row, console::RanksModel::Rank).data().toInt();
+    const auto& r = report.metrics.perRank.at(static_cast<size_t>(rank));
+    ASSERT_EQ(r.rank, rank);
+    EXPECT_EQ(ranks->index(row, console::RanksModel::Throughput).data().toString().toStdString(),
+              console::siNumber(r.samplesPerS, r.samplesPerS < 1000 ? 0.1 : 0))
+        << "rank " << rank;
+  }
+  const auto loss = std::find_if(report.charts.begin(), report.charts.end(),
+                                 [](const console::Chart& c) { return c.title == "Loss (mean over ranks)"; });
+  ASSERT_NE(loss, report.charts.end());
+  ASSERT_EQ(loss->series.size(), 1u);
+  EXPECT_EQ(loss->series[0].points.size(), kSteps);
 }
 
 TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {

@@ -18,6 +18,8 @@
 #include "gui/live_run.h"
 #include "gui/main_window.h"
 #include "gui/pages/dashboard_page.h"
+#include "gui/pages/launch_page.h"
+#include "gui/pages/timeline_page.h"
 #include "gui/views/series_chart.h"
 #include "history/run_store.h"
 #include "tests/support/agent_test_support.h"
@@ -166,13 +168,21 @@ TEST_F(LiveControlsTest, TheConsoleStartedWithRunFlagsOpensOnTheLiveJob) {
   EXPECT_EQ(line.plan.spec.model(), v1::MODEL_MLP);
   EXPECT_EQ(line.window.storePath, options.storePath);
 
+  // The last session left the window on the Timeline page, and the Launch form at its defaults.
+  QSettings().setValue(QStringLiteral("window/page"), QStringLiteral("timeline"));
   MainWindow window(line.window);
   window.show();
+  ASSERT_EQ(window.pages()->currentWidget(), window.timelinePage());
   int64_t shown = 0;
   QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id; });
   QString status;
   QObject::connect(&window, &MainWindow::liveRunEnded, [&](const QString& s) { status = s; });
   startConsole(window, line);
+  // The Dashboard at once, before the ranks started; the Launch form holds the job that runs.
+  EXPECT_EQ(window.pages()->currentWidget(), window.dashboardPage());
+  EXPECT_EQ(window.launchPage()->spec().hyper().steps(), 30u);
+  EXPECT_EQ(window.launchPage()->spec().model(), v1::MODEL_MLP);
+  EXPECT_EQ(window.launchPage()->spec().world_size(), 2u);
 
   // The dashboard shows the run while it runs, and records of both ranks arrive.
   ASSERT_TRUE(test::waitUntil([&] { return shown > 0; }, kRunTimeoutMs)) << window.bannerText().toStdString();

@@ -25,6 +25,15 @@ TEST(Palette, PhasesByHorovodNamesAndStableForOthers) {
   EXPECT_NE(phaseColor("my_custom_span"), phaseColor("another_span"));
 }
 
+// A profiler trace numbers its steps: ProfilerStep#1, #2, … are one kind of event with one colour.
+TEST(Palette, NumberedEventsAreOneKindWithOneColour) {
+  EXPECT_EQ(phaseKind("ProfilerStep#12"), "ProfilerStep#N");
+  EXPECT_EQ(phaseColor("ProfilerStep#1"), phaseColor("ProfilerStep#250"));
+  EXPECT_EQ(phaseColor("ProfilerStep#1"), phaseColor("ProfilerStep#N"));
+  for (const char* own : {"FORWARD", "#3", "step#", "a#1b", "aten::add_"}) EXPECT_EQ(phaseKind(own), own);
+  EXPECT_NE(phaseColor("ProfilerStep#1"), phaseColor("Optimizer.step#SGD.step"));
+}
+
 TEST(Palette, DerivedColours) {
   EXPECT_EQ((Rgb{0x0a, 0xff, 0x00}).hex(), "#0aff00");
   EXPECT_EQ(trendColor(Rgb{130, 65, 0}), (Rgb{100, 50, 0}));
