@@ -285,8 +285,9 @@ int compareCommand(const StoreOption& option, const std::vector<std::string>& ru
       }
       std::string ci =
           d.interval ? format("%+.1f%% .. %+.1f%%", 100 * d.interval->lower, 100 * d.interval->upper) : "";
-      std::cout << format("  %-24s %-10s %14.4g %14.4g %10s  %s\n", d.metric.c_str(), d.unit.c_str(), d.base,
-                          d.other, d.changeText().c_str(), ci.c_str());
+      std::cout << format("  %-24s %-10s %14s %14s %10s  %s\n", d.metric.c_str(), d.unit.c_str(),
+                          figureText(d.base).c_str(), figureText(d.other).c_str(), d.changeText().c_str(),
+                          ci.c_str());
     }
     std::cout << "  " << printable(toText(c.verdict)) << "\n";
     if (runs[i].ranks != base.ranks && base.throughput > 0 && runs[i].throughput > 0) {

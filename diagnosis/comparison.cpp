@@ -90,6 +90,7 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   // Per step index: the ranks' summed loss, how many ranks had it, their summed comm wait, the slowest total.
   struct StepAcross {
     double loss = 0, commWaitMs = 0, slowestMs = 0;
+    double dataMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
     int ranks = 0;
   };
   std::map<uint64_t, StepAcross> across;
@@ -115,6 +116,10 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
       StepAcross& a = across[step.step()];
       a.loss += step.loss();
       a.commWaitMs += double(step.comm_wait_ns()) / 1e6;
+      a.dataMs += double(step.data_ns()) / 1e6;
+      a.forwardMs += double(step.forward_ns()) / 1e6;
+      a.backwardMs += double(step.backward_ns()) / 1e6;
+      a.optimizerMs += double(step.optimizer_ns()) / 1e6;
       a.slowestMs = std::max(a.slowestMs, double(step.total_ns()) / 1e6);
       ++a.ranks;
     }
@@ -177,6 +182,10 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
     if (a.ranks < m.ranks) continue;  // a step some rank never finished is not the job's
     jobMs += a.slowestMs;
     m.commWaitMs.push_back(a.commWaitMs / a.ranks);
+    m.dataMs.push_back(a.dataMs / a.ranks);
+    m.forwardMs.push_back(a.forwardMs / a.ranks);
+    m.backwardMs.push_back(a.backwardMs / a.ranks);
+    m.optimizerMs.push_back(a.optimizerMs / a.ranks);
     m.lossAtTimeMs.emplace_back(a.loss / a.ranks, jobMs);
   }
   m.steps = jobSteps.complete();
@@ -206,6 +215,8 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
   }
   m.busbwGbps = stats::median(allBusbw);
   m.allreduceLatencyUs = stats::median(allLatency);
+  m.opBusbwGbps = std::move(allBusbw);
+  m.opLatencyUs = std::move(allLatency);
   m.exposedCommPct = totalNs > 0 ? 100 * commWaitNs / totalNs : 0;
   m.overlapPct = opLatencyNs > 0 ? std::clamp(100 * (1 - commWaitNs / opLatencyNs), 0.0, 100.0) : 0;
   return m;
@@ -282,13 +293,41 @@ Sentence missingText(bool inBase, bool inOther, const RunComparison& c, const ch
 
 std::string MetricDelta::changeText() const {
   if (!isEmpty(missing)) return "not measured";
-  if (std::isnan(relative)) return diagnosis::format("%+.4g (from 0)", other - base);
+  if (std::isnan(relative)) {
+    const double change = other - base;
+    return (change >= 0 ? "+" : "") + figureText(change) + " (from 0)";
+  }
   return diagnosis::format("%+.1f%%", 100 * relative);
 }
 
 int MetricDelta::verdict() const {
   if (!isEmpty(missing) || !interval || (interval->lower <= 0 && interval->upper >= 0)) return 0;
   return (relative < 0) == lowerIsBetter ? 1 : -1;
+}
+
+namespace {
+
+// At most kMaxResampled values, every k-th: the bootstrap resamples them a thousand times, and a long run's
+// all-reduce ops number in the hundreds of thousands.
+std::vector<double> evenlyThinned(const std::vector<double>& values) {
+  constexpr size_t kMaxResampled = 20'000;
+  if (values.size() <= kMaxResampled) return values;
+  std::vector<double> kept;
+  kept.reserve(kMaxResampled);
+  for (size_t i = 0; i < kMaxResampled; ++i) kept.push_back(values[i * values.size() / kMaxResampled]);
+  return kept;
+}
+
+}  // namespace
+
+std::string figureText(double value) {
+  if (!std::isfinite(value)) return "-";
+  const double size = std::fabs(value);
+  if (value == 0) return "0";
+  // Counts stay whole: "+1 (from 0)", not "+1.000".
+  if (size >= 1000 || value == std::floor(value)) return diagnosis::format("%.0f", value);
+  const int decimals = std::clamp(3 - int(std::floor(std::log10(size))), 0, 9);
+  return diagnosis::format("%.*f", decimals, value);
 }
 
 RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
@@ -350,10 +389,29 @@ RunComparison compareRuns(const RunMetrics& base, const RunMetrics& other) {
              delta("memory slope", "MiB/step", base.rssSlopeMiBPerStep, other.rssSlopeMiBPerStep, true)),
       delta("findings", "count", double(base.findings.size()), double(other.findings.size()), true)};
 
+  // Each measured row's interval, from what its figure summarises: the job's steps, or every op.
+  struct Resampled {
+    const char* metric;
+    const std::vector<double>& base;
+    const std::vector<double>& other;
+    stats::Statistic statistic;
+  };
+  const Resampled resampled[] = {
+      {"step time p95", base.stepTimesMs, other.stepTimesMs, stats::Statistic::P95},
+      {"data wait", base.dataMs, other.dataMs, stats::Statistic::Mean},
+      {"forward", base.forwardMs, other.forwardMs, stats::Statistic::Mean},
+      {"backward", base.backwardMs, other.backwardMs, stats::Statistic::Mean},
+      {"exposed comm wait", base.commWaitMs, other.commWaitMs, stats::Statistic::Mean},
+      {"optimizer", base.optimizerMs, other.optimizerMs, stats::Statistic::Mean},
+      {"all-reduce busbw", base.opBusbwGbps, other.opBusbwGbps, stats::Statistic::Median},
+      {"all-reduce latency p50", base.opLatencyUs, other.opLatencyUs, stats::Statistic::Median},
+  };
   for (auto& d : c.deltas) {
-    if (d.metric == "exposed comm wait" && isEmpty(d.missing) && !base.commWaitMs.empty() &&
-        !other.commWaitMs.empty() && base.phases.commWaitMs > 0) {
-      d.interval = stats::bootstrapRelativeDifference(base.commWaitMs, other.commWaitMs);
+    if (!isEmpty(d.missing) || d.interval || !(d.base > 0)) continue;
+    for (const Resampled& r : resampled) {
+      if (d.metric != r.metric || r.base.empty() || r.other.empty()) continue;
+      d.interval =
+          stats::bootstrapRelativeDifference(evenlyThinned(r.base), evenlyThinned(r.other), r.statistic);
     }
   }
   // Time to a loss both runs reached: the higher of their last losses, each averaged as timeToLossMs does.

@@ -47,6 +47,11 @@ struct RunMetrics {
   double allreducesPerStep = 0;      // all-reduce ops per rank and step (count)
   double allreduceBytesPerStep = 0;  // bytes all-reduced per rank and step (MiB)
   std::vector<double> commWaitMs;    // per job step: the ranks' mean exposed comm wait (ms)
+  // Per job step, the ranks' mean of each other phase (ms): what the phases' intervals resample.
+  std::vector<double> dataMs, forwardMs, backwardMs, optimizerMs;
+  // Every all-reduce op that measured it: busbw (GB/s) and latency (µs), what their medians' intervals
+  // resample.
+  std::vector<double> opBusbwGbps, opLatencyUs;
   // Per job step, in order: the ranks' mean loss, and the job's time when the step ended (the slowest
   // rank's steps summed, ms). What "time to a loss" is read from.
   std::vector<std::pair<double, double>> lossAtTimeMs;
@@ -72,6 +77,11 @@ RunMetrics computeMetrics(const RunInfo& info, const std::vector<RankSeries>& se
                           const std::vector<RankInfo>& ranks, std::vector<v1::Finding> findings);
 // Reads what it needs from the store. When the run holds no findings, they are computed by replaying it.
 RunMetrics loadMetrics(const RunStore& store, int64_t runId);
+
+// A measured figure as the comparison prints it, in plain decimals with four significant digits ("11380",
+// "113.8", "1.138", "0.01138"), a whole number as one ("2"), never in exponent notation; "-" for one that is
+// not a number.
+std::string figureText(double value);
 
 struct MetricDelta {
   std::string metric;

@@ -83,7 +83,15 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
 namespace {
 
 double apply(Statistic statistic, std::vector<double> values) {
-  return statistic == Statistic::Mean ? mean(values) : median(std::move(values));
+  switch (statistic) {
+    case Statistic::Mean:
+      return mean(values);
+    case Statistic::Median:
+      return median(std::move(values));
+    case Statistic::P95:
+      return quantile(std::move(values), 0.95);
+  }
+  return mean(values);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ struct Interval {
   double upper = 0;
 };
 
-enum class Statistic { Mean, Median };
+enum class Statistic { Mean, Median, P95 };
 
 // Relative difference of `statistic` between two samples, (b - a) / a, with a percentile-bootstrap interval:
 // both samples are resampled with replacement `resamples` times. Deterministic for a given seed.

@@ -310,6 +310,7 @@ void StragglerDetector::updateEpisode(int rank, const WindowScore& score, const 
   const double ownExcess = compute + double(sample.data_ns()) - othersMedian(times.own, r);
   e.excessOwnNs += ownExcess;
   e.excessOwnSquares += ownExcess * ownExcess;
+  e.excessOwnOverJobNs += compute + double(sample.data_ns()) - stats::median(times.own);
   e.excessComputeNs += compute - othersMedian(times.compute, r);
   e.excessDataNs += double(sample.data_ns()) - othersMedian(times.data, r);
   if (std::all_of(pending.commNs.begin(), pending.commNs.end(), [](double v) { return v > 0; }))
@@ -348,9 +349,13 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
 
   // A slowness must matter to be more than information: a rank clearly slower than the others, costing enough
   // of the job's throughput, for at least a window of steps (one slow step at the end of a run costs nothing
-  // worth acting on).
-  const bool material =
-      slowdownPct >= 100 * config_.minSlowdown && lostPct >= kMaterialLossPct && e.steps >= config_.window;
+  // worth acting on). How much it matters is judged against the job's middle, the median of every rank: with
+  // two ranks, noise that makes each in turn the slower one is half as large there as seen from the other
+  // rank, and stays information; a real straggler clears it all the same.
+  const double overJobNs = std::max(0.0, e.communication ? e.excessCommNs : e.excessOwnOverJobNs);
+  const double materialPct = e.stepNs > 0 ? 100 * overJobNs / e.stepNs : 0;
+  const bool material = slowdownPct >= 100 * config_.minSlowdown && materialPct >= kMaterialLossPct &&
+                        e.steps >= config_.window;
   auto severity = !material           ? v1::Finding::SEVERITY_INFO
                   : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
                                       : v1::Finding::SEVERITY_WARNING;

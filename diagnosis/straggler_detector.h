@@ -97,6 +97,8 @@ class StragglerDetector {
     uint64_t steps = 0;
     double slowdownSum = 0;
     double excessOwnNs = 0, excessComputeNs = 0, excessDataNs = 0, excessCommNs = 0;
+    // Own time over the median of every rank's, the job's middle: what materiality is judged by.
+    double excessOwnOverJobNs = 0;
     // The other ranks' exposed communication wait (their median) less this rank's: what they waited for it.
     double othersCommWaitExcessNs = 0;
     double excessOwnSquares = 0;  // sum of each step's own excess squared (ns^2), for its standard error

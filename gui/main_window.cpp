@@ -198,7 +198,8 @@ MainWindow::~MainWindow() {
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->setObjectName(QStringLiteral("fileMenu"));
-  QAction* importFiles = file->addAction(tr("&Import traces…"), timeline_, &TimelinePage::chooseTracesToImport);
+  QAction* importFiles =
+      file->addAction(tr("&Import traces…"), timeline_, &TimelinePage::chooseTracesToImport);
   importFiles->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
   file->addAction(tr("Import a &folder of traces…"), timeline_, &TimelinePage::chooseFolderToImport);
   exportReport_ = file->addAction(tr("&Export report…"), this, [this] {
@@ -210,7 +211,8 @@ void MainWindow::createMenus() {
   exportReport_->setObjectName(QStringLiteral("exportReport"));
   exportReport_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   exportReport_->setEnabled(false);
-  connect(this, &MainWindow::runShown, exportReport_, [this](int64_t runId) { exportReport_->setEnabled(runId > 0); });
+  connect(this, &MainWindow::runShown, exportReport_,
+          [this](int64_t runId) { exportReport_->setEnabled(runId > 0); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setObjectName(QStringLiteral("quit"));
@@ -244,8 +246,10 @@ void MainWindow::createMenus() {
     QMessageBox::about(
         this, tr("About Ringmaster"),
         tr("<h3>Ringmaster %1</h3><p>A console for data-parallel training: launch ranks on your hosts or "
-           "through Slurm, watch every rank live, and find the straggler, the leak, the stall and the crash.</p>"
-           "<p>The same runs from a terminal: <code>ringmaster run -np 4 …</code>, <code>ringmaster show</code>, "
+           "through Slurm, watch every rank live, and find the straggler, the leak, the stall and the "
+           "crash.</p>"
+           "<p>The same runs from a terminal: <code>ringmaster run -np 4 …</code>, <code>ringmaster "
+           "show</code>, "
            "<code>ringmaster compare</code>, <code>ringmaster report</code>.</p>"
            "<p>Free software under the GNU General Public License, version 3 or later.</p>")
             .arg(QStringLiteral(RINGMASTER_VERSION)));

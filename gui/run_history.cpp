@@ -26,7 +26,7 @@ bool sameRuns(const std::vector<RunInfo>& runs, const console::RunsModel& model)
     const RunInfo& r = runs[i];
     if (shown->id != r.id || shown->name != r.name || shown->status != r.status ||
         shown->worldSize != r.worldSize || shown->endedUnixNs != r.endedUnixNs || shown->tags != r.tags ||
-        shown->notes != r.notes)
+        shown->notes != r.notes || shown->findingKinds != r.findingKinds)
       return false;
   }
   return true;

@@ -53,6 +53,8 @@ struct RunInfo {
   std::map<std::string, std::string> environment;
   std::string notes;
   std::vector<std::string> tags;
+  // The kinds of its warning and critical findings (v1::Finding::Kind), each once, in the enum's order.
+  std::vector<int> findingKinds;
 };
 
 struct RankInfo {

@@ -25,7 +25,8 @@ namespace {
 constexpr const char* kRunColumns =
     "SELECT id, name, status, source, engine, backend, world_size, started_unix_ns, ended_unix_ns, spec, "
     "environment, notes, (SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t "
-    "WHERE t.run_id = runs.id ORDER BY tag)) FROM runs";
+    "WHERE t.run_id = runs.id ORDER BY tag)), (SELECT group_concat(kind) FROM (SELECT DISTINCT kind FROM "
+    "findings f WHERE f.run_id = runs.id AND f.severity > 0 ORDER BY kind)) FROM runs";
 
 }  // namespace
 
@@ -50,6 +51,16 @@ RunInfo RunStore::Impl::readRun(Statement& q) const {
     info.tags.emplace_back(tags.substr(0, cut));
     if (cut == std::string_view::npos) break;
     tags.remove_prefix(cut + 1);
+  }
+  std::string_view kinds = q.text(13);
+  while (!kinds.empty()) {
+    const size_t cut = kinds.find(',');
+    int kind = 0;
+    const std::string_view one = kinds.substr(0, cut);
+    if (std::from_chars(one.data(), one.data() + one.size(), kind).ec == std::errc())
+      info.findingKinds.push_back(kind);
+    if (cut == std::string_view::npos) break;
+    kinds.remove_prefix(cut + 1);
   }
   return info;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "console/hosts/host_facts.h"
 
+#include <QtGlobal>
 #include <cstdio>
 
 #include "common/host_backends.h"
@@ -8,6 +9,18 @@
 
 namespace ringmaster::console {
 namespace {
+
+const char kHostFacts[] = QT_TRANSLATE_NOOP("ringmaster::Host", "%1: %2");
+const char kJoined[] = QT_TRANSLATE_NOOP("ringmaster::Host", "%1, %2");
+const char kAsItIs[] = QT_TRANSLATE_NOOP("ringmaster::Host", "%1");
+const char kCores[] = QT_TRANSLATE_NOOP("ringmaster::Host", "%1 cores");
+const char kNoGpu[] = QT_TRANSLATE_NOOP("ringmaster::Host", "no GPU");
+const char kLibtorch[] = QT_TRANSLATE_NOOP("ringmaster::Host", "libtorch %1");
+const char kPython[] = QT_TRANSLATE_NOOP("ringmaster::Host", "python %1");
+const char kTorch[] = QT_TRANSLATE_NOOP("ringmaster::Host", "torch %1");
+const char kCuda[] = QT_TRANSLATE_NOOP("ringmaster::Host", "CUDA %1");
+const char kRingmaster[] = QT_TRANSLATE_NOOP("ringmaster::Host", "ringmaster %1");
+const char kNothingRecorded[] = QT_TRANSLATE_NOOP("ringmaster::Host", "nothing recorded");
 
 std::string gib(uint64_t bytes) {
   char text[32];
@@ -47,27 +60,40 @@ HostFacts hostFacts(const v1::HostInfo& info) {
   return facts;
 }
 
-std::string describeHost(const std::string& host, const HostFacts& facts) {
+Sentence hostSentence(const std::string& host, const HostFacts& facts) {
   auto fact = [&](const char* key) {
     auto it = facts.find(key);
     return it == facts.end() ? std::string() : it->second;
   };
-  std::string text;
-  auto add = [&](const std::string& part) {
-    if (!part.empty()) text += (text.empty() ? "" : ", ") + part;
+  // The parts joined one by one: "%1, %2" of the list so far and the next part.
+  Sentence list;
+  auto add = [&](Sentence part) {
+    list = isEmpty(list) ? part : sentence(kHostContext, kJoined, {list, part});
   };
-  add(fact("cores").empty() ? "" : fact("cores") + " cores");
-  add(fact("memory"));
+  auto addIf = [&](const std::string& value, const char* pattern) {
+    if (!value.empty()) add(sentence(kHostContext, pattern, {value}));
+  };
+  addIf(fact("cores"), kCores);
+  addIf(fact("memory"), kAsItIs);
   const std::string gpus = fact("gpus");
-  add(gpus == "none" ? "no GPU" : gpus);
-  add(fact("libtorch").empty() ? "" : "libtorch " + fact("libtorch"));
+  if (gpus == "none") {
+    add(sentence(kHostContext, kNoGpu));
+  } else {
+    addIf(gpus, kAsItIs);
+  }
+  addIf(fact("libtorch"), kLibtorch);
   // What a user's program ran on there (its ranks' RankRuntime).
-  add(fact("python").empty() ? "" : "python " + fact("python"));
-  add(fact("torch").empty() ? "" : "torch " + fact("torch"));
-  add(fact("cuda").empty() ? "" : "CUDA " + fact("cuda"));
-  add(fact("backends"));
-  add(fact("ringmaster").empty() ? "" : "ringmaster " + fact("ringmaster"));
-  return host + ": " + (text.empty() ? "nothing recorded" : text);
+  addIf(fact("python"), kPython);
+  addIf(fact("torch"), kTorch);
+  addIf(fact("cuda"), kCuda);
+  addIf(fact("backends"), kAsItIs);
+  addIf(fact("ringmaster"), kRingmaster);
+  return sentence(kHostContext, kHostFacts,
+                  {host, isEmpty(list) ? sentence(kHostContext, kNothingRecorded) : list});
+}
+
+std::string describeHost(const std::string& host, const HostFacts& facts) {
+  return toText(hostSentence(host, facts));
 }
 
 }  // namespace ringmaster::console

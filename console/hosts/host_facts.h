@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sentence.h"
 #include "ringmaster/v1/agent.pb.h"
 
 namespace ringmaster::console {
@@ -19,7 +20,11 @@ HostFacts hostFacts(const v1::HostInfo& info);
 // there is no GPU), which the agent refuses.
 std::vector<v1::Backend> usableBackends(const v1::HostInfo& info);
 
-// "node1: 16 cores, 62.8 GiB, no GPU, libtorch 1.13.1, gloo" for one host.
+inline constexpr char kHostContext[] = "ringmaster::Host";
+
+// "node1: 16 cores, 62.8 GiB, no GPU, libtorch 1.13.1, gloo" for one host, a sentence of context
+// kHostContext (the window shows it in its own language), and its English.
+Sentence hostSentence(const std::string& host, const HostFacts& facts);
 std::string describeHost(const std::string& host, const HostFacts& facts);
 
 }  // namespace ringmaster::console

@@ -54,12 +54,14 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
                              : QStringLiteral("%1 (%2)").arg(QString::fromStdString(base.metric),
                                                              QString::fromStdString(base.unit));
   }
-  if (column == 1) return role == Qt::DisplayRole ? QVariant(QString::number(base.base, 'g', 4)) : QVariant();
+  if (column == 1)
+    return role == Qt::DisplayRole ? QVariant(QString::fromStdString(figureText(base.base))) : QVariant();
   const RunComparison& c = comparisons_[static_cast<size_t>(column - 2) / 2];
   if (row >= c.deltas.size()) return {};
   const MetricDelta& d = c.deltas[row];
   const bool isDelta = (column - 2) % 2 == 1;
-  if (!isDelta) return role == Qt::DisplayRole ? QVariant(QString::number(d.other, 'g', 4)) : QVariant();
+  if (!isDelta)
+    return role == Qt::DisplayRole ? QVariant(QString::fromStdString(figureText(d.other))) : QVariant();
   if (role == Qt::DisplayRole) return formatDelta(d);
   if (role == Qt::ToolTipRole) return translated(isEmpty(d.missing) ? c.verdict : d.missing);
   if (role == VerdictRole) return d.verdict();

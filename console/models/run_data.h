@@ -26,8 +26,8 @@ struct RankRow {
   double samplesPerS = 0;       // samples / step time over the window's steps; NaN: not measured
   double stepMs = 0;            // mean step time over the window's steps
   double rssMb = 0;             // latest resident memory; NaN: not measured
-  double computeMs = 0;         // mean forward + backward over the last steps: where a straggler shows
-  double waitMs = 0;            // mean exposed communication wait over the last steps: waiting for the others
+  double computeMs = 0;         // mean forward + backward over the window's steps: where a straggler shows
+  double waitMs = 0;            // mean exposed communication wait over the window's steps: waiting for others
   bool stoppedByAgent = false;  // ended by the agent (a stop, or another rank failed first)
   bool imported = false;        // from traces (source import:…): no agent ever reported its state
   std::string stopWhy;  // why the agent stopped it: "stop requested", "rank 1 exited with code 1", …

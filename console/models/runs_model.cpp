@@ -4,6 +4,7 @@
 #include <QDateTime>
 #include <QStringList>
 
+#include "console/models/findings_model.h"
 #include "console/models/translated.h"
 #include "diagnosis/duration_text.h"
 
@@ -75,7 +76,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Status:
       return statusText(QString::fromStdString(r->status));
     case Engine:
-      return r->engine.empty() ? tr("imported") : QString::fromStdString(r->engine);
+      // Ringmaster's engines by their names (ddp, horovod); what is not one of them in the reader's words.
+      if (r->engine.empty()) return tr("imported");
+      if (r->engine == "program") return tr("your program");
+      return QString::fromStdString(r->engine);
     case Backend:
       return QString::fromStdString(r->backend);
     case Ranks:
@@ -91,6 +95,14 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       QStringList tags;
       for (const auto& t : r->tags) tags << QString::fromStdString(t);
       return tags.join(QStringLiteral(", "));
+    }
+    case Findings: {
+      QStringList kinds;
+      for (int kind : r->findingKinds) {
+        if (v1::Finding::Kind_IsValid(kind))
+          kinds << FindingsModel::kindText(static_cast<v1::Finding::Kind>(kind));
+      }
+      return kinds.join(QStringLiteral(", "));
     }
     default:
       return {};
@@ -118,6 +130,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       return tr("Duration");
     case Tags:
       return tr("Tags");
+    case Findings:
+      return tr("Findings");
     default:
       return {};
   }

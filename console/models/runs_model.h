@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The run history as a table: name, status, engine, backend, ranks, start, duration, tags.
+// The run history as a table: name, status, engine, backend, ranks, start, duration, tags, and what its
+// findings found.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -13,7 +14,7 @@ class RunsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Id, Name, Status, Engine, Backend, Ranks, Started, Duration, Tags, ColumnCount };
+  enum Column { Id, Name, Status, Engine, Backend, Ranks, Started, Duration, Tags, Findings, ColumnCount };
   // The raw value of a cell (numbers as numbers) for sorting; Qt::UserRole on any column gives the run id.
   static constexpr int SortRole = Qt::UserRole + 1;
   static constexpr int RunIdRole = Qt::UserRole;

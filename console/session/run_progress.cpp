@@ -2,6 +2,7 @@
 #include "console/session/run_progress.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "agent/child_process.h"
 #include "common/job_spec.h"
@@ -28,10 +29,30 @@ uint64_t trainingSetSize(v1::Dataset dataset) {
   }
 }
 
+// The steps a program was told to train for on its command line: `--steps N`, `--max-steps N` (or
+// `--max_steps`, and the `=N` forms). 0 where it was not told: it decides for itself how long it trains.
+uint64_t programSteps(const v1::UserProgram& program) {
+  const auto& argv = program.argv();
+  for (int i = 1; i < argv.size(); ++i) {
+    const std::string& word = argv[i];
+    std::string value;
+    for (const char* flag : {"--steps", "--max-steps", "--max_steps"}) {
+      const std::string name = flag;
+      if (word == name && i + 1 < argv.size()) value = argv[i + 1];
+      if (word.rfind(name + "=", 0) == 0) value = word.substr(name.size() + 1);
+    }
+    uint64_t steps = 0;
+    if (!value.empty() &&
+        std::from_chars(value.data(), value.data() + value.size(), steps).ptr == value.data() + value.size())
+      return steps;
+  }
+  return 0;
+}
+
 }  // namespace
 
 uint64_t expectedSteps(const v1::JobSpec& spec) {
-  if (isUserProgram(spec)) return 0;  // a program decides for itself how long it trains
+  if (isUserProgram(spec)) return programSteps(spec.program());
   const auto& h = spec.hyper();
   if (h.steps() > 0) return h.steps();
   uint64_t world = std::max<uint64_t>(1, spec.world_size());

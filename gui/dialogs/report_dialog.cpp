@@ -140,7 +140,8 @@ void ReportDialog::suggestPath() {
   // Where the last report went, else the user's documents.
   QString dir = QSettings().value(QStringLiteral("report/folder")).toString();
   if (!path_->text().isEmpty()) dir = QFileInfo(path_->text()).absolutePath();
-  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (dir.isEmpty() || !QFileInfo(dir).isDir())
+    dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
   if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
   path_->setText(QDir(dir).filePath(QStringLiteral("ringmaster-run-%1%2")
                                         .arg(runId_)

@@ -306,7 +306,7 @@ void DashboardPage::setRun(console::RunData* run, const RunHeading& heading) {
   QStringList hosts;
   if (run) {
     for (const auto& [host, facts] : run->hosts)
-      hosts << QString::fromStdString(console::describeHost(host, facts));
+      hosts << console::translated(console::hostSentence(host, facts));
   }
   // A line for a few hosts; all of them in the tooltip.
   constexpr int kHostsShown = 2;

@@ -28,7 +28,7 @@ RunsPage::RunsPage(console::RunsModel* model, QWidget* parent) : QWidget(parent)
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view_->horizontalHeader()->setStretchLastSection(true);
   filter_ = new QLineEdit(this);
-  filter_->setPlaceholderText(tr("Filter by name, status, engine, tag…"));
+  filter_->setPlaceholderText(tr("Filter by name, status, engine, tag, finding…"));
   filter_->setClearButtonEnabled(true);
   auto* open = new QPushButton(tr("Open"), this);
   auto* rename = new QPushButton(tr("Rename…"), this);

@@ -21,6 +21,7 @@ class RunsPage : public QWidget {
  public:
   explicit RunsPage(console::RunsModel* model, QWidget* parent = nullptr);
   QTableView* view() const { return view_; }
+  QLineEdit* filterField() const { return filter_; }
   void setStatus(const QString& text);
 
  Q_SIGNALS:

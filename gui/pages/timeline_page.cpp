@@ -213,7 +213,8 @@ void TimelinePage::connectSignals(const ToolBar& tools) {
 
 void TimelinePage::chooseTracesToImport() {
   const QStringList paths = QFileDialog::getOpenFileNames(
-      this, tr("Import timeline"), {}, tr("Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)"));
+      this, tr("Import timeline"), {},
+      tr("Traces and record files (*.json *.json.gz *.trace *.rmrecs);;All files (*)"));
   if (!paths.isEmpty()) Q_EMIT importRequested(paths);
 }
 

@@ -13,8 +13,8 @@
 #include <map>
 #include <set>
 
-#include "diagnosis/duration_text.h"
 #include "console/models/palette.h"
+#include "diagnosis/duration_text.h"
 #include "gui/palette.h"
 
 namespace ringmaster::gui {

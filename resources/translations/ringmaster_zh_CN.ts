@@ -993,6 +993,53 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::Host</name>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>%1</source>
+        <translation>%1</translation>
+    </message>
+    <message>
+        <source>%1 cores</source>
+        <translation>%1 核</translation>
+    </message>
+    <message>
+        <source>no GPU</source>
+        <translation>无 GPU</translation>
+    </message>
+    <message>
+        <source>libtorch %1</source>
+        <translation>libtorch %1</translation>
+    </message>
+    <message>
+        <source>python %1</source>
+        <translation>python %1</translation>
+    </message>
+    <message>
+        <source>torch %1</source>
+        <translation>torch %1</translation>
+    </message>
+    <message>
+        <source>CUDA %1</source>
+        <translation>CUDA %1</translation>
+    </message>
+    <message>
+        <source>ringmaster %1</source>
+        <translation>ringmaster %1</translation>
+    </message>
+    <message>
+        <source>nothing recorded</source>
+        <translation>未记录任何信息</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::RunOutcome</name>
     <message>
         <source>rank %1 on host %2 %3</source>
@@ -1606,6 +1653,14 @@
     <message>
         <source>interrupted</source>
         <translation>已中断</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断发现</translation>
+    </message>
+    <message>
+        <source>your program</source>
+        <translation>你的程序</translation>
     </message>
 </context>
 <context>
@@ -2882,10 +2937,6 @@
 <context>
     <name>ringmaster::gui::RunsPage</name>
     <message>
-        <source>Filter by name, status, engine, tag…</source>
-        <translation>按名称、状态、引擎、标签筛选…</translation>
-    </message>
-    <message>
         <source>Open</source>
         <translation>打开</translation>
     </message>
@@ -2932,6 +2983,10 @@
     <message>
         <source>Delete run %1 and all its data?</source>
         <translation>删除运行 %1 及其全部数据？</translation>
+    </message>
+    <message>
+        <source>Filter by name, status, engine, tag, finding…</source>
+        <translation>按名称、状态、引擎、标签、诊断发现筛选…</translation>
     </message>
 </context>
 <context>

@@ -14,12 +14,14 @@
 #include <QPushButton>
 #include <QTableView>
 #include <memory>
+#include <set>
 
 #include "gui/main_window.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/dashboard_page.h"
 #include "gui/pages/findings_page.h"
 #include "gui/pages/logs_page.h"
+#include "gui/pages/runs_page.h"
 #include "gui/pages/timeline_page.h"
 #include "gui/views/heatmap_view.h"
 #include "gui/views/series_chart.h"
@@ -306,6 +308,50 @@ TEST_F(DailyUseTest, StopAsksFirstAndTheRanksSayTheUserStoppedThem) {
               QStringLiteral("stopped by the user"));
     EXPECT_FALSE(ranks->index(row, console::RanksModel::Rank).data(Qt::BackgroundRole).isValid());
   }
+}
+
+// The Runs page's filter finds runs by what their findings found: "leak" keeps the run that leaked and
+// drops the clean one, which the Findings column shows with nothing.
+TEST_F(DailyUseTest, TheRunsFilterFindsRunsByTheirFindings) {
+  MainWindow& window = openWindow();
+  v1::JobSpec leaking = test::smallJob(2, 120);
+  leaking.set_name("nightly a");
+  auto* leak = leaking.mutable_faults()->add_leaks();
+  leak->set_rank(1);
+  leak->set_mb_per_step(8);
+  const int64_t leakRun = runToTheEnd(window, leaking);
+  v1::JobSpec clean = test::smallJob(2, 20);
+  clean.set_name("nightly b");
+  const int64_t cleanRun = runToTheEnd(window, clean);
+
+  window.showPage(MainWindow::Runs);
+  RunsPage* runs = window.runsPage();
+  QAbstractItemModel* shown = runs->view()->model();
+  auto runIds = [&] {
+    std::set<int64_t> ids;
+    for (int row = 0; row < shown->rowCount(); ++row)
+      ids.insert(shown->index(row, 0).data(console::RunsModel::RunIdRole).toLongLong());
+    return ids;
+  };
+  ASSERT_TRUE(test::waitUntil([&] { return runIds() == std::set<int64_t>{leakRun, cleanRun}; }, 30'000));
+  auto findingsOf = [&](int64_t id) {
+    for (int row = 0; row < shown->rowCount(); ++row) {
+      if (shown->index(row, 0).data(console::RunsModel::RunIdRole).toLongLong() == id)
+        return shown->index(row, console::RunsModel::Findings).data().toString();
+    }
+    return QString();
+  };
+  EXPECT_EQ(shown->headerData(console::RunsModel::Findings, Qt::Horizontal).toString(),
+            QStringLiteral("Findings"));
+  EXPECT_TRUE(findingsOf(leakRun).contains(QStringLiteral("Memory leak")))
+      << findingsOf(leakRun).toStdString();
+  EXPECT_FALSE(findingsOf(cleanRun).contains(QStringLiteral("Memory leak")))
+      << findingsOf(cleanRun).toStdString();
+
+  runs->filterField()->setText(QStringLiteral("leak"));
+  EXPECT_EQ(runIds(), std::set<int64_t>{leakRun});
+  runs->filterField()->setText(QStringLiteral("nightly"));
+  EXPECT_EQ(runIds(), (std::set<int64_t>{leakRun, cleanRun}));
 }
 
 }  // namespace

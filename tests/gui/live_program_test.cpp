@@ -75,6 +75,8 @@ TEST_F(LiveProgramTest, APythonDdpScriptLaunchedFromTheFormFeedsTheDashboard) {
   ASSERT_EQ(status, QStringLiteral("finished")) << window.bannerText().toStdString();
   EXPECT_EQ(steps(0), 20);
   EXPECT_EQ(steps(1), 20);
+  // The script was told --steps 20: the dashboard counts towards it.
+  EXPECT_EQ(window.dashboardPage()->progressText(), QStringLiteral("Step 20 of 20"));
   // The dashboard says how the run ended, and offers no Stop for it.
   const QString title = window.dashboardPage()->findChild<QLabel*>(QStringLiteral("runTitle"))->text();
   EXPECT_TRUE(title.endsWith(QStringLiteral("· fashion script · finished"))) << title.toStdString();

@@ -63,8 +63,8 @@ TEST(RunsModel, ShowsTheHistory) {
 TEST(RanksModel, UpdatesInPlaceWhileTheRanksStayTheSame) {
   RanksModel model;
   Tester tester(&model, kFatal);
-  RankRow a{0, "node-a", v1::RankState::STATE_RUNNING, 0, 0, 10, 512.5, 12.25, 300};
-  RankRow b{1, "node-a", v1::RankState::STATE_SIGNALED, 0, 9, 8, 400, 14, 310};
+  RankRow a{0, "node-a", v1::RankState::STATE_RUNNING, 0, 0, 10, 512.5, 12.25, 300, 0, 0, false, false, {}};
+  RankRow b{1, "node-a", v1::RankState::STATE_SIGNALED, 0, 9, 8, 400, 14, 310, 0, 0, false, false, {}};
   model.setRows({a, b});
   EXPECT_EQ(model.index(1, RanksModel::State).data().toString(), "killed by signal 9");
   EXPECT_EQ(model.index(0, RanksModel::Throughput).data().toString(), "512.5");

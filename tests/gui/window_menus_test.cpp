@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The window's menu bar and its languages, offscreen, against real runs through the embedded agent: File
 // imports, exports the shown run's report and quits with the usual keys; Language keeps a choice for the next
-// start; Help says what Ringmaster is; in Chinese even Qt's own buttons speak Chinese; the report's file dialog
-// starts where the last report went, offering the chosen format's files.
+// start; Help says what Ringmaster is; in Chinese even Qt's own buttons speak Chinese; the report's file
+// dialog starts where the last report went, offering the chosen format's files.
 #include <gtest/gtest.h>
 
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QPushButton>
-#include <QTabWidget>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTranslator>
 #include <memory>
@@ -18,8 +18,8 @@
 #include "gui/dialogs/report_dialog.h"
 #include "gui/main_window.h"
 #include "gui/pages/timeline_page.h"
-#include "gui/views/timeline_view.h"
 #include "gui/translations.h"
+#include "gui/views/timeline_view.h"
 #include "ringmaster/version.h"
 #include "tests/support/agent_test_support.h"
 #include "tests/support/console_test.h"
@@ -103,9 +103,11 @@ TEST_F(WindowMenusTest, FileImportsExportsTheShownRunsReportAndQuitsWithTheUsual
   EXPECT_FALSE(window.isVisible());
 }
 
-// In Chinese, Qt's own words are Chinese too: quitting during a live run asks with 是 and 否; 否 keeps the run.
+// In Chinese, Qt's own words are Chinese too: quitting during a live run asks with 是 and 否; 否 keeps the
+// run.
 TEST_F(WindowMenusTest, InChineseQtsOwnButtonsSpeakChineseAndQuittingALiveRunAsksFirst) {
-  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
+  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
+            QStringLiteral("zh_CN"));
   EXPECT_EQ(languageInUse(), QStringLiteral("zh_CN"));
   MainWindow& window = openWindow();
   QStringList menus;

@@ -16,8 +16,8 @@ QApplication& guiApp();
 bool waitUntil(const std::function<bool()>& done, int timeoutMs);
 
 // Answers the next modal message box, as a user would, with the button whose text is `answer` (or rejects it
-// when it has none) and keeps the box's text in `*asked`. Call it before the click that asks; it gives up when
-// no box opens within 30 s. `buttons`, when given, gets the texts of the box's buttons.
+// when it has none) and keeps the box's text in `*asked`. Call it before the click that asks; it gives up
+// when no box opens within 30 s. `buttons`, when given, gets the texts of the box's buttons.
 void answerNextQuestion(const QString& answer, QString* asked, QStringList* buttons = nullptr);
 
 }  // namespace ringmaster::test

@@ -56,6 +56,48 @@ TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
   EXPECT_NE(toText(reverse.verdict).find("faster"), std::string::npos) << toText(reverse.verdict);
 }
 
+// Every row measured over steps or ops has its interval: the phases from the job's steps, the p95 from its
+// step times, busbw and latency from every op. A slower forward and backward are found slower there too.
+TEST(Comparison, EveryRowMeasuredOverStepsOrOpsHasAnInterval) {
+  SyntheticRun fast;
+  fast.steps = 200;
+  SyntheticRun slow = fast;
+  slow.seed = 2;
+  slow.forwardMs *= 1.15;
+  slow.backwardMs *= 1.15;
+  const auto c = compareRuns(metricsOf(fast, 1, "ddp"), metricsOf(slow, 2, "horovod"));
+  for (const char* metric :
+       {"throughput", "step time mean", "step time p50", "step time p95", "data wait", "forward", "backward",
+        "exposed comm wait", "optimizer", "all-reduce busbw", "all-reduce latency p50"}) {
+    const auto d =
+        std::find_if(c.deltas.begin(), c.deltas.end(), [&](const auto& x) { return x.metric == metric; });
+    ASSERT_NE(d, c.deltas.end()) << metric;
+    EXPECT_TRUE(d->interval) << metric;
+    if (d->interval) {
+      EXPECT_LE(d->interval->lower, d->interval->upper) << metric;
+    }
+  }
+  for (const char* slower : {"forward", "backward"}) {
+    const auto d =
+        std::find_if(c.deltas.begin(), c.deltas.end(), [&](const auto& x) { return x.metric == slower; });
+    EXPECT_EQ(d->verdict(), -1) << slower << " " << d->interval->lower << " .. " << d->interval->upper;
+    EXPECT_NEAR(d->relative, 0.15, 0.03) << slower;
+  }
+}
+
+// Figures read in plain decimals with four significant digits, never as 1.138e+04.
+TEST(Comparison, FiguresAreWrittenWithoutExponents) {
+  EXPECT_EQ(figureText(11384.2), "11384");
+  EXPECT_EQ(figureText(113.84), "113.8");
+  EXPECT_EQ(figureText(1.13842), "1.138");
+  EXPECT_EQ(figureText(0.0113842), "0.01138");
+  EXPECT_EQ(figureText(-2.5), "-2.500");
+  EXPECT_EQ(figureText(0), "0");
+  EXPECT_EQ(figureText(std::nan("")), "-");
+  EXPECT_EQ(figureText(3.2e7), "32000000");
+  EXPECT_EQ(figureText(2), "2");
+}
+
 TEST(Comparison, TheSameJobTwiceIsNotSignificantlyDifferent) {
   SyntheticRun one;
   one.steps = 200;

@@ -10,6 +10,8 @@
 #include <functional>
 
 #include "common/error.h"
+#include "common/job_spec.h"
+#include "console/session/run_progress.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
@@ -474,6 +476,21 @@ TEST(RunFlagsUserModel, PathsBecomeAbsoluteAndMustExistHere) {
   // On other hosts the files are theirs to find: the paths are only made absolute.
   RunFlags remote = parseRunFlags({"-np", "2", "-H", "gpu1:2", "--model", "/models/absent.pt"});
   EXPECT_EQ(remote.spec.model_path(), "/models/absent.pt");
+}
+
+// A program told its steps on its command line counts towards them; one that was not decides for itself.
+TEST(ExpectedSteps, AProgramToldItsStepsCountsTowardsThem) {
+  auto programOf = [](std::vector<std::string> argv) {
+    v1::JobSpec spec = defaultJobSpec();
+    for (auto& word : argv) spec.mutable_program()->add_argv(std::move(word));
+    return spec;
+  };
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py", "--steps", "300"})), 300u);
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py", "--lr", "0.1", "--max-steps=40"})), 40u);
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py", "--max_steps", "7"})), 7u);
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py"})), 0u);
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py", "--steps", "many"})), 0u);
+  EXPECT_EQ(expectedSteps(programOf({"python3", "train.py", "--steps"})), 0u);
 }
 
 }  // namespace
