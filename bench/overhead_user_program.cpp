@@ -12,6 +12,7 @@
 // `ringmaster python-path` prints, each rank writing its records to a file.
 //
 //   overhead_user_program [--ranks N] [--steps N] [--batch N] [--rounds R] [--transport socket|file]
+//                         [--check-replicas-every N]
 #include <poll.h>
 #include <unistd.h>
 
@@ -143,15 +144,15 @@ Side runBare(const std::string& script, int ranks, int steps, int batch,
   return runToEnd(children, ranks, false);
 }
 
-Side runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state) {
-  std::vector<std::string> argv = {test::binPath("ringmaster"),
-                                   "run",
-                                   "-np",
-                                   std::to_string(ranks),
-                                   "--no-store",
-                                   "--state-dir",
-                                   state,
-                                   "--"};
+Side runInstrumented(const std::string& script, int ranks, int steps, int batch, const std::string& state,
+                     int checkReplicasEvery) {
+  std::vector<std::string> argv = {
+      test::binPath("ringmaster"), "run", "-np", std::to_string(ranks), "--no-store", "--state-dir", state};
+  if (checkReplicasEvery != 0) {
+    argv.push_back("--check-replicas-every");
+    argv.push_back(std::to_string(checkReplicasEvery));
+  }
+  argv.push_back("--");
   for (auto& word : scriptArguments(script, steps, batch)) argv.push_back(word);
   std::vector<std::unique_ptr<agent::ChildProcess>> children;
   children.push_back(
@@ -172,6 +173,11 @@ int main(int argc, char** argv) {
   app.add_option("--transport", transport,
                  "socket: under ringmaster run, reporting to its agent; file: recording to files, no agent")
       ->check(CLI::IsMember({"socket", "file"}));
+  int checkReplicasEvery = 0;
+  app.add_option(
+      "--check-replicas-every", checkReplicasEvery,
+      "steps between the ranks' replica hashes on the instrumented side (0: ringmaster run's default, "
+      "100; negative: never)");
   CLI11_PARSE(app, argc, argv);
 
   const std::string script = std::string(RM_SOURCE_DIR) + "/tests/integration/programs/fashion_ddp.py";
@@ -180,6 +186,12 @@ int main(int argc, char** argv) {
       "user program overhead: %d ranks, %d steps of batch %d, fashion_ddp.py on gloo, %d rounds, transport "
       "%s\n",
       ranks, steps, batch, rounds, transport.c_str());
+  if (transport == "socket") {
+    std::printf("instrumented side: every collective's sequence kept; replica hashes %s\n",
+                checkReplicasEvery < 0   ? "off"
+                : checkReplicasEvery > 0 ? ("every " + std::to_string(checkReplicasEvery) + " steps").c_str()
+                                         : "every 100 steps (the default)");
+  }
   const std::string packagePath = transport == "file" ? pythonPath() : "";
   if (transport == "file" && packagePath.empty()) {
     std::fprintf(stderr, "ringmaster python-path printed nothing: build the ringmaster-python target\n");
@@ -187,7 +199,8 @@ int main(int argc, char** argv) {
   }
   int recording = 0;
   const auto instrumentedSide = [&] {
-    if (transport == "socket") return runInstrumented(script, ranks, steps, batch, dir.file("state"));
+    if (transport == "socket")
+      return runInstrumented(script, ranks, steps, batch, dir.file("state"), checkReplicasEvery);
     const std::string records = dir.file("records-" + std::to_string(++recording));
     return runBare(script, ranks, steps, batch,
                    {"RINGMASTER_RECORD_DIR=" + records, "PYTHONPATH=" + packagePath});

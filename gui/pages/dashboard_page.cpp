@@ -237,6 +237,12 @@ QString DashboardPage::statusText(const QString& status) {
   return console::RunsModel::statusText(status);
 }
 
+void DashboardPage::sayWhenEmpty() {
+  // A live run's charts wait for its first steps; an ended run's empty chart is a figure it never measured.
+  const QString text = heading_.live ? tr("no steps yet") : tr("not measured");
+  for (SeriesChart* chart : {throughput_, loss_, latency_, busbw_, memory_}) chart->setEmptyText(text);
+}
+
 void DashboardPage::showTitle() {
   if (!run_) {
     title_->setText(tr("No run selected. Launch one or open a past run from Runs."));
@@ -260,6 +266,7 @@ void DashboardPage::runEnded(const QString& status) {
   heading_.live = false;
   heading_.status = status;
   showTitle();
+  sayWhenEmpty();
   stop_->setEnabled(false);
   timeline_->setEnabled(false);
   progressFromRecords();
@@ -303,6 +310,7 @@ void DashboardPage::setRun(console::RunData* run, const RunHeading& heading) {
   run_ = run;
   heading_ = heading;
   showTitle();
+  sayWhenEmpty();
   QStringList hosts;
   if (run) {
     for (const auto& [host, facts] : run->hosts)

@@ -107,6 +107,8 @@ class DashboardPage : public QWidget {
   void layOut();
   void connectSignals();
   void rebuildLines();
+  // What the step charts say while they hold nothing: the run is live, or ended without that figure.
+  void sayWhenEmpty();
   void refreshPhases(uint64_t from, uint64_t to);
   void applyTheme();
   void showTitle();

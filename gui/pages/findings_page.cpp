@@ -73,12 +73,34 @@ FindingsPage::FindingsPage(console::FindingsModel* model, QWidget* parent) : QWi
   connect(view_, &QTableView::doubleClicked, this, [this] {
     if (const v1::Finding* f = current()) Q_EMIT evidenceRequested(*f, Evidence::Dashboard);
   });
-  // New findings (most severe first): what the first one asks for is in view before anything is selected.
+  // New findings (most severe first): the finding the user selected stays selected wherever it moved; with
+  // none selected, what the first one asks for is in view.
+  connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+    const v1::Finding* selected = current();
+    selectedBeforeReset_ = selected ? std::optional<v1::Finding>(*selected) : std::nullopt;
+  });
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
-    if (const v1::Finding* first = model_->finding(0)) showDetails(*first);
+    const int row = selectedBeforeReset_ ? rowAbout(*selectedBeforeReset_) : -1;
+    selectedBeforeReset_.reset();
+    if (row >= 0) {
+      view_->selectRow(row);
+    } else if (const v1::Finding* first = model_->finding(0)) {
+      showDetails(*first);
+    }
     updateButtons();
   });
   updateButtons();
+}
+
+int FindingsPage::rowAbout(const v1::Finding& finding) const {
+  // A live finding's figures and summary change as its run goes on; what it is about does not.
+  for (int row = 0; row < model_->rowCount(); ++row) {
+    const v1::Finding* f = model_->finding(row);
+    if (f->kind() == finding.kind() && f->rank() == finding.rank() && f->host() == finding.host() &&
+        f->cause() == finding.cause())
+      return row;
+  }
+  return -1;
 }
 
 const v1::Finding* FindingsPage::current() const {

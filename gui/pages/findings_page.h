@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QWidget>
+#include <optional>
 
 #include "console/models/findings_model.h"
 
@@ -34,6 +35,8 @@ class FindingsPage : public QWidget {
   void showDetails(const v1::Finding& finding);
   void updateButtons();
   const v1::Finding* current() const;
+  // The row of the finding about the same thing as `finding` (kind, rank, host, cause); -1 for none.
+  int rowAbout(const v1::Finding& finding) const;
 
   console::FindingsModel* model_;
   QTableView* view_;
@@ -41,6 +44,9 @@ class FindingsPage : public QWidget {
   QPushButton* onDashboard_;
   QPushButton* onTimeline_;
   QPushButton* logs_;
+  // The selected finding while the model is reset (a live run's findings change): selected again after, by
+  // what it is about, not by its row.
+  std::optional<v1::Finding> selectedBeforeReset_;
 };
 
 }  // namespace ringmaster::gui

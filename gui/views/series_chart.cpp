@@ -6,6 +6,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -70,6 +71,7 @@ SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* par
   chart->addAxis(yAxis_, Qt::AlignLeft);
   setRoundTicks(xAxis_, 0, 10, kXIntervals);
   setRoundTicks(yAxis_, 0, 1, kYIntervals);
+  yAxis_->setLabelsVisible(false);  // until a line holds a value
   setRenderHint(QPainter::Antialiasing, true);
   setMinimumSize(320, 200);
   addChartExport(this, title);
@@ -216,10 +218,12 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     low.assign(static_cast<size_t>(columns), std::numeric_limits<double>::infinity());
     high.assign(static_cast<size_t>(columns), -std::numeric_limits<double>::infinity());
   }
+  bool anyValue = false;
   for (size_t i = 0; i < lines_.size(); ++i) {
     const QList<QPointF>& points = lines_[i].series->decimated(grid);
     const auto extent =
         lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
+    anyValue = anyValue || !lines_[i].series->empty();
     if (!extent.empty()) {
       hi = std::max(hi, static_cast<double>(extent.max));
       lo = std::min(lo, static_cast<double>(extent.min));
@@ -301,6 +305,11 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
     setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_, true);
   }
+  if (empty_ != !anyValue) {
+    empty_ = !anyValue;
+    yAxis_->setLabelsVisible(anyValue);
+    viewport()->update();
+  }
   for (size_t i = 0; i < markerSteps_.size(); ++i) {
     const double x = markerSteps_[i];
     if (x < x0 || x > x1) {
@@ -310,6 +319,21 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     markerSeries_[i]->replace(QList<QPointF>{{x, yMin_}, {x, std::max(yMax_, yMin_ + 1e-9)}});
   }
   return pushed;
+}
+
+void SeriesChart::setEmptyText(const QString& text) {
+  emptyText_ = text;
+  viewport()->update();
+}
+
+void SeriesChart::drawForeground(QPainter* painter, const QRectF& rect) {
+  QChartView::drawForeground(painter, rect);
+  if (!empty_ || emptyText_.isEmpty()) return;
+  painter->save();
+  painter->setPen(palette().color(QPalette::PlaceholderText));
+  painter->drawText(chart()->mapRectToScene(chart()->plotArea()), Qt::AlignCenter | Qt::TextWordWrap,
+                    emptyText_);
+  painter->restore();
 }
 
 }  // namespace ringmaster::gui

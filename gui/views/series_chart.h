@@ -65,9 +65,17 @@ class SeriesChart : public QChartView {
   // The points of marker `i` as drawn by the last refresh (tests look at what the user sees).
   QList<QPointF> markerPoints(size_t i) const;
   void setDarkTheme(bool dark);
+  // What the chart says over its plot while no line holds a value ("not measured", "no steps yet"); its y
+  // axis then has no labels, rather than a range it never measured.
+  void setEmptyText(const QString& text);
+  // Whether the last refresh found no value to draw.
+  bool showsNothing() const { return empty_; }
   // The axes as drawn: their ranges and tick labels (tests look at what the user reads).
   QCategoryAxis* xAxis() const { return xAxis_; }
   QCategoryAxis* yAxis() const { return yAxis_; }
+
+ protected:
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
 
  private:
   void applyPens();
@@ -75,6 +83,8 @@ class SeriesChart : public QChartView {
   QLineSeries* addOverlay(const QString& name, const QColor& color, Qt::PenStyle style, double width);
 
   QString unit_;
+  QString emptyText_;
+  bool empty_ = true;
   std::vector<Line> lines_;
   std::vector<QLineSeries*> series_;
   QLineSeries* limit_ = nullptr;

@@ -2056,6 +2056,14 @@
         <source> · finishing</source>
         <translation> · 即将完成</translation>
     </message>
+    <message>
+        <source>no steps yet</source>
+        <translation>尚无训练步</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::FaultsForm</name>

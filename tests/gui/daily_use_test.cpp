@@ -92,9 +92,11 @@ TEST_F(DailyUseTest, ChartsKeepFollowingALiveRunAfterAFindingWasLookedAt) {
   window.launch(spec);
 
   console::FindingsModel* findings = window.findingsModel();
+  // The injected straggler's finding (a noisy step may make another rank's, of information only, first).
   auto stragglerRow = [&] {
     for (int r = 0; r < findings->rowCount(); ++r) {
-      if (findings->finding(r)->kind() == v1::Finding::KIND_STRAGGLER) return r;
+      if (findings->finding(r)->kind() == v1::Finding::KIND_STRAGGLER && findings->finding(r)->rank() == 1)
+        return r;
     }
     return -1;
   };
@@ -108,7 +110,8 @@ TEST_F(DailyUseTest, ChartsKeepFollowingALiveRunAfterAFindingWasLookedAt) {
   FindingsPage* findingsPage = window.findingsPage();
   findingsPage->view()->selectRow(stragglerRow());
   QCoreApplication::processEvents();
-  EXPECT_TRUE(findingsPage->findChild<QLabel*>(QStringLiteral("findingDetails"))->text().contains("rank 1"));
+  const QString details = findingsPage->findChild<QLabel*>(QStringLiteral("findingDetails"))->text();
+  EXPECT_TRUE(details.contains("rank 1")) << details.toStdString();
   EXPECT_EQ(window.logsPage()->filter()->rank(), -1) << "the Logs page moved to the finding's rank";
   EXPECT_EQ(window.timelinePage()->view()->highlightedRank(), -1) << "the Timeline moved";
   EXPECT_EQ(page->highlightedRank(), -1) << "the Dashboard moved";

@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QDir>
+#include <QFile>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QLegend>
@@ -217,6 +218,13 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
         << page->throughputChart()->yAxis()->categoriesLabels().join(' ').toStdString();
   }
 
+  // Every chart measured something: its y axis is labelled and no "not measured" covers it.
+  for (SeriesChart* chart : {page->throughputChart(), page->lossChart(), page->latencyChart(),
+                             page->busbwChart(), page->memoryChart()}) {
+    EXPECT_FALSE(chart->showsNothing()) << chart->chart()->title().toStdString();
+    EXPECT_TRUE(chart->yAxis()->labelsVisible()) << chart->chart()->title().toStdString();
+  }
+
   // The loss chart: built-in models report their loss every step.
   ASSERT_EQ(page->lossChart()->lineCount(), 1);
   EXPECT_GT(page->lossChart()->pointCount(0), 0);
@@ -294,6 +302,40 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
   ASSERT_NE(loss, report.charts.end());
   ASSERT_EQ(loss->series.size(), 1u);
   EXPECT_EQ(loss->series[0].points.size(), kSteps);
+}
+
+// A Horovod timeline holds no steps: the Dashboard's step charts say "not measured" over an unlabelled axis,
+// never a range of zeros ("0.000000") it never measured; the ranks table says the same of its figures.
+TEST_F(DashboardTest, AnImportedTimelineWithoutStepsSaysNotMeasuredInsteadOfZeros) {
+  const QString trace = dir.filePath(QStringLiteral("horovod.json"));
+  {
+    QFile file(trace);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"([
+{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "grad.w"}},
+{"name": "NEGOTIATE_ALLREDUCE", "ph": "B", "ts": 100, "pid": 0},
+{"name": "0", "ph": "X", "ts": 110, "dur": 0, "pid": 0},
+{"name": "1", "ph": "X", "ts": 150, "dur": 0, "pid": 0},
+{"ph": "E", "ts": 160, "pid": 0},
+{"name": "ALLREDUCE", "ph": "B", "ts": 160, "pid": 0},
+{"ph": "E", "ts": 400, "pid": 0}
+])");
+  }
+  MainWindow& window = openWindow();
+  int64_t shown = -1;
+  QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id; });
+  window.importTimeline(trace);
+  ASSERT_TRUE(test::waitUntil([&] { return shown > 0; }, 60'000)) << window.bannerText().toStdString();
+  window.showPage(MainWindow::Dashboard);
+  DashboardPage* page = window.dashboardPage();
+  page->redraw();
+  for (SeriesChart* chart : {page->throughputChart(), page->lossChart(), page->latencyChart(),
+                             page->busbwChart(), page->memoryChart()}) {
+    const std::string what = chart->chart()->title().toStdString();
+    EXPECT_TRUE(chart->showsNothing()) << what;
+    EXPECT_FALSE(chart->yAxis()->labelsVisible()) << what << ": an axis for values it never had";
+  }
+  screenshot(page, QStringLiteral("dashboard_imported_timeline.png"));
 }
 
 TEST_F(DashboardTest, AFailedRankIsColouredAndTheRunSaysItFailed) {
