@@ -36,22 +36,8 @@ namespace {
 
 constexpr int kRunTimeoutMs = 240'000;
 
-class DailyUseTest : public test::ConsoleTest {
+class DailyUseTest : public test::ConsoleWindowTest {
  protected:
-  void SetUp() override {
-    ConsoleTest::SetUp();
-    ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
-  }
-  void TearDown() override { window_.reset(); }
-
-  MainWindow& openWindow() {
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1440, 900);
-    window_->show();
-    QObject::connect(window_.get(), &MainWindow::liveRunEnded, [this](const QString& s) { status = s; });
-    return *window_;
-  }
-
   // Launches `spec` and waits for its end; returns the run's id.
   int64_t runToTheEnd(MainWindow& window, const v1::JobSpec& spec) {
     status.clear();
@@ -70,11 +56,6 @@ class DailyUseTest : public test::ConsoleTest {
     }
     return last;
   }
-
-  QString status;
-
- private:
-  std::unique_ptr<MainWindow> window_;
 };
 
 // Open Findings during a live run, select the straggler, back to the Dashboard: the charts and the heatmap go

@@ -41,6 +41,7 @@
 #include "tests/gui/open_run.h"
 #include "tests/support/agent_test_support.h"
 #include "tests/support/console_test.h"
+#include "tests/support/files.h"
 #include "tests/support/process.h"
 
 namespace ringmaster::gui {
@@ -98,24 +99,8 @@ QStringList legendNames(QChartView* view) {
   return names;
 }
 
-class DashboardTest : public test::ConsoleTest {
+class DashboardTest : public test::ConsoleWindowTest {
  protected:
-  void TearDown() override { window_.reset(); }
-
-  void SetUp() override {
-    ConsoleTest::SetUp();
-    ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
-  }
-
-  // The window at its default size, `status` set when its live run ends.
-  MainWindow& openWindow() {
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1440, 900);
-    window_->show();
-    QObject::connect(window_.get(), &MainWindow::liveRunEnded, [this](const QString& s) { status = s; });
-    return *window_;
-  }
-
   static uint64_t stepsOfAll(MainWindow& window, int ranks) {
     if (!window.shownRun() || window.shownRun()->series.rankCount() < ranks) return 0;
     uint64_t fewest = UINT64_MAX;
@@ -146,11 +131,6 @@ class DashboardTest : public test::ConsoleTest {
       expectRoundTicks(chart->xAxis(), what + " x");
     }
   }
-
-  QString status;
-
- private:
-  std::unique_ptr<MainWindow> window_;
 };
 
 TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
@@ -308,19 +288,7 @@ TEST_F(DashboardTest, ALiveRunShowsItsStepsProgressStateAndEveryPhase) {
 // never a range of zeros ("0.000000") it never measured; the ranks table says the same of its figures.
 TEST_F(DashboardTest, AnImportedTimelineWithoutStepsSaysNotMeasuredInsteadOfZeros) {
   const QString trace = dir.filePath(QStringLiteral("horovod.json"));
-  {
-    QFile file(trace);
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(R"([
-{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "grad.w"}},
-{"name": "NEGOTIATE_ALLREDUCE", "ph": "B", "ts": 100, "pid": 0},
-{"name": "0", "ph": "X", "ts": 110, "dur": 0, "pid": 0},
-{"name": "1", "ph": "X", "ts": 150, "dur": 0, "pid": 0},
-{"ph": "E", "ts": 160, "pid": 0},
-{"name": "ALLREDUCE", "ph": "B", "ts": 160, "pid": 0},
-{"ph": "E", "ts": 400, "pid": 0}
-])");
-  }
+  test::writeFile(trace.toStdString(), test::kTinyHorovodTimeline);
   MainWindow& window = openWindow();
   int64_t shown = -1;
   QObject::connect(&window, &MainWindow::runShown, [&](int64_t id) { shown = id; });

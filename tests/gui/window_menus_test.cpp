@@ -29,14 +29,10 @@ namespace {
 
 constexpr int kRunTimeoutMs = 240'000;
 
-class WindowMenusTest : public test::ConsoleTest {
+class WindowMenusTest : public test::ConsoleWindowTest {
  protected:
-  void SetUp() override {
-    ConsoleTest::SetUp();
-    ASSERT_TRUE(QFileInfo(options.workerPath).isExecutable()) << "build ringmaster-worker first";
-  }
   void TearDown() override {
-    window_.reset();
+    ConsoleWindowTest::TearDown();
     englishAgain();
   }
 
@@ -48,14 +44,6 @@ class WindowMenusTest : public test::ConsoleTest {
     }
   }
 
-  MainWindow& openWindow() {
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1440, 900);
-    window_->show();
-    QObject::connect(window_.get(), &MainWindow::liveRunEnded, [this](const QString& s) { status = s; });
-    return *window_;
-  }
-
   // The menu bar's action whose text, without its mnemonic, is `text`.
   static QAction* action(MainWindow& window, const QString& text) {
     for (QAction* a : window.menuBar()->findChildren<QAction*>()) {
@@ -63,11 +51,6 @@ class WindowMenusTest : public test::ConsoleTest {
     }
     return nullptr;
   }
-
-  QString status;
-
- private:
-  std::unique_ptr<MainWindow> window_;
 };
 
 TEST_F(WindowMenusTest, FileImportsExportsTheShownRunsReportAndQuitsWithTheUsualKeys) {

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <QString>
 #include <QTemporaryDir>
+#include <memory>
 
 #include "gui/main_window.h"
 #include "tests/support/gui_app.h"
@@ -20,6 +22,22 @@ class ConsoleTest : public ::testing::Test {
 
   QTemporaryDir dir;
   gui::MainWindowOptions options;  // for a MainWindow in the sandbox
+};
+
+// A console test against real runs through the embedded agent, in one window at the default size.
+class ConsoleWindowTest : public ConsoleTest {
+ protected:
+  // Also checks that ringmaster-worker is built.
+  void SetUp() override;
+  void TearDown() override;
+
+  // The window (a new one each call), `status` set when its live run ends.
+  gui::MainWindow& openWindow();
+
+  QString status;
+
+ private:
+  std::unique_ptr<gui::MainWindow> window_;
 };
 
 }  // namespace ringmaster::test

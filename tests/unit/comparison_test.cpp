@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "tests/support/diagnosis_synthetic.h"
 
@@ -33,15 +34,23 @@ TEST(Comparison, MetricsOfARun) {
   EXPECT_NEAR(m.peakRssMiB, 2000, 20);
 }
 
-TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
+namespace {
+
+// Run 1 (ddp) and run 2 (horovod), whose forward and backward passes take 15 % longer, 200 steps each.
+std::pair<RunMetrics, RunMetrics> aRunAndASlowerOne() {
   SyntheticRun fast;
   fast.steps = 200;
   SyntheticRun slow = fast;
   slow.seed = 2;
   slow.forwardMs *= 1.15;
   slow.backwardMs *= 1.15;
-  auto a = metricsOf(fast, 1, "ddp");
-  auto b = metricsOf(slow, 2, "horovod");
+  return {metricsOf(fast, 1, "ddp"), metricsOf(slow, 2, "horovod")};
+}
+
+}  // namespace
+
+TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
+  auto [a, b] = aRunAndASlowerOne();
   auto c = compareRuns(a, b);
   const auto& step = c.deltas.at(1);
   ASSERT_EQ(step.metric, "step time mean");
@@ -59,13 +68,8 @@ TEST(Comparison, ASlowerRunIsSlowerWithAConfidenceInterval) {
 // Every row measured over steps or ops has its interval: the phases from the job's steps, the p95 from its
 // step times, busbw and latency from every op. A slower forward and backward are found slower there too.
 TEST(Comparison, EveryRowMeasuredOverStepsOrOpsHasAnInterval) {
-  SyntheticRun fast;
-  fast.steps = 200;
-  SyntheticRun slow = fast;
-  slow.seed = 2;
-  slow.forwardMs *= 1.15;
-  slow.backwardMs *= 1.15;
-  const auto c = compareRuns(metricsOf(fast, 1, "ddp"), metricsOf(slow, 2, "horovod"));
+  const auto [fast, slow] = aRunAndASlowerOne();
+  const auto c = compareRuns(fast, slow);
   for (const char* metric :
        {"throughput", "step time mean", "step time p50", "step time p95", "data wait", "forward", "backward",
         "exposed comm wait", "optimizer", "all-reduce busbw", "all-reduce latency p50"}) {

@@ -584,15 +584,7 @@ TEST_F(ReportTest, UnwritablePathsAreClearErrors) {
 
 TEST_F(ReportTest, AnImportedTimelineReportsWhatItHasAndSaysWhatItLacks) {
   const std::string trace = dir_.file("horovod.json");
-  test::writeFile(trace, R"([
-{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "grad.w"}},
-{"name": "NEGOTIATE_ALLREDUCE", "ph": "B", "ts": 100, "pid": 0},
-{"name": "0", "ph": "X", "ts": 110, "dur": 0, "pid": 0},
-{"name": "1", "ph": "X", "ts": 150, "dur": 0, "pid": 0},
-{"ph": "E", "ts": 160, "pid": 0},
-{"name": "ALLREDUCE", "ph": "B", "ts": 160, "pid": 0},
-{"ph": "E", "ts": 400, "pid": 0}
-])");
+  test::writeFile(trace, test::kTinyHorovodTimeline);
   int64_t imported = 0, live = ingestRun();
   {
     RunStore store(store_);
