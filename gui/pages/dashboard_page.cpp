@@ -73,8 +73,12 @@ void DashboardPage::createRunControls() {
   bold.setBold(true);
   title_->setFont(bold);
   rankPicker_ = new QComboBox(this);
+  rankPicker_->setObjectName(QStringLiteral("rankPicker"));
   rankPicker_->setToolTip(tr("Highlight one rank in every chart"));
   allreduceBy_ = new QComboBox(this);
+  // Their items come with each run: as wide as those, whatever the language.
+  for (QComboBox* picker : {rankPicker_, allreduceBy_})
+    picker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   allreduceBy_->addItem(tr("All-reduce per rank"));
   allreduceBy_->addItem(tr("All-reduce per bucket"));
   stop_ = new QPushButton(tr("Stop run"), this);
