@@ -3,8 +3,8 @@
 """A program restarted as torchrun restarts it: it reads TORCHELASTIC_RESTART_COUNT and keeps its own checkpoint.
 
     ringmaster run -np 2 --max-restarts 1 --no-instrument -- /usr/bin/python3 elastic_steps.py DIR --steps 20
-Each rank counts steps, rank 0 writing the step reached to DIR/checkpoint after each one; a restart carries on
-from there. It prints one line per attempt ("rank R attempt A of MAX from step S") and, at the end, the steps
+Each rank counts steps, rank 0 writing the step reached to DIR/checkpoint after each one; a restart (not the
+first attempt) carries on from there. It prints one line per attempt ("rank R attempt A of MAX from step S") and, at the end, the steps
 each attempt ran into DIR/rank<R>.log.
     --crash RANK:STEP   that rank exits with code 3 at that step, in the first attempt only
     --always-crash      ... and in every attempt (at that step or, resumed past it, at its first step)
@@ -30,7 +30,9 @@ def main():
     most = int(os.environ.get("TORCHELASTIC_MAX_RESTARTS", "-1"))
     checkpoint = os.path.join(args.dir, "checkpoint")
     start = 0
-    if os.path.exists(checkpoint):
+    # Only a restart carries on: the first attempt starts afresh, whatever rank 0 has written by the time this
+    # rank reads (ranks start at slightly different times).
+    if attempt > 0 and os.path.exists(checkpoint):
         with open(checkpoint) as f:
             start = int(f.read().strip() or 0)
     print(f"rank {rank} attempt {attempt} of {most} from step {start}", flush=True)
