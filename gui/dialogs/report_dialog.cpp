@@ -25,6 +25,8 @@ namespace ringmaster::gui {
 namespace {
 
 const char* const kSuffixes[] = {".html", ".pdf", ".csv", ".json"};
+// The setting that remembers where the last report went.
+const QString kFolderSetting = QStringLiteral("report/folder");
 
 }  // namespace
 
@@ -138,8 +140,8 @@ QString ReportDialog::nameFilter() const {
 
 void ReportDialog::suggestPath() {
   // Where the last report went, else the user's documents.
-  QString dir = QSettings().value(QStringLiteral("report/folder")).toString();
-  if (!path_->text().isEmpty()) dir = QFileInfo(path_->text()).absolutePath();
+  QString dir = path_->text().isEmpty() ? QSettings().value(kFolderSetting).toString()
+                                        : QFileInfo(path_->text()).absolutePath();
   if (dir.isEmpty() || !QFileInfo(dir).isDir())
     dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
   if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
@@ -208,7 +210,7 @@ void ReportDialog::exportNow() {
             QStringLiteral("<a href=\"%1\">%2</a>")
                 .arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped());
         result_->setText(detail.isEmpty() ? tr("Saved %1").arg(link) : tr("Saved %1 (%2)").arg(link, detail));
-        QSettings().setValue(QStringLiteral("report/folder"), QFileInfo(path).absolutePath());
+        QSettings().setValue(kFolderSetting, QFileInfo(path).absolutePath());
         Q_EMIT finished(path, {});
       });
 }

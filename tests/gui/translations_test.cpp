@@ -257,9 +257,10 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   EXPECT_FALSE(console::translated(console::outcomeSentence(console::text::kEveryRankFinished)).isEmpty());
   EXPECT_EQ(console::translated(elapsedSentence(185)), QStringLiteral("3 分 5 秒"))
       << "a run's length, an ETA";
-  EXPECT_EQ(console::translated(console::hostSentence(
-                "node1", {{"cores", "16"}, {"memory", "62.8 GiB"}, {"gpus", "none"}, {"libtorch", "1.13.1"}})),
-            QStringLiteral("node1：16 核，62.8 GiB，无 GPU，libtorch 1.13.1"))
+  EXPECT_EQ(
+      console::translated(console::hostSentence(
+          "node1", {{"cores", "16"}, {"memory", "62.8 GiB"}, {"gpus", "none"}, {"libtorch", "1.13.1"}})),
+      QStringLiteral("node1：16 核，62.8 GiB，无 GPU，libtorch 1.13.1"))
       << "the Dashboard's line of a run's hosts";
   for (int column = 0; column < comparison.columnCount(); ++column) {
     EXPECT_FALSE(comparison.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
