@@ -16,8 +16,8 @@ namespace ringmaster::diagnosis {
 namespace {
 
 // Advice is made again from its finding wherever it is shown, so its figures are the evidence's texts.
-Sentence phrase(const char* pattern, const std::vector<std::string>& args = {}) {
-  return sentence(kAdviceContext, pattern, std::vector<Figure>(args.begin(), args.end()));
+Sentence phrase(const char* pattern, const std::vector<Figure>& args = {}) {
+  return sentence(kAdviceContext, pattern, args);
 }
 
 bool has(const v1::Finding& f, const char* key) {
@@ -30,8 +30,11 @@ double number(const v1::Finding& f, const char* key) {
 }
 
 // A figure of the evidence as the evidence shows it ("40.2 ms", "23.5 GiB").
-std::string figure(const v1::Finding& f, const char* key) {
-  return evidenceText(key, number(f, key)).value;
+// A figure as the Findings page shows it: a span in the reader's words ("16.6 分钟"), others as they are.
+Figure figure(const v1::Finding& f, const char* key) {
+  EvidenceText text = evidenceText(key, number(f, key));
+  if (!isEmpty(text.said)) return Figure(std::move(text.said));
+  return Figure(std::move(text.value));
 }
 
 std::string rank(const v1::Finding& f) {
@@ -101,7 +104,7 @@ Sentence stragglerAdvice(const v1::Finding& f) {
 Sentence stragglerCauseAdvice(const v1::Finding& f) {
   const bool host = !f.host().empty();
   if (f.cause() == "data") {
-    std::vector<std::string> args{rank(f), figure(f, evidence::kDataExcessMsPerStep), f.host()};
+    std::vector<Figure> args{rank(f), figure(f, evidence::kDataExcessMsPerStep), f.host()};
     return host
                ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                           "Rank %1 spends %2 more per step than the others in its data path: "
@@ -115,7 +118,7 @@ Sentence stragglerCauseAdvice(const v1::Finding& f) {
                         args);
   }
   if (f.cause() == "communication") {
-    std::vector<std::string> args{rank(f), figure(f, evidence::kCommExcessMsPerStep), f.host()};
+    std::vector<Figure> args{rank(f), figure(f, evidence::kCommExcessMsPerStep), f.host()};
     return host ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                            "Rank %1's all-reduce takes %2 longer per step than the others': "
                                            "check the network of %3 (link speed, errors, other traffic) and "
@@ -129,7 +132,7 @@ Sentence stragglerCauseAdvice(const v1::Finding& f) {
                                            "interface."),
                          args);
   }
-  std::vector<std::string> args{rank(f), figure(f, evidence::kComputeExcessMsPerStep), f.host()};
+  std::vector<Figure> args{rank(f), figure(f, evidence::kComputeExcessMsPerStep), f.host()};
   return host
              ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                         "Rank %1 computes %2 longer per step than the others: look for other "
@@ -146,8 +149,8 @@ Sentence stragglerCauseAdvice(const v1::Finding& f) {
 Sentence leakAdvice(const v1::Finding& f) {
   const bool device = f.cause() == "device memory";
   if (has(f, evidence::kMinutesToLimit) && has(f, evidence::kLimitMib)) {
-    std::vector<std::string> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kLimitMib),
-                                  figure(f, evidence::kMinutesToLimit)};
+    std::vector<Figure> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kLimitMib),
+                             figure(f, evidence::kMinutesToLimit)};
     return device
                ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                           "Device memory grows %1 per step and reaches the device's %2 in "
@@ -161,7 +164,7 @@ Sentence leakAdvice(const v1::Finding& f) {
                                           "`loss.item()`) and lists or caches that only grow."),
                         args);
   }
-  std::vector<std::string> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kMibPerMin)};
+  std::vector<Figure> args{figure(f, evidence::kMibPerStep), figure(f, evidence::kMibPerMin)};
   return device
              ? phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                         "Device memory grows %1 per step (%2 per minute): look for tensors "
@@ -194,7 +197,7 @@ Sentence stallAdvice(const v1::Finding& f) {
         {figure(f, evidence::kQuietS)});
   }
   if (f.cause() == "silent") {
-    std::vector<std::string> args{rank(f), f.host()};
+    std::vector<Figure> args{rank(f), f.host()};
     return host ? phrase(
                       QT_TRANSLATE_NOOP("ringmaster::Advice",
                                         "Rank %1 sends nothing, not even heartbeats: see whether its process "
@@ -289,8 +292,8 @@ Sentence communicationAdvice(const v1::Finding& f, const AdviceReader& reader) {
                             "little: nothing to do unless the job's communication grows."),
           {figure(f, evidence::kExposedCommPct), rank(f)});
     }
-    std::vector<std::string> args{rank(f), figure(f, evidence::kBusbwGbps),
-                                  figure(f, evidence::kRanksMedianBusbwGbps), f.host()};
+    std::vector<Figure> args{rank(f), figure(f, evidence::kBusbwGbps),
+                             figure(f, evidence::kRanksMedianBusbwGbps), f.host()};
     return !f.host().empty()
                ? phrase(
                      QT_TRANSLATE_NOOP("ringmaster::Advice",
@@ -333,7 +336,7 @@ Sentence scalingAdvice(const v1::Finding& f) {
 }
 
 Sentence divergenceAdvice(const v1::Finding& f) {
-  const std::string first = figure(f, evidence::kFirstStep);
+  const Figure first = figure(f, evidence::kFirstStep);
   if (f.rank() >= 0) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Only rank %1 went non-finite: check its share of the data for NaN or "

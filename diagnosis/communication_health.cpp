@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "diagnosis/advice.h"
 #include "diagnosis/evidence_keys.h"
@@ -155,7 +156,12 @@ std::vector<v1::Finding> CommunicationMonitor::findings() const {
     (*f.mutable_evidence())[evidence::kMeanAllreduceMib] = s.meanOpBytes / (1024.0 * 1024.0);
     out.push_back(std::move(f));
   }
-  if (s.judgedOps >= 100 && double(s.slowOps) > 0.1 * double(s.judgedOps)) {
+  // Ranks all on one host have no network to congest: their all-reduce goes through loopback or shared
+  // memory, and an op slower than its size's usual there waited for busy cores, which the steps show.
+  std::set<std::string> hosts;
+  for (const auto& [rank, host] : hosts_) hosts.insert(host);
+  const bool oneHost = ranks_ > 1 && hosts_.size() >= size_t(ranks_) && hosts.size() == 1;
+  if (!oneHost && s.judgedOps >= 100 && double(s.slowOps) > 0.1 * double(s.judgedOps)) {
     v1::Finding f =
         makeFinding(v1::Finding::KIND_COMMUNICATION, v1::Finding::SEVERITY_INFO, -1, "", 0, "communication");
     setSummary(f, say(text::kSlowOps, {Decimal{100 * double(s.slowOps) / double(s.judgedOps), 0}}));

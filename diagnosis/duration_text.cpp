@@ -46,6 +46,32 @@ Sentence elapsedSentence(double seconds) {
                   {s / 3600, s % 3600 / 60});
 }
 
+Sentence spanSentence(double seconds) {
+  const double ns = seconds * 1e9;
+  const double size = std::abs(ns);
+  if (!std::isfinite(ns) || size < 1e9) return sentence(kDurationContext, "%1", {formatDuration(ns)});
+  struct Unit {
+    double seconds;
+    const char* pattern;
+  };
+  static const Unit kUnits[] = {{86400, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 d")},
+                                {3600, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 h")},
+                                {60, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 min")},
+                                {1, QT_TRANSLATE_NOOP("ringmaster::Duration", "%1 s")}};
+  const Unit* unit = &kUnits[3];
+  for (const Unit& u : kUnits) {
+    if (std::abs(seconds) >= u.seconds) {
+      unit = &u;
+      break;
+    }
+  }
+  // formatDuration's figures: three significant digits, whole numbers from 100 on.
+  const double value = seconds / unit->seconds;
+  char figure[64];
+  std::snprintf(figure, sizeof figure, std::abs(value) >= 100 ? "%.0f" : "%.3g", value);
+  return sentence(kDurationContext, unit->pattern, {std::string(figure)});
+}
+
 std::string formatElapsed(double seconds) {
   return toText(elapsedSentence(seconds));
 }

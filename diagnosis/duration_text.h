@@ -24,6 +24,11 @@ Sentence elapsedSentence(double seconds);
 // The same in English: toText(elapsedSentence(seconds)).
 std::string formatElapsed(double seconds);
 
+// A measured span as formatDuration says it, as a sentence of context kDurationContext: from a second up its
+// unit is a word the window translates ("16.6 min", "16.6 分钟"), below it the SI unit every language shares
+// ("8.1 ms"). Used wherever a span sits in words beside other text: a finding's figures and summaries.
+Sentence spanSentence(double seconds);
+
 // A unit for time points: ns, µs, ms or s, with a number of decimals.
 struct TimeUnit {
   double ns = 1;

@@ -216,6 +216,10 @@ EvidenceText evidenceText(const std::string& key, double value) {
     text.label = k->label;
     text.known = true;
     text.value = valueText(k->unit, value);
+    if (std::isfinite(value) && (k->unit == Unit::Seconds || k->unit == Unit::Minutes)) {
+      text.said = spanSentence(k->unit == Unit::Minutes ? value * 60 : value);
+      text.value = toText(text.said);
+    }
   } else {
     text.label = key;
     std::replace(text.label.begin(), text.label.end(), '_', ' ');

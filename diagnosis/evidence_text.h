@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sentence.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster {
@@ -20,6 +21,9 @@ struct EvidenceText {
   std::string label;   // e.g. "limit"; for a key this table does not know, the key with spaces
   bool known = false;  // the label is one of the table's, so a translation exists for it
   std::string value;   // e.g. "23.5 GiB"
+  // A value whose unit is a word ("16.6 min") as a sentence the window says in its language; empty for the
+  // others, whose units are symbols every language shares. `value` is its English.
+  Sentence said;
 };
 
 // One figure in words.

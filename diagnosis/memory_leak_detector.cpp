@@ -6,6 +6,7 @@
 
 #include "common/warmup.h"
 #include "diagnosis/advice.h"
+#include "diagnosis/duration_text.h"
 #include "diagnosis/evidence_keys.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/statistics.h"
@@ -105,7 +106,7 @@ std::vector<v1::Finding> MemoryLeakDetector::findings() const {
     std::vector<Figure> args{rankOnHost(t.rank, host), memory, Decimal{perStep, 2}, Decimal{perMinute, 1},
                              t.fromStep};
     if (minutesLeft >= 0) {
-      args.insert(args.end(), {memory, Decimal{minutesLeft, 0}});
+      args.insert(args.end(), {memory, spanSentence(minutesLeft * 60)});
       setSummary(f, say(text::kMemoryGrowsUntilFull, args));
     } else {
       setSummary(f, say(text::kMemoryGrows, args));

@@ -25,6 +25,11 @@ const char kMemoryGrows[] = QT_TRANSLATE_NOOP(
 const char kMemoryGrowsUntilFull[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding",
                       "%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5; %6 memory full in "
+                      "about %7");
+// The pattern runs stored before the time to full became a span ("about 17 min"); their findings keep it.
+const char kMemoryGrowsUntilFullInMinutes[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding",
+                      "%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5; %6 memory full in "
                       "about %7 min");
 const char kHostMemory[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "host");
 const char kDeviceMemory[] = QT_TRANSLATE_NOOP("ringmaster::Finding", "device");
@@ -103,10 +108,11 @@ const char kRankSentNoTelemetrySaying[] = QT_TRANSLATE_NOOP(
     "ringmaster::Finding",
     "Rank %1 sent no telemetry while the others finished %2 steps: its figures and findings are missing. The "
     "program's output says: \"%3\".");
-const char kRanksSentNoTelemetrySaying[] = QT_TRANSLATE_NOOP(
-    "ringmaster::Finding",
-    "Ranks %1 sent no telemetry while the others finished %2 steps: their figures and findings are missing. The "
-    "program's output says: \"%3\".");
+const char kRanksSentNoTelemetrySaying[] =
+    QT_TRANSLATE_NOOP("ringmaster::Finding",
+                      "Ranks %1 sent no telemetry while the others finished %2 steps: their figures and "
+                      "findings are missing. The "
+                      "program's output says: \"%3\".");
 
 const char kNotSubmitted[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 has not submitted %2; ranks %3 have waited %4 s");

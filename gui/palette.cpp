@@ -13,6 +13,10 @@ QColor qColor(const console::Rgb& rgb) {
 
 }  // namespace
 
+QColor accuracyColor(bool dark) {
+  return qColor(console::accuracyColor(dark));
+}
+
 QColor rankColor(int rank, int rankCount, bool dark) {
   return qColor(console::rankColor(rank, rankCount, dark));
 }

@@ -13,6 +13,7 @@ namespace ringmaster::gui {
 
 // A distinct colour per rank (hues spread evenly, lighter on dark backgrounds).
 QColor rankColor(int rank, int rankCount, bool dark);
+QColor accuracyColor(bool dark);
 // Timeline and step-phase colours by Horovod's phase names (DATA, FORWARD, ..., NEGOTIATE_ALLREDUCE, ...).
 QColor phaseColor(const QString& phase);
 // Whether the system palette is dark, so charts pick a matching theme.

@@ -335,8 +335,9 @@ void RunStore::deleteRun(int64_t runId) {
   impl_->forgetOpenChunks(runId);
   releaseEndRoom(impl_->path, runId);
   impl_->transaction([&] {
-    for (const char* table : {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "timeline_events",
-                              "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
+    for (const char* table :
+         {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "scalars", "timeline_events",
+          "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?")->bind(1, runId).run();
     }
     impl_->prepare("DELETE FROM runs WHERE id = ?")->bind(1, runId).run();

@@ -107,6 +107,7 @@ struct RankSeries {
   std::vector<v1::StepSample> steps;
   std::vector<v1::AllreduceOp> allreduce;
   std::vector<v1::MemorySample> memory;
+  std::vector<v1::Scalar> scalars;  // what the rank logged by name (test accuracy, ...); NaN: not finite
 };
 
 class RunStore {

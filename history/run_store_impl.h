@@ -32,8 +32,8 @@ struct RunStore::Impl {
   // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
   // "interrupted" (a reader does not mark them so; the next writer does).
   std::set<int64_t> orphanedRuns;
-  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertChunk, updateChunk, insertLog,
-      insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertScalar, insertChunk, updateChunk,
+      insertLog, insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
 
   // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
   // yet). The chunks changed by the batch being appended are stored before it commits.

@@ -238,6 +238,18 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
       series(m.rank()).memory.push_back(std::move(m));
     }
   }
+  {
+    auto q = impl_->prepare("SELECT rank, step, name, value FROM scalars WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      v1::Scalar s;
+      s.set_rank(q->integer(0));
+      s.set_step(uint64_t(q->int64(1)));
+      s.set_name(std::string(q->text(2)));
+      s.set_value(q->isNull(3) ? std::numeric_limits<double>::quiet_NaN() : q->real(3));
+      series(s.rank()).scalars.push_back(std::move(s));
+    }
+  }
   std::vector<RankSeries> out;
   out.reserve(byRank.size());
   for (auto& [rank, s] : byRank) {
@@ -247,6 +259,7 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
       return a.step() != b.step() ? a.step() < b.step() : a.start_ns() < b.start_ns();
     });
     std::stable_sort(s.memory.begin(), s.memory.end(), byStep);
+    std::stable_sort(s.scalars.begin(), s.scalars.end(), byStep);
     out.push_back(std::move(s));
   }
   return out;

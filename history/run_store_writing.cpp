@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -35,6 +36,7 @@ void RunStore::Impl::prepareWriters() {
       "VALUES (?,?,?,?,?,?,?)");
   updateChunk = prepare(
       "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
+  insertScalar = prepare("INSERT INTO scalars (run_id, rank, step, name, value) VALUES (?,?,?,?,?)");
   insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
   insertStall = prepare(
       "INSERT INTO stall_reports (run_id, reporting_rank, missing_ranks, tensors, waited_s) VALUES "
@@ -206,7 +208,19 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
       upsertRankSummary->bind(5, s.param_checksum()).bind(6, s.steps()).bind(7, s.samples_per_s()).run();
       break;
     }
-    case v1::Record::kScalar:     // programs' own scalars are not stored yet
+    case v1::Record::kScalar: {
+      const auto& s = record.scalar();
+      insertScalar->bind(1, runId)
+          .bind(2, s.rank())
+          .bind(3, static_cast<int64_t>(s.step()))
+          .bind(4, s.name());
+      if (std::isfinite(s.value()))
+        insertScalar->bind(5, s.value());
+      else
+        insertScalar->bindNull(5);
+      insertScalar->run();
+      break;
+    }
     case v1::Record::kHeartbeat:  // where a rank is now: for the live diagnosis only
     case v1::Record::kRuntime:    // kept as its host's facts and the run's environment (console::RunIngest)
     case v1::Record::kCollectiveCalls:  // for the live diagnosis; what it finds is stored as findings
@@ -385,7 +399,7 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
 
 void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
   impl_->transaction([&] {
-    for (const char* table : {"steps", "allreduce_ops", "memory_samples"}) {
+    for (const char* table : {"steps", "allreduce_ops", "memory_samples", "scalars"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")
           ->bind(1, runId)
           .bind(2, static_cast<int64_t>(fromStep))

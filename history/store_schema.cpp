@@ -142,10 +142,21 @@ constexpr std::string_view kVersion5 = R"sql(
 ALTER TABLE findings ADD COLUMN sentence BLOB;
 )sql";
 
+// Version 6: the scalars a training program logs by name: Ringmaster's ranks their test accuracy after each
+// epoch, a user's program whatever it passes to ringmaster.log (or the C++ probe's log). NULL for a value
+// that is not a finite number.
+constexpr std::string_view kVersion6 = R"sql(
+CREATE TABLE scalars (
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, value REAL
+);
+CREATE INDEX scalars_by_run ON scalars (run_id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3,
+                                                    kVersion4, kVersion5, kVersion6};
   return all;
 }
 

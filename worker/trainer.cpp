@@ -249,7 +249,8 @@ void Trainer::trainStep(StepTotals& totals) {
   }
 }
 
-// Test accuracy over the whole test set: each rank scores its own shard, the counts are summed across ranks.
+// Test accuracy over the whole test set: each rank scores its own shard, the counts are summed across ranks;
+// each rank records the result as its scalar "test_accuracy".
 // Buffers (BatchNorm statistics) come from rank 0 first, so every rank evaluates the same model. Negative
 // when there is nothing to score: no test set (npy data without test_x.npy), or targets that are not classes
 // (--loss mse).
@@ -278,7 +279,17 @@ double Trainer::evaluate() {
   probe_.collective("all_reduce", "", "int64", 2, "test accuracy");
   context_.group->allreduce(counts)->wait();
   torch::Tensor total = counts[0].cpu();
-  return static_cast<double>(total[0].item<int64_t>()) / static_cast<double>(total[1].item<int64_t>());
+  const double accuracy =
+      static_cast<double>(total[0].item<int64_t>()) / static_cast<double>(total[1].item<int64_t>());
+  // The console charts it against the last step trained (the epoch's, or the run's).
+  v1::Record record;
+  v1::Scalar* scalar = record.mutable_scalar();
+  scalar->set_rank(rank_);
+  scalar->set_step(position_.step > 0 ? position_.step - 1 : 0);
+  scalar->set_name("test_accuracy");
+  scalar->set_value(accuracy);
+  probe_.record(std::move(record));
+  return accuracy;
 }
 
 void Trainer::saveCheckpointIfRank0() {

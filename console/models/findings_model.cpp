@@ -95,7 +95,8 @@ QStringList FindingsModel::evidenceTexts(const v1::Finding& finding) {
   for (const EvidenceText& e : ringmaster::evidenceTexts(finding)) {
     const QString label = e.known ? QCoreApplication::translate(kEvidenceContext, e.label.c_str())
                                   : QString::fromStdString(e.label);
-    out << label + QLatin1Char(' ') + QString::fromStdString(e.value);
+    out << label + QLatin1Char(' ') +
+               (isEmpty(e.said) ? QString::fromStdString(e.value) : translated(e.said));
   }
   return out;
 }

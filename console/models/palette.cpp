@@ -110,6 +110,10 @@ Rgb totalColor(bool dark) {
   return dark ? Rgb{0xff, 0xff, 0xff} : Rgb{0x00, 0x00, 0x00};
 }
 
+Rgb accuracyColor(bool dark) {
+  return dark ? Rgb{0x6f, 0xb8, 0xff} : Rgb{0x1f, 0x6f, 0xc4};
+}
+
 Rgb trendColor(const Rgb& line) {
   // As QColor::darker(130): the same hue and saturation, 100/130 of the value.
   auto darker = [](uint8_t c) { return static_cast<uint8_t>(std::lround(c * 100.0 / 130.0)); };

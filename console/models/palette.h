@@ -33,6 +33,8 @@ Rgb failureTextColor(bool dark);
 Rgb severityColor(v1::Finding::Severity severity);
 // A job-wide line among per-rank lines ("total"), and a trend drawn over its rank's line.
 Rgb totalColor(bool dark);
+// The test accuracy drawn beside the loss.
+Rgb accuracyColor(bool dark);
 Rgb trendColor(const Rgb& lineColor);
 // Viridis-like colour for t in [0, 1] (heatmaps); NaN reads as 0.
 Rgb heatColor(double t);

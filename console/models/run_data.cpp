@@ -35,6 +35,13 @@ void RunData::ingest(const v1::Record& record) {
     case v1::Record::kSummary:
       summaries[record.summary().rank()] = record.summary();
       break;
+    case v1::Record::kScalar:
+      if (isAccuracy(record.scalar().name()) && std::isfinite(record.scalar().value())) {
+        Logged& logged = accuracy[record.scalar().step()];
+        logged.sum += record.scalar().value();
+        logged.ranks += 1;
+      }
+      break;
     default:
       break;
   }
@@ -60,6 +67,20 @@ double samplesPerSecond(const StepSeries& throughput, const StepSeries& stepMs, 
 }
 
 }  // namespace
+
+bool isAccuracy(const std::string& name) {
+  return name == "test_accuracy" || name == "accuracy";
+}
+
+std::vector<std::pair<uint64_t, double>> RunData::accuracyPercent() const {
+  bool fractions = true;
+  for (const auto& [step, logged] : accuracy) fractions = fractions && logged.sum <= logged.ranks;
+  std::vector<std::pair<uint64_t, double>> out;
+  out.reserve(accuracy.size());
+  for (const auto& [step, logged] : accuracy)
+    out.emplace_back(step, logged.sum / logged.ranks * (fractions ? 100.0 : 1.0));
+  return out;
+}
 
 std::vector<RankRow> RunData::rankRows(RankWindow window) const {
   std::map<int, RankRow> rows;
@@ -128,6 +149,11 @@ RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOn
     for (const auto& s : rank.steps) data.series.ingest(s);
     for (const auto& op : rank.allreduce) data.series.ingest(op);
     for (const auto& m : rank.memory) data.series.ingest(m);
+    for (const auto& s : rank.scalars) {
+      v1::Record record;
+      *record.mutable_scalar() = s;
+      data.ingest(record);
+    }
   }
   data.timelineExtent = store.timelineExtent(runId);
   const TimelineExtent& extent = data.timelineExtent;

@@ -2,6 +2,7 @@
 // The report model: a run's metrics, findings, comparisons and charts, read from the run store.
 #include "console/reports/report.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 #include <algorithm>
 #include <cctype>
@@ -13,12 +14,35 @@
 
 #include "common/error.h"
 #include "console/models/palette.h"
+#include "console/models/run_data.h"
 #include "diagnosis/finding.h"
 #include "diagnosis/run_diagnosis.h"
 
 namespace ringmaster::console {
 
+// The charts' titles, axes and legends, in the language of the program's installed translation (the window's
+// for a report exported from it; English in the CLI).
+class ReportCharts {
+  Q_DECLARE_TR_FUNCTIONS(ringmaster::console::ReportCharts)
+
+ public:
+  static QString rankName(int rank) { return tr("rank %1").arg(rank); }
+  static QString runName(int64_t id) { return tr("run %1").arg(id); }
+};
+
 namespace {
+
+std::string words(const QString& s) {
+  return s.toStdString();
+}
+
+std::string rankName(int rank) {
+  return words(ReportCharts::rankName(rank));
+}
+
+std::string runName(int64_t id) {
+  return words(ReportCharts::runName(id));
+}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 // Above this many ranks, per-rank line charts show the spread (min, median, max) plus the ranks findings
@@ -39,7 +63,7 @@ std::vector<ChartSeries> perRankLines(
   if (series.size() <= kMaxRankLines) {
     for (size_t i = 0; i < series.size(); ++i) {
       ChartSeries line;
-      line.name = "rank " + std::to_string(series[i].rank);
+      line.name = rankName(series[i].rank);
       line.color = rankLineColor(series[i].rank, series.size());
       for (size_t k = 0; k < length(series[i]); ++k) {
         double x, y;
@@ -57,8 +81,9 @@ std::vector<ChartSeries> perRankLines(
     }
   }
   // The spread in greys, the median as dark as the window's job-wide line; named ranks in their colours.
-  ChartSeries low{"min of ranks", {}, "#bbbbbb", false},
-      mid{"median of ranks", {}, totalColor(false).hex(), false}, high{"max of ranks", {}, "#777777", false};
+  ChartSeries low{words(ReportCharts::tr("min of ranks")), {}, "#bbbbbb", false},
+      mid{words(ReportCharts::tr("median of ranks")), {}, totalColor(false).hex(), false},
+      high{words(ReportCharts::tr("max of ranks")), {}, "#777777", false};
   for (auto& [x, ys] : byX) {
     low.points.emplace_back(x, *std::min_element(ys.begin(), ys.end()));
     high.points.emplace_back(x, *std::max_element(ys.begin(), ys.end()));
@@ -68,7 +93,7 @@ std::vector<ChartSeries> perRankLines(
   for (const auto& s : series) {
     if (!highlighted.count(s.rank)) continue;
     ChartSeries line;
-    line.name = "rank " + std::to_string(s.rank);
+    line.name = rankName(s.rank);
     line.color = rankLineColor(s.rank, series.size());
     for (size_t k = 0; k < length(s); ++k) {
       double x, y;
@@ -96,20 +121,20 @@ size_t stepCount(const RankSeries& s) {
 Chart throughputChart(const Report& report) {
   const RunMetrics& m = report.metrics;
   Chart throughput;
-  throughput.title = "Throughput (all ranks)";
-  throughput.xLabel = "step";
+  throughput.title = words(ReportCharts::tr("Throughput (all ranks)"));
+  throughput.xLabel = words(ReportCharts::tr("step"));
   throughput.yLabel = "samples/s";
   // Alone, the job's line is the window's "total"; beside other runs, each run has its Compare page colour.
   const size_t runs = 1 + report.compared.size();
   auto runColor = [&](size_t i) {
     return runs == 1 ? totalColor(false).hex() : rankColor(int(i), int(runs), false).hex();
   };
-  ChartSeries job{"run " + std::to_string(m.info.id), {}, runColor(0), false};
+  ChartSeries job{runName(m.info.id), {}, runColor(0), false};
   for (size_t k = 0; k < m.stepThroughput.size(); ++k)
     job.points.emplace_back(double(k), m.stepThroughput[k]);
   throughput.series.push_back(job);
   for (size_t c = 0; c < report.compared.size(); ++c) {
-    ChartSeries other{"run " + std::to_string(report.compared[c].info.id), {}, runColor(c + 1), false};
+    ChartSeries other{runName(report.compared[c].info.id), {}, runColor(c + 1), false};
     for (size_t k = 0; k < report.compared[c].stepThroughput.size(); ++k) {
       other.points.emplace_back(double(k), report.compared[c].stepThroughput[k]);
     }
@@ -122,9 +147,9 @@ Chart throughputChart(const Report& report) {
 // steps have no loss (NaN, or 0 where imported before): then the chart has nothing to draw.
 Chart lossChart(const std::vector<RankSeries>& series) {
   Chart loss;
-  loss.title = "Loss (mean over ranks)";
-  loss.xLabel = "step";
-  loss.yLabel = "loss";
+  loss.title = words(ReportCharts::tr("Loss (mean over ranks)"));
+  loss.xLabel = words(ReportCharts::tr("step"));
+  loss.yLabel = words(ReportCharts::tr("loss"));
   std::map<uint64_t, std::pair<double, int>> byStep;
   bool anyNonZero = false;
   for (const auto& s : series) {
@@ -136,7 +161,7 @@ Chart lossChart(const std::vector<RankSeries>& series) {
       ++n;
     }
   }
-  ChartSeries mean{"loss", {}, totalColor(false).hex(), false};
+  ChartSeries mean{words(ReportCharts::tr("loss")), {}, totalColor(false).hex(), false};
   if (anyNonZero) {
     for (const auto& [step, sumAndCount] : byStep)
       mean.points.emplace_back(double(step), sumAndCount.first / sumAndCount.second);
@@ -145,10 +170,39 @@ Chart lossChart(const std::vector<RankSeries>& series) {
   return loss;
 }
 
+// The test accuracy the ranks logged (after each epoch, for Ringmaster's own), in percent: the mean over the
+// ranks, as the Dashboard draws it beside the loss.
+Chart accuracyChart(const std::vector<RankSeries>& series) {
+  Chart accuracy;
+  accuracy.title = words(ReportCharts::tr("Test accuracy"));
+  accuracy.xLabel = words(ReportCharts::tr("step"));
+  accuracy.yLabel = "%";
+  // Over the run's steps and the whole scale, as the Dashboard draws it: a few epochs' points are not a trend.
+  double lastStep = 0;
+  for (const auto& s : series) {
+    if (!s.steps.empty()) lastStep = std::max(lastStep, double(s.steps.back().step()));
+  }
+  accuracy.xSpan = {0, lastStep};
+  accuracy.ySpan = {0, 100};
+  RunData logged;
+  for (const auto& s : series) {
+    for (const auto& scalar : s.scalars) {
+      v1::Record record;
+      *record.mutable_scalar() = scalar;
+      logged.ingest(record);
+    }
+  }
+  ChartSeries mean{words(ReportCharts::tr("test accuracy")), {}, accuracyColor(false).hex(), false, true};
+  for (const auto& [step, percent] : logged.accuracyPercent())
+    mean.points.emplace_back(double(step), percent);
+  accuracy.series.push_back(std::move(mean));
+  return accuracy;
+}
+
 Chart perRankThroughputChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart perRank;
-  perRank.title = "Per-rank throughput";
-  perRank.xLabel = "step";
+  perRank.title = words(ReportCharts::tr("Per-rank throughput"));
+  perRank.xLabel = words(ReportCharts::tr("step"));
   perRank.yLabel = "samples/s";
   perRank.series = perRankLines(
       series, named,
@@ -164,8 +218,8 @@ Chart perRankThroughputChart(const std::vector<RankSeries>& series, const std::s
 
 Chart computeChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart compute;
-  compute.title = "Compute per step (forward + backward, before waiting)";
-  compute.xLabel = "step";
+  compute.title = words(ReportCharts::tr("Compute per step (forward + backward, before waiting)"));
+  compute.xLabel = words(ReportCharts::tr("step"));
   compute.yLabel = "ms";
   compute.series = perRankLines(
       series, named,
@@ -181,10 +235,12 @@ Chart computeChart(const std::vector<RankSeries>& series, const std::set<int>& n
 Chart phasesChart(const RunMetrics& m) {
   Chart phases;
   phases.kind = Chart::Kind::StackedBars;
-  phases.title = "Step phases per rank (mean)";
-  phases.xLabel = "rank";
-  phases.yLabel = "ms per step";
-  phases.segmentNames = {"data", "forward", "backward", "exposed comm", "optimizer", "other"};
+  phases.title = words(ReportCharts::tr("Step phases per rank (mean)"));
+  phases.xLabel = words(ReportCharts::tr("rank"));
+  phases.yLabel = words(ReportCharts::tr("ms per step"));
+  phases.segmentNames = {words(ReportCharts::tr("data")),      words(ReportCharts::tr("forward")),
+                         words(ReportCharts::tr("backward")),  words(ReportCharts::tr("exposed comm")),
+                         words(ReportCharts::tr("optimizer")), words(ReportCharts::tr("other"))};
   for (const char* phase : {"DATA", "FORWARD", "BACKWARD", "COMM_WAIT", "OPTIMIZER", "OTHER"})
     phases.segmentColors.push_back(phaseColor(phase).hex());
   for (const auto& r : m.perRank) {
@@ -197,9 +253,9 @@ Chart phasesChart(const RunMetrics& m) {
 
 Chart allreduceLatencyChart(const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart latency;
-  latency.title = "All-reduce latency";
-  latency.xLabel = "step";
-  latency.yLabel = "ms (mean of the step's ops)";
+  latency.title = words(ReportCharts::tr("All-reduce latency"));
+  latency.xLabel = words(ReportCharts::tr("step"));
+  latency.yLabel = words(ReportCharts::tr("ms (mean of the step's ops)"));
   auto opsPerStep = [](const RankSeries& s, size_t k, double& x, double& y) {
     // k indexes ops; average the ops of one step by only emitting at the last op of each step.
     const auto& ops = s.allreduce;
@@ -220,8 +276,8 @@ Chart allreduceLatencyChart(const std::vector<RankSeries>& series, const std::se
 Chart busBandwidthChart(const RunMetrics& m) {
   Chart bandwidth;
   bandwidth.kind = Chart::Kind::StackedBars;
-  bandwidth.title = "All-reduce bus bandwidth per rank (median)";
-  bandwidth.xLabel = "rank";
+  bandwidth.title = words(ReportCharts::tr("All-reduce bus bandwidth per rank (median)"));
+  bandwidth.xLabel = words(ReportCharts::tr("rank"));
   bandwidth.yLabel = "GB/s";
   bandwidth.segmentNames = {"busbw"};
   bandwidth.segmentColors = {phaseColor("ALLREDUCE").hex()};
@@ -232,8 +288,8 @@ Chart busBandwidthChart(const RunMetrics& m) {
 // RSS per rank, with the fitted trend of each rank's memory dashed over it.
 Chart memoryChart(const Report& report, const std::vector<RankSeries>& series, const std::set<int>& named) {
   Chart memory;
-  memory.title = "Memory per rank (RSS) with trend lines";
-  memory.xLabel = "step";
+  memory.title = words(ReportCharts::tr("Memory per rank (RSS) with trend lines"));
+  memory.xLabel = words(ReportCharts::tr("step"));
   memory.yLabel = "MiB";
   memory.series = perRankLines(
       series, named,
@@ -247,7 +303,7 @@ Chart memoryChart(const Report& report, const std::vector<RankSeries>& series, c
     if (t.device || (!t.leak && series.size() > kMaxRankLines)) continue;
     if (t.toStep <= t.fromStep) continue;
     ChartSeries trend;
-    trend.name = t.leak ? "rank " + std::to_string(t.rank) + " trend (leak)" : "";
+    trend.name = t.leak ? words(ReportCharts::tr("rank %1 trend (leak)").arg(t.rank)) : "";
     // A leak's trend as the window draws it: its rank's colour, darker; other trends in grey.
     trend.color = t.leak ? trendColor(rankColor(t.rank, int(series.size()), false)).hex() : "#999999";
     trend.dashed = true;
@@ -265,6 +321,7 @@ std::vector<Chart> makeCharts(const Report& report, const std::vector<RankSeries
   const std::set<int> named = ranksNamedByFindings(m);
   return {throughputChart(report),
           lossChart(series),
+          accuracyChart(series),
           perRankThroughputChart(series, named),
           computeChart(series, named),
           phasesChart(m),

@@ -165,6 +165,14 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
     xmin = 0, xmax = 1, ymin = 0, ymax = 1;
     canvas.text(width / 2, height / 2, "no data", 12, "#888888", ChartCanvas::Anchor::Middle);
   }
+  if (chart.xSpan) {
+    xmin = std::min(xmin, chart.xSpan->first);
+    xmax = std::max(xmax, chart.xSpan->second);
+  }
+  if (chart.ySpan) {
+    ymin = std::min(ymin, chart.ySpan->first);
+    ymax = std::max(ymax, chart.ySpan->second);
+  }
   if (xmax == xmin) xmax = xmin + 1;
   // Start the value axis at zero unless the data sit far above it (memory), then end it on round ticks.
   if (ymin > 0 && ymin < 0.5 * ymax) ymin = 0;
@@ -191,6 +199,9 @@ void drawChart(const Chart& chart, ChartCanvas& canvas, double width, double hei
     pixels.reserve(size_t(reduced.size()));
     for (const QPointF& p : reduced) {
       if (std::isfinite(p.y())) pixels.emplace_back(f.px(p.x()), f.py(p.y()));
+    }
+    if (s.dots) {
+      for (const auto& [x, y] : pixels) canvas.rect(x - 2.5, y - 2.5, 5, 5, colorOr(s.color));
     }
     if (pixels.size() == 1) pixels.push_back({pixels[0].first + 1, pixels[0].second});
     canvas.polyline(pixels, colorOr(s.color), s.dashed ? 1.5 : 1.2, s.dashed);

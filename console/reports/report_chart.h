@@ -5,6 +5,7 @@
 // (console/palette), chosen by whoever builds the chart.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@ struct ChartSeries {
   std::vector<std::pair<double, double>> points;  // ascending x
   std::string color;                              // "#rrggbb"
   bool dashed = false;                            // trend lines
+  bool dots = false;                              // a mark at each point: values far apart (per epoch)
 };
 
 // One bar of a stacked bar chart (e.g. one rank's step phases).
@@ -34,6 +36,8 @@ struct Chart {
   std::vector<std::string> segmentNames;   // StackedBars: what each segment is
   std::vector<std::string> segmentColors;  // StackedBars: each segment's "#rrggbb"
   std::vector<StackedBar> bars;            // StackedBars
+  // Lines: ranges the axes cover whatever the points (a run's steps, 0 to 100 %), when set.
+  std::optional<std::pair<double, double>> xSpan, ySpan;
 };
 
 // What a chart is drawn on. Coordinates are in pixels from the top left.

@@ -6,6 +6,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -30,6 +31,11 @@
 #include "common/error.h"
 
 namespace ringmaster::console {
+
+// The pages' footers, in the language of the program's installed translation.
+class ReportPages {
+  Q_DECLARE_TR_FUNCTIONS(ringmaster::console::ReportPages)
+};
 
 namespace {
 
@@ -160,7 +166,7 @@ PdfReportLayout::PdfReportLayout(const Report& report, PaperSize paper) {
     throw std::logic_error(
         "laying out a PDF report's text needs a QGuiApplication, and this program has none");
   }
-  title_ = "Ringmaster run " + std::to_string(report.metrics.info.id);
+  title_ = ReportPages::tr("Ringmaster run %1").arg(report.metrics.info.id).toStdString();
   buffer_ = std::make_unique<QBuffer>();
   writer_ = std::make_unique<QPdfWriter>(buffer_.get());
   writer_->setPageSize(QPageSize(paper == PaperSize::Letter ? QPageSize::Letter : QPageSize::A4));
@@ -253,7 +259,7 @@ void PdfReportLayout::write(const std::string& path) {
       const QRectF footer(0, area.height(), area.width(), kFooterHeight);
       painter.drawText(footer, Qt::AlignLeft | Qt::AlignBottom, QString::fromStdString(title_));
       painter.drawText(footer, Qt::AlignRight | Qt::AlignBottom,
-                       QStringLiteral("page %1 of %2").arg(page + 1).arg(pages));
+                       ReportPages::tr("page %1 of %2").arg(page + 1).arg(pages));
     }
   }
   buffer_->close();

@@ -227,6 +227,7 @@ void DashboardPage::changeEvent(QEvent* event) {
 void DashboardPage::applyTheme() {
   const bool dark = isDark(palette());
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->setDarkTheme(dark);
+  showAccuracy();  // a theme gives every series its own pens
   phases_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   const auto sets = phaseSeries_->barSets();
   for (int i = 0; i < sets.size(); ++i) {
@@ -337,6 +338,7 @@ void DashboardPage::setRun(console::RunData* run, const RunHeading& heading) {
   // Nothing of the previous run is drawn on this one's axes: its leak trends, memory limit, restarts.
   setFindings({});
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->resetAxes();
+  showAccuracy();
   if (!run) {
     for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) c->setLines({});
     ranksModel_->setRows({});
@@ -445,7 +447,8 @@ void DashboardPage::rebuildLines() {
   // Built-in models report their loss every step; a user's program when it logs one.
   std::vector<SeriesChart::Line> loss;
   if (!s.loss().empty())
-    loss.push_back({tr("mean over ranks"), &s.loss(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
+    loss.push_back(
+        {tr("loss, mean over ranks"), &s.loss(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
   lossLines_ = loss.size();
   loss_->setLines(std::move(loss));
   throughput_->setLines(std::move(throughput));
@@ -481,6 +484,17 @@ void DashboardPage::rebuildLines() {
   bucketCount_ = s.buckets().size();
   phasesRefreshed_.invalidate();
   highlightRank(highlighted_);
+}
+
+// The test accuracy after each epoch (or whenever a program logs one) beside the loss, in percent on an
+// axis of its own.
+void DashboardPage::showAccuracy() {
+  QList<QPointF> points;
+  if (run_) {
+    for (const auto& [step, percent] : run_->accuracyPercent()) points.append(QPointF(double(step), percent));
+  }
+  accuracySteps_ = run_ ? run_->accuracy.size() : 0;
+  loss_->setSideLine(tr("test accuracy (%)"), points, 0, 100, accuracyColor(isDark(palette())));
 }
 
 void DashboardPage::refreshPhases(uint64_t from, uint64_t to) {
@@ -532,6 +546,7 @@ qsizetype DashboardPage::redraw() {
     rebuildLines();
   const auto [x0, x1] = stepRange();
   qsizetype pushed = 0;
+  if (run_->accuracy.size() != accuracySteps_) showAccuracy();
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) pushed += c->refresh(x0, x1);
   const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
   if (window != phasesWindow_ || !phasesRefreshed_.isValid() ||

@@ -110,6 +110,7 @@ class DashboardPage : public QWidget {
   // What the step charts say while they hold nothing: the run is live, or ended without that figure.
   void sayWhenEmpty();
   void refreshPhases(uint64_t from, uint64_t to);
+  void showAccuracy();
   void applyTheme();
   void showTitle();
   // Steps done of the total from the run's own records (a stored run, or a live one that ended).
@@ -120,7 +121,8 @@ class DashboardPage : public QWidget {
   bool dirty_ = false;
   int rankCount_ = -1;
   size_t lossLines_ = 0;
-  int tableSizedFor_ = -1;  // the rank count the table's height was last fitted to
+  size_t accuracySteps_ = 0;  // steps with a test accuracy that the loss chart shows
+  int tableSizedFor_ = -1;    // the rank count the table's height was last fitted to
   size_t bucketCount_ = 0;
   int highlighted_ = -1;
   uint64_t windowFrom_ = 0;

@@ -97,7 +97,7 @@ void SeriesChart::setLines(std::vector<Line> lines) {
   }
   lines_ = std::move(lines);
   for (size_t i = 0; i < lines_.size(); ++i) series_[i]->setName(lines_[i].name);
-  chart()->legend()->setVisible(lines_.size() > 1 && lines_.size() <= 8);
+  chart()->legend()->setVisible((lines_.size() > 1 && lines_.size() <= 8) || (side_ && !lines_.empty()));
   // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it.
   chart()->legend()->setAlignment(lines_.size() > 4 ? Qt::AlignRight : Qt::AlignBottom);
   applyPens();
@@ -158,6 +158,42 @@ QLineSeries* SeriesChart::addOverlay(const QString& name, const QColor& color, Q
   pen.setWidthF(width);
   s->setPen(pen);
   return s;
+}
+
+void SeriesChart::setSideLine(const QString& name, const QList<QPointF>& points, double lo, double hi,
+                              const QColor& color) {
+  if (points.isEmpty()) {
+    if (side_) {
+      chart()->removeSeries(side_);
+      chart()->removeAxis(sideAxis_);
+      delete side_;
+      delete sideAxis_;
+      side_ = nullptr;
+      sideAxis_ = nullptr;
+    }
+  } else {
+    if (!side_) {
+      sideAxis_ = new QCategoryAxis(chart());
+      sideAxis_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+      sideAxis_->setGridLineVisible(false);
+      chart()->addAxis(sideAxis_, Qt::AlignRight);
+      side_ = new QLineSeries(chart());
+      chart()->addSeries(side_);
+      side_->attachAxis(xAxis_);
+      side_->attachAxis(sideAxis_);
+      side_->setPointsVisible(true);
+    }
+    setRoundTicks(sideAxis_, lo, hi, yIntervals_);
+    sideAxis_->setLabelsColor(color);
+    QPen pen(color);
+    pen.setWidthF(1.6);
+    pen.setStyle(Qt::DashLine);
+    side_->setPen(pen);
+    side_->setName(name);
+    side_->replace(points);
+  }
+  // Two quantities need their names under the plot.
+  chart()->legend()->setVisible((lines_.size() > 1 && lines_.size() <= 8) || (side_ && !lines_.empty()));
 }
 
 void SeriesChart::setLimit(double value, const QString& label) {
@@ -305,6 +341,7 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
     setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_, true);
   }
+  anyValue = anyValue || (side_ && side_->count() > 0);
   if (empty_ != !anyValue) {
     empty_ = !anyValue;
     yAxis_->setLabelsVisible(anyValue);

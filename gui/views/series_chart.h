@@ -64,6 +64,12 @@ class SeriesChart : public QChartView {
   const std::vector<double>& markers() const { return markerSteps_; }
   // The points of marker `i` as drawn by the last refresh (tests look at what the user sees).
   QList<QPointF> markerPoints(size_t i) const;
+  // A second quantity on an axis of its own at the right, over [lo, hi], as points joined by a line: the test
+  // accuracy after each epoch beside the loss. No points removes it. The points are (step, value).
+  void setSideLine(const QString& name, const QList<QPointF>& points, double lo, double hi,
+                   const QColor& color);
+  const QLineSeries* sideLine() const { return side_; }
+  QCategoryAxis* sideAxis() const { return sideAxis_; }
   void setDarkTheme(bool dark);
   // What the chart says over its plot while no line holds a value ("not measured", "no steps yet"); its y
   // axis then has no labels, rather than a range it never measured.
@@ -88,6 +94,8 @@ class SeriesChart : public QChartView {
   std::vector<Line> lines_;
   std::vector<QLineSeries*> series_;
   QLineSeries* limit_ = nullptr;
+  QLineSeries* side_ = nullptr;
+  QCategoryAxis* sideAxis_ = nullptr;
   QLineSeries* bandHigh_ = nullptr;  // across ranks, when there are too many rank lines to draw each
   QLineSeries* bandLow_ = nullptr;
   std::vector<Trend> trends_;

@@ -325,6 +325,18 @@
         <source>%1 h %2 min</source>
         <translation>%1 小时 %2 分</translation>
     </message>
+    <message>
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Evidence</name>
@@ -991,6 +1003,10 @@
         <source>no telemetry</source>
         <translation>无遥测</translation>
     </message>
+    <message>
+        <source>%1: %2 memory grows %3 MiB per step (%4 MiB/min) since step %5; %6 memory full in about %7</source>
+        <translation>%1：自第 %5 步起，%2内存每步增长 %3 MiB（每分钟 %4 MiB）；约 %7 后%6内存将耗尽</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Host</name>
@@ -1589,6 +1605,488 @@
     </message>
 </context>
 <context>
+    <name>ringmaster::console::ReportBody</name>
+    <message>
+        <source>en</source>
+        <extracomment>The language of this catalogue as HTML&apos;s lang attribute names it.</extracomment>
+        <translation>zh-CN</translation>
+    </message>
+    <message>
+        <source>Ringmaster run report: run %1 %2</source>
+        <translation>Ringmaster 运行报告：运行 %1 %2</translation>
+    </message>
+    <message>
+        <source>Status %1 · started %2 · ended %3 · source %4 · written by Ringmaster %5</source>
+        <translation>状态：%1 · 开始于 %2 · 结束于 %3 · 来源：%4 · 由 Ringmaster %5 生成</translation>
+    </message>
+    <message>
+        <source>Interrupted import:</source>
+        <translation>导入中断：</translation>
+    </message>
+    <message>
+        <source>the import did not finish (the process importing it ended first); this report covers only the part of the trace stored until then.</source>
+        <translation>导入未完成（执行导入的进程先结束了）；本报告只涵盖此前已存储的那部分 trace。</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>not measured (no step samples)</source>
+        <translation>未测量（没有步样本）</translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation>rank 数</translation>
+    </message>
+    <message>
+        <source>steps (every rank)</source>
+        <translation>步数（每个 rank）</translation>
+    </message>
+    <message>
+        <source>throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>not measured (no sample counts)</source>
+        <translation>未测量（没有样本数）</translation>
+    </message>
+    <message>
+        <source>step time mean / p50 / p95</source>
+        <translation>步时间 平均 / p50 / p95</translation>
+    </message>
+    <message>
+        <source>phase shares</source>
+        <translation>各阶段占比</translation>
+    </message>
+    <message>
+        <source>data %1%, forward %2%, backward %3%, exposed comm %4%, optimizer %5%, other %6%</source>
+        <translation>数据 %1%，前向 %2%，反向 %3%，暴露通信 %4%，优化器 %5%，其他 %6%</translation>
+    </message>
+    <message>
+        <source>all-reduce</source>
+        <translation>all-reduce</translation>
+    </message>
+    <message>
+        <source>%1 ops, median %2, bus bandwidth %3, overlap %4</source>
+        <translation>%1 次操作，中位延迟 %2，总线带宽 %3，重叠 %4</translation>
+    </message>
+    <message>
+        <source>not measured (no all-reduce ops)</source>
+        <translation>未测量（没有 all-reduce 操作）</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>peak %1 MiB, steepest growth %2 MiB/step</source>
+        <translation>峰值 %1 MiB，最快增长 %2 MiB/步</translation>
+    </message>
+    <message>
+        <source>not measured (no memory samples)</source>
+        <translation>未测量（没有内存样本）</translation>
+    </message>
+    <message>
+        <source>final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>not measured (no loss reported)</source>
+        <translation>未测量（没有报告损失）</translation>
+    </message>
+    <message>
+        <source>findings</source>
+        <translation>诊断发现</translation>
+    </message>
+    <message>
+        <source>stored rows</source>
+        <translation>存储的行</translation>
+    </message>
+    <message>
+        <source>%1 steps, %2 all-reduce ops, %3 memory samples, %4 timeline events, %5 log lines</source>
+        <translation>%1 个步，%2 次 all-reduce 操作，%3 个内存样本，%4 个时间线事件，%5 行日志</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断发现</translation>
+    </message>
+    <message>
+        <source>No stragglers, leaks, stalls or communication problems were found.</source>
+        <translation>未发现掉队者、泄漏、停滞或通信问题。</translation>
+    </message>
+    <message>
+        <source>severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>since step</source>
+        <translation>起始步</translation>
+    </message>
+    <message>
+        <source>cause</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>what</source>
+        <translation>情况</translation>
+    </message>
+    <message>
+        <source>job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>evidence:</source>
+        <translation>证据：</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>Recommendations</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>%1, %2 (%3):</source>
+        <translation>%1，%2（%3）：</translation>
+    </message>
+    <message>
+        <source>Nothing to do: no finding calls for a change.</source>
+        <translation>无需操作：没有需要改动的诊断发现。</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 对比 %2</translation>
+    </message>
+    <message>
+        <source>metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>unit</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <source>difference</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>95% CI</source>
+        <translation>95% 置信区间</translation>
+    </message>
+    <message>
+        <source>%1 to %2</source>
+        <translation>%1 至 %2</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>No charts: this run holds nothing to draw them from (%1).</source>
+        <translation>没有图表：此运行没有可用于绘制的数据（%1）。</translation>
+    </message>
+    <message>
+        <source>Left out (%1).</source>
+        <translation>未绘制（%1）。</translation>
+    </message>
+    <message>
+        <source>Its %1 timeline events are in the Chrome trace export (--format trace).</source>
+        <translation>它的 %1 个时间线事件在 Chrome trace 导出中（--format trace）。</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>各 rank</translation>
+    </message>
+    <message>
+        <source>No per-rank measurements.</source>
+        <translation>没有各 rank 的测量数据。</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>comm wait</source>
+        <translation>通信等待</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>busbw</source>
+        <translation>总线带宽</translation>
+    </message>
+    <message>
+        <source>peak RSS</source>
+        <translation>RSS 峰值</translation>
+    </message>
+    <message>
+        <source>RSS slope</source>
+        <translation>RSS 斜率</translation>
+    </message>
+    <message>
+        <source>Job configuration</source>
+        <translation>作业配置</translation>
+    </message>
+    <message>
+        <source>world size</source>
+        <translation>world size</translation>
+    </message>
+    <message>
+        <source>program</source>
+        <translation>程序</translation>
+    </message>
+    <message>
+        <source>working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>instrumented</source>
+        <translation>已插桩</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>yes (ringmaster Python package)</source>
+        <translation>是（ringmaster Python 包）</translation>
+    </message>
+    <message>
+        <source>horovod layer</source>
+        <translation>Horovod 层</translation>
+    </message>
+    <message>
+        <source>yes (Ringmaster&apos;s horovod.torch)</source>
+        <translation>是（Ringmaster 的 horovod.torch）</translation>
+    </message>
+    <message>
+        <source>engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>steps / epochs</source>
+        <translation>步数 / 轮数</translation>
+    </message>
+    <message>
+        <source>bucket cap</source>
+        <translation>桶上限</translation>
+    </message>
+    <message>
+        <source>fusion threshold</source>
+        <translation>融合阈值</translation>
+    </message>
+    <message>
+        <source>%1 MiB, cycle %2 ms</source>
+        <translation>%1 MiB，周期 %2 ms</translation>
+    </message>
+    <message>
+        <source>compression</source>
+        <translation>压缩</translation>
+    </message>
+    <message>
+        <source>tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>host %1</source>
+        <translation>主机 %1</translation>
+    </message>
+    <message>
+        <source>(not recorded)</source>
+        <translation>（未记录）</translation>
+    </message>
+    <message>
+        <source>Ringmaster report: run %1</source>
+        <translation>Ringmaster 报告：运行 %1</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::ReportCharts</name>
+    <message>
+        <source>min of ranks</source>
+        <translation>各 rank 最小值</translation>
+    </message>
+    <message>
+        <source>median of ranks</source>
+        <translation>各 rank 中位数</translation>
+    </message>
+    <message>
+        <source>max of ranks</source>
+        <translation>各 rank 最大值</translation>
+    </message>
+    <message>
+        <source>Throughput (all ranks)</source>
+        <translation>吞吐量（所有 rank）</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Loss (mean over ranks)</source>
+        <translation>损失（各 rank 平均）</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Test accuracy</source>
+        <translation>测试准确率</translation>
+    </message>
+    <message>
+        <source>test accuracy</source>
+        <translation>测试准确率</translation>
+    </message>
+    <message>
+        <source>Per-rank throughput</source>
+        <translation>各 rank 吞吐量</translation>
+    </message>
+    <message>
+        <source>Compute per step (forward + backward, before waiting)</source>
+        <translation>每步计算时间（前向 + 反向，不含等待）</translation>
+    </message>
+    <message>
+        <source>Step phases per rank (mean)</source>
+        <translation>每个 rank 的步阶段（平均）</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation>每步 ms</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>exposed comm</source>
+        <translation>暴露通信</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>All-reduce latency</source>
+        <translation>All-reduce 延迟</translation>
+    </message>
+    <message>
+        <source>ms (mean of the step&apos;s ops)</source>
+        <translation>ms（该步各操作的平均）</translation>
+    </message>
+    <message>
+        <source>All-reduce bus bandwidth per rank (median)</source>
+        <translation>各 rank 的 All-reduce 总线带宽（中位数）</translation>
+    </message>
+    <message>
+        <source>Memory per rank (RSS) with trend lines</source>
+        <translation>每个 rank 的内存（RSS）及趋势线</translation>
+    </message>
+    <message>
+        <source>rank %1 trend (leak)</source>
+        <translation>rank %1 趋势（泄漏）</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ringmaster::console::ReportPages</name>
+    <message>
+        <source>Ringmaster run %1</source>
+        <translation>Ringmaster 运行 %1</translation>
+    </message>
+    <message>
+        <source>page %1 of %2</source>
+        <translation>第 %1 页，共 %2 页</translation>
+    </message>
+</context>
+<context>
     <name>ringmaster::console::RunsModel</name>
     <message>
         <source>imported</source>
@@ -2041,10 +2539,6 @@
         <translation> · 预计剩余 %1</translation>
     </message>
     <message>
-        <source>mean over ranks</source>
-        <translation>各 rank 平均</translation>
-    </message>
-    <message>
         <source>Step phases per rank (mean ms)</source>
         <translation>每个 rank 的步阶段（平均毫秒）</translation>
     </message>
@@ -2063,6 +2557,14 @@
     <message>
         <source>not measured</source>
         <translation>未测量</translation>
+    </message>
+    <message>
+        <source>loss, mean over ranks</source>
+        <translation>损失（各 rank 平均）</translation>
+    </message>
+    <message>
+        <source>test accuracy (%)</source>
+        <translation>测试准确率（%）</translation>
     </message>
 </context>
 <context>

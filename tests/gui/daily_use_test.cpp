@@ -2,20 +2,28 @@
 // The console as people use it day to day, offscreen, against real runs through the embedded agent: charts
 // that keep following a live run after a finding was looked at, a finding that moves other pages only when
 // asked, the baseline of a comparison being the run ticked first (as `ringmaster compare A B` takes A), axes
-// that start afresh with each run, and a Stop that asks first and names who stopped the ranks.
+// that start afresh with each run, a Stop that asks first and names who stopped the ranks, and a Chinese
+// console whose reports are Chinese too.
 #include <gtest/gtest.h>
 
 #include <QApplication>
 #include <QCategoryAxis>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListWidget>
+#include <QProcess>
 #include <QPushButton>
 #include <QTableView>
+#include <QTranslator>
 #include <memory>
 #include <set>
 
+#include "console/models/findings_model.h"
+#include "console/reports/report.h"
+#include "diagnosis/advice.h"
+#include "gui/dialogs/report_dialog.h"
 #include "gui/main_window.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/dashboard_page.h"
@@ -23,6 +31,7 @@
 #include "gui/pages/logs_page.h"
 #include "gui/pages/runs_page.h"
 #include "gui/pages/timeline_page.h"
+#include "gui/translations.h"
 #include "gui/views/heatmap_view.h"
 #include "gui/views/series_chart.h"
 #include "gui/views/timeline_view.h"
@@ -336,6 +345,133 @@ TEST_F(DailyUseTest, TheRunsFilterFindsRunsByTheirFindings) {
   EXPECT_EQ(runIds(), std::set<int64_t>{leakRun});
   runs->filterField()->setText(QStringLiteral("nightly"));
   EXPECT_EQ(runIds(), (std::set<int64_t>{leakRun, cleanRun}));
+}
+
+// The Chinese console speaks Chinese in what it exports too: the report's headings, its findings (summary,
+// evidence, advice) as the Findings page says them, its charts and the PDF's footers. A span of time reads in
+// one unit wherever it stands (the leak's time to full in the summary and in the evidence). Ringmaster's test
+// accuracy after each epoch is drawn beside the loss, and charted in the report.
+TEST_F(DailyUseTest, TheChineseConsolesReportIsChineseAndChartsTheTestAccuracy) {
+  ASSERT_EQ(installTranslation(*QCoreApplication::instance(), QStringLiteral("zh_CN")),
+            QStringLiteral("zh_CN"));
+  MainWindow& window = openWindow();
+  // 2 ranks of 2048 synthetic samples in batches of 16: 64 steps an epoch, so two epochs and two steps more.
+  v1::JobSpec leaking = test::smallJob(2, 130);
+  auto* leak = leaking.mutable_faults()->add_leaks();
+  leak->set_rank(1);
+  leak->set_mb_per_step(8);
+  const int64_t runId = runToTheEnd(window, leaking);
+  ASSERT_GT(runId, 0);
+  DashboardPage* page = window.dashboardPage();
+  page->redraw();
+
+  const QLineSeries* accuracy = page->lossChart()->sideLine();
+  ASSERT_NE(accuracy, nullptr) << "no test accuracy beside the loss";
+  ASSERT_EQ(accuracy->count(), 3);
+  EXPECT_EQ(accuracy->at(0).x(), 63);
+  EXPECT_EQ(accuracy->at(1).x(), 127);
+  EXPECT_EQ(accuracy->at(2).x(), 129);
+  const auto& summaries = window.shownRun()->summaries;
+  ASSERT_EQ(summaries.count(0), 1u);
+  EXPECT_NEAR(accuracy->at(2).y(), 100 * summaries.at(0).test_accuracy(), 1e-9);
+  for (const QPointF& p : accuracy->points()) {
+    EXPECT_GT(p.y(), 0);
+    EXPECT_LE(p.y(), 100);
+  }
+  EXPECT_EQ(page->lossChart()->sideAxis()->max(), 100);
+  EXPECT_NE(accuracy->name(), QStringLiteral("test accuracy (%)"));
+
+  const auto& findings = window.shownRun()->findings;
+  const auto found = std::find_if(findings.begin(), findings.end(), [](const v1::Finding& f) {
+    return f.kind() == v1::Finding::KIND_MEMORY_LEAK && f.rank() == 1;
+  });
+  ASSERT_NE(found, findings.end()) << "no leak finding";
+  const QString summary = console::FindingsModel::summaryText(*found);
+  const QString evidence = console::FindingsModel::evidenceTexts(*found).join(QStringLiteral(" | "));
+  const QString timeToFull = QCoreApplication::translate("ringmaster::Evidence", "time to full");
+  constexpr const char16_t* kChineseUnits[] = {u" 秒", u" 分钟", u" 小时", u" 天"};
+  ASSERT_NE(timeToFull, QStringLiteral("time to full"));
+  QString span;
+  for (const QString& e : console::FindingsModel::evidenceTexts(*found)) {
+    if (e.startsWith(timeToFull + QLatin1Char(' '))) span = e.mid(timeToFull.size() + 1);
+  }
+  ASSERT_FALSE(span.isEmpty()) << evidence.toStdString();
+  EXPECT_TRUE(std::any_of(std::begin(kChineseUnits), std::end(kChineseUnits), [&](const char16_t* unit) {
+    return span.endsWith(QString::fromUtf16(unit));
+  })) << span.toStdString();
+  EXPECT_TRUE(summary.contains(span))
+      << summary.toStdString() << " says another time to full than " << span.toStdString();
+  EXPECT_FALSE(summary.contains(QStringLiteral(" min"))) << summary.toStdString();
+  EXPECT_FALSE(evidence.contains(QStringLiteral(" min"))) << evidence.toStdString();
+
+  auto exportReport = [&](ReportDialog::Format format, const QString& name) {
+    ReportDialog dialog(window.store(), runId, &window);
+    const QString path = dir.filePath(name);
+    dialog.setFormat(format);
+    dialog.setPath(path);
+    QString error = QStringLiteral("pending");
+    QObject::connect(&dialog, &ReportDialog::finished, [&](const QString&, const QString& e) { error = e; });
+    dialog.exportNow();
+    EXPECT_TRUE(test::waitUntil([&] { return error != QLatin1String("pending"); }, 120'000));
+    EXPECT_TRUE(error.isEmpty()) << error.toStdString();
+    return path;
+  };
+  auto said = [](const char* context, const char* text) {
+    const QString words = QCoreApplication::translate(context, text);
+    EXPECT_NE(words, QString::fromUtf8(text)) << text << " has no Chinese";
+    return words;
+  };
+  QFile html(exportReport(ReportDialog::Format::Html, QStringLiteral("report_zh_CN.html")));
+  ASSERT_TRUE(html.open(QIODevice::ReadOnly));
+  const QString report = QString::fromUtf8(html.readAll());
+  EXPECT_TRUE(report.contains(QStringLiteral("<html lang=\"zh-CN\">")));
+  for (const char* heading : {"Summary", "Findings", "Recommendations", "Charts", "Ranks", "Environment"}) {
+    EXPECT_TRUE(report.contains(QStringLiteral("<h2>") + said("ringmaster::console::ReportBody", heading) +
+                                QStringLiteral("</h2>")))
+        << heading;
+  }
+  EXPECT_FALSE(report.contains(QStringLiteral(">Summary<")));
+  EXPECT_TRUE(report.contains(said("ringmaster::console::ReportCharts", "Test accuracy")));
+  EXPECT_TRUE(report.contains(span)) << "the leak's time to full";
+  EXPECT_TRUE(report.contains(console::FindingsModel::kindText(found->kind())));
+  const QString advice =
+      console::FindingsModel::adviceText(*found, diagnosis::adviceReaderOf("live", false, runId, true));
+  EXPECT_TRUE(report.contains(advice.left(12).toHtmlEscaped())) << advice.toStdString();
+
+  {
+    // The report's accuracy chart holds the Dashboard's points, over the run's steps and 0 to 100 %.
+    RunStore store(options.storePath.toStdString(), {.readOnly = true});
+    const console::Report built = console::buildReport(store, runId);
+    const QString title = said("ringmaster::console::ReportCharts", "Test accuracy");
+    const auto chart = std::find_if(built.charts.begin(), built.charts.end(),
+                                    [&](const console::Chart& c) { return c.title == title.toStdString(); });
+    ASSERT_NE(chart, built.charts.end());
+    ASSERT_EQ(chart->series.size(), 1u);
+    ASSERT_EQ(chart->series[0].points.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(chart->series[0].points[size_t(i)].first, accuracy->at(i).x());
+      EXPECT_NEAR(chart->series[0].points[size_t(i)].second, accuracy->at(i).y(), 1e-9);
+    }
+    EXPECT_EQ(chart->ySpan, (std::pair<double, double>{0, 100}));
+    EXPECT_EQ(chart->xSpan, (std::pair<double, double>{0, 129}));
+  }
+
+  const QString pdf = exportReport(ReportDialog::Format::Pdf, QStringLiteral("report_zh_CN.pdf"));
+  QProcess pdftotext;
+  pdftotext.start(QStringLiteral("pdftotext"),
+                  {QStringLiteral("-enc"), QStringLiteral("UTF-8"), pdf, QStringLiteral("-")});
+  if (pdftotext.waitForFinished(60'000) && pdftotext.exitCode() == 0) {
+    const QString text = QString::fromUtf8(pdftotext.readAllStandardOutput());
+    EXPECT_TRUE(text.contains(said("ringmaster::console::ReportBody", "Recommendations")))
+        << text.toStdString();
+    EXPECT_TRUE(text.contains(said("ringmaster::console::ReportPages", "page %1 of %2").arg(1).left(4)));
+    EXPECT_FALSE(text.contains(QStringLiteral("Recommendations")));
+  }
+  // English again for whatever runs next in this process.
+  for (QTranslator* translator : QCoreApplication::instance()->findChildren<QTranslator*>()) {
+    QCoreApplication::removeTranslator(translator);
+    delete translator;
+  }
 }
 
 }  // namespace

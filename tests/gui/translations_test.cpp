@@ -23,6 +23,7 @@
 #include "console/models/findings_model.h"
 #include "console/models/hosts_model.h"
 #include "console/models/translated.h"
+#include "console/reports/report.h"
 #include "console/session/outcome_text.h"
 #include "console/slurm/slurm_options.h"
 #include "console/tune/tune_search.h"
@@ -240,6 +241,15 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
 
   ReportDialog report(window.store(), runId, &window);
   EXPECT_FALSE(report.grab().isNull());
+  {
+    // The run's report as the console exports it: its headings, charts and the PDF's footers in Chinese.
+    RunStore store(options.storePath.toStdString(), {.readOnly = true});
+    const console::Report built = console::buildReport(store, runId);
+    EXPECT_NE(console::renderHtml(built, console::PaperSize::A4).find("<html lang=\"zh-CN\">"),
+              std::string::npos);
+    console::writePdfReport(built, dir.filePath(QStringLiteral("report.pdf")).toStdString(),
+                            console::PaperSize::A4);
+  }
   TuneDialog tune(console::RunFlags{}, &window);
   EXPECT_FALSE(tune.grab().isNull());
   EXPECT_FALSE(console::recommendation({}).empty()) << "a tuning without trials says so";

@@ -598,6 +598,17 @@ TEST(Communication, OpsSlowOnlyBecauseAPeerArrivedLateAreNoCongestion) {
   for (uint64_t step = 0; step < 200; ++step) addCollective(slow, step, 0, step % 3 == 0 ? 20 : 2);
   EXPECT_EQ(slow.summary().slowOps, 67u);
   EXPECT_EQ(slowOpFindings(slow), 1);
+
+  // Unless the ranks share one host: no network to congest there, only cores to wait for.
+  for (const bool apart : {false, true}) {
+    CommunicationMonitor hosted;
+    hosted.setRanks(2);
+    hosted.setHost(0, "node-a");
+    hosted.setHost(1, apart ? "node-b" : "node-a");
+    for (uint64_t step = 0; step < 200; ++step) addCollective(hosted, step, 0, step % 3 == 0 ? 20 : 2);
+    EXPECT_EQ(hosted.summary().slowOps, 67u);
+    EXPECT_EQ(slowOpFindings(hosted), apart ? 1 : 0) << (apart ? "two hosts" : "one host");
+  }
 }
 
 TEST(Communication, ExposedCommunicationShareAndOverlap) {

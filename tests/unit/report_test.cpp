@@ -148,8 +148,8 @@ TEST_F(ReportTest, HtmlIsOneWellFormedFileWithItsCharts) {
   EXPECT_GT(polylines, 20);
   EXPECT_GE(tables, 6);  // summary, findings, comparison, ranks, configuration, environment
   for (const char* text : {"Throughput (all ranks)", "Loss (mean over ranks)", "Step phases per rank",
-                           "All-reduce latency", "Memory per rank (RSS) with trend lines", "straggler",
-                           "memory leak", "95% CI", "rank 2 (node-a)", "trend (leak)", "libtorch"}) {
+                           "All-reduce latency", "Memory per rank (RSS) with trend lines", "Straggler",
+                           "Memory leak", "95% CI", "rank 2 (node-a)", "trend (leak)", "libtorch"}) {
     EXPECT_NE(html.find(text), std::string::npos) << text;
   }
   EXPECT_EQ(html.find("<script"), std::string::npos);

@@ -11,6 +11,7 @@
 
 #include "common/sentence.h"
 #include "diagnosis/comparison.h"
+#include "diagnosis/duration_text.h"
 #include "diagnosis/run_diagnosis.h"
 #include "tests/support/diagnosis_synthetic.h"
 
@@ -43,7 +44,8 @@ v1::Record step(int rank, uint64_t number, double loss) {
 
 // Every sentence inside `s` (itself included) is of a catalogue context of Ringmaster's and has a pattern.
 void expectOwnSentences(const Sentence& s) {
-  EXPECT_TRUE(s.context() == kFindingContext || s.context() == ringmaster::kComparisonContext)
+  EXPECT_TRUE(s.context() == kFindingContext || s.context() == ringmaster::kComparisonContext ||
+              s.context() == ringmaster::kDurationContext)
       << s.context() << ": " << s.pattern();
   EXPECT_FALSE(s.pattern().empty());
   for (const auto& arg : s.args()) {
