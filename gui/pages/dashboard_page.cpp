@@ -89,6 +89,8 @@ void DashboardPage::createRunControls() {
 
   hosts_ = new QLabel(this);
   hosts_->setObjectName(QStringLiteral("runHosts"));
+  // On a narrow screen the run's name and hosts wrap rather than widen the window past it.
+  for (QLabel* label : {title_, hosts_}) label->setWordWrap(true);
   title_->setObjectName(QStringLiteral("runTitle"));
   stop_->setObjectName(QStringLiteral("stopRun"));
   hosts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -154,7 +156,7 @@ void DashboardPage::createPhaseChart() {
   phaseChart->legend()->setAlignment(Qt::AlignRight);
   phases_ = new QChartView(phaseChart, this);
   phases_->setRenderHint(QPainter::Antialiasing, true);
-  phases_->setMinimumSize(320, 200);
+  phases_->setMinimumSize(SeriesChart::kMinimumSize);
   addChartExport(phases_, phaseChart->title());
 }
 

@@ -80,6 +80,8 @@ TimelinePage::ToolBar TimelinePage::createToolBar() {
   rows_ = new QComboBox(this);
   rows_->addItem(tr("Rows by rank (compute and communication)"));
   rows_->addItem(tr("Rows by tensor (Horovod view, ready ticks)"));
+  // Whole where there is room; on a 1024-pixel-wide screen the toolbar fits by cutting the choice short.
+  rows_->setMinimumWidth(rows_->fontMetrics().horizontalAdvance(rows_->itemText(0).left(16)) + 40);
   auto* fit = new QPushButton(tr("Fit"), this);
   auto* import = new QPushButton(tr("Import timeline…"), this);
   import->setToolTip(tr(
@@ -106,7 +108,7 @@ TimelinePage::ToolBar TimelinePage::createToolBar() {
   find_->setPlaceholderText(tr("Find by name…"));
   find_->setToolTip(tr("An event's name or a row's name (a tensor, a lane); Enter finds the next (Ctrl+F)"));
   find_->setClearButtonEnabled(true);
-  find_->setMinimumWidth(find_->fontMetrics().horizontalAdvance(QStringLiteral("MEMCPY_IN_FUSION_BUFFER")));
+  find_->setMinimumWidth(find_->fontMetrics().horizontalAdvance(QStringLiteral("MEMCPY_IN_FUSION")));
   auto* findPrevious = new QToolButton(this);
   findPrevious->setArrowType(Qt::LeftArrow);
   findPrevious->setToolTip(tr("Previous match"));
@@ -118,6 +120,7 @@ TimelinePage::ToolBar TimelinePage::createToolBar() {
                              "F: zoom to selection · Esc: clear it · click: details"),
                           this);
   hint->setEnabled(false);
+  hint->setWordWrap(true);
   return {fit,       import,       importFiles,    importFolder, exportButton,
           saveImage, findPrevious, findNextButton, hint};
 }

@@ -11,7 +11,7 @@
 namespace ringmaster::gui {
 
 HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(320, 160);
+  setMinimumSize(320, 110);  // room for the charts above it on a 768-pixel-high screen
   setToolTip(
       tr("Compute time per rank and step: a slow rank is a bright stripe. Click a row to select the rank."));
   addChartExport(this, tr("Compute time per rank and step"));

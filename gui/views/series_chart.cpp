@@ -73,7 +73,7 @@ SeriesChart::SeriesChart(const QString& title, const QString& unit, QWidget* par
   setRoundTicks(yAxis_, 0, 1, kYIntervals);
   yAxis_->setLabelsVisible(false);  // until a line holds a value
   setRenderHint(QPainter::Antialiasing, true);
-  setMinimumSize(320, 200);
+  setMinimumSize(kMinimumSize);
   addChartExport(this, title);
 }
 
@@ -94,6 +94,13 @@ void SeriesChart::setLines(std::vector<Line> lines) {
     s->attachAxis(xAxis_);
     s->attachAxis(yAxis_);
     series_.push_back(s);
+  }
+  if (side_) {
+    // The side line stays after the lines, in the legend too.
+    chart()->removeSeries(side_);
+    chart()->addSeries(side_);
+    side_->attachAxis(xAxis_);
+    side_->attachAxis(sideAxis_);
   }
   lines_ = std::move(lines);
   for (size_t i = 0; i < lines_.size(); ++i) series_[i]->setName(lines_[i].name);
@@ -183,6 +190,8 @@ void SeriesChart::setSideLine(const QString& name, const QList<QPointF>& points,
       side_->attachAxis(sideAxis_);
       side_->setPointsVisible(true);
     }
+    sideLo_ = lo;
+    sideHi_ = hi;
     setRoundTicks(sideAxis_, lo, hi, yIntervals_);
     sideAxis_->setLabelsColor(color);
     QPen pen(color);
@@ -340,6 +349,7 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
     // The plot changed height (the window was resized, a legend came): as many ticks as fit now.
     yIntervals_ = yIntervalsFor(plot, yAxis_->labelsFont());
     setRoundTicks(yAxis_, yMin_, std::max(yMax_, yMin_ + 1e-9), yIntervals_, true);
+    if (sideAxis_) setRoundTicks(sideAxis_, sideLo_, sideHi_, yIntervals_, true);
   }
   anyValue = anyValue || (side_ && side_->count() > 0);
   if (empty_ != !anyValue) {

@@ -31,6 +31,8 @@ class SeriesChart : public QChartView {
   };
 
   static constexpr int kMaxRankLines = 16;
+  // Three side by side fit a 1024-pixel-wide screen.
+  static constexpr QSize kMinimumSize{260, 180};
 
   SeriesChart(const QString& title, const QString& unit, QWidget* parent = nullptr);
 
@@ -96,6 +98,8 @@ class SeriesChart : public QChartView {
   QLineSeries* limit_ = nullptr;
   QLineSeries* side_ = nullptr;
   QCategoryAxis* sideAxis_ = nullptr;
+  double sideLo_ = 0;
+  double sideHi_ = 1;
   QLineSeries* bandHigh_ = nullptr;  // across ranks, when there are too many rank lines to draw each
   QLineSeries* bandLow_ = nullptr;
   std::vector<Trend> trends_;
