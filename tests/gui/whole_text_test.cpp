@@ -3,7 +3,8 @@
 // shows a real stored run (a slow rank, a leaking rank and a crash, so that every page has findings, colours
 // and charts to show), and every label, button, combo box, placeholder, tab, table header, short table column
 // and chart text is measured against the space it was given; no chart text is turned on its side. Screenshots
-// of every page in both languages go to build/screenshots/whole_<language>_<page>.png.
+// of every page in both languages go to build/screenshots/whole_<language>_<page>.png. And the window fits a
+// 1024x768 screen: no page asks for more.
 #include <gtest/gtest.h>
 
 #include <QAbstractButton>
@@ -209,6 +210,10 @@ TEST_F(WholeTextTest, EveryPageAtTheDefaultSizeShowsItsTextsWholeInEnglishAndChi
       }
       const QStringList tabs = clippedTexts(&window);
       EXPECT_TRUE(tabs.isEmpty()) << tabs.join(QStringLiteral("\n  ")).toStdString();
+      // No page asks for more room than a 1024x768 screen has.
+      const QSize least = window.minimumSizeHint().expandedTo(window.minimumSize());
+      EXPECT_LE(least.width(), 1024) << "the window needs " << least.width() << " pixels across";
+      EXPECT_LE(least.height(), 768) << "the window needs " << least.height() << " pixels down";
     }
     QCoreApplication::removeTranslator(&translator);
   }
