@@ -100,6 +100,22 @@ TEST_P(TorchScriptData, TwoRanksAgreeWithBothEngines) {
 
 INSTANTIATE_TEST_SUITE_P(Data, TorchScriptData, ::testing::Values("synthetic", "npy"));
 
+// A 3-channel model trains on synthetic data of its shape (--data synthetic:CxHxW); plain synthetic data is
+// Fashion-MNIST's 1x28x28, which such a model refuses before training, naming the shape.
+TEST_F(TorchScript, ARgbModelTrainsOnSyntheticDataOfItsShape) {
+  Flags rgb = {"--model", file("model_rgb.pt"), "--batch-size", "16", "--steps", "6", "--seed", "3"};
+  TrainingJob shaped(2, rgb + Flags{"--data", "synthetic:3x28x28"});
+  ASSERT_TRUE(shaped.succeeded()) << shaped.describe();
+  expectRanksIdentical(shaped);
+  EXPECT_EQ(shaped.number(0, "steps"), 6);
+  EXPECT_EQ(shaped.parameters(0).size(),
+            size_t{8 * 3 * 9 + 3 * (8 + 8) + 2 * (8 * 8 * 9) + 8 * 49 * 10 + 10});
+
+  TrainingJob plain(2, rgb + Flags{"--data", "synthetic"});
+  EXPECT_FALSE(plain.succeeded());
+  EXPECT_NE(plain.describe().find("(2, 1, 28, 28)"), std::string::npos) << plain.describe();
+}
+
 // The same steps in PyTorch's own DistributedDataParallel (same parameters, sampler, seed, optimizer) reach
 // the same loss, within the noise of a different order of float operations.
 TEST_F(TorchScript, ReachesTheLossOfPyTorchDdp) {
