@@ -4,9 +4,10 @@
 //   live redraw: one new step for every rank arrives, then the 25 Hz tick redraws (decimation is
 //   incremental); full redraw: the step window changes (zoom), every line is decimated again from its 100 000
 //   points.
-// Each redraw includes painting the page (QWidget::grab), so the figure is what a frame costs. Goal: under 16
-// ms per redraw at 64 ranks (a 60 Hz frame; the dashboard redraws at 25 Hz). Also prints the memory the
-// series hold.
+// Each redraw includes painting the page (QWidget::grab), so the figure is what a frame costs. Goals: a live
+// redraw under 16 ms of GUI-thread CPU at 64 and 256 ranks (a 60 Hz frame; the dashboard redraws at 25 Hz),
+// under 33 ms at 1024; a full redraw under 100 ms at 256; the series holding at most 300 MB per 256 ranks
+// however many steps (measure 100 000 and 1 000 000 with --steps).
 //
 //   gui_chart_update [RANKS ...] [--steps S]     (default: 64 256, S = 100000)
 #include <QApplication>
@@ -100,9 +101,17 @@ void run(int ranks, uint64_t steps) {
       ranks, static_cast<unsigned long long>(steps), live.wallMs, live.cpuMs, full.wallMs, full.cpuMs,
       decimateOnly.cpuMs, heldMb,
       heldMb * 1e6 / (static_cast<double>(ranks) * static_cast<double>(steps) * 9), fillS);
-  std::printf("     goal: live redraw under 16 ms at 64 ranks -> %s\n", ranks != 64 ? "(not the goal's size)"
-                                                                        : live.cpuMs < 16 ? "met"
-                                                                                          : "NOT met");
+  auto verdict = [](bool met) { return met ? "met" : "NOT met"; };
+  if (ranks == 64) std::printf("     goal: live redraw under 16 ms CPU -> %s\n", verdict(live.cpuMs < 16));
+  if (ranks == 256) {
+    std::printf("     goals: live redraw under 16 ms CPU -> %s; full redraw under 100 ms -> %s\n",
+                verdict(live.cpuMs < 16), verdict(full.wallMs < 100));
+  }
+  if (ranks == 1024) std::printf("     goal: live redraw under 33 ms CPU -> %s\n", verdict(live.cpuMs < 33));
+  // The series' memory does not grow with the run (console/models/step_series.h): 300 MB for 256 ranks.
+  const double budgetMb = 300.0 * ranks / 256;
+  std::printf("     goal: series hold at most %.0f MB whatever the steps -> %s\n", budgetMb,
+              verdict(heldMb <= budgetMb));
 }
 
 }  // namespace

@@ -12,10 +12,61 @@ constexpr float kNoValue = std::numeric_limits<float>::quiet_NaN();
 
 }  // namespace
 
+void StepSeries::Block::add(float value) {
+  min = std::min(min, value);
+  max = std::max(max, value);
+  sum += value;
+  ++count;
+}
+
+void StepSeries::Block::merge(const Block& other) {
+  min = std::min(min, other.min);
+  max = std::max(max, other.max);
+  sum += other.sum;
+  count += other.count;
+}
+
+StepSeries::Chunk* StepSeries::chunkOf(uint64_t step) const {
+  const uint64_t index = step / kChunkSize;
+  if (index < firstChunk_ || index - firstChunk_ >= chunks_.size()) return nullptr;
+  return &chunks_[index - firstChunk_];
+}
+
+void StepSeries::coverWithBlocks(uint64_t endStep) {
+  auto needed = [&] { return (endStep + blockSteps_ - 1) / blockSteps_; };
+  while (needed() > kMaxBlocks) {
+    std::vector<Block> merged((blocks_.size() + 1) / 2);
+    for (size_t i = 0; i < blocks_.size(); ++i) merged[i / 2].merge(blocks_[i]);
+    blocks_ = std::move(merged);
+    blockSteps_ *= 2;
+    dirtyFrom_ = 0;  // every summarised column is drawn from the longer blocks now
+  }
+  if (blocks_.size() < needed()) blocks_.resize(needed());
+}
+
+void StepSeries::summariseOldest() {
+  const uint64_t begin = summarisedEnd();
+  coverWithBlocks(begin + kChunkSize);
+  const Chunk& chunk = chunks_.front();
+  if (chunk.values && chunk.count > 0) {
+    for (uint64_t i = 0; i < kChunkSize; ++i) {
+      const float v = chunk.values[i];
+      if (!std::isnan(v)) blockOf(begin + i).add(v);
+    }
+  }
+  chunks_.pop_front();
+  ++firstChunk_;
+  dirtyFrom_ = std::min(dirtyFrom_, begin);  // its columns are drawn from the blocks now
+}
+
 float* StepSeries::slot(uint64_t step) {
   const uint64_t index = step / kChunkSize;
-  if (index >= chunks_.size()) chunks_.resize(index + 1);
-  Chunk& chunk = chunks_[index];
+  while (index - firstChunk_ >= chunks_.size()) {
+    chunks_.emplace_back();
+    // A chunk begun beyond the window pushes the oldest out of it.
+    if (chunks_.size() > kFullChunks) summariseOldest();
+  }
+  Chunk& chunk = chunks_[index - firstChunk_];
   if (!chunk.values) {
     chunk.values = std::make_unique<float[]>(kChunkSize);
     std::fill_n(chunk.values.get(), kChunkSize, kNoValue);
@@ -24,8 +75,16 @@ float* StepSeries::slot(uint64_t step) {
 }
 
 void StepSeries::store(uint64_t step, float value) {
+  if (step < summarisedEnd()) {
+    // Late for its full-resolution chunk: it joins its block (what it replaces there cannot be taken out).
+    if (std::isnan(value)) return;
+    blockOf(step).add(value);
+    ++count_;
+    dirtyFrom_ = std::min(dirtyFrom_, step);
+    return;
+  }
   float* p = slot(step);
-  Chunk& chunk = chunks_[step / kChunkSize];
+  Chunk& chunk = *chunkOf(step);
   const float old = *p;
   if (!std::isnan(old)) {
     chunk.sum -= old;
@@ -50,14 +109,28 @@ void StepSeries::set(uint64_t step, float value) {
 }
 
 void StepSeries::add(uint64_t step, float delta) {
+  if (step < summarisedEnd() && blockOf(step).count > 0) {
+    // To a summarised step: to its block's sum, the mean moving as that step's value would move it.
+    Block& block = blockOf(step);
+    block.sum += delta;
+    const float mean = static_cast<float>(block.sum / static_cast<double>(block.count));
+    block.min = std::min(block.min, mean);
+    block.max = std::max(block.max, mean);
+    dirtyFrom_ = std::min(dirtyFrom_, step);
+    return;
+  }
   const float old = at(step);
   store(step, std::isnan(old) ? delta : old + delta);
 }
 
 float StepSeries::at(uint64_t step) const {
-  const uint64_t index = step / kChunkSize;
-  if (index >= chunks_.size() || !chunks_[index].values) return kNoValue;
-  return chunks_[index].values[step % kChunkSize];
+  if (step < summarisedEnd()) {
+    const Block& block = blocks_[step / blockSteps_];
+    return block.count > 0 ? static_cast<float>(block.sum / static_cast<double>(block.count)) : kNoValue;
+  }
+  const Chunk* chunk = chunkOf(step);
+  if (!chunk || !chunk->values) return kNoValue;
+  return chunk->values[step % kChunkSize];
 }
 
 void StepSeries::refreshExtent(Chunk& chunk) const {
@@ -76,8 +149,14 @@ StepSeries::Extent StepSeries::extent(uint64_t from, uint64_t to) const {
   to = std::min(to, end_);
   float lo = std::numeric_limits<float>::infinity();
   float hi = -std::numeric_limits<float>::infinity();
-  for (uint64_t step = from; step < to;) {
-    Chunk& chunk = chunks_[step / kChunkSize];
+  const uint64_t summarised = std::min(to, summarisedEnd());
+  for (uint64_t b = from / blockSteps_; from < summarised && b * blockSteps_ < summarised; ++b) {
+    if (blocks_[b].count == 0) continue;
+    lo = std::min(lo, blocks_[b].min);
+    hi = std::max(hi, blocks_[b].max);
+  }
+  for (uint64_t step = std::max(from, summarisedEnd()); step < to;) {
+    Chunk& chunk = *chunkOf(step);
     const uint64_t chunkBegin = step / kChunkSize * kChunkSize;
     const uint64_t stop = std::min(to, chunkBegin + kChunkSize);
     if (chunk.values && chunk.count > 0) {
@@ -103,15 +182,22 @@ StepSeries::Extent StepSeries::extent(uint64_t from, uint64_t to) const {
 double StepSeries::mean(uint64_t from, uint64_t to) const {
   to = std::min(to, end_);
   double sum = 0;
-  int64_t n = 0;
-  for (uint64_t step = from; step < to;) {
-    const Chunk& chunk = chunks_[step / kChunkSize];
+  double n = 0;
+  const uint64_t summarised = std::min(to, summarisedEnd());
+  for (uint64_t b = from / blockSteps_; from < summarised && b * blockSteps_ < summarised; ++b) {
+    const uint64_t begin = std::max(from, b * blockSteps_), end = std::min(summarised, (b + 1) * blockSteps_);
+    const double share = static_cast<double>(end - begin) / static_cast<double>(blockSteps_);
+    sum += blocks_[b].sum * share;
+    n += static_cast<double>(blocks_[b].count) * share;
+  }
+  for (uint64_t step = std::max(from, summarisedEnd()); step < to;) {
+    const Chunk& chunk = *chunkOf(step);
     const uint64_t chunkBegin = step / kChunkSize * kChunkSize;
     const uint64_t stop = std::min(to, chunkBegin + kChunkSize);
     if (chunk.values && chunk.count > 0) {
       if (step == chunkBegin && stop == chunkBegin + kChunkSize) {
         sum += chunk.sum;
-        n += chunk.count;
+        n += static_cast<double>(chunk.count);
       } else {
         for (uint64_t s = step; s < stop; ++s) {
           const float v = chunk.values[s - chunkBegin];
@@ -123,16 +209,39 @@ double StepSeries::mean(uint64_t from, uint64_t to) const {
     }
     step = stop;
   }
-  return n > 0 ? sum / static_cast<double>(n) : std::nan("");
+  return n > 0 ? sum / n : std::nan("");
+}
+
+void StepSeries::reduceSummarised(uint64_t from, uint64_t to, QList<QPointF>& out) const {
+  const Block* first = nullptr;
+  const Block* last = nullptr;
+  Block all;
+  for (uint64_t b = from / blockSteps_; b * blockSteps_ < to; ++b) {
+    if (blocks_[b].count == 0) continue;
+    if (!first) first = &blocks_[b];
+    last = &blocks_[b];
+    all.merge(blocks_[b]);
+  }
+  if (!first) return;
+  auto mean = [](const Block* b) { return b->sum / static_cast<double>(b->count); };
+  const double x0 = static_cast<double>(from), x1 = static_cast<double>(to - 1), middle = (x0 + x1) / 2;
+  out.append(QPointF(x0, mean(first)));
+  out.append(QPointF(middle, all.min));
+  out.append(QPointF(middle, all.max));
+  out.append(QPointF(x1, mean(last)));
 }
 
 void StepSeries::reduceSteps(uint64_t from, uint64_t to, QList<QPointF>& out) const {
   to = std::min(to, end_);
+  if (from < summarisedEnd()) {
+    reduceSummarised(from, std::min(to, summarisedEnd()), out);
+    from = summarisedEnd();
+  }
   int64_t first = -1, last = -1, minAt = -1, maxAt = -1;
   float lo = std::numeric_limits<float>::infinity();
   float hi = -std::numeric_limits<float>::infinity();
   for (uint64_t step = from; step < to;) {
-    const Chunk& chunk = chunks_[step / kChunkSize];
+    const Chunk& chunk = *chunkOf(step);
     const uint64_t chunkBegin = step / kChunkSize * kChunkSize;
     const uint64_t stop = std::min(to, chunkBegin + kChunkSize);
     if (chunk.values && chunk.count > 0) {
@@ -229,7 +338,7 @@ const QList<QPointF>& StepSeries::decimated(const PixelGrid& grid) {
 }
 
 size_t StepSeries::bytesHeld() const {
-  size_t bytes = sizeof(*this) + chunks_.capacity() * sizeof(Chunk);
+  size_t bytes = sizeof(*this) + chunks_.size() * sizeof(Chunk) + blocks_.capacity() * sizeof(Block);
   for (const Chunk& chunk : chunks_) {
     if (chunk.values) bytes += kChunkSize * sizeof(float);
   }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// One metric of one rank over optimizer steps, kept small enough for 64 ranks x 100 000 steps: a float per
-// step (4 bytes) in fixed-size chunks that never move, NaN where a step has no value. It serves a chart the
-// first/min/max/last points per pixel column and redoes only the columns that changed since the last call.
+// One metric of one rank over optimizer steps, in memory that does not grow with the run: the recent steps
+// (the last kFullChunks chunks) at full resolution, a float per step in fixed-size chunks that never move,
+// NaN where a step has no value; the steps before them as at most kMaxBlocks summaries (lowest, highest, sum
+// and count of a block of steps), whose blocks double in length as the run grows. A value that arrives for a
+// summarised step joins its block. It serves a chart the first/min/max/last points per pixel column (a
+// summarised stretch: its blocks' means at its ends, their lowest and highest between) and redoes only the
+// columns that changed since the last call. The run store keeps every step; this is what the window draws.
 #pragma once
 
 #include <QList>
 #include <QPointF>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -18,6 +23,10 @@ namespace ringmaster::console {
 class StepSeries {
  public:
   static constexpr uint64_t kChunkSize = 4096;
+  // Steps at full resolution: the chunks of the last 16 384 steps (64 KiB a series).
+  static constexpr uint64_t kFullChunks = 4;
+  // Summaries of the steps before them (12 KiB a series), each of a power of two steps, 64 at first.
+  static constexpr size_t kMaxBlocks = 512;
 
   StepSeries() = default;
   StepSeries(StepSeries&&) = default;
@@ -27,8 +36,10 @@ class StepSeries {
   void set(uint64_t step, float value);
   // Adds `delta` to the value of `step`; a step without a value counts as 0.
   void add(uint64_t step, float delta);
-  // The value of `step`, NaN when it has none.
+  // The value of `step`, NaN when it has none; for a summarised step, its block's mean.
   float at(uint64_t step) const;
+  // Steps before this one are summarised (0 while the run is shorter than the full-resolution window).
+  uint64_t summarisedEnd() const { return firstChunk_ * kChunkSize; }
 
   // One past the highest step that has a value (0 when empty).
   uint64_t endStep() const { return end_; }
@@ -41,9 +52,10 @@ class StepSeries {
     float max = std::numeric_limits<float>::quiet_NaN();
     bool empty() const { return !(min <= max); }
   };
-  // Lowest and highest value over steps [from, to).
+  // Lowest and highest value over steps [from, to) (over whole blocks where the steps are summarised).
   Extent extent(uint64_t from, uint64_t to) const;
-  // Mean over steps [from, to) of the steps that have a value; NaN when none has.
+  // Mean over steps [from, to) of the steps that have a value; NaN when none has. A block the range cuts
+  // counts for the share of its steps inside it.
   double mean(uint64_t from, uint64_t to) const;
   // Highest value over steps [from, to); NaN when none.
   float maxOver(uint64_t from, uint64_t to) const { return extent(from, to).max; }
@@ -66,15 +78,37 @@ class StepSeries {
     bool extentStale = false;  // a value was replaced or cleared; min/max must be recomputed
   };
 
+  struct Block {
+    float min = std::numeric_limits<float>::infinity();
+    float max = -std::numeric_limits<float>::infinity();
+    double sum = 0;
+    int64_t count = 0;
+    void add(float value);
+    void merge(const Block& other);
+  };
+
   float* slot(uint64_t step);
   void store(uint64_t step, float value);
+  // The full-resolution chunk holding `step`, null for a summarised step or one beyond the last chunk.
+  Chunk* chunkOf(uint64_t step) const;
+  // Summarises the oldest full-resolution chunk into the blocks and frees its values.
+  void summariseOldest();
+  // Blocks up to `endStep`, merged pairwise into blocks twice as long while they would be too many.
+  void coverWithBlocks(uint64_t endStep);
+  Block& blockOf(uint64_t step) { return blocks_[step / blockSteps_]; }
   void refreshExtent(Chunk& chunk) const;
   // First/min/max/last of steps [from, to) appended to out.
   void reduceSteps(uint64_t from, uint64_t to, QList<QPointF>& out) const;
+  // The same for summarised steps [from, to): the first and last blocks' means at the ends, the lowest and
+  // highest value of its blocks in the middle.
+  void reduceSummarised(uint64_t from, uint64_t to, QList<QPointF>& out) const;
   void reduceColumnsFrom(int64_t column);
   uint64_t columnStart(int64_t column) const;
 
-  mutable std::vector<Chunk> chunks_;
+  mutable std::deque<Chunk> chunks_;  // chunks firstChunk_, firstChunk_ + 1, ...
+  uint64_t firstChunk_ = 0;
+  std::vector<Block> blocks_;  // steps [0, summarisedEnd()), blockSteps_ each
+  uint64_t blockSteps_ = 64;
   uint64_t end_ = 0;
   int64_t count_ = 0;
 

@@ -440,7 +440,9 @@ TEST_F(DailyUseTest, TheChineseConsolesReportIsChineseAndChartsTheTestAccuracy) 
 
   {
     // The report's accuracy chart holds the Dashboard's points, over the run's steps and 0 to 100 %.
-    RunStore store(options.storePath.toStdString(), {.readOnly = true});
+    RunStore::Options readOnly;
+    readOnly.readOnly = true;
+    RunStore store(options.storePath.toStdString(), readOnly);
     const console::Report built = console::buildReport(store, runId);
     const QString title = said("ringmaster::console::ReportCharts", "Test accuracy");
     const auto chart = std::find_if(built.charts.begin(), built.charts.end(),

@@ -243,7 +243,9 @@ TEST_F(ChineseConsole, FindsEveryStringUnderItsContextAndUsesEveryContextOfTheCa
   EXPECT_FALSE(report.grab().isNull());
   {
     // The run's report as the console exports it: its headings, charts and the PDF's footers in Chinese.
-    RunStore store(options.storePath.toStdString(), {.readOnly = true});
+    RunStore::Options readOnly;
+    readOnly.readOnly = true;
+    RunStore store(options.storePath.toStdString(), readOnly);
     const console::Report built = console::buildReport(store, runId);
     EXPECT_NE(console::renderHtml(built, console::PaperSize::A4).find("<html lang=\"zh-CN\">"),
               std::string::npos);

@@ -104,5 +104,96 @@ TEST(StepSeries, HoldsAboutFourBytesAStep) {
   EXPECT_LT(s.bytesHeld(), 100'000 * 4 + 4 * StepSeries::kChunkSize + 8192);
 }
 
+// A long run: the recent steps at full resolution, the ones before as block summaries, in memory that stays
+// the same from 100 000 to 1 000 000 steps. The extremes stay exact, the means close, and a chart of the
+// whole run still reaches its lowest and highest value.
+TEST(StepSeries, ALongRunKeepsItsRecentStepsWholeAndItsMemoryFlat) {
+  auto valueOf = [](uint64_t step) {
+    return static_cast<float>(std::sin(double(step) / 5000.0) * 10 + step % 7);
+  };
+  StepSeries s;
+  size_t heldAt100k = 0;
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  constexpr uint64_t kSteps = 1'000'000;
+  for (uint64_t step = 0; step < kSteps; ++step) {
+    s.set(step, valueOf(step));
+    lo = std::min<double>(lo, valueOf(step));
+    hi = std::max<double>(hi, valueOf(step));
+    sum += valueOf(step);
+    if (step + 1 == 100'000) heldAt100k = s.bytesHeld();
+  }
+  EXPECT_EQ(s.count(), int64_t(kSteps));
+  EXPECT_EQ(s.endStep(), kSteps);
+  const size_t bound =
+      StepSeries::kFullChunks * StepSeries::kChunkSize * sizeof(float) + StepSeries::kMaxBlocks * 32 + 4096;
+  EXPECT_LT(heldAt100k, bound);
+  EXPECT_LT(s.bytesHeld(), bound);
+  EXPECT_LE(s.bytesHeld(), heldAt100k + 1024) << "flat from 100 000 to 1 000 000 steps";
+  EXPECT_EQ(s.summarisedEnd(), kSteps / StepSeries::kChunkSize * StepSeries::kChunkSize -
+                                   (StepSeries::kFullChunks - 1) * StepSeries::kChunkSize);
+
+  // Recent steps exact; a summarised step reads as its block's mean.
+  for (uint64_t step : {kSteps - 1, kSteps - 5000, s.summarisedEnd()}) EXPECT_EQ(s.at(step), valueOf(step));
+  EXPECT_NEAR(s.at(12'345), valueOf(12'345), 12.0);
+  const auto e = s.extent(0, kSteps);
+  EXPECT_FLOAT_EQ(e.min, float(lo));
+  EXPECT_FLOAT_EQ(e.max, float(hi));
+  EXPECT_NEAR(s.mean(0, kSteps), sum / kSteps, 1e-3);
+  // Half a block counts half.
+  EXPECT_NEAR(s.mean(0, 500'000), s.mean(0, 250'000) / 2 + s.mean(250'000, 500'000) / 2, 0.05);
+
+  const QList<QPointF>& points = s.decimated(PixelGrid{0, double(kSteps), 400});
+  EXPECT_LE(points.size(), 4 * 400 + 2);
+  double drawnLo = INFINITY, drawnHi = -INFINITY;
+  for (const QPointF& p : points) {
+    drawnLo = std::min(drawnLo, p.y());
+    drawnHi = std::max(drawnHi, p.y());
+  }
+  EXPECT_FLOAT_EQ(float(drawnLo), float(lo));
+  EXPECT_FLOAT_EQ(float(drawnHi), float(hi));
+  for (qsizetype i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].x(), points[i].x()) << i;
+
+  // A value late for its chunk joins its block; a later step clears nothing of the window.
+  const int64_t before = s.count();
+  s.set(10, 1000.0f);
+  EXPECT_EQ(s.count(), before + 1);
+  EXPECT_FLOAT_EQ(s.extent(0, 100).max, 1000.0f);
+  EXPECT_EQ(s.decimated(PixelGrid{0, double(kSteps), 400}).front().x(), 0);
+}
+
+// A chart following a long run draws what a chart drawn afresh would, as steps move from chunks to blocks.
+TEST(StepSeries, IncrementalDecimationOfALongRunEqualsAFreshOne) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(0, 50);
+  const PixelGrid grid{0, 120'000, 300};
+  StepSeries live;
+  std::vector<float> values;
+  for (int burst = 0; burst < 12; ++burst) {
+    for (int i = 0; i < 9'973; ++i) {
+      values.push_back(value(rng));
+      live.set(values.size() - 1, values.back());
+    }
+    StepSeries fresh;
+    for (size_t i = 0; i < values.size(); ++i) fresh.set(i, values[i]);
+    ASSERT_EQ(live.decimated(grid), fresh.decimated(grid)) << "after burst " << burst;
+  }
+  EXPECT_GT(live.summarisedEnd(), 0u);
+}
+
+// A step far beyond the others summarises what lies between without holding it.
+TEST(StepSeries, AJumpAheadSummarisesTheStepsBetween) {
+  StepSeries s;
+  s.set(3, 1.5f);
+  s.set(900'000, 2.0f);
+  EXPECT_EQ(s.count(), 2);
+  EXPECT_FLOAT_EQ(s.at(3), 1.5f);
+  EXPECT_TRUE(std::isnan(s.at(500'000)));
+  EXPECT_FLOAT_EQ(s.at(900'000), 2.0f);
+  EXPECT_FLOAT_EQ(s.extent(0, 1'000'000).min, 1.5f);
+  EXPECT_NEAR(s.mean(0, 1'000'000), 1.75, 1e-6);
+  EXPECT_LT(s.bytesHeld(), StepSeries::kFullChunks * StepSeries::kChunkSize * sizeof(float) +
+                               StepSeries::kMaxBlocks * 32 + 4096);
+}
+
 }  // namespace
 }  // namespace ringmaster::console
