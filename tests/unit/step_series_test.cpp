@@ -104,6 +104,47 @@ TEST(StepSeries, HoldsAboutFourBytesAStep) {
   EXPECT_LT(s.bytesHeld(), 100'000 * 4 + 4 * StepSeries::kChunkSize + 8192);
 }
 
+// Each column of many steps gives the points a walk over its every step gives: its first value, its lowest
+// and highest (the first of equal ones) in step order, its last; across gaps, and after extremes were
+// replaced or cleared.
+TEST(StepSeries, EachColumnGivesItsFirstLowestHighestAndLastValue) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> level(0, 19);  // few levels: many equal values
+  const uint64_t n = 3 * StepSeries::kChunkSize + 1000;
+  std::vector<float> truth(n, std::nanf(""));
+  StepSeries s;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (rng() % 10 == 0) continue;
+    truth[i] = static_cast<float>(level(rng));
+    s.set(i, truth[i]);
+  }
+  for (uint64_t i = 100; i < n; i += 997) {  // replace and clear values, extremes among them
+    truth[i] = i % 2 ? std::nanf("") : -5.0f;
+    s.set(i, truth[i]);
+  }
+  for (int columns : {7, 37, 160}) {
+    const PixelGrid grid{0, double(n), columns};
+    QList<QPointF> expected;
+    for (int c = 0; c < columns; ++c) {
+      int64_t first = -1, last = -1, minAt = -1, maxAt = -1;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (grid.columnOf(double(i)) != c || std::isnan(truth[i])) continue;
+        if (first < 0) first = int64_t(i);
+        last = int64_t(i);
+        if (minAt < 0 || truth[i] < truth[size_t(minAt)]) minAt = int64_t(i);
+        if (maxAt < 0 || truth[i] > truth[size_t(maxAt)]) maxAt = int64_t(i);
+      }
+      if (first < 0) continue;
+      int64_t written = -1;
+      for (int64_t at : {first, std::min(minAt, maxAt), std::max(minAt, maxAt), last}) {
+        if (at != written) expected.append(QPointF(double(at), truth[size_t(at)]));
+        written = at;
+      }
+    }
+    EXPECT_EQ(s.decimated(grid), expected) << columns << " columns";
+  }
+}
+
 // A long run: the recent steps at full resolution, the ones before as block summaries, in memory that stays
 // the same from 100 000 to 1 000 000 steps. The extremes stay exact, the means close, and a chart of the
 // whole run still reaches its lowest and highest value.
