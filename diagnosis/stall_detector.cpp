@@ -134,6 +134,20 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
       heardNs = std::max(heardNs, it->second);
     return heardNs < 0 ? -1.0 : double(nowNs - heardNs) / 1e9;
   };
+  const auto lastPhase = [&](int rank) {
+    auto it = beats_.find(rank);
+    return it == beats_.end() ? std::string() : it->second.beat.phase();
+  };
+  // A rank that still beats from a phase outside any collective (its data, its forward pass) while others
+  // wait: a rank gone silent inside a collective waits there too (a wait that holds the interpreter stops
+  // its beats), and the one outside is what they wait for.
+  bool activeOutside = false;
+  for (int r = 0; r < worldSize_; ++r) {
+    const std::string phase = lastPhase(r);
+    if (!exited_.count(r) && silentS(r) >= 0 && silentS(r) < kSilentS && !phase.empty() &&
+        phase != "comm_wait")
+      activeOutside = true;
+  }
   std::vector<int> waiting, holding, beating;
   std::map<int, Sentence> what;
   for (int r = 0; r < worldSize_; ++r) {
@@ -141,7 +155,9 @@ std::vector<v1::Finding> StallDetector::heartbeatFindings(int64_t nowNs, double 
     const double silent = silentS(r);
     if (silent < 0) continue;
     auto it = beats_.find(r);
-    if (silent >= kSilentS) {
+    if (silent >= kSilentS && activeOutside && lastPhase(r) == "comm_wait") {
+      waiting.push_back(r);
+    } else if (silent >= kSilentS) {
       holding.push_back(r);
       what[r] = say(text::kSentNothingFor, {Decimal{silent, 1}});
     } else if (it == beats_.end()) {

@@ -422,6 +422,49 @@ TEST(Stalls, HeartbeatsNameTheRankThatStoppedCallingCollectives) {
   EXPECT_EQ(found[0].rank(), 1);
 }
 
+// A rank whose wait in all-reduce holds the interpreter stops beating there: it still waits, and the rank
+// that beats on from outside any collective is the one named.
+TEST(Stalls, ARankSilentInsideACollectiveWaitsForTheOneThatBeatsOutsideIt) {
+  StallDetector detector(2, StallConfig{5});
+  const int64_t second = 1'000'000'000;
+  v1::StepSample s;
+  s.set_step(7);
+  for (int r = 0; r < 2; ++r) {
+    s.set_rank(r);
+    detector.progress(s, second);
+  }
+  for (int64_t t = 2; t <= 12; ++t) {
+    if (t <= 3) detector.heartbeat(beat(0, 7, "comm_wait", 2 * second, t * second), t * second);
+    detector.heartbeat(beat(1, 7, "data", second, t * second), t * second);
+  }
+  auto found = detector.findings(12 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+  EXPECT_NE(found[0].summary().find("stopped calling collectives after step 7"), std::string::npos)
+      << found[0].summary();
+  EXPECT_NE(found[0].summary().find("while rank 0 waits in all-reduce"), std::string::npos)
+      << found[0].summary();
+  // Rank 0 gives up and fails while rank 1 beats on: the stall stays rank 1's.
+  for (int64_t t = 13; t < 30; ++t) detector.heartbeat(beat(1, 7, "data", second, t * second), t * second);
+  detector.exited(0, true, 30 * second);
+  found = detector.findings(31 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 1);
+
+  // Both silent: the one gone silent inside the collective is no longer known to wait; the other is named.
+  StallDetector frozen(2, StallConfig{5});
+  for (int r = 0; r < 2; ++r) {
+    s.set_rank(r);
+    frozen.progress(s, second);
+  }
+  frozen.heartbeat(beat(0, 7, "comm_wait", 2 * second, 2 * second), 2 * second);
+  for (int64_t t = 2; t <= 12; ++t)
+    frozen.heartbeat(beat(1, 7, "comm_wait", 2 * second, t * second), t * second);
+  found = frozen.findings(12 * second);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank(), 0) << "a rank frozen inside a collective, the other waiting there";
+}
+
 TEST(Stalls, ARankWhoseHeartbeatsStopIsNamed) {
   StallDetector detector(2, StallConfig{5});
   const int64_t second = 1'000'000'000;
