@@ -111,8 +111,7 @@ const char kRankSentNoTelemetrySaying[] = QT_TRANSLATE_NOOP(
 const char kRanksSentNoTelemetrySaying[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding",
                       "Ranks %1 sent no telemetry while the others finished %2 steps: their figures and "
-                      "findings are missing. The "
-                      "program's output says: \"%3\".");
+                      "findings are missing. The program's output says: \"%3\".");
 
 const char kNotSubmitted[] =
     QT_TRANSLATE_NOOP("ringmaster::Finding", "%1 has not submitted %2; ranks %3 have waited %4 s");

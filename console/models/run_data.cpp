@@ -36,11 +36,7 @@ void RunData::ingest(const v1::Record& record) {
       summaries[record.summary().rank()] = record.summary();
       break;
     case v1::Record::kScalar:
-      if (isAccuracy(record.scalar().name()) && std::isfinite(record.scalar().value())) {
-        Logged& logged = accuracy[record.scalar().step()];
-        logged.sum += record.scalar().value();
-        logged.ranks += 1;
-      }
+      accuracy.add(record.scalar());
       break;
     default:
       break;
@@ -68,17 +64,22 @@ double samplesPerSecond(const StepSeries& throughput, const StepSeries& stepMs, 
 
 }  // namespace
 
-bool isAccuracy(const std::string& name) {
-  return name == "test_accuracy" || name == "accuracy";
+void LoggedAccuracy::add(const v1::Scalar& scalar) {
+  if (scalar.name() != "test_accuracy" && scalar.name() != "accuracy") return;
+  if (!std::isfinite(scalar.value())) return;
+  Sum& sum = byStep_[scalar.step()];
+  sum.sum += scalar.value();
+  sum.ranks += 1;
+  ++values_;
 }
 
-std::vector<std::pair<uint64_t, double>> RunData::accuracyPercent() const {
+std::vector<std::pair<uint64_t, double>> LoggedAccuracy::percent() const {
   bool fractions = true;
-  for (const auto& [step, logged] : accuracy) fractions = fractions && logged.sum <= logged.ranks;
+  for (const auto& [step, sum] : byStep_) fractions = fractions && sum.sum <= sum.ranks;
   std::vector<std::pair<uint64_t, double>> out;
-  out.reserve(accuracy.size());
-  for (const auto& [step, logged] : accuracy)
-    out.emplace_back(step, logged.sum / logged.ranks * (fractions ? 100.0 : 1.0));
+  out.reserve(byStep_.size());
+  for (const auto& [step, sum] : byStep_)
+    out.emplace_back(step, sum.sum / sum.ranks * (fractions ? 100.0 : 1.0));
   return out;
 }
 
@@ -149,11 +150,7 @@ RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOn
     for (const auto& s : rank.steps) data.series.ingest(s);
     for (const auto& op : rank.allreduce) data.series.ingest(op);
     for (const auto& m : rank.memory) data.series.ingest(m);
-    for (const auto& s : rank.scalars) {
-      v1::Record record;
-      *record.mutable_scalar() = s;
-      data.ingest(record);
-    }
+    for (const auto& s : rank.scalars) data.accuracy.add(s);
   }
   data.timelineExtent = store.timelineExtent(runId);
   const TimelineExtent& extent = data.timelineExtent;

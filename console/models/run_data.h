@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "console/hosts/host_facts.h"
@@ -14,6 +15,28 @@
 #include "history/run_store.h"
 
 namespace ringmaster::console {
+
+// The test accuracy the ranks logged, by step: Ringmaster's ranks after each epoch ("test_accuracy"), a
+// user's program whenever it logs "accuracy" or "test_accuracy". The Dashboard draws it beside the loss and
+// the report charts it.
+class LoggedAccuracy {
+ public:
+  // Takes `scalar` when it is a test accuracy (by its name) with a finite value; passes over the others.
+  void add(const v1::Scalar& scalar);
+  // Values taken so far (a new one changes the picture even for a step already shown).
+  size_t values() const { return values_; }
+  // In percent by step, the mean over the ranks that logged it. Values all within [0, 1] are fractions
+  // (Ringmaster's, and most programs'); a program logging any value above 1 logs percents.
+  std::vector<std::pair<uint64_t, double>> percent() const;
+
+ private:
+  struct Sum {
+    double sum = 0;
+    int ranks = 0;
+  };
+  std::map<uint64_t, Sum> byStep_;
+  size_t values_ = 0;
+};
 
 // What the ranks table shows about one rank.
 struct RankRow {
@@ -44,14 +67,7 @@ struct RunData {
   std::map<int, v1::RankState> rankStates;
   std::map<std::string, HostFacts> hosts;  // what each host told about itself
   std::map<int, v1::RankSummary> summaries;
-  // The test accuracy the ranks logged by step: Ringmaster's ranks after each epoch ("test_accuracy"), a
-  // user's program whenever it logs "accuracy" or "test_accuracy". Each step's sum over the ranks that
-  // logged it, and how many did.
-  struct Logged {
-    double sum = 0;
-    int ranks = 0;
-  };
-  std::map<uint64_t, Logged> accuracy;
+  LoggedAccuracy accuracy;
 
   // Files one record where its view needs it (findings come from the diagnosis, not from here).
   void ingest(const v1::Record& record);
@@ -61,13 +77,7 @@ struct RunData {
   // A live run's table shows its last steps; an ended run's the whole run, as its report does.
   enum class RankWindow { LastSteps, WholeRun };
   std::vector<RankRow> rankRows(RankWindow window = RankWindow::LastSteps) const;
-  // The test accuracy in percent by step, the mean over the ranks that logged it. Values all within [0, 1]
-  // are fractions (Ringmaster's, and most programs'); a program logging any value above 1 logs percents.
-  std::vector<std::pair<uint64_t, double>> accuracyPercent() const;
 };
-
-// Whether a logged scalar is a test accuracy, by its name.
-bool isAccuracy(const std::string& name);
 
 // A stored run's timeline of more events than this is read a range at a time: opening the run reads its
 // beginning (a window of about this many events), and the Timeline page reads what it shows, with a margin,

@@ -177,24 +177,19 @@ Chart accuracyChart(const std::vector<RankSeries>& series) {
   accuracy.title = words(ReportCharts::tr("Test accuracy"));
   accuracy.xLabel = words(ReportCharts::tr("step"));
   accuracy.yLabel = "%";
-  // Over the run's steps and the whole scale, as the Dashboard draws it: a few epochs' points are not a trend.
+  // As the Dashboard draws it: over the run's steps and the whole scale.
   double lastStep = 0;
   for (const auto& s : series) {
     if (!s.steps.empty()) lastStep = std::max(lastStep, double(s.steps.back().step()));
   }
   accuracy.xSpan = {0, lastStep};
   accuracy.ySpan = {0, 100};
-  RunData logged;
+  LoggedAccuracy logged;
   for (const auto& s : series) {
-    for (const auto& scalar : s.scalars) {
-      v1::Record record;
-      *record.mutable_scalar() = scalar;
-      logged.ingest(record);
-    }
+    for (const auto& scalar : s.scalars) logged.add(scalar);
   }
   ChartSeries mean{words(ReportCharts::tr("test accuracy")), {}, accuracyColor(false).hex(), false, true};
-  for (const auto& [step, percent] : logged.accuracyPercent())
-    mean.points.emplace_back(double(step), percent);
+  for (const auto& [step, percent] : logged.percent()) mean.points.emplace_back(double(step), percent);
   accuracy.series.push_back(std::move(mean));
   return accuracy;
 }

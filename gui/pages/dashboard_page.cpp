@@ -493,9 +493,10 @@ void DashboardPage::rebuildLines() {
 void DashboardPage::showAccuracy() {
   QList<QPointF> points;
   if (run_) {
-    for (const auto& [step, percent] : run_->accuracyPercent()) points.append(QPointF(double(step), percent));
+    for (const auto& [step, percent] : run_->accuracy.percent())
+      points.append(QPointF(double(step), percent));
   }
-  accuracySteps_ = run_ ? run_->accuracy.size() : 0;
+  accuracyValues_ = run_ ? run_->accuracy.values() : 0;
   loss_->setSideLine(tr("test accuracy (%)"), points, 0, 100, accuracyColor(isDark(palette())));
 }
 
@@ -548,7 +549,7 @@ qsizetype DashboardPage::redraw() {
     rebuildLines();
   const auto [x0, x1] = stepRange();
   qsizetype pushed = 0;
-  if (run_->accuracy.size() != accuracySteps_) showAccuracy();
+  if (run_->accuracy.values() != accuracyValues_) showAccuracy();
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) pushed += c->refresh(x0, x1);
   const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
   if (window != phasesWindow_ || !phasesRefreshed_.isValid() ||

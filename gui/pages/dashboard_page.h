@@ -121,8 +121,8 @@ class DashboardPage : public QWidget {
   bool dirty_ = false;
   int rankCount_ = -1;
   size_t lossLines_ = 0;
-  size_t accuracySteps_ = 0;  // steps with a test accuracy that the loss chart shows
-  int tableSizedFor_ = -1;    // the rank count the table's height was last fitted to
+  size_t accuracyValues_ = 0;  // test accuracies logged when the loss chart last drew them
+  int tableSizedFor_ = -1;     // the rank count the table's height was last fitted to
   size_t bucketCount_ = 0;
   int highlighted_ = -1;
   uint64_t windowFrom_ = 0;
