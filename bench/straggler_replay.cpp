@@ -4,7 +4,7 @@
 // its sensitivity on real runs recorded once (e.g. by bench/straggler-detection with --keep).
 //
 //   straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] [--window W] [--min-score Z]
-//                          [--arrival-threshold L]
+//                          [--arrival-threshold L] [--material-steps M]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: straggler_replay STORE [--allowance A] [--threshold T] [--min-slowdown S] "
-                 "[--window W] [--min-score Z] [--arrival-threshold L]\n");
+                 "[--window W] [--min-score Z] [--arrival-threshold L] [--material-steps M]\n");
     return 2;
   }
   diagnosis::DiagnosisConfig config;
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
       s.minScore = v;
     else if (!std::strcmp(argv[i], "--arrival-threshold"))
       s.arrivalThreshold = v;
+    else if (!std::strcmp(argv[i], "--material-steps"))
+      s.materialSteps = size_t(v);
     else {
       std::fprintf(stderr, "straggler_replay: unknown option %s\n", argv[i]);
       return 2;

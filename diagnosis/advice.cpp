@@ -41,7 +41,7 @@ std::string rank(const v1::Finding& f) {
   return std::to_string(f.rank());
 }
 
-// Below kMaterialLossPct of throughput, or for less than a window of steps, a slowness costs nothing worth
+// Below kMaterialLossPct of throughput, or for too few steps, a slowness costs nothing worth
 // acting on; detectors then make the finding information.
 Sentence immaterial(const v1::Finding& f) {
   if (number(f, evidence::kThroughputLostPct) >= kMaterialLossPct) {

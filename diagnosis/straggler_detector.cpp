@@ -20,6 +20,8 @@ constexpr size_t kScatterWindows = 64;
 // A communication episode is an early rank's wait when its own time is below the median by more than this
 // share of its all-reduce excess (in a synchronous collective the two would be equal).
 constexpr double kEarlyArrivalShare = 0.5;
+// A rank this much slower than the median is a critical straggler (percent).
+constexpr double kCriticalSlowdownPct = 25;
 
 // The arrival test judges a rank's own excess over at most this many recent steps, so that a long run keeps
 // its memory and its per-step cost bounded.
@@ -116,6 +118,7 @@ void StragglerDetector::evaluate(uint64_t step, PendingStep& pending) {
   Robust commStats = haveComm ? robust(pending.commNs, config_.commNoiseFloor) : Robust{};
   double medianOwn = stats::median(own);
   double medianTotal = stats::median(total);
+  runStepNs_ += medianTotal;
 
   for (size_t r = 0; r < n; ++r) {
     StepExcess excess;
@@ -351,14 +354,21 @@ std::optional<v1::Finding> StragglerDetector::describe(int rank, const Episode& 
   // of the job's throughput, for at least a window of steps (one slow step at the end of a run costs nothing
   // worth acting on). How much it matters is judged against the job's middle, the median of every rank: with
   // two ranks, noise that makes each in turn the slower one is half as large there as seen from the other
-  // rank, and stays information; a real straggler clears it all the same.
+  // rank, and stays information; a real straggler clears it all the same. Two ranks sharing a machine's
+  // cores take turns at being slowed by their neighbours for a dozen steps or a few dozen, which no single
+  // step tells from a straggler: there a moderate slowness must last longer, and one that came and went
+  // matters by what it cost the run so far.
   const double overJobNs = std::max(0.0, e.communication ? e.excessCommNs : e.excessOwnOverJobNs);
   const double materialPct = e.stepNs > 0 ? 100 * overJobNs / e.stepNs : 0;
+  const double runPct = runStepNs_ > 0 ? 100 * overJobNs / runStepNs_ : 0;
+  const bool critical = slowdownPct >= kCriticalSlowdownPct;
+  const bool moderateOfTwo = worldSize_ == 2 && !critical;
   const bool material = slowdownPct >= 100 * config_.minSlowdown && materialPct >= kMaterialLossPct &&
-                        e.steps >= config_.window;
-  auto severity = !material           ? v1::Finding::SEVERITY_INFO
-                  : slowdownPct >= 25 ? v1::Finding::SEVERITY_CRITICAL
-                                      : v1::Finding::SEVERITY_WARNING;
+                        e.steps >= (moderateOfTwo ? config_.materialSteps : config_.window) &&
+                        (!moderateOfTwo || !e.recoveredAt || runPct >= kMaterialLossPct);
+  auto severity = !material  ? v1::Finding::SEVERITY_INFO
+                  : critical ? v1::Finding::SEVERITY_CRITICAL
+                             : v1::Finding::SEVERITY_WARNING;
   v1::Finding f = makeFinding(v1::Finding::KIND_STRAGGLER, severity, rank, host, e.sinceStep, cause);
   const Sentence cost = say(text::kOthersWait, {Decimal{waitNs / steps / 1e6, 1}, Decimal{lostPct, 0}});
   setSummary(f,

@@ -45,8 +45,11 @@ struct StragglerConfig {
   double minSlowdown = 0.05;      // and its own time must be this much above the median (fraction)
   double noiseFloor = 0.025;      // a window's noise is at least this part of the median own time (fraction)
   double commNoiseFloor = 0.015;  // a step's spread of latency is at least this fraction of its median
-  size_t confirmSteps = 3;   // consecutive steps the window must say "slow" (or "not slow") to change state
-  uint64_t warmupSteps = 3;  // first steps ignored (allocator warm-up, first batches) (steps)
+  size_t confirmSteps = 3;  // consecutive steps the window must say "slow" (or "not slow") to change state
+  // Steps a moderate slowness (under kCriticalSlowdownPct) of one of two ranks must last to be more than
+  // information; otherwise a window does (steps).
+  size_t materialSteps = 16;
+  uint64_t warmupSteps = 3;      // first steps ignored (allocator warm-up, first batches) (steps)
   size_t maxPendingSteps = 512;  // steps waiting for a missing rank before they are given up (steps)
   // The CUSUM: per-step excess that adds no evidence (fraction of the median own time), the evidence that
   // makes a straggler and the most one step can add (both in units of the per-step noise).
@@ -164,6 +167,7 @@ class StragglerDetector {
   std::vector<std::pair<int, Episode>> closed_;
   std::deque<double> scatter_;  // per-step scatter of the recent windows (ns), for the CUSUM's noise unit
   uint64_t stepsEvaluated_ = 0;
+  double runStepNs_ = 0;  // the median rank's step time summed over the steps evaluated (ns)
 };
 
 }  // namespace ringmaster::diagnosis

@@ -256,6 +256,46 @@ TEST(Stragglers, CleanNoisyRanksAndShortBurstsAccuseNoRank) {
   EXPECT_EQ(accusations, 0);
 }
 
+// Two ranks on a machine's two cores, beside the console and the agent, take turns at being slowed by their
+// neighbours for a dozen steps or a few dozen, and a run may end during such a turn: information, not a
+// straggler. One of two ranks slowed as much for good is one.
+TEST(Stragglers, TwoRanksTakingTurnsAtAModerateSlowdownAccuseNeitherButOneThatStaysSlowIsFound) {
+  struct Turn {
+    int rank;
+    uint64_t from, to;  // steps [from, to) 20 % slower
+  };
+  auto run = [](uint64_t seed, const std::vector<Turn>& turns) {
+    SyntheticRun shape;
+    shape.ranks = 2;
+    shape.steps = 150;
+    shape.seed = seed;
+    std::vector<v1::Record> records = generate(shape).records;
+    for (auto& record : records) {
+      if (!record.has_step()) continue;
+      auto* s = record.mutable_step();
+      for (const Turn& t : turns) {
+        if (s->rank() != t.rank || s->step() < t.from || s->step() >= t.to) continue;
+        s->set_forward_ns(int64_t(double(s->forward_ns()) * 1.2));
+        s->set_backward_ns(int64_t(double(s->backward_ns()) * 1.2));
+      }
+    }
+    RunDiagnosis diagnosis(2);
+    for (const auto& record : records) diagnosis.observe(record);
+    std::vector<v1::Finding> accused;
+    for (const auto& f : ofKind(diagnosis.findings(), v1::Finding::KIND_STRAGGLER)) {
+      if (f.severity() >= v1::Finding::SEVERITY_WARNING) accused.push_back(f);
+    }
+    return accused;
+  };
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    for (const auto& f : run(seed, {{0, 50, 62}, {1, 79, 93}, {0, 114, 126}, {1, 138, 150}}))
+      ADD_FAILURE() << "seed " << seed << ": " << f.summary();
+    const auto found = run(seed, {{1, 30, 150}});
+    ASSERT_EQ(found.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(found[0].rank(), 1);
+  }
+}
+
 TEST(MemoryLeaks, TwoMiBPerStepIsEstimatedWithinTwentyFivePercent) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     SyntheticRun run;
