@@ -92,6 +92,7 @@ void LiveSeries::ingest(const v1::StepSample& s) {
     lossRanks_.set(step, static_cast<float>(n));
   }
   seeStep(step);
+  keepSpreadsCurrent();
 }
 
 void LiveSeries::ingest(const v1::AllreduceOp& op) {
@@ -124,6 +125,7 @@ void LiveSeries::ingest(const v1::AllreduceOp& op) {
   foldMean(b.latencyMs, op.step(), latencyMs, n);
   if (sized) foldMean(b.busbwGbps, op.step(), op.busbw_gbps(), n);
   b.ranksSeen.set(op.step(), static_cast<float>(n));
+  keepSpreadsCurrent();
 }
 
 void LiveSeries::ingest(const v1::MemorySample& m) {
@@ -133,6 +135,23 @@ void LiveSeries::ingest(const v1::MemorySample& m) {
       m.step(), static_cast<float>(static_cast<double>(m.rss_bytes()) / kBytesPerMiB));
   if (m.host_total_bytes() > 0) r.hostMemoryBytes = m.host_total_bytes();
   seeStep(m.step());
+  keepSpreadsCurrent();
+}
+
+RankSpread& LiveSeries::spread(RankMetric metric) {
+  std::vector<StepSeries*> ranks;
+  ranks.reserve(ranks_.size());
+  for (Rank& r : ranks_) ranks.push_back(&r.metrics[static_cast<int>(metric)]);
+  RankSpread& spread = spreads_[static_cast<int>(metric)];
+  spread.update(ranks);
+  return spread;
+}
+
+void LiveSeries::keepSpreadsCurrent() {
+  // A lag of a chunk leaves three more before any rank's step is summarised.
+  if (rankCount() <= kRanksDrawnOneByOne || endStep_ < spreadsAt_ + StepSeries::kChunkSize) return;
+  for (RankMetric m : kChartedMetrics) spread(m);
+  spreadsAt_ = endStep_;
 }
 
 std::vector<uint32_t> LiveSeries::buckets() const {
@@ -152,29 +171,41 @@ std::vector<double> LiveSeries::phaseMeans(int rank, uint64_t from, uint64_t to)
   return means;
 }
 
-std::vector<float> LiveSeries::computeHeatmap(const PixelGrid& grid) {
-  const size_t columns = grid.valid() ? static_cast<size_t>(grid.columns) : 0;
-  std::vector<float> cells(ranks_.size() * columns, std::numeric_limits<float>::quiet_NaN());
-  if (columns == 0) return cells;
+int64_t LiveSeries::updateHeatmap(const PixelGrid& grid, std::vector<float>& cells, bool whole) {
+  const int64_t columns = grid.valid() ? grid.columns : 0;
+  const size_t size = ranks_.size() * static_cast<size_t>(columns);
+  if (whole || cells.size() != size) {
+    cells.assign(size, std::numeric_limits<float>::quiet_NaN());
+    whole = true;
+  }
+  int64_t lowest = columns;
+  if (columns == 0) return lowest;
+  const double width = (grid.x1 - grid.x0) / static_cast<double>(columns);
   for (size_t r = 0; r < ranks_.size(); ++r) {
+    StepSeries& compute = ranks_[r].metrics[static_cast<int>(RankMetric::ComputeMs)];
+    int64_t changed = 0;
+    const QList<QPointF>& points = compute.decimated(grid, &changed);
+    const int64_t from = whole ? 0 : std::max<int64_t>(changed, 0);
+    if (from >= columns) continue;
+    lowest = std::min(lowest, from);
+    float* row = cells.data() + r * static_cast<size_t>(columns);
+    std::fill(row + from, row + columns, std::numeric_limits<float>::quiet_NaN());
     // The decimated points hold each column's highest value.
-    for (const QPointF& p : ranks_[r].metrics[static_cast<int>(RankMetric::ComputeMs)].decimated(grid)) {
-      const int64_t c = grid.columnOf(p.x());
-      if (c < 0 || c >= static_cast<int64_t>(columns)) continue;
-      float& cell = cells[r * columns + static_cast<size_t>(c)];
-      if (!(static_cast<float>(p.y()) <= cell)) cell = static_cast<float>(p.y());
+    for (qsizetype i = compute.columnPointsBegin(from); i < points.size(); ++i) {
+      const int64_t c = grid.columnOf(points[i].x());
+      if (c < from) continue;
+      if (c >= columns) break;
+      float& cell = row[c];
+      if (!(static_cast<float>(points[i].y()) <= cell)) cell = static_cast<float>(points[i].y());
     }
     // Zoomed in beyond a step per column, a step spans several columns: each shows the step under its middle.
-    const double width = (grid.x1 - grid.x0) / grid.columns;
     if (width >= 1) continue;
-    const StepSeries& compute = ranks_[r].metrics[static_cast<int>(RankMetric::ComputeMs)];
-    for (size_t c = 0; c < columns; ++c) {
-      float& cell = cells[r * columns + c];
+    for (int64_t c = from; c < columns; ++c) {
       const double middle = grid.x0 + (static_cast<double>(c) + 0.5) * width;
-      if (std::isnan(cell) && middle >= 0) cell = compute.at(static_cast<uint64_t>(middle));
+      if (std::isnan(row[c]) && middle >= 0) row[c] = compute.at(static_cast<uint64_t>(middle));
     }
   }
-  return cells;
+  return lowest;
 }
 
 size_t LiveSeries::bytesHeld() const {
@@ -185,6 +216,7 @@ size_t LiveSeries::bytesHeld() const {
   for (const auto& [index, b] : buckets_) {
     bytes += b.latencyMs.bytesHeld() + b.busbwGbps.bytesHeld() + b.ranksSeen.bytesHeld();
   }
+  for (const RankSpread& s : spreads_) bytes += s.bytesHeld();
   return bytes;
 }
 

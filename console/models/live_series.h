@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "console/models/rank_spread.h"
 #include "console/models/step_series.h"
 #include "ringmaster/v1/records.pb.h"
 
@@ -30,6 +31,10 @@ enum class RankMetric {
   StepMs,              // the step's wall time, phases and what they do not cover
 };
 constexpr int kRankMetricCount = 11;
+
+// The metrics a dashboard charts a line per rank of (or, with many ranks, their spread).
+constexpr RankMetric kChartedMetrics[] = {RankMetric::Throughput, RankMetric::AllreduceLatencyMs,
+                                          RankMetric::AllreduceBusbwGbps, RankMetric::RssMb};
 
 // The step phases in the order they stack.
 constexpr RankMetric kPhaseMetrics[] = {RankMetric::DataMs, RankMetric::ForwardMs, RankMetric::BackwardMs,
@@ -64,13 +69,21 @@ class LiveSeries {
   // Physical memory of the host the rank runs on (bytes), 0 when unknown.
   uint64_t hostMemoryBytes(int rank) const;
 
+  // Beyond kRanksDrawnOneByOne ranks the charted metrics' spreads are kept up to date as steps arrive, so
+  // that they are computed from every rank's whole steps. How `metric` spreads across the ranks step by step,
+  // brought up to date on the way.
+  RankSpread& spread(RankMetric metric);
+
   // Mean milliseconds of each phase (kPhaseMetrics order) of a rank over steps [from, to).
   std::vector<double> phaseMeans(int rank, uint64_t from, uint64_t to) const;
 
-  // Compute time (forward + backward, ms) per rank and pixel column of `grid` (x = step): the highest value
-  // of the column's steps, NaN where a rank has no step there. Row-major: [rank * grid.columns + column].
-  // Served from each rank's ComputeMs decimation, so after new steps only the changed columns are redone.
-  std::vector<float> computeHeatmap(const PixelGrid& grid);
+  // Compute time (forward + backward, ms) per rank and pixel column of `grid` (x = step) in `cells`: the
+  // highest value of the column's steps, NaN where a rank has no step there. Row-major:
+  // [rank * grid.columns + column]. Served from each rank's ComputeMs decimation (the heatmap's alone): only
+  // the columns from the first one each rank's steps changed in are filled again, unless `whole` (a new grid
+  // or rank count: `cells` is sized and filled anew). Returns the lowest column filled again (grid.columns
+  // when none).
+  int64_t updateHeatmap(const PixelGrid& grid, std::vector<float>& cells, bool whole);
 
   size_t bytesHeld() const;
 
@@ -93,6 +106,8 @@ class LiveSeries {
 
   Rank& rankEntry(int rank);
   void seeStep(uint64_t step) { endStep_ = std::max(endStep_, step + 1); }
+  // With many ranks, updates the charted metrics' spreads well before the ranks' steps are summarised.
+  void keepSpreadsCurrent();
 
   std::vector<Rank> ranks_;
   StepSeries totalThroughput_;
@@ -100,6 +115,8 @@ class LiveSeries {
   StepSeries lossRanks_;
   std::map<uint32_t, Bucket> buckets_;
   uint64_t endStep_ = 0;
+  RankSpread spreads_[kRankMetricCount];
+  uint64_t spreadsAt_ = 0;  // endStep_ when keepSpreadsCurrent() last updated the spreads
 };
 
 }  // namespace ringmaster::console

@@ -75,6 +75,7 @@ float* StepSeries::slot(uint64_t step) {
 }
 
 void StepSeries::store(uint64_t step, float value) {
+  changedFrom_ = std::min(changedFrom_, step);
   if (step < summarisedEnd()) {
     // Late for its full-resolution chunk: it joins its block (what it replaces there cannot be taken out).
     if (std::isnan(value)) return;
@@ -117,6 +118,7 @@ void StepSeries::add(uint64_t step, float delta) {
     block.min = std::min(block.min, mean);
     block.max = std::max(block.max, mean);
     dirtyFrom_ = std::min(dirtyFrom_, step);
+    changedFrom_ = std::min(changedFrom_, step);
     return;
   }
   const float old = at(step);
@@ -318,22 +320,25 @@ void StepSeries::reduceColumnsFrom(int64_t column) {
   }
 }
 
-const QList<QPointF>& StepSeries::decimated(const PixelGrid& grid) {
+const QList<QPointF>& StepSeries::decimated(const PixelGrid& grid, int64_t* changedColumn) {
+  int64_t changed = grid.columns + 1;
   if (!grid.valid()) {
     points_.clear();
     cached_ = false;
-    return points_;
-  }
-  if (!cached_ || grid != grid_) {
+    changed = -1;
+  } else if (!cached_ || grid != grid_) {
     grid_ = grid;
     columnOut_.assign(static_cast<size_t>(grid.columns) + 2, 0);
     points_.clear();
     reduceColumnsFrom(-1);
     cached_ = true;
+    changed = -1;
   } else if (dirtyFrom_ != std::numeric_limits<uint64_t>::max()) {
-    reduceColumnsFrom(grid_.columnOf(static_cast<double>(dirtyFrom_)));
+    changed = std::clamp<int64_t>(grid_.columnOf(static_cast<double>(dirtyFrom_)), -1, grid_.columns);
+    reduceColumnsFrom(changed);
   }
   dirtyFrom_ = std::numeric_limits<uint64_t>::max();
+  if (changedColumn) *changedColumn = changed;
   return points_;
 }
 

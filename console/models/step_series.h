@@ -10,10 +10,12 @@
 
 #include <QList>
 #include <QPointF>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "console/models/series_decimator.h"
@@ -62,11 +64,21 @@ class StepSeries {
 
   // Points (x = step) for a chart showing `grid`: first/min/max/last per column plus the nearest point beyond
   // each edge. The result is cached; after set()/add() only the columns from the first changed step on are
-  // reduced again.
-  const QList<QPointF>& decimated(const PixelGrid& grid);
+  // reduced again. `changedColumn`, when given, receives the first column reduced again: -1 for all of them
+  // (a new grid), grid.columns + 1 for none.
+  const QList<QPointF>& decimated(const PixelGrid& grid, int64_t* changedColumn = nullptr);
+  // Where the points of `column` begin in the last decimated() result (-1: the point left of the grid;
+  // grid.columns: the one right of it).
+  qsizetype columnPointsBegin(int64_t column) const {
+    return columnOut_[static_cast<size_t>(std::clamp<int64_t>(column, -1, grid_.columns) + 1)];
+  }
 
   // Memory this series holds (values, chunk summaries and the decimation cache).
   size_t bytesHeld() const;
+
+  // The lowest step whose value was set or added to since the last call (UINT64_MAX when none), forgotten
+  // as it is read: for the one reader that keeps figures derived from the values (RankSpread).
+  uint64_t takeChangedFrom() { return std::exchange(changedFrom_, std::numeric_limits<uint64_t>::max()); }
 
  private:
   struct Chunk {
@@ -118,6 +130,7 @@ class StepSeries {
   QList<QPointF> points_;
   std::vector<qsizetype> columnOut_;
   uint64_t dirtyFrom_ = std::numeric_limits<uint64_t>::max();
+  uint64_t changedFrom_ = std::numeric_limits<uint64_t>::max();  // for takeChangedFrom()
 };
 
 }  // namespace ringmaster::console

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "console/models/runs_model.h"
 #include "console/models/translated.h"
@@ -116,6 +117,9 @@ void DashboardPage::createRanksTable() {
   ranksView_->setSelectionMode(QAbstractItemView::SingleSelection);
   ranksView_->verticalHeader()->hide();
   ranksView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Columns as wide as the rows in sight need: measuring a thousand ranks' rows on every update would cost
+  // more than the charts.
+  ranksView_->horizontalHeader()->setResizeContentsPrecision(0);
   ranksView_->setAlternatingRowColors(true);
 }
 
@@ -367,12 +371,9 @@ void DashboardPage::highlightRank(int rank) {
     }
   }
   if (rank < 0) ranksView_->clearSelection();
-  const auto sets = phaseSeries_->barSets();
-  for (QBarSet* set : sets) {
-    set->deselectAllBars();
-    if (rank >= 0 && rank < set->count()) set->selectBar(rank);
-    set->setSelectedColor(set->color().lighter(140));
-  }
+  selectPhaseBar();
+  // With many ranks the phase chart shows the highlighted rank among its few.
+  if (rankCount_ > console::kRanksDrawnOneByOne) phasesRefreshed_.invalidate();
 }
 
 void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
@@ -404,6 +405,13 @@ void DashboardPage::setFindings(const std::vector<v1::Finding>& findings) {
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_})
     c->setMarkers(restarts, tr("restart"));
   memory_->setTrends(std::move(trends));
+  // With many ranks the charts draw their spread: the ranks the findings name keep their own lines over it.
+  std::vector<int> named;
+  for (const v1::Finding& f : findings) {
+    if (f.rank() >= 0 && f.severity() >= v1::Finding::SEVERITY_WARNING) named.push_back(f.rank());
+  }
+  for (SeriesChart* c : {throughput_, latency_, busbw_, memory_}) c->setNamedRanks(named);
+  namedRanks_ = std::move(named);
   // The limit line only when it is within sight: far above, it would flatten every line.
   const bool near = !std::isnan(limit) && highest > 0 && limit < 3 * highest;
   memory_->setLimit(near ? limit : std::nan(""), tr("memory limit"));
@@ -422,7 +430,13 @@ void DashboardPage::rebuildLines() {
   const int ranks = s.rankCount();
   const bool dark = isDark(palette());
   std::vector<SeriesChart::Line> throughput, latency, busbw, memory;
-  throughput.push_back({tr("total"), &s.totalThroughput(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
+  // The ranks' total beside a few ranks' lines; beside the spread of many ranks, a hundred times higher, it
+  // goes on an axis of its own (showTotalThroughput).
+  if (ranks <= console::kRanksDrawnOneByOne)
+    throughput.push_back(
+        {tr("total"), &s.totalThroughput(), dark ? QColor(Qt::white) : QColor(Qt::black), -1});
+  totalTop_ = 0;
+  throughput_->setSideLine(QString(), {}, 0, 1, QColor());
   for (int r = 0; r < ranks; ++r) {
     const QColor color = rankColor(r, ranks, dark);
     const QString name = tr("rank %1").arg(r);
@@ -457,20 +471,15 @@ void DashboardPage::rebuildLines() {
   latency_->setLines(std::move(latency));
   busbw_->setLines(std::move(busbw));
   memory_->setLines(std::move(memory));
+  throughput_->setSpread(&s.spread(console::RankMetric::Throughput));
+  latency_->setSpread(byBucket ? nullptr : &s.spread(console::RankMetric::AllreduceLatencyMs));
+  busbw_->setSpread(byBucket ? nullptr : &s.spread(console::RankMetric::AllreduceBusbwGbps));
+  memory_->setSpread(&s.spread(console::RankMetric::RssMb));
 
   rankPicker_->clear();
   rankPicker_->addItem(tr("All ranks"), -1);
-  QStringList categories;
-  for (int r = 0; r < ranks; ++r) {
-    rankPicker_->addItem(tr("Rank %1").arg(r), r);
-    categories << QString::number(r);
-  }
-  phaseRanks_->clear();
-  phaseRanks_->append(categories);
-  for (QBarSet* set : phaseSeries_->barSets()) {
-    set->remove(0, set->count());
-    for (int r = 0; r < ranks; ++r) set->append(0);
-  }
+  for (int r = 0; r < ranks; ++r) rankPicker_->addItem(tr("Rank %1").arg(r), r);
+  phaseBars_.clear();  // refreshPhases() picks them
   if (ranks != tableSizedFor_) {
     tableSizedFor_ = ranks;
     // The table as tall as a few ranks need; more scroll, and the charts keep the rest.
@@ -500,29 +509,110 @@ void DashboardPage::showAccuracy() {
   loss_->setSideLine(tr("test accuracy (%)"), points, 0, 100, accuracyColor(isDark(palette())));
 }
 
+void DashboardPage::showTotalThroughput(double x0, double x1) {
+  const console::PixelGrid grid{x0, x1,
+                                std::max(10, static_cast<int>(throughput_->chart()->plotArea().width()))};
+  console::StepSeries& total = run_->series.totalThroughput();
+  const QList<QPointF>& points = total.decimated(grid);
+  const auto extent = total.extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
+  // Like the other axes, it only widens.
+  if (!extent.empty() && extent.max > totalTop_) totalTop_ = niceCeil(extent.max * 1.05);
+  throughput_->setSideLine(tr("total"), points, 0, std::max(totalTop_, 1.0),
+                           isDark(palette()) ? QColor(Qt::white) : QColor(Qt::black),
+                           SeriesChart::SideLine::Series);
+}
+
+std::vector<DashboardPage::PhaseBar> DashboardPage::phaseBarsFor(uint64_t from, uint64_t to) const {
+  std::vector<PhaseBar> bars;
+  if (rankCount_ <= console::kRanksDrawnOneByOne) {
+    for (int r = 0; r < rankCount_; ++r) bars.push_back({r, QString::number(r)});
+    return bars;
+  }
+  // Many ranks: the fastest, the median and the slowest by their mean own time over the steps shown, in that
+  // order, then the ranks the findings name or the user picked; a bar per rank would be a pixel wide.
+  std::vector<std::pair<double, int>> bySteps;
+  for (int r = 0; r < rankCount_; ++r) {
+    // By its own time (compute and data): the all-reduce makes every rank's step as long as the slowest's.
+    const double compute = run_->series.rank(r, console::RankMetric::ComputeMs).mean(from, to);
+    const double data = run_->series.rank(r, console::RankMetric::DataMs).mean(from, to);
+    if (!std::isnan(compute)) bySteps.emplace_back(compute + (std::isnan(data) ? 0 : data), r);
+  }
+  std::sort(bySteps.begin(), bySteps.end());
+  if (!bySteps.empty()) {
+    for (const auto& [ms, rank] : {bySteps.front(), bySteps[bySteps.size() / 2], bySteps.back()}) {
+      if (bars.empty() || bars.back().rank != rank) bars.push_back({rank, QString::number(rank)});
+    }
+  }
+  std::vector<int> more = namedRanks_;
+  if (highlighted_ >= 0 && highlighted_ < rankCount_) more.push_back(highlighted_);
+  std::sort(more.begin(), more.end());
+  for (int rank : more) {
+    if (std::none_of(bars.begin(), bars.end(), [&](const PhaseBar& b) { return b.rank == rank; }))
+      bars.push_back({rank, QString::number(rank)});
+  }
+  return bars;
+}
+
 void DashboardPage::refreshPhases(uint64_t from, uint64_t to) {
+  std::vector<PhaseBar> picked = phaseBarsFor(from, to);
+  if (picked != phaseBars_) {
+    phaseBars_ = std::move(picked);
+    QStringList categories;
+    for (const PhaseBar& bar : phaseBars_) categories << bar.label;
+    phaseRanks_->clear();
+    phaseRanks_->append(categories);
+    phaseRanks_->setTitleText(
+        rankCount_ > console::kRanksDrawnOneByOne ? tr("fastest, median, slowest, named") : QString());
+  }
   const auto sets = phaseSeries_->barSets();
   double tallest = 0;
-  for (int r = 0; r < rankCount_; ++r) {
-    std::vector<double> means = run_->series.phaseMeans(r, from, to);
+  // Per phase, every bar: a set is replaced whole when any of its bars changed (each change on its own would
+  // lay the chart out again, as many times as there are bars).
+  std::vector<QList<qreal>> bars(static_cast<size_t>(sets.size()));
+  for (const PhaseBar& bar : phaseBars_) {
+    std::vector<double> means = run_->series.phaseMeans(bar.rank, from, to);
     double measured = 0;
     for (double& v : means) {
       if (std::isnan(v)) v = 0;
       measured += v;
     }
     // "Other": the step's wall time the phases do not cover (a leaking rank's allocator, the probe, Python).
-    const double step = run_->series.rank(r, console::RankMetric::StepMs).mean(from, to);
+    const double step = run_->series.rank(bar.rank, console::RankMetric::StepMs).mean(from, to);
     means.push_back(std::isnan(step) ? 0 : std::max(0.0, step - measured));
     double total = 0;
-    for (size_t i = 0; i < means.size() && i < static_cast<size_t>(sets.size()); ++i) {
-      if (sets[static_cast<int>(i)]->at(r) != means[i]) sets[static_cast<int>(i)]->replace(r, means[i]);
+    for (size_t i = 0; i < means.size() && i < bars.size(); ++i) {
+      bars[i].append(means[i]);
       total += means[i];
     }
     tallest = std::max(tallest, total);
   }
+  bool replaced = false;
+  for (qsizetype i = 0; i < sets.size(); ++i) {
+    QBarSet* set = sets[i];
+    const QList<qreal>& values = bars[static_cast<size_t>(i)];
+    bool same = set->count() == values.size();
+    for (qsizetype b = 0; same && b < values.size(); ++b) same = set->at(b) == values[b];
+    if (same) continue;
+    set->remove(0, set->count());
+    set->append(values);
+    replaced = true;
+  }
+  if (replaced) selectPhaseBar();
   if (tallest > phaseMax_) {
     phaseMax_ = niceCeil(tallest * 1.05);
     setRoundTicks(phaseMs_, 0, phaseMax_, kPhaseIntervals);
+  }
+}
+
+void DashboardPage::selectPhaseBar() {
+  const auto it = std::find_if(phaseBars_.begin(), phaseBars_.end(),
+                               [&](const PhaseBar& bar) { return bar.rank == highlighted_; });
+  const int index =
+      highlighted_ >= 0 && it != phaseBars_.end() ? static_cast<int>(it - phaseBars_.begin()) : -1;
+  for (QBarSet* set : phaseSeries_->barSets()) {
+    set->deselectAllBars();
+    if (index >= 0 && index < set->count()) set->selectBar(index);
+    set->setSelectedColor(set->color().lighter(140));
   }
 }
 
@@ -550,7 +640,12 @@ qsizetype DashboardPage::redraw() {
   const auto [x0, x1] = stepRange();
   qsizetype pushed = 0;
   if (run_->accuracy.values() != accuracyValues_) showAccuracy();
+  // The spreads the charts draw, brought up to date with the steps that arrived.
+  if (s.rankCount() > console::kRanksDrawnOneByOne) {
+    for (console::RankMetric m : console::kChartedMetrics) s.spread(m);
+  }
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) pushed += c->refresh(x0, x1);
+  if (rankCount_ > console::kRanksDrawnOneByOne) showTotalThroughput(x0, x1);
   const std::pair<uint64_t, uint64_t> window{static_cast<uint64_t>(x0), static_cast<uint64_t>(x1)};
   if (window != phasesWindow_ || !phasesRefreshed_.isValid() ||
       phasesRefreshed_.elapsed() >= kPhaseRefreshMs) {

@@ -109,8 +109,20 @@ class DashboardPage : public QWidget {
   void rebuildLines();
   // What the step charts say while they hold nothing: the run is live, or ended without that figure.
   void sayWhenEmpty();
+  // A bar of the phase chart: the rank it stands for and its label.
+  struct PhaseBar {
+    int rank = 0;
+    QString label;
+    bool operator==(const PhaseBar& o) const { return rank == o.rank && label == o.label; }
+  };
+  // Every rank, or with many ranks the fastest, median and slowest over steps [from, to), then those named or
+  // picked.
+  std::vector<PhaseBar> phaseBarsFor(uint64_t from, uint64_t to) const;
+  void selectPhaseBar();
   void refreshPhases(uint64_t from, uint64_t to);
   void showAccuracy();
+  // With many ranks, the ranks' total throughput on the throughput chart's right axis.
+  void showTotalThroughput(double x0, double x1);
   void applyTheme();
   void showTitle();
   // Steps done of the total from the run's own records (a stored run, or a live one that ended).
@@ -121,6 +133,7 @@ class DashboardPage : public QWidget {
   bool dirty_ = false;
   int rankCount_ = -1;
   size_t lossLines_ = 0;
+  double totalTop_ = 0;        // the total throughput's axis, with many ranks
   size_t accuracyValues_ = 0;  // test accuracies logged when the loss chart last drew them
   int tableSizedFor_ = -1;     // the rank count the table's height was last fitted to
   size_t bucketCount_ = 0;
@@ -150,6 +163,8 @@ class DashboardPage : public QWidget {
   QBarCategoryAxis* phaseRanks_;
   QCategoryAxis* phaseMs_;
   double phaseMax_ = 0;
+  std::vector<PhaseBar> phaseBars_;
+  std::vector<int> namedRanks_;  // ranks the findings name
   // Phase means over many steps move slowly: the bars follow at a few hertz, and at once when the window
   // changes.
   QElapsedTimer phasesRefreshed_;

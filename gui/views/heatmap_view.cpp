@@ -3,6 +3,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <algorithm>
 #include <cmath>
 
 #include "gui/palette.h"
@@ -22,7 +23,8 @@ QString HeatmapView::scaleLabel(float ms) const {
 }
 
 QRect HeatmapView::plotRect() const {
-  const int left = fontMetrics().horizontalAdvance(QStringLiteral("rank 000")) + 8;
+  // Room for the widest rank label ("rank 1023"), and at least a three-digit one's.
+  const int left = fontMetrics().horizontalAdvance(tr("rank %1").arg(std::max(ranks_ - 1, 999))) + 8;
   const int top = fontMetrics().height() + 8;
   const int bottom = fontMetrics().height() * 2 + 8;
   // Right of the plot: a gap, the colour scale, and its labels as wide as they are now.
@@ -59,35 +61,78 @@ QRect HeatmapView::scaleLabelsRect() const {
 
 void HeatmapView::clear() {
   image_ = QImage();
+  cells_.clear();
+  rows_.clear();
+  grid_ = {};
   ranks_ = 0;
+  imageRows_ = 0;
   update();
 }
 
 void HeatmapView::refresh(console::LiveSeries& series, double x0, double x1) {
-  ranks_ = series.rankCount();
+  const QRect plot = plotRect();
+  const int ranks = series.rankCount();
+  // A cell a pixel wide, or two with many ranks: every rank's steps are reduced to each column.
+  const int columns = std::max(1, ranks > console::kRanksDrawnOneByOne ? plot.width() / 2 : plot.width());
+  const console::PixelGrid grid{x0, x1, columns};
+  const int imageRows = std::clamp(plot.height(), 1, std::max(ranks, 1));
+  const bool whole = grid != grid_ || ranks != ranks_ || imageRows != imageRows_;
+  ranks_ = ranks;
+  imageRows_ = imageRows;
+  grid_ = grid;
   x0_ = x0;
   x1_ = x1;
-  const int columns = std::max(1, plotRect().width());
-  const console::PixelGrid grid{x0, x1, columns};
-  const std::vector<float> cells = series.computeHeatmap(grid);
-  low_ = INFINITY;
-  high_ = -INFINITY;
-  for (float v : cells) {
-    if (std::isnan(v)) continue;
-    low_ = std::min(low_, v);
-    high_ = std::max(high_, v);
-  }
-  image_ = QImage(columns, std::max(ranks_, 1), QImage::Format_ARGB32);
-  image_.fill(Qt::transparent);
-  const float span = high_ > low_ ? high_ - low_ : 1.0f;
-  for (int r = 0; r < ranks_; ++r) {
-    auto* line = reinterpret_cast<QRgb*>(image_.scanLine(r));
-    for (int c = 0; c < columns; ++c) {
-      const float v = cells[static_cast<size_t>(r) * static_cast<size_t>(columns) + static_cast<size_t>(c)];
-      if (!std::isnan(v)) line[c] = heatColor((v - low_) / span).rgb();
+  const auto from = static_cast<int>(series.updateHeatmap(grid, cells_, whole));
+  if (whole) rows_.assign(static_cast<size_t>(imageRows) * static_cast<size_t>(columns), NAN);
+  // Each image row: the highest value of its ranks, column by column from the first that changed.
+  for (int row = 0; row < imageRows && from < columns; ++row) {
+    const int first = row * ranks / imageRows;
+    const int last = std::max(first + 1, (row + 1) * ranks / imageRows);
+    float* out = rows_.data() + static_cast<size_t>(row) * static_cast<size_t>(columns);
+    std::fill(out + from, out + columns, NAN);
+    for (int r = first; r < last && r < ranks; ++r) {
+      const float* in = cells_.data() + static_cast<size_t>(r) * static_cast<size_t>(columns);
+      for (int c = from; c < columns; ++c) {
+        if (!std::isnan(in[c]) && !(in[c] <= out[c])) out[c] = in[c];
+      }
     }
   }
+  float low = INFINITY;
+  float high = -INFINITY;
+  for (float v : rows_) {
+    if (std::isnan(v)) continue;
+    low = std::min(low, v);
+    high = std::max(high, v);
+  }
+  const bool rescaled = whole || low != low_ || high != high_;
+  low_ = low;
+  high_ = high;
+  if (whole) image_ = QImage(columns, imageRows, QImage::Format_ARGB32);
+  if (rescaled) {
+    paintColumns(0);
+  } else if (from < columns) {
+    paintColumns(from);
+  } else {
+    return;
+  }
   update();
+}
+
+void HeatmapView::paintColumns(int from) {
+  const int columns = image_.width();
+  const float span = high_ > low_ ? high_ - low_ : 1.0f;
+  for (int row = 0; row < image_.height(); ++row) {
+    auto* line = reinterpret_cast<QRgb*>(image_.scanLine(row));
+    const float* values = rows_.data() + static_cast<size_t>(row) * static_cast<size_t>(columns);
+    for (int c = from; c < columns; ++c) {
+      line[c] = std::isnan(values[c]) ? qRgba(0, 0, 0, 0) : heatColor((values[c] - low_) / span).rgb();
+    }
+  }
+}
+
+float HeatmapView::rowValue(int row, int column) const {
+  if (row < 0 || row >= imageRows_ || column < 0 || column >= grid_.columns) return NAN;
+  return rows_[static_cast<size_t>(row) * static_cast<size_t>(grid_.columns) + static_cast<size_t>(column)];
 }
 
 void HeatmapView::highlightRank(int rank) {

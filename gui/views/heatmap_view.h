@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Rank x step heatmap of compute time (forward + backward): a straggler shows as a bright stripe.
+// Rank x step heatmap of compute time (forward + backward): a straggler shows as a bright stripe. With more
+// ranks than the plot has pixel rows, each row shows the slowest of the ranks it stands for, so a straggler's
+// stripe stays in sight. A live refresh redoes only the columns whose steps changed.
 #pragma once
 
 #include <QImage>
 #include <QWidget>
 #include <utility>
+#include <vector>
 
 #include "console/models/live_series.h"
 
@@ -16,8 +19,16 @@ class HeatmapView : public QWidget {
  public:
   explicit HeatmapView(QWidget* parent = nullptr);
 
-  // Recomputes the cells for steps [x0, x1) at the current width.
+  // Brings the cells up to date for steps [x0, x1) at the current size.
   void refresh(console::LiveSeries& series, double x0, double x1);
+  // The image drawn (one row per rank, or per group of ranks when they outnumber the plot's pixel rows) and
+  // the colour scale's ends (tests).
+  const QImage& image() const { return image_; }
+  std::pair<float, float> scale() const { return {low_, high_}; }
+  // The value a pixel row of the image shows for a column (the highest of its ranks'), NaN for none.
+  float rowValue(int row, int column) const;
+  // The steps and pixel columns the cells show.
+  const console::PixelGrid& grid() const { return grid_; }
   // The steps [x0, x1) the cells show.
   std::pair<double, double> stepRange() const { return {x0_, x1_}; }
   void highlightRank(int rank);
@@ -42,8 +53,15 @@ class HeatmapView : public QWidget {
   // A colour-scale label: "117.7 ms".
   QString scaleLabel(float ms) const;
 
+  // Colours columns [from, end) of the image from rows_.
+  void paintColumns(int from);
+
   QImage image_;
+  std::vector<float> cells_;  // per rank and column (LiveSeries::updateHeatmap)
+  std::vector<float> rows_;   // per image row and column: the highest of the row's ranks
+  console::PixelGrid grid_;
   int ranks_ = 0;
+  int imageRows_ = 0;
   double x0_ = 0;
   double x1_ = 0;
   float low_ = 0;

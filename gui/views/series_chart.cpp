@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/views/series_chart.h"
 
+#include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QFontMetricsF>
 #include <QLegend>
@@ -20,6 +21,8 @@ namespace {
 constexpr int kFallbackColumns = 600;
 constexpr int kXIntervals = 5;
 constexpr int kYIntervals = 5;
+// How often the rank furthest from the median is looked for again while the steps shown stay the same.
+constexpr qint64 kOutlierRefreshMs = 2000;
 // Qt Charts cuts a category label ("...") taller than the space to the next tick: keep two lines of text
 // between ticks.
 int yIntervalsFor(const QRectF& plot, const QFont& font) {
@@ -82,19 +85,72 @@ void SeriesChart::setDarkTheme(bool dark) {
   applyPens();
 }
 
+QLineSeries* SeriesChart::addLineSeries() {
+  auto* s = new QLineSeries(chart());
+  chart()->addSeries(s);
+  s->attachAxis(xAxis_);
+  s->attachAxis(yAxis_);
+  return s;
+}
+
 void SeriesChart::setLines(std::vector<Line> lines) {
+  int rankLines = 0;
+  for (const Line& line : lines) rankLines += line.rank >= 0 ? 1 : 0;
+  const bool manyRanks = rankLines > kMaxRankLines;
+  // A series for every line, except the ranks the band stands for: those get one while drawn over it.
+  // Series are reused where a line keeps its place.
+  auto drop = [&](QLineSeries*& s) {
+    if (!s) return;
+    chart()->removeSeries(s);
+    delete s;
+    s = nullptr;
+  };
   while (series_.size() > lines.size()) {
-    chart()->removeSeries(series_.back());
-    delete series_.back();
+    drop(series_.back());
     series_.pop_back();
   }
-  while (series_.size() < lines.size()) {
-    auto* s = new QLineSeries(chart());
-    chart()->addSeries(s);
-    s->attachAxis(xAxis_);
-    s->attachAxis(yAxis_);
-    series_.push_back(s);
+  series_.resize(lines.size(), nullptr);
+  if (manyRanks && !outerBand_) {
+    // The band is drawn first, under every line: the lines there already are added again after it.
+    for (QLineSeries* s : series_) {
+      if (s) chart()->removeSeries(s);
+    }
+    for (QLineSeries*& edge : bandLines_) edge = new QLineSeries(chart());
+    outerBand_ =
+        new QAreaSeries(bandLines_[console::RankSpread::Highest], bandLines_[console::RankSpread::Lowest]);
+    innerBand_ = new QAreaSeries(bandLines_[console::RankSpread::UpperQuartile],
+                                 bandLines_[console::RankSpread::LowerQuartile]);
+    outerBand_->setName(tr("all ranks"));
+    innerBand_->setName(tr("middle half"));
+    for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
+             outerBand_, innerBand_, bandLines_[console::RankSpread::Median]}) {
+      chart()->addSeries(s);
+      s->attachAxis(xAxis_);
+      s->attachAxis(yAxis_);
+    }
+    bandLines_[console::RankSpread::Median]->setName(tr("median"));
+    for (QLineSeries* s : series_) {
+      if (!s) continue;
+      chart()->addSeries(s);
+      s->attachAxis(xAxis_);
+      s->attachAxis(yAxis_);
+    }
   }
+  for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
+           outerBand_, innerBand_, bandLines_[console::RankSpread::Median]}) {
+    if (s) s->setVisible(manyRanks);
+  }
+  manyRanks_ = manyRanks;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (manyRanks && lines[i].rank >= 0) {
+      drop(series_[i]);
+    } else if (!series_[i]) {
+      series_[i] = addLineSeries();
+    }
+  }
+  overBand_.clear();
+  outlier_ = -1;
+  outlierFound_.invalidate();
   if (side_) {
     // The side line stays after the lines, in the legend too.
     chart()->removeSeries(side_);
@@ -103,18 +159,27 @@ void SeriesChart::setLines(std::vector<Line> lines) {
     side_->attachAxis(sideAxis_);
   }
   lines_ = std::move(lines);
-  for (size_t i = 0; i < lines_.size(); ++i) series_[i]->setName(lines_[i].name);
-  chart()->legend()->setVisible((lines_.size() > 1 && lines_.size() <= 8) || (side_ && !lines_.empty()));
-  // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it.
-  chart()->legend()->setAlignment(lines_.size() > 4 ? Qt::AlignRight : Qt::AlignBottom);
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    if (series_[i]) series_[i]->setName(lines_[i].name);
+  }
+  showLegend();
   applyPens();
+}
+
+void SeriesChart::showLegend() {
+  // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it. The band's
+  // names stand under it: they are few, and the plot keeps its width.
+  chart()->legend()->setVisible(manyRanks_ || (lines_.size() > 1 && lines_.size() <= 8) ||
+                                (side_ && !lines_.empty()));
+  chart()->legend()->setAlignment(lines_.size() > 4 && !manyRanks_ ? Qt::AlignRight : Qt::AlignBottom);
 }
 
 void SeriesChart::applyPens() {
   for (size_t i = 0; i < lines_.size() && i < series_.size(); ++i) {
+    if (!series_[i]) continue;
     const Line& line = lines_[i];
     QColor color = line.color;
-    double width = lines_.size() > 16 ? 1.0 : 1.6;
+    double width = lines_.size() > 16 && !manyRanks_ ? 1.0 : 1.6;
     if (highlighted_ >= 0 && line.rank >= 0) {
       if (line.rank == highlighted_) {
         width = 3.0;
@@ -125,6 +190,18 @@ void SeriesChart::applyPens() {
     QPen pen(color);
     pen.setWidthF(width);
     series_[i]->setPen(pen);
+  }
+  if (outerBand_) {
+    QColor band = palette().color(QPalette::Text);
+    band.setAlphaF(0.12f);
+    outerBand_->setBrush(band);
+    outerBand_->setPen(Qt::NoPen);
+    band.setAlphaF(0.28f);
+    innerBand_->setBrush(band);
+    innerBand_->setPen(Qt::NoPen);
+    QPen median(palette().color(QPalette::Text));
+    median.setWidthF(1.2);
+    bandLines_[console::RankSpread::Median]->setPen(median);
   }
 }
 
@@ -168,7 +245,7 @@ QLineSeries* SeriesChart::addOverlay(const QString& name, const QColor& color, Q
 }
 
 void SeriesChart::setSideLine(const QString& name, const QList<QPointF>& points, double lo, double hi,
-                              const QColor& color) {
+                              const QColor& color, SideLine look) {
   if (points.isEmpty()) {
     if (side_) {
       chart()->removeSeries(side_);
@@ -188,21 +265,23 @@ void SeriesChart::setSideLine(const QString& name, const QList<QPointF>& points,
       chart()->addSeries(side_);
       side_->attachAxis(xAxis_);
       side_->attachAxis(sideAxis_);
-      side_->setPointsVisible(true);
     }
+    if (side_->pointsVisible() != (look == SideLine::Measurements))
+      side_->setPointsVisible(look == SideLine::Measurements);
     sideLo_ = lo;
     sideHi_ = hi;
     setRoundTicks(sideAxis_, lo, hi, yIntervals_);
-    sideAxis_->setLabelsColor(color);
+    // A live chart calls this every frame: what did not change is not set again (each would lay out anew).
+    if (sideAxis_->labelsColor() != color) sideAxis_->setLabelsColor(color);
     QPen pen(color);
     pen.setWidthF(1.6);
-    pen.setStyle(Qt::DashLine);
-    side_->setPen(pen);
-    side_->setName(name);
+    pen.setStyle(look == SideLine::Measurements ? Qt::DashLine : Qt::SolidLine);
+    if (side_->pen() != pen) side_->setPen(pen);
+    if (side_->name() != name) side_->setName(name);
     side_->replace(points);
   }
   // Two quantities need their names under the plot.
-  chart()->legend()->setVisible((lines_.size() > 1 && lines_.size() <= 8) || (side_ && !lines_.empty()));
+  showLegend();
 }
 
 void SeriesChart::setLimit(double value, const QString& label) {
@@ -245,7 +324,91 @@ QList<QPointF> SeriesChart::markerPoints(size_t i) const {
 }
 
 qsizetype SeriesChart::pointCount(int line) const {
-  return series_.at(static_cast<size_t>(line))->count();
+  const QLineSeries* s = series_.at(static_cast<size_t>(line));
+  return s ? s->count() : 0;
+}
+
+void SeriesChart::setSpread(console::RankSpread* spread) {
+  spread_ = spread;
+}
+
+void SeriesChart::setNamedRanks(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  namedRanks_ = std::move(ranks);
+}
+
+std::vector<int> SeriesChart::ranksToDraw(double x0, double x1) {
+  std::vector<int> ranks = namedRanks_;
+  if (highlighted_ >= 0) ranks.push_back(highlighted_);
+  const std::pair<double, double> window{x0, x1};
+  // The worst ranks are those the findings name; without any, the one the band hides best.
+  if (!namedRanks_.empty()) {
+    outlier_ = -1;
+  } else if (window != outlierWindow_ || !outlierFound_.isValid() ||
+             outlierFound_.elapsed() >= kOutlierRefreshMs) {
+    // The rank whose mean over the steps shown lies furthest from the median rank's: what the band hides.
+    const auto from = static_cast<uint64_t>(std::max(0.0, x0));
+    const auto to = static_cast<uint64_t>(std::max(0.0, x1));
+    std::vector<std::pair<double, int>> means;
+    for (const Line& line : lines_) {
+      if (line.rank < 0) continue;
+      const double m = line.series->mean(from, to);
+      if (!std::isnan(m)) means.emplace_back(m, line.rank);
+    }
+    outlier_ = -1;
+    if (means.size() > 2) {
+      auto middle = means.begin() + static_cast<std::ptrdiff_t>(means.size() / 2);
+      std::nth_element(means.begin(), middle, means.end());
+      const double median = middle->first;
+      double furthest = 0;
+      for (const auto& [m, rank] : means) {
+        if (std::abs(m - median) > furthest) {
+          furthest = std::abs(m - median);
+          outlier_ = rank;
+        }
+      }
+    }
+    outlierWindow_ = window;
+    outlierFound_.start();
+  }
+  if (outlier_ >= 0) ranks.push_back(outlier_);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+qsizetype SeriesChart::refreshBand(const console::PixelGrid& grid) {
+  using Q = console::RankSpread::Quantile;
+  qsizetype pushed = 0;
+  for (int q = 0; q < console::RankSpread::kQuantiles; ++q) {
+    const QList<QPointF>& points = (*spread_)[Q(q)].decimated(grid);
+    if (q == console::RankSpread::Median) {
+      bandLines_[q]->replace(points);
+      pushed += points.size();
+      continue;
+    }
+    // An edge of a band: per column, the lowest value of a lower edge, the highest of an upper one, at the
+    // column's middle.
+    const bool upper = q > console::RankSpread::Median;
+    const double width = (grid.x1 - grid.x0) / grid.columns;
+    QList<QPointF> edge;
+    edge.reserve(grid.columns);
+    int64_t column = -1;
+    for (const QPointF& p : points) {
+      const int64_t c = grid.columnOf(p.x());
+      if (c < 0 || c >= grid.columns) continue;
+      if (c != column) {
+        column = c;
+        edge.append(QPointF(grid.x0 + (static_cast<double>(c) + 0.5) * width, p.y()));
+      } else if (upper ? p.y() > edge.back().y() : p.y() < edge.back().y()) {
+        edge.back().setY(p.y());
+      }
+    }
+    pushed += edge.size();
+    bandLines_[q]->replace(edge);
+  }
+  return pushed;
 }
 
 qsizetype SeriesChart::refresh(double x0, double x1) {
@@ -255,73 +418,49 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
   double lo = yMin_;
   double hi = yMax_;
   qsizetype pushed = 0;
-  int rankLines = 0;
-  for (const Line& line : lines_) rankLines += line.rank >= 0 ? 1 : 0;
-  const bool band = rankLines > kMaxRankLines;
-  std::vector<double> low, high;
-  if (band) {
-    low.assign(static_cast<size_t>(columns), std::numeric_limits<double>::infinity());
-    high.assign(static_cast<size_t>(columns), -std::numeric_limits<double>::infinity());
+  banded_ = manyRanks_ && spread_;
+  if (manyRanks_) {
+    // The ranks drawn over the band get a series; the others give theirs back.
+    std::vector<int> draw = ranksToDraw(x0, x1);
+    if (draw != overBand_) {
+      overBand_ = std::move(draw);
+      for (size_t i = 0; i < lines_.size(); ++i) {
+        if (lines_[i].rank < 0) continue;
+        const bool drawn = std::binary_search(overBand_.begin(), overBand_.end(), lines_[i].rank);
+        if (drawn && !series_[i]) {
+          series_[i] = addLineSeries();
+          series_[i]->setName(lines_[i].name);
+        } else if (!drawn && series_[i]) {
+          chart()->removeSeries(series_[i]);
+          delete series_[i];
+          series_[i] = nullptr;
+        }
+      }
+      applyPens();
+    }
   }
   bool anyValue = false;
   for (size_t i = 0; i < lines_.size(); ++i) {
+    anyValue = anyValue || !lines_[i].series->empty();
+    // A rank the band stands for costs nothing here: the band's extent covers it.
+    if (!series_[i]) continue;
     const QList<QPointF>& points = lines_[i].series->decimated(grid);
     const auto extent =
         lines_[i].series->extent(static_cast<uint64_t>(std::max(0.0, x0)), static_cast<uint64_t>(x1));
-    anyValue = anyValue || !lines_[i].series->empty();
     if (!extent.empty()) {
       hi = std::max(hi, static_cast<double>(extent.max));
       lo = std::min(lo, static_cast<double>(extent.min));
     }
-    const bool drawn = !band || lines_[i].rank < 0 || lines_[i].rank == highlighted_;
-    if (band && lines_[i].rank >= 0) {
-      // Points come in x order: walk the column edges alongside instead of dividing for every point.
-      const double width = (x1 - x0) / columns;
-      int c = 0;
-      double edge = x0 + width;
-      for (const QPointF& p : points) {
-        if (p.x() < x0) continue;
-        while (c < columns && p.x() >= edge) edge = x0 + (++c + 1) * width;
-        if (c >= columns) break;
-        low[static_cast<size_t>(c)] = std::min(low[static_cast<size_t>(c)], p.y());
-        high[static_cast<size_t>(c)] = std::max(high[static_cast<size_t>(c)], p.y());
-      }
-    }
-    if (drawn) {
-      series_[i]->replace(points);
-      pushed += points.size();
-    } else if (series_[i]->count() > 0) {
-      series_[i]->clear();
-    }
+    series_[i]->replace(points);
+    pushed += points.size();
   }
-  if (band) {
-    if (!bandHigh_) {
-      for (QLineSeries** s : {&bandHigh_, &bandLow_}) {
-        *s = new QLineSeries(chart());
-        chart()->addSeries(*s);
-        (*s)->attachAxis(xAxis_);
-        (*s)->attachAxis(yAxis_);
-        QPen pen(palette().color(QPalette::Mid));
-        pen.setWidthF(1.2);
-        (*s)->setPen(pen);
-      }
-      bandHigh_->setName(tr("highest rank"));
-      bandLow_->setName(tr("lowest rank"));
-    }
-    QList<QPointF> upper, lower;
-    const double width = (x1 - x0) / columns;
-    for (int c = 0; c < columns; ++c) {
-      if (!(low[static_cast<size_t>(c)] <= high[static_cast<size_t>(c)])) continue;
-      const double x = x0 + (c + 0.5) * width;
-      upper.append(QPointF(x, high[static_cast<size_t>(c)]));
-      lower.append(QPointF(x, low[static_cast<size_t>(c)]));
-    }
-    pushed += upper.size() + lower.size();
-    bandHigh_->replace(upper);
-    bandLow_->replace(lower);
-  } else if (bandHigh_) {
-    bandHigh_->clear();
-    bandLow_->clear();
+  if (banded_) {
+    const uint64_t from = static_cast<uint64_t>(std::max(0.0, x0)), to = static_cast<uint64_t>(x1);
+    const auto top = (*spread_)[console::RankSpread::Highest].extent(from, to);
+    const auto bottom = (*spread_)[console::RankSpread::Lowest].extent(from, to);
+    if (!top.empty()) hi = std::max(hi, static_cast<double>(top.max));
+    if (!bottom.empty()) lo = std::min(lo, static_cast<double>(bottom.min));
+    pushed += refreshBand(grid);
   }
   for (size_t i = 0; i < trends_.size(); ++i) {
     const Trend& t = trends_[i];

@@ -2566,6 +2566,10 @@
         <source>test accuracy (%)</source>
         <translation>测试准确率（%）</translation>
     </message>
+    <message>
+        <source>fastest, median, slowest, named</source>
+        <translation>最快、中位、最慢、被指出的</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::gui::FaultsForm</name>
@@ -3506,16 +3510,20 @@
         <translation>步</translation>
     </message>
     <message>
-        <source>highest rank</source>
-        <translation>最高的 rank</translation>
-    </message>
-    <message>
-        <source>lowest rank</source>
-        <translation>最低的 rank</translation>
-    </message>
-    <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>all ranks</source>
+        <translation>所有 rank</translation>
+    </message>
+    <message>
+        <source>middle half</source>
+        <translation>中间一半</translation>
+    </message>
+    <message>
+        <source>median</source>
+        <translation>中位数</translation>
     </message>
 </context>
 <context>

@@ -18,15 +18,19 @@
 #include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QTranslator>
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
+#include "common/quantiles.h"
 #include "console/models/axis_scale.h"
 #include "console/reports/report.h"
 #include "gui/main_window.h"
@@ -386,6 +390,140 @@ TEST_F(DashboardTest, ARestartIsMarkedOnTheStepAxis) {
   screenshot(page, QStringLiteral("dashboard_restart.png"));
   ASSERT_TRUE(test::openAndWait(window, runId));
   check("reopened");
+}
+
+// A thousand ranks on the dashboard: a real 8-rank run, rank 3 slowed, stands for 1024 ranks (rank r's
+// records for ranks 128 r to 128 r + 127). The charts draw the ranks' spread instead of a line per rank, and
+// it is the 8 real ranks' spread step by step; the ranks the findings name and the highlighted rank keep
+// their own lines over it; each heatmap row shows the slowest of the ranks it stands for.
+TEST_F(DashboardTest, AThousandRanksShowTheRealRanksSpreadTheirNamedRanksAndHeatmap) {
+  constexpr int kReal = 8;
+  constexpr int kCopies = 128;
+  const auto result = test::runProcess(
+      {test::binPath("ringmaster"), "run", "-np", std::to_string(kReal), "--model", "mlp", "--data",
+       "synthetic", "--steps", "30", "--inject-straggler", "3:40", "--store", options.storePath.toStdString(),
+       "--state-dir", dir.filePath(QStringLiteral("cli")).toStdString(), "--worker",
+       options.workerPath.toStdString()},
+      {}, std::chrono::milliseconds(kRunTimeoutMs));
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  RunStore store(options.storePath.toStdString());
+  const int64_t runId = store.resolveRun("last");
+  const std::vector<RankSeries> real = store.rankSeries(runId);
+  ASSERT_EQ(real.size(), size_t(kReal));
+  console::RunData eight, many;
+  for (const RankSeries& r : real) {
+    for (int copy = 0; copy < kCopies; ++copy) {
+      const int rank = r.rank * kCopies + copy;
+      for (v1::StepSample s : r.steps) {
+        if (copy == 0) eight.series.ingest(s);
+        s.set_rank(rank);
+        many.series.ingest(s);
+      }
+      for (v1::MemorySample m : r.memory) {
+        if (copy == 0) eight.series.ingest(m);
+        m.set_rank(rank);
+        many.series.ingest(m);
+      }
+    }
+  }
+  ASSERT_EQ(many.series.rankCount(), kReal * kCopies);
+
+  DashboardPage page;
+  page.resize(1440, 900);
+  RunHeading heading;
+  heading.name = QStringLiteral("1024 ranks");
+  heading.status = QStringLiteral("finished");
+  heading.totalSteps = 30;
+  page.setRun(&many, heading);
+  page.show();
+  QApplication::processEvents();
+  v1::Finding straggler;
+  straggler.set_kind(v1::Finding::KIND_STRAGGLER);
+  straggler.set_severity(v1::Finding::SEVERITY_WARNING);
+  straggler.set_rank(3 * kCopies + 5);
+  page.setFindings({straggler});
+  page.highlightRank(1000);
+  page.redraw();
+  QApplication::processEvents();
+  page.redraw();
+
+  SeriesChart* chart = page.throughputChart();
+  ASSERT_TRUE(chart->drawsBand());
+  int lines = 0;
+  for (QAbstractSeries* s : chart->chart()->series())
+    lines += s->isVisible() && s->type() == QAbstractSeries::SeriesTypeLine;
+  EXPECT_LT(lines, 8) << "a line for the total, the median and a few ranks, not one per rank";
+  const std::vector<int>& own = chart->ranksOverBand();
+  EXPECT_TRUE(std::count(own.begin(), own.end(), 3 * kCopies + 5)) << "the rank the finding names";
+  EXPECT_TRUE(std::count(own.begin(), own.end(), 1000)) << "the highlighted rank";
+  EXPECT_LE(own.size(), 3u);
+
+  // The band, column by column, against the real ranks' throughput over the same columns.
+  const auto [x0, x1] = page.stepRange();
+  const console::PixelGrid grid{x0, x1, static_cast<int>(chart->chart()->plotArea().width())};
+  std::map<int64_t, std::pair<double, double>> extremes;  // column -> lowest, highest of any rank
+  std::map<uint64_t, std::vector<double>> values;         // step -> every one of the 1024 ranks' values
+  for (int r = 0; r < kReal; ++r) {
+    const console::StepSeries& throughput = eight.series.rank(r, console::RankMetric::Throughput);
+    for (uint64_t step = 0; step < throughput.endStep(); ++step) {
+      const float v = throughput.at(step);
+      if (std::isnan(v)) continue;
+      auto [it, fresh] = extremes.try_emplace(grid.columnOf(double(step)), v, v);
+      it->second = {std::min<double>(it->second.first, v), std::max<double>(it->second.second, v)};
+      values[step].insert(values[step].end(), kCopies, v);
+    }
+  }
+  for (auto q : {console::RankSpread::Lowest, console::RankSpread::Highest}) {
+    const QList<QPointF> edge = chart->bandLine(q)->points();
+    ASSERT_EQ(size_t(edge.size()), extremes.size());
+    for (const QPointF& p : edge) {
+      const auto& [lowest, highest] = extremes.at(grid.columnOf(p.x()));
+      EXPECT_FLOAT_EQ(float(p.y()), float(q == console::RankSpread::Lowest ? lowest : highest)) << p.x();
+    }
+  }
+  const QList<QPointF> median = chart->bandLine(console::RankSpread::Median)->points();
+  ASSERT_FALSE(median.isEmpty());
+  for (const QPointF& p : median) {
+    EXPECT_NEAR(p.y(), stats::quantile(values.at(uint64_t(p.x())), 0.5), 1e-3 * p.y()) << "step " << p.x();
+  }
+
+  // The heatmap: fewer rows than ranks, each the slowest of its ranks' compute time in each column.
+  HeatmapView* heatmap = page.heatmapView();
+  const int rows = heatmap->image().height();
+  ASSERT_GT(rows, 10);
+  ASSERT_LT(rows, kReal * kCopies);
+  std::vector<float> cells;
+  eight.series.updateHeatmap(heatmap->grid(), cells, true);
+  const int columns = heatmap->grid().columns;
+  // Mean compute shown by the rows that stand for real rank 3's copies alone, and by those of the others.
+  double slowSum = 0, otherSum = 0;
+  int slowCells = 0, otherCells = 0;
+  for (int row = 0; row < rows; ++row) {
+    const int first = row * kReal * kCopies / rows, last = (row + 1) * kReal * kCopies / rows;
+    for (int c = 0; c < columns; ++c) {
+      float expected = NAN;
+      for (int real = first / kCopies; real <= (last - 1) / kCopies; ++real) {
+        const float v = cells[size_t(real * columns + c)];
+        if (!std::isnan(v) && !(v <= expected)) expected = v;
+      }
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(heatmap->rowValue(row, c))) << "row " << row << " column " << c;
+      } else {
+        EXPECT_FLOAT_EQ(heatmap->rowValue(row, c), expected) << "row " << row << " column " << c;
+      }
+    }
+    if (first / kCopies != (last - 1) / kCopies) continue;
+    for (int c = 0; c < columns; ++c) {
+      const float v = heatmap->rowValue(row, c);
+      if (std::isnan(v)) continue;
+      (first / kCopies == 3 ? slowSum : otherSum) += v;
+      ++(first / kCopies == 3 ? slowCells : otherCells);
+    }
+  }
+  ASSERT_GT(slowCells, 0);
+  ASSERT_GT(otherCells, 0);
+  EXPECT_GT(slowSum / slowCells, 1.2 * otherSum / otherCells) << "rank 3's rows are a bright stripe";
+  screenshot(&page, QStringLiteral("dashboard_1024_ranks.png"));
 }
 
 TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {

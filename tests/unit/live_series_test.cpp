@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "common/quantiles.h"
+
 namespace ringmaster::console {
 namespace {
 
@@ -98,11 +100,27 @@ TEST(LiveSeries, HeatmapShowsTheSlowestStepOfEachColumn) {
     live.ingest(step(0, i, 10, 10));
     live.ingest(step(1, i, 10, i == 5 ? 90 : 30));  // rank 1 is slower, with a spike at step 5
   }
-  const std::vector<float> cells = live.computeHeatmap(PixelGrid{0, 8, 4});  // two steps per column
-  ASSERT_EQ(cells.size(), 8u);
+  std::vector<float> cells;
+  const PixelGrid grid{0, 10, 5};  // two steps per column
+  EXPECT_EQ(live.updateHeatmap(grid, cells, true), 0);
+  ASSERT_EQ(cells.size(), 10u);
   for (int c = 0; c < 4; ++c) EXPECT_FLOAT_EQ(cells[c], 20.0f);
-  EXPECT_FLOAT_EQ(cells[4 + 0], 40.0f);
-  EXPECT_FLOAT_EQ(cells[4 + 2], 100.0f);  // steps 4 and 5
+  EXPECT_TRUE(std::isnan(cells[4])) << "no step 8 or 9 yet";
+  EXPECT_FLOAT_EQ(cells[5 + 0], 40.0f);
+  EXPECT_FLOAT_EQ(cells[5 + 2], 100.0f);  // steps 4 and 5
+
+  // Nothing new: nothing filled again. A new step fills its column, and only from there.
+  EXPECT_EQ(live.updateHeatmap(grid, cells, false), 5);
+  live.ingest(step(1, 8, 10, 70));
+  EXPECT_EQ(live.updateHeatmap(grid, cells, false), 4);
+  EXPECT_FLOAT_EQ(cells[5 + 4], 80.0f);
+  EXPECT_TRUE(std::isnan(cells[4])) << "rank 0 has no step 8";
+  EXPECT_FLOAT_EQ(cells[5 + 2], 100.0f) << "columns before the change are kept";
+  // A step replaced in the middle fills again from its column on.
+  live.ingest(step(0, 2, 10, 50));
+  EXPECT_EQ(live.updateHeatmap(grid, cells, false), 1);
+  EXPECT_FLOAT_EQ(cells[1], 60.0f);
+  EXPECT_FLOAT_EQ(cells[5 + 4], 80.0f);
 }
 
 TEST(LiveSeries, IgnoresRecordsWithImpossibleRanks) {
@@ -148,6 +166,71 @@ TEST(LiveSeries, WhatARecordDoesNotHoldIsNotMeasured) {
   live.ingest(op(0, 2, 0, 0, 0));
   EXPECT_EQ(live.rank(0, RankMetric::AllreduceLatencyMs).count(), 1);
   EXPECT_EQ(live.endStep(), 3u);
+}
+
+// How a metric spreads across ranks: each step's lowest, quartiles, median and highest, as stats::quantile
+// gives them from that step's values; a value replaced later moves its step's spread.
+TEST(LiveSeries, TheSpreadAcrossRanksIsEachStepsQuantiles) {
+  LiveSeries live;
+  constexpr int kRanks = 40;
+  auto value = [](int rank, uint64_t s) { return int64_t((rank * 7 + int(s) * 3) % 23 + 1); };
+  for (uint64_t s = 0; s < 30; ++s) {
+    for (int r = 0; r < kRanks; ++r) {
+      if (r == 5 && s == 12) continue;  // a step one rank never reported
+      live.ingest(step(r, s, value(r, s), 10));
+    }
+  }
+  auto check = [&](uint64_t s) {
+    std::vector<double> computes;
+    for (int r = 0; r < kRanks; ++r) {
+      const float v = live.rank(r, RankMetric::ComputeMs).at(s);
+      if (!std::isnan(v)) computes.push_back(v);
+    }
+    RankSpread& spread = live.spread(RankMetric::ComputeMs);
+    const RankSpread::Quantile quantiles[] = {RankSpread::Lowest, RankSpread::LowerQuartile,
+                                              RankSpread::Median, RankSpread::UpperQuartile,
+                                              RankSpread::Highest};
+    for (int q = 0; q < RankSpread::kQuantiles; ++q) {
+      EXPECT_NEAR(spread[quantiles[q]].at(s), stats::quantile(computes, RankSpread::kFractions[size_t(q)]),
+                  1e-4)
+          << "step " << s << ", quantile " << q;
+    }
+  };
+  for (uint64_t s = 0; s < 30; ++s) check(s);
+  live.ingest(step(3, 12, 500, 10));  // a rank's step replaced: the highest there now
+  EXPECT_FLOAT_EQ(live.spread(RankMetric::ComputeMs)[RankSpread::Highest].at(12), 510.0f);
+  check(12);
+  EXPECT_TRUE(std::isnan(live.spread(RankMetric::ComputeMs)[RankSpread::Median].at(30))) << "no step 30";
+}
+
+// With many ranks the charted metrics' spreads are computed as steps arrive, from the ranks' whole steps:
+// long after those steps were summarised in the ranks' own series, their spread is still exact.
+TEST(LiveSeries, ManyRanksSpreadsStayExactAfterTheRanksStepsAreSummarised) {
+  LiveSeries live;
+  const int ranks = kRanksDrawnOneByOne + 4;
+  const uint64_t steps = StepSeries::kChunkSize * (StepSeries::kFullChunks + 2);
+  auto rssMib = [](int rank, uint64_t s) { return uint64_t(100 + 10 * rank + (s % 2 ? 40 : 0)); };
+  for (uint64_t s = 0; s < steps; ++s) {
+    for (int r = 0; r < ranks; ++r) {
+      v1::MemorySample m;
+      m.set_rank(r);
+      m.set_step(s);
+      m.set_rss_bytes(rssMib(r, s) << 20);
+      live.ingest(m);
+    }
+  }
+  const StepSeries& rank0 = live.rank(0, RankMetric::RssMb);
+  ASSERT_GT(rank0.summarisedEnd(), 100u);
+  ASSERT_FLOAT_EQ(rank0.at(7), 120.0f) << "rank 0's own series holds only its blocks' mean there";
+  // The spread is summarised in its turn, from the steps' exact figures: its extremes are the steps' own.
+  RankSpread& spread = live.spread(RankMetric::RssMb);
+  const auto lowest = spread[RankSpread::Lowest].extent(0, 64);
+  EXPECT_FLOAT_EQ(lowest.min, float(rssMib(0, 0)));
+  EXPECT_FLOAT_EQ(lowest.max, float(rssMib(0, 1)));
+  const auto highest = spread[RankSpread::Highest].extent(0, 64);
+  EXPECT_FLOAT_EQ(highest.min, float(rssMib(ranks - 1, 0)));
+  EXPECT_FLOAT_EQ(highest.max, float(rssMib(ranks - 1, 1)));
+  EXPECT_FLOAT_EQ(spread[RankSpread::Highest].at(steps - 1), float(rssMib(ranks - 1, steps - 1)));
 }
 
 }  // namespace ringmaster::console
