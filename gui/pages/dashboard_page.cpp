@@ -561,6 +561,8 @@ void DashboardPage::refreshPhases(uint64_t from, uint64_t to) {
     for (const PhaseBar& bar : phaseBars_) categories << bar.label;
     phaseRanks_->clear();
     phaseRanks_->append(categories);
+    // Four-digit ranks under narrow bars read standing up.
+    phaseRanks_->setLabelsAngle(rankCount_ > console::kRanksDrawnOneByOne ? -90 : 0);
     phaseRanks_->setTitleText(
         rankCount_ > console::kRanksDrawnOneByOne ? tr("fastest, median, slowest, named") : QString());
   }

@@ -167,11 +167,11 @@ void SeriesChart::setLines(std::vector<Line> lines) {
 }
 
 void SeriesChart::showLegend() {
-  // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it. The band's
-  // names stand under it: they are few, and the plot keeps its width.
+  // A few names fit under the plot; more would be elided there ("ran…"), so they stand beside it: the band's
+  // three and the ranks drawn over it too.
   chart()->legend()->setVisible(manyRanks_ || (lines_.size() > 1 && lines_.size() <= 8) ||
                                 (side_ && !lines_.empty()));
-  chart()->legend()->setAlignment(lines_.size() > 4 && !manyRanks_ ? Qt::AlignRight : Qt::AlignBottom);
+  chart()->legend()->setAlignment(lines_.size() > 4 ? Qt::AlignRight : Qt::AlignBottom);
 }
 
 void SeriesChart::applyPens() {

@@ -524,6 +524,29 @@ TEST_F(DashboardTest, AThousandRanksShowTheRealRanksSpreadTheirNamedRanksAndHeat
   ASSERT_GT(otherCells, 0);
   EXPECT_GT(slowSum / slowCells, 1.2 * otherSum / otherCells) << "rank 3's rows are a bright stripe";
   screenshot(&page, QStringLiteral("dashboard_1024_ranks.png"));
+
+  // The same on a 1024 x 768 screen, in English and in Chinese (each page makes its texts when it is built).
+  for (const QString language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+    if (language != QStringLiteral("en")) {
+      ASSERT_EQ(installTranslation(*QCoreApplication::instance(), language), language);
+    }
+    DashboardPage small;
+    small.resize(1024, 768);
+    small.setRun(&many, heading);
+    small.show();
+    QApplication::processEvents();
+    small.setFindings({straggler});
+    small.highlightRank(1000);
+    small.redraw();
+    QApplication::processEvents();
+    small.redraw();
+    EXPECT_TRUE(small.throughputChart()->drawsBand()) << language.toStdString();
+    screenshot(&small, QStringLiteral("dashboard_1024_ranks_1024x768_%1.png").arg(language));
+  }
+  for (QTranslator* translator : QCoreApplication::instance()->findChildren<QTranslator*>()) {
+    QCoreApplication::removeTranslator(translator);
+    delete translator;
+  }
 }
 
 TEST_F(DashboardTest, RunsStartedFromTheCliAppearWithoutARefresh) {
