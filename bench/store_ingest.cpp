@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Run store ingest: rows per second into a fresh SQLite store, in batches the way the console ingests a live
-// run (timeline events, stored in chunks, count as rows). Goal: at least 500 000 rows/s.
+// run (timeline events, stored in chunks, count as rows). Goal: at least 500 000 rows/s. Then the room the
+// store takes per rank and step, each table with its index (SQLite's dbstat): goal for the steps, 20 bytes.
+#include <sqlite3.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <random>
+#include <string>
 
 #include "bench/bench_support.h"
 #include "history/run_store.h"
@@ -21,6 +27,32 @@ double ingest(RunStore& store, int64_t run, const std::vector<std::vector<v1::Re
     rows += batch.size();
   }
   return secondsSince(start);
+}
+
+// Bytes each table takes in the store file at `path`, its indexes counted with it ("steps_by_run" with
+// "steps"), from SQLite's dbstat table.
+std::map<std::string, double> bytesByTable(const std::string& path) {
+  std::map<std::string, double> bytes;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "store_ingest: cannot open %s: %s\n", path.c_str(), sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return bytes;
+  }
+  sqlite3_stmt* query = nullptr;
+  const char* sql =
+      "SELECT coalesce(m.tbl_name, d.name), sum(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m "
+      "ON m.name = d.name GROUP BY 1";
+  if (sqlite3_prepare_v2(db, sql, -1, &query, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "store_ingest: no dbstat in this SQLite: %s\n", sqlite3_errmsg(db));
+  } else {
+    while (sqlite3_step(query) == SQLITE_ROW) {
+      bytes[reinterpret_cast<const char*>(sqlite3_column_text(query, 0))] = sqlite3_column_double(query, 1);
+    }
+  }
+  sqlite3_finalize(query);
+  sqlite3_close(db);
+  return bytes;
 }
 
 }  // namespace
@@ -91,5 +123,19 @@ int main(int argc, char** argv) {
         "  %-32s %9llu rows in %6.2f s = %9.0f rows/s  (goal 500 000: %.2fx; %.0f rows per CPU second)\n",
         label, (unsigned long long)rows, seconds, rate, rate / 500000, double(rows) / cpu);
   }
+  // The room a rank's step takes, in the store written in batches of 10 000 rows (closed: everything is in
+  // the file).
+  const std::string path = dir.file("runs-" + std::to_string(large.size()) + ".sqlite");
+  const double rankSteps = double(kRanks) * double(steps);
+  const auto bytes = bytesByTable(path);
+  std::printf("store size per rank and step (%d ranks x %d steps, tables with their indexes):\n", kRanks,
+              steps);
+  for (const char* table : {"steps", "allreduce_ops", "memory_samples"}) {
+    const auto it = bytes.find(table);
+    std::printf("  %-16s %7.1f bytes%s\n", table, it == bytes.end() ? 0.0 : it->second / rankSteps,
+                std::string(table) == "steps" ? "  (goal 20)" : "");
+  }
+  std::printf("  %-16s %7.1f bytes (%d all-reduce ops and a memory sample a step)\n", "whole file",
+              double(std::filesystem::file_size(path)) / rankSteps, kBuckets);
   return 0;
 }
