@@ -146,10 +146,42 @@ RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOn
   RunData data;
   data.info = store.run(runId);
   if (!data.info) throw StoreError("run " + std::to_string(runId) + " is not in " + store.path());
-  for (const RankSeries& rank : store.rankSeries(runId)) {
-    for (const auto& s : rank.steps) data.series.ingest(s);
-    for (const auto& op : rank.allreduce) data.series.ingest(op);
-    for (const auto& m : rank.memory) data.series.ingest(m);
+  // The ranks' records go in together, a stretch of steps at a time, as a live run's arrive: the spread
+  // across many ranks is computed from every rank's whole steps before any rank's are summarised.
+  const std::vector<RankSeries> ranks = store.rankSeries(runId);
+  struct Cursor {
+    size_t steps = 0, ops = 0, memory = 0;
+  };
+  std::vector<Cursor> at(ranks.size());
+  constexpr uint64_t kStretch = 1024;
+  for (;;) {
+    // The stretch holding the lowest step not taken yet (stretches without any are skipped).
+    bool left = false;
+    uint64_t next = std::numeric_limits<uint64_t>::max();
+    auto see = [&](const auto& records, size_t i) {
+      if (i == records.size()) return;
+      left = true;
+      next = std::min<uint64_t>(next, records[i].step());
+    };
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      see(ranks[r].steps, at[r].steps);
+      see(ranks[r].allreduce, at[r].ops);
+      see(ranks[r].memory, at[r].memory);
+    }
+    if (!left) break;
+    const uint64_t last = next / kStretch * kStretch + (kStretch - 1);  // no overflow: kStretch divides 2^64
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const RankSeries& rank = ranks[r];
+      Cursor& c = at[r];
+      for (; c.steps < rank.steps.size() && rank.steps[c.steps].step() <= last; ++c.steps)
+        data.series.ingest(rank.steps[c.steps]);
+      for (; c.ops < rank.allreduce.size() && rank.allreduce[c.ops].step() <= last; ++c.ops)
+        data.series.ingest(rank.allreduce[c.ops]);
+      for (; c.memory < rank.memory.size() && rank.memory[c.memory].step() <= last; ++c.memory)
+        data.series.ingest(rank.memory[c.memory]);
+    }
+  }
+  for (const RankSeries& rank : ranks) {
     for (const auto& s : rank.scalars) data.accuracy.add(s);
   }
   data.timelineExtent = store.timelineExtent(runId);

@@ -471,10 +471,15 @@ void DashboardPage::rebuildLines() {
   latency_->setLines(std::move(latency));
   busbw_->setLines(std::move(busbw));
   memory_->setLines(std::move(memory));
-  throughput_->setSpread(&s.spread(console::RankMetric::Throughput));
-  latency_->setSpread(byBucket ? nullptr : &s.spread(console::RankMetric::AllreduceLatencyMs));
-  busbw_->setSpread(byBucket ? nullptr : &s.spread(console::RankMetric::AllreduceBusbwGbps));
-  memory_->setSpread(&s.spread(console::RankMetric::RssMb));
+  // The charts draw the ranks' spread only beyond kRanksDrawnOneByOne ranks: with fewer, nothing computes it.
+  const bool spreads = ranks > console::kRanksDrawnOneByOne;
+  auto spreadOf = [&](console::RankMetric m, bool wanted) {
+    return spreads && wanted ? &s.spread(m) : nullptr;
+  };
+  throughput_->setSpread(spreadOf(console::RankMetric::Throughput, true));
+  latency_->setSpread(spreadOf(console::RankMetric::AllreduceLatencyMs, !byBucket));
+  busbw_->setSpread(spreadOf(console::RankMetric::AllreduceBusbwGbps, !byBucket));
+  memory_->setSpread(spreadOf(console::RankMetric::RssMb, true));
 
   rankPicker_->clear();
   rankPicker_->addItem(tr("All ranks"), -1);

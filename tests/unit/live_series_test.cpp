@@ -6,6 +6,9 @@
 #include <cmath>
 
 #include "common/quantiles.h"
+#include "console/models/run_data.h"
+#include "history/run_store.h"
+#include "tests/support/temp_dir.h"
 
 namespace ringmaster::console {
 namespace {
@@ -231,6 +234,46 @@ TEST(LiveSeries, ManyRanksSpreadsStayExactAfterTheRanksStepsAreSummarised) {
   EXPECT_FLOAT_EQ(highest.min, float(rssMib(ranks - 1, 0)));
   EXPECT_FLOAT_EQ(highest.max, float(rssMib(ranks - 1, 1)));
   EXPECT_FLOAT_EQ(spread[RankSpread::Highest].at(steps - 1), float(rssMib(ranks - 1, steps - 1)));
+}
+
+// A stored run reopened: its ranks' records go into the series together, as a live run's arrive, so that the
+// spread of its early steps, summarised long since in every rank's own series, is every rank's spread.
+TEST(LiveSeries, AReopenedRunOfManyRanksHasEveryRanksSpreadOverItsEarlySteps) {
+  test::TempDir dir("spread-load");
+  RunStore store(dir.file("runs.sqlite"));
+  const int64_t run = store.createRun(NewRun{});
+  const int ranks = kRanksDrawnOneByOne + 4;
+  const uint64_t steps = StepSeries::kChunkSize * (StepSeries::kFullChunks + 1);
+  auto rssMib = [](int rank, uint64_t s) { return uint64_t(100 + 10 * rank + (s % 2 ? 40 : 0)); };
+  for (uint64_t first = 0; first < steps; first += 1024) {
+    std::vector<v1::Record> records;
+    for (int r = 0; r < ranks; ++r) {
+      for (uint64_t s = first; s < first + 1024; ++s) {
+        v1::MemorySample& m = *records.emplace_back().mutable_memory();
+        m.set_rank(r);
+        m.set_step(s);
+        m.set_rss_bytes(rssMib(r, s) << 20);
+      }
+    }
+    store.append(run, records);
+  }
+  RunData data = loadRun(store, run);
+  ASSERT_EQ(data.series.rankCount(), ranks);
+  ASSERT_GT(data.series.rank(ranks - 1, RankMetric::RssMb).summarisedEnd(), 64u);
+  RankSpread& spread = data.series.spread(RankMetric::RssMb);
+  const auto highest = spread[RankSpread::Highest].extent(0, 64);
+  EXPECT_FLOAT_EQ(highest.min, float(rssMib(ranks - 1, 0))) << "the last rank's steps are in the spread";
+  EXPECT_FLOAT_EQ(highest.max, float(rssMib(ranks - 1, 1)));
+  const auto lowest = spread[RankSpread::Lowest].extent(0, 64);
+  EXPECT_FLOAT_EQ(lowest.min, float(rssMib(0, 0)));
+  EXPECT_FLOAT_EQ(spread[RankSpread::Median].at(steps - 2), float(stats::quantile(
+                                                                [&] {
+                                                                  std::vector<double> v;
+                                                                  for (int r = 0; r < ranks; ++r)
+                                                                    v.push_back(double(rssMib(r, steps - 2)));
+                                                                  return v;
+                                                                }(),
+                                                                0.5)));
 }
 
 }  // namespace ringmaster::console
