@@ -6,6 +6,7 @@
 
 #include "diagnosis/evidence_keys.h"
 #include "diagnosis/evidence_text.h"
+#include "diagnosis/straggler_detector.h"
 
 // lupdate collects the patterns marked with Qt's QT_TRANSLATE_NOOP from this file; diagnosis/ has no Qt, so
 // here the marker is the text itself.
@@ -59,8 +60,17 @@ Sentence immaterial(const v1::Finding& f) {
 }
 
 // Slow up to the last step measured: nothing says it would have stopped, there were only too few steps to
-// tell. What a straggler's cause calls for is said with it.
+// tell (what a straggler's cause calls for is said with it), or the slowdown was too small to matter.
 Sentence stillSlow(const v1::Finding& f, const Sentence& causeAdvice) {
+  // Slow for many steps and still information: it was too little of a slowdown, not too short.
+  if (number(f, evidence::kStepsSlow) >= double(StragglerConfig{}.materialSteps)) {
+    return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
+                                    "Rank %1 has been slower than the others from step %2 to step %3, the "
+                                    "last one measured, but only by %4 (%5 of throughput lost): too little "
+                                    "to act on unless it grows."),
+                  {rank(f), std::to_string(f.since_step()), figure(f, evidence::kLastSlowStep),
+                   figure(f, evidence::kSlowdownPct), figure(f, evidence::kThroughputLostPct)});
+  }
   if (number(f, evidence::kThroughputLostPct) >= kMaterialLossPct) {
     return sentence(
         kAdviceContext,

@@ -219,6 +219,10 @@
         <source>A process the program starts itself reports as a rank only with the job&apos;s environment: start ranks with torch.multiprocessing.spawn or keep RINGMASTER_TELEMETRY_SOCKET, RINGMASTER_JOB_ID and RINGMASTER_JOB_SECRET in their environment. A rank the agent refused says why in the program&apos;s output (a wrong secret, a rank number taken twice).</source>
         <translation>程序自己启动的进程只有带着作业的环境变量才会作为 rank 上报：请用 torch.multiprocessing.spawn 启动各 rank，或在其环境中保留 RINGMASTER_TELEMETRY_SOCKET、RINGMASTER_JOB_ID 和 RINGMASTER_JOB_SECRET。被 agent 拒绝的 rank 会在程序输出中说明原因（错误的密钥、重复使用的 rank 编号）。</translation>
     </message>
+    <message>
+        <source>Rank %1 has been slower than the others from step %2 to step %3, the last one measured, but only by %4 (%5 of throughput lost): too little to act on unless it grows.</source>
+        <translation>Rank %1 从第 %2 步到最后测得的第 %3 步一直比其他 rank 慢，但只慢 %4（损失 %5 的吞吐量）：除非继续变慢，否则不必处理。</translation>
+    </message>
 </context>
 <context>
     <name>ringmaster::Comparison</name>

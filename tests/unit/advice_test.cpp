@@ -515,6 +515,16 @@ TEST(Advice, AStragglerSlowToTheLastStepIsNotToldItMayPass) {
   advice = toText(adviceFor(f));
   EXPECT_FALSE(contains(advice, "unless it lasts")) << advice;
   EXPECT_TRUE(contains(advice, "nothing to do unless it grows")) << advice;
+  // Slow for many steps and still information: the slowdown was too small, not the steps too few.
+  ev[evidence::kThroughputLostPct] = 3;
+  ev[evidence::kSlowdownPct] = 4;
+  ev[evidence::kStepsSlow] = 73;
+  ev[evidence::kLastSlowStep] = 99;
+  f.set_since_step(27);
+  advice = toText(adviceFor(f));
+  EXPECT_FALSE(contains(advice, "too few steps")) << advice;
+  EXPECT_TRUE(contains(advice, "Rank 1 has been slower than the others from step 27 to step 99")) << advice;
+  EXPECT_TRUE(contains(advice, "too little to act on unless it grows")) << advice;
   // One that recovered before the end was slow only for a while.
   ev[evidence::kThroughputLostPct] = 30;
   ev[evidence::kRecoveredAtStep] = 14;
