@@ -62,8 +62,12 @@ Sentence immaterial(const v1::Finding& f) {
 // Slow up to the last step measured: nothing says it would have stopped, there were only too few steps to
 // tell (what a straggler's cause calls for is said with it), or the slowdown was too small to matter.
 Sentence stillSlow(const v1::Finding& f, const Sentence& causeAdvice) {
-  // Slow for many steps and still information: it was too little of a slowdown, not too short.
-  if (number(f, evidence::kStepsSlow) >= double(StragglerConfig{}.materialSteps)) {
+  // Slow for many steps, costing enough, and still information: it was too little of a slowdown, not too
+  // short.
+  const StragglerConfig straggler;
+  if (number(f, evidence::kStepsSlow) >= double(straggler.materialSteps) &&
+      number(f, evidence::kThroughputLostPct) >= kMaterialLossPct &&
+      number(f, evidence::kSlowdownPct) < 100 * straggler.minSlowdown) {
     return phrase(QT_TRANSLATE_NOOP("ringmaster::Advice",
                                     "Rank %1 has been slower than the others from step %2 to step %3, the "
                                     "last one measured, but only by %4 (%5 of throughput lost): too little "
