@@ -23,13 +23,17 @@ double median(std::vector<double> values) {
 }
 
 double quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  return quantileOfSorted(values, q);
+}
+
+double quantileOfSorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
   size_t below = static_cast<size_t>(std::floor(position));
-  size_t above = std::min(below + 1, values.size() - 1);
+  size_t above = std::min(below + 1, sorted.size() - 1);
   double fraction = position - static_cast<double>(below);
-  return values[below] + (values[above] - values[below]) * fraction;
+  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
 }
 
 }  // namespace ringmaster::stats

@@ -13,5 +13,7 @@ double mean(const std::vector<double>& values);
 double median(std::vector<double> values);
 // Linear-interpolated quantile, q in [0, 1]; 0 for an empty set.
 double quantile(std::vector<double> values, double q);
+// The same of values already sorted ascending, for several quantiles of one set.
+double quantileOfSorted(const std::vector<double>& sorted, double q);
 
 }  // namespace ringmaster::stats

@@ -5,19 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "common/quantiles.h"
+
 namespace ringmaster::console {
-namespace {
-
-// The q-quantile of sorted values, linearly interpolated between the two nearest ranks.
-float quantileOfSorted(const std::vector<float>& sorted, double q) {
-  const double position = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(position));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double share = position - static_cast<double>(below);
-  return static_cast<float>(sorted[below] + share * (sorted[above] - sorted[below]));
-}
-
-}  // namespace
 
 void RankSpread::update(const std::vector<StepSeries*>& ranks) {
   uint64_t from = std::numeric_limits<uint64_t>::max();
@@ -45,12 +35,13 @@ void RankSpread::update(const std::vector<StepSeries*>& ranks) {
       continue;
     }
     std::sort(values_.begin(), values_.end());
-    for (int q = 0; q < kQuantiles; ++q) quantiles_[q].set(step, quantileOfSorted(values_, kFractions[q]));
+    for (int q = 0; q < kQuantiles; ++q)
+      quantiles_[q].set(step, static_cast<float>(stats::quantileOfSorted(values_, kFractions[q])));
   }
 }
 
 size_t RankSpread::bytesHeld() const {
-  size_t bytes = sizeof(values_) + values_.capacity() * sizeof(float);
+  size_t bytes = sizeof(values_) + values_.capacity() * sizeof(double);
   for (const StepSeries& q : quantiles_) bytes += q.bytesHeld();
   return bytes;
 }

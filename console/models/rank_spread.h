@@ -20,8 +20,7 @@ class RankSpread {
  public:
   enum Quantile { Lowest, LowerQuartile, Median, UpperQuartile, Highest };
   static constexpr int kQuantiles = 5;
-  // The fraction of ranks at or below each quantile (linear interpolation between ranks, as
-  // stats::quantile).
+  // The fraction of ranks at or below each quantile (stats::quantile's, interpolated between ranks).
   static constexpr std::array<double, kQuantiles> kFractions{0, 0.25, 0.5, 0.75, 1};
 
   // Brings the spread up to date with `ranks` (one series per rank, in rank order): the steps from the
@@ -35,7 +34,7 @@ class RankSpread {
 
  private:
   std::array<StepSeries, kQuantiles> quantiles_;
-  std::vector<float> values_;  // one step's values, reused
+  std::vector<double> values_;  // one step's values, reused
 };
 
 }  // namespace ringmaster::console

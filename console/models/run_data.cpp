@@ -170,15 +170,13 @@ RunData loadRun(const RunStore& store, int64_t runId, int64_t timelineEventsAtOn
     }
     if (!left) break;
     const uint64_t last = next / kStretch * kStretch + (kStretch - 1);  // no overflow: kStretch divides 2^64
+    auto take = [&](const auto& records, size_t& i) {
+      for (; i < records.size() && records[i].step() <= last; ++i) data.series.ingest(records[i]);
+    };
     for (size_t r = 0; r < ranks.size(); ++r) {
-      const RankSeries& rank = ranks[r];
-      Cursor& c = at[r];
-      for (; c.steps < rank.steps.size() && rank.steps[c.steps].step() <= last; ++c.steps)
-        data.series.ingest(rank.steps[c.steps]);
-      for (; c.ops < rank.allreduce.size() && rank.allreduce[c.ops].step() <= last; ++c.ops)
-        data.series.ingest(rank.allreduce[c.ops]);
-      for (; c.memory < rank.memory.size() && rank.memory[c.memory].step() <= last; ++c.memory)
-        data.series.ingest(rank.memory[c.memory]);
+      take(ranks[r].steps, at[r].steps);
+      take(ranks[r].allreduce, at[r].ops);
+      take(ranks[r].memory, at[r].memory);
     }
   }
   for (const RankSeries& rank : ranks) {

@@ -648,7 +648,7 @@ qsizetype DashboardPage::redraw() {
   qsizetype pushed = 0;
   if (run_->accuracy.values() != accuracyValues_) showAccuracy();
   // The spreads the charts draw, brought up to date with the steps that arrived.
-  if (s.rankCount() > console::kRanksDrawnOneByOne) {
+  if (rankCount_ > console::kRanksDrawnOneByOne) {
     for (console::RankMetric m : console::kChartedMetrics) s.spread(m);
   }
   for (SeriesChart* c : {throughput_, latency_, busbw_, memory_, loss_}) pushed += c->refresh(x0, x1);

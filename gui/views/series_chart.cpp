@@ -85,12 +85,23 @@ void SeriesChart::setDarkTheme(bool dark) {
   applyPens();
 }
 
+void SeriesChart::addToChart(QAbstractSeries* series) {
+  chart()->addSeries(series);
+  series->attachAxis(xAxis_);
+  series->attachAxis(yAxis_);
+}
+
 QLineSeries* SeriesChart::addLineSeries() {
   auto* s = new QLineSeries(chart());
-  chart()->addSeries(s);
-  s->attachAxis(xAxis_);
-  s->attachAxis(yAxis_);
+  addToChart(s);
   return s;
+}
+
+void SeriesChart::removeLineSeries(QLineSeries*& series) {
+  if (!series) return;
+  chart()->removeSeries(series);
+  delete series;
+  series = nullptr;
 }
 
 void SeriesChart::setLines(std::vector<Line> lines) {
@@ -99,14 +110,8 @@ void SeriesChart::setLines(std::vector<Line> lines) {
   const bool manyRanks = rankLines > kMaxRankLines;
   // A series for every line, except the ranks the band stands for: those get one while drawn over it.
   // Series are reused where a line keeps its place.
-  auto drop = [&](QLineSeries*& s) {
-    if (!s) return;
-    chart()->removeSeries(s);
-    delete s;
-    s = nullptr;
-  };
   while (series_.size() > lines.size()) {
-    drop(series_.back());
+    removeLineSeries(series_.back());
     series_.pop_back();
   }
   series_.resize(lines.size(), nullptr);
@@ -123,17 +128,11 @@ void SeriesChart::setLines(std::vector<Line> lines) {
     outerBand_->setName(tr("all ranks"));
     innerBand_->setName(tr("middle half"));
     for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
-             outerBand_, innerBand_, bandLines_[console::RankSpread::Median]}) {
-      chart()->addSeries(s);
-      s->attachAxis(xAxis_);
-      s->attachAxis(yAxis_);
-    }
+             outerBand_, innerBand_, bandLines_[console::RankSpread::Median]})
+      addToChart(s);
     bandLines_[console::RankSpread::Median]->setName(tr("median"));
     for (QLineSeries* s : series_) {
-      if (!s) continue;
-      chart()->addSeries(s);
-      s->attachAxis(xAxis_);
-      s->attachAxis(yAxis_);
+      if (s) addToChart(s);
     }
   }
   for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
@@ -143,7 +142,7 @@ void SeriesChart::setLines(std::vector<Line> lines) {
   manyRanks_ = manyRanks;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (manyRanks && lines[i].rank >= 0) {
-      drop(series_[i]);
+      removeLineSeries(series_[i]);
     } else if (!series_[i]) {
       series_[i] = addLineSeries();
     }
@@ -232,10 +231,7 @@ void SeriesChart::setTrends(std::vector<Trend> trends) {
 
 QLineSeries* SeriesChart::addOverlay(const QString& name, const QColor& color, Qt::PenStyle style,
                                      double width) {
-  auto* s = new QLineSeries(chart());
-  chart()->addSeries(s);
-  s->attachAxis(xAxis_);
-  s->attachAxis(yAxis_);
+  QLineSeries* s = addLineSeries();
   s->setName(name);
   QPen pen(color);
   pen.setStyle(style);
@@ -430,10 +426,8 @@ qsizetype SeriesChart::refresh(double x0, double x1) {
         if (drawn && !series_[i]) {
           series_[i] = addLineSeries();
           series_[i]->setName(lines_[i].name);
-        } else if (!drawn && series_[i]) {
-          chart()->removeSeries(series_[i]);
-          delete series_[i];
-          series_[i] = nullptr;
+        } else if (!drawn) {
+          removeLineSeries(series_[i]);
         }
       }
       applyPens();

@@ -19,6 +19,7 @@
 #include "console/models/rank_spread.h"
 #include "console/models/step_series.h"
 
+class QAbstractSeries;
 class QAreaSeries;
 class QCategoryAxis;
 class QLineSeries;
@@ -107,7 +108,11 @@ class SeriesChart : public QChartView {
 
  private:
   void applyPens();
+  // Adds `series` to the chart on its x and y axes.
+  void addToChart(QAbstractSeries* series);
   QLineSeries* addLineSeries();
+  // Takes a line series off the chart, deletes it and nulls the pointer (a null one is left as it is).
+  void removeLineSeries(QLineSeries*& series);
   void showLegend();
   // Draws the band from the spread over `grid`; returns the points pushed.
   qsizetype refreshBand(const console::PixelGrid& grid);

@@ -526,7 +526,7 @@ TEST_F(DashboardTest, AThousandRanksShowTheRealRanksSpreadTheirNamedRanksAndHeat
   screenshot(&page, QStringLiteral("dashboard_1024_ranks.png"));
 
   // The same on a 1024 x 768 screen, in English and in Chinese (each page makes its texts when it is built).
-  for (const QString language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+  for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
     if (language != QStringLiteral("en")) {
       ASSERT_EQ(installTranslation(*QCoreApplication::instance(), language), language);
     }

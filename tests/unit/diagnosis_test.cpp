@@ -467,12 +467,7 @@ TEST(Stalls, HeartbeatsNameTheRankThatStoppedCallingCollectives) {
 TEST(Stalls, ARankSilentInsideACollectiveWaitsForTheOneThatBeatsOutsideIt) {
   StallDetector detector(2, StallConfig{5});
   const int64_t second = 1'000'000'000;
-  v1::StepSample s;
-  s.set_step(7);
-  for (int r = 0; r < 2; ++r) {
-    s.set_rank(r);
-    detector.progress(s, second);
-  }
+  allFinished(detector, 2, 7, second);
   for (int64_t t = 2; t <= 12; ++t) {
     if (t <= 3) detector.heartbeat(beat(0, 7, "comm_wait", 2 * second, t * second), t * second);
     detector.heartbeat(beat(1, 7, "data", second, t * second), t * second);
@@ -493,10 +488,7 @@ TEST(Stalls, ARankSilentInsideACollectiveWaitsForTheOneThatBeatsOutsideIt) {
 
   // Both silent: the one gone silent inside the collective is no longer known to wait; the other is named.
   StallDetector frozen(2, StallConfig{5});
-  for (int r = 0; r < 2; ++r) {
-    s.set_rank(r);
-    frozen.progress(s, second);
-  }
+  allFinished(frozen, 2, 7, second);
   frozen.heartbeat(beat(0, 7, "comm_wait", 2 * second, 2 * second), 2 * second);
   for (int64_t t = 2; t <= 12; ++t)
     frozen.heartbeat(beat(1, 7, "comm_wait", 2 * second, t * second), t * second);
