@@ -47,7 +47,7 @@ size_t MemoryLeakDetector::samples(int rank) const {
   return it == series_.end() ? 0 : it->second.steps.size();
 }
 
-MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device) const {
+MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device, bool leaksOnly) const {
   MemoryTrend trend;
   trend.rank = rank;
   trend.device = device;
@@ -59,6 +59,9 @@ MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device) cons
   std::vector<double> steps(s.steps.begin() + long(skip), s.steps.end());
   std::vector<double> times(s.timesNs.begin() + long(skip), s.timesNs.end());
   std::vector<double> memory(values.begin() + long(skip), values.end());
+  // A leak needs the slope's interval above zero: a thousand ranks' flat memory is told apart without
+  // fitting.
+  if (leaksOnly && !stats::theilSenLowerAboveZero(steps, memory)) return trend;
   auto bySteps = stats::theilSen(steps, memory);
   auto byTime = stats::theilSen(times, memory);
 
@@ -79,19 +82,21 @@ MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device) cons
   return trend;
 }
 
-std::vector<MemoryTrend> MemoryLeakDetector::trends() const {
+std::vector<MemoryTrend> MemoryLeakDetector::trends(bool leaksOnly) const {
   std::vector<MemoryTrend> out;
   for (const auto& [rank, s] : series_) {
-    out.push_back(fit(rank, s, false));
-    if (s.deviceTotal > 0) out.push_back(fit(rank, s, true));
+    for (const bool device : {false, true}) {
+      if (device && s.deviceTotal <= 0) continue;
+      MemoryTrend trend = fit(rank, s, device, leaksOnly);
+      if (!leaksOnly || trend.leak) out.push_back(std::move(trend));
+    }
   }
   return out;
 }
 
 std::vector<v1::Finding> MemoryLeakDetector::findings() const {
   std::vector<v1::Finding> out;
-  for (const MemoryTrend& t : trends()) {
-    if (!t.leak) continue;
+  for (const MemoryTrend& t : trends(true)) {
     double perStep = t.bytesPerStep / kMiB;
     double perMinute = t.bytesPerMinute / kMiB;
     double minutesLeft = -1;

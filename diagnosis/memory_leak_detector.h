@@ -47,8 +47,9 @@ class MemoryLeakDetector {
   void setHost(int rank, const std::string& host);
   void add(const v1::MemorySample& sample);
 
-  // Fits every rank's trend (host RSS, and device memory where there is a device).
-  std::vector<MemoryTrend> trends() const;
+  // Fits every rank's trend (host RSS, and device memory where there is a device); `leaksOnly`: only the
+  // trends that are leaks, the others not fitted.
+  std::vector<MemoryTrend> trends(bool leaksOnly = false) const;
   std::vector<v1::Finding> findings() const;
   // Samples held for `rank` (0 if none).
   size_t samples(int rank) const;
@@ -58,7 +59,8 @@ class MemoryLeakDetector {
     std::vector<double> steps, timesNs, rss, device;
     double hostTotal = 0, deviceTotal = 0;
   };
-  MemoryTrend fit(int rank, const Series& series, bool device) const;
+  // `leaksOnly`: a trend that cannot be a leak is left unfitted (only its rank and `device` set).
+  MemoryTrend fit(int rank, const Series& series, bool device, bool leaksOnly) const;
 
   LeakConfig config_;
   std::map<int, Series> series_;

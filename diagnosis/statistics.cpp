@@ -28,18 +28,35 @@ double normalQuantile(double p) {
   return (low + high) / 2;
 }
 
-SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& y, double confidence,
-                       size_t maxPoints) {
-  assert(x.size() == y.size());
-  SlopeEstimate result;
+namespace {
+
+// The points a Theil–Sen fit uses: all of them, or `maxPoints` spread evenly.
+std::vector<size_t> pickedPoints(size_t n, size_t maxPoints) {
   std::vector<size_t> picked;
-  size_t n = x.size();
-  size_t keep = std::min(n, std::max<size_t>(maxPoints, 2));
+  const size_t keep = std::min(n, std::max<size_t>(maxPoints, 2));
   picked.reserve(keep);
   for (size_t i = 0; i < keep; ++i) {
     picked.push_back(
         keep == n ? i : static_cast<size_t>(std::llround(double(i) * double(n - 1) / double(keep - 1))));
   }
+  return picked;
+}
+
+// The rank, among `pairs` slopes sorted, of the lower end of Sen's interval for `points` points.
+size_t senLowerRank(size_t points, size_t pairs, double confidence) {
+  const double n = static_cast<double>(points);
+  const double c = normalQuantile(0.5 + confidence / 2) * std::sqrt(n * (n - 1) * (2 * n + 5) / 18);
+  return size_t(std::clamp(std::floor((static_cast<double>(pairs) - c) / 2), 0.0, double(pairs - 1)));
+}
+
+}  // namespace
+
+SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& y, double confidence,
+                       size_t maxPoints) {
+  assert(x.size() == y.size());
+  SlopeEstimate result;
+  const std::vector<size_t> picked = pickedPoints(x.size(), maxPoints);
+  const size_t keep = picked.size();
   result.points = picked.size();
 
   std::vector<double> slopes;
@@ -66,11 +83,9 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
 
   // Sen's interval: the slopes ranked (N - C)/2 and (N + C)/2, C = z * sqrt(var(Kendall's S)).
   double points = static_cast<double>(picked.size());
-  double z = normalQuantile(0.5 + confidence / 2);
-  double c = z * std::sqrt(points * (points - 1) * (2 * points + 5) / 18);
-  double lowRank = std::floor((static_cast<double>(pairs) - c) / 2);
+  double c = normalQuantile(0.5 + confidence / 2) * std::sqrt(points * (points - 1) * (2 * points + 5) / 18);
   double highRank = std::ceil((static_cast<double>(pairs) + c) / 2);
-  result.lower = rankValue(size_t(std::clamp(lowRank, 0.0, double(pairs - 1))));
+  result.lower = rankValue(senLowerRank(picked.size(), pairs, confidence));
   result.upper = rankValue(size_t(std::clamp(highRank, 0.0, double(pairs - 1))));
 
   std::vector<double> intercepts;
@@ -78,6 +93,54 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
   for (size_t i : picked) intercepts.push_back(y[i] - result.slope * x[i]);
   result.intercept = median(std::move(intercepts));
   return result;
+}
+
+bool theilSenLowerAboveZero(const std::vector<double>& x, const std::vector<double>& y, double confidence,
+                            size_t maxPoints) {
+  assert(x.size() == y.size());
+  const std::vector<size_t> picked = pickedPoints(x.size(), maxPoints);
+  const size_t n = picked.size();
+  // Pairs with distinct x (theilSen's slopes), and those among them whose slope is positive.
+  uint64_t pairs = 0, positive = 0;
+  const bool sorted =
+      std::is_sorted(picked.begin(), picked.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  if (sorted) {
+    // x never falls: a pair's slope is positive when the later point, at a larger x, has a larger y. Count
+    // them with a Fenwick tree over y's ranks, each run of equal x queried before it is added.
+    std::vector<double> ys;
+    ys.reserve(n);
+    for (size_t i : picked) ys.push_back(y[i]);
+    std::sort(ys.begin(), ys.end());
+    ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
+    std::vector<uint32_t> tree(ys.size() + 1, 0);
+    auto rankOf = [&](double v) { return size_t(std::lower_bound(ys.begin(), ys.end(), v) - ys.begin()); };
+    size_t added = 0;
+    for (size_t begin = 0; begin < n;) {
+      size_t end = begin;
+      while (end < n && x[picked[end]] == x[picked[begin]]) ++end;
+      for (size_t i = begin; i < end; ++i) {
+        for (size_t r = rankOf(y[picked[i]]); r > 0; r &= r - 1) positive += tree[r];  // added below this y
+      }
+      pairs += uint64_t(added) * (end - begin);
+      for (size_t i = begin; i < end; ++i) {
+        for (size_t r = rankOf(y[picked[i]]) + 1; r < tree.size(); r += r & (~r + 1)) ++tree[r];
+      }
+      added += end - begin;
+      begin = end;
+    }
+  } else {
+    for (size_t a = 0; a < n; ++a) {
+      for (size_t b = a + 1; b < n; ++b) {
+        const double dx = x[picked[b]] - x[picked[a]], dy = y[picked[b]] - y[picked[a]];
+        if (dx == 0) continue;
+        ++pairs;
+        positive += (dx > 0 && dy > 0) || (dx < 0 && dy < 0);
+      }
+    }
+  }
+  if (pairs == 0) return false;
+  // The slope at the interval's lower rank is positive when fewer slopes than that rank + 1 are not.
+  return pairs - positive <= senLowerRank(n, size_t(pairs), confidence);
 }
 
 namespace {

@@ -70,7 +70,11 @@ std::vector<RankRange> placeRanks(LaunchPlan& plan) {
   std::vector<HostSlots> hosts = plan.hosts;
   if (hosts.empty()) hosts.push_back({"127.0.0.1", static_cast<int>(plan.spec.world_size())});
   std::vector<RankRange> ranges = assignRanks(hosts, static_cast<int>(plan.spec.world_size()));
-  if (ranges.size() > 1 && isLoopbackHost(ranges[0].host)) {
+  // Agents on loopback addresses of this one machine (127.0.0.2, 127.0.0.3, ...) all reach each other; a
+  // loopback rank 0 with a host elsewhere does not.
+  const bool elsewhere =
+      std::any_of(ranges.begin(), ranges.end(), [](const RankRange& r) { return !isLoopbackHost(r.host); });
+  if (ranges.size() > 1 && isLoopbackHost(ranges[0].host) && elsewhere) {
     throw InputError("-H: rank 0's host is " + ranges[0].host +
                      ", which the other hosts cannot reach; name this "
                      "machine by an address they can reach");

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -68,6 +69,35 @@ TEST(Statistics, TheilSenIntervalCoversZeroForFlatNoise) {
   auto fit = stats::theilSen(x, y);
   EXPECT_LE(fit.lower, 0);
   EXPECT_GE(fit.upper, 0);
+}
+
+// The leak detector's cheap screen answers as the whole fit would, on every kind of series it may meet: flat
+// noise, slow and fast growth near the interval's edge, values repeated (quantised memory), x repeated or
+// falling (steps again after a restart), and long series thinned.
+TEST(Statistics, TheLowerBoundScreenAgreesWithTheWholeTheilSenFit) {
+  std::mt19937_64 random(5);
+  int above = 0, notAbove = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const int n = 2 + int(random() % 700);
+    const double slope = std::array<double, 5>{0, 0.01, 0.05, 0.2, -0.05}[trial % 5];
+    std::normal_distribution<double> noise(0, 1 + double(trial % 3));
+    std::vector<double> x, y;
+    for (int i = 0; i < n; ++i) {
+      double xi = trial % 7 == 0 ? double(i / 3) : trial % 11 == 0 ? double((i * 7919) % n) : double(i);
+      double yi = 100 + slope * xi + noise(random);
+      if (trial % 4 == 0) yi = std::round(yi);  // many equal values
+      x.push_back(xi);
+      y.push_back(yi);
+    }
+    const size_t maxPoints = trial % 2 ? 400 : 50;
+    const bool expected = stats::theilSen(x, y, 0.95, maxPoints).lower > 0;
+    ASSERT_EQ(stats::theilSenLowerAboveZero(x, y, 0.95, maxPoints), expected)
+        << "trial " << trial << ", " << n << " points, slope " << slope;
+    (expected ? above : notAbove)++;
+  }
+  // Both answers were met often enough for the comparison to mean something.
+  EXPECT_GT(above, 100);
+  EXPECT_GT(notAbove, 100);
 }
 
 TEST(Statistics, BootstrapFindsATenPercentDifference) {
