@@ -40,6 +40,8 @@ RunStore::Impl::~Impl() {
   upsertRankSummary.reset();
   upsertHealth.reset();
   insertHost.reset();
+  insertStepChunk.reset();
+  deleteStepRow.reset();
   if (db) sqlite3_close_v2(db);
 }
 
@@ -270,6 +272,7 @@ void RunStore::setRunStatus(int64_t runId, const std::string& status, int64_t en
   if (status != "running") {
     impl_->flushOpenChunks();
     impl_->forgetOpenChunks(runId);
+    impl_->packSteps(runId);
   }
   auto q = impl_->prepare("UPDATE runs SET status = ?, ended_unix_ns = ? WHERE id = ?");
   q->bind(1, status).bind(2, endedUnixNs).bind(3, runId).run();
@@ -284,6 +287,11 @@ void RunStore::endRun(int64_t runId, const std::string& status, int64_t endedUni
     // The last second of its timeline is lost: the run's end matters more.
   }
   impl_->forgetOpenChunks(runId);
+  try {
+    impl_->packSteps(runId);
+  } catch (const StoreError&) {
+    // Its last steps stay rows, which readers read as well.
+  }
   auto write = [&] {
     impl_->transaction([&] {
       impl_->prepare("DELETE FROM findings WHERE run_id = ?")->bind(1, runId).run();
@@ -333,11 +341,12 @@ void RunStore::removeTag(int64_t runId, const std::string& tag) {
 
 void RunStore::deleteRun(int64_t runId) {
   impl_->forgetOpenChunks(runId);
+  impl_->forgetPendingSteps(runId);
   releaseEndRoom(impl_->path, runId);
   impl_->transaction([&] {
     for (const char* table :
-         {"hosts", "ranks", "steps", "allreduce_ops", "memory_samples", "scalars", "timeline_events",
-          "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
+         {"hosts", "ranks", "steps", "step_chunks", "allreduce_ops", "memory_samples", "scalars",
+          "timeline_events", "timeline_chunks", "logs", "stall_reports", "findings", "run_tags"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?")->bind(1, runId).run();
     }
     impl_->prepare("DELETE FROM runs WHERE id = ?")->bind(1, runId).run();

@@ -20,9 +20,13 @@
 
 #include "history/run_store.h"
 #include "history/statement.h"
+#include "history/step_chunk.h"
 #include "history/timeline_chunk.h"
 
 namespace ringmaster {
+
+// The step of a row of `steps` whose columns rank, step, epoch, start_ns, ..., loss, lr begin at `first`.
+v1::StepSample readStepRow(Statement& q, int first);
 
 struct RunStore::Impl {
   std::string path;
@@ -33,7 +37,19 @@ struct RunStore::Impl {
   // "interrupted" (a reader does not mark them so; the next writer does).
   std::set<int64_t> orphanedRuns;
   std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertScalar, insertChunk, updateChunk,
-      insertLog, insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost;
+      insertLog, insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost,
+      insertStepChunk, deleteStepRow;
+
+  // A live run's ranks' steps since their last step chunk: the steps, the rows of those stored as rows, which
+  // go once the chunk holding them is stored, and those the batch being appended brought, which become rows
+  // as it commits unless a chunk took them first (a large batch goes to chunks straight away).
+  struct PendingSteps {
+    StepChunkEncoder steps;
+    std::vector<int64_t> rows;
+    std::vector<v1::StepSample> fresh;
+  };
+  std::map<std::pair<int64_t, int>, PendingSteps> pendingSteps;  // by run and rank
+  std::vector<std::pair<int64_t, PendingSteps*>> freshSteps;     // those with fresh steps, and their run
 
   // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
   // yet). The chunks changed by the batch being appended are stored before it commits.
@@ -88,6 +104,16 @@ struct RunStore::Impl {
   void prepareWriters();
 
   void insert(int64_t runId, const v1::Record& record);
+  void insertStepRow(int64_t runId, const v1::StepSample& s);
+  void addStep(int64_t runId, const v1::StepSample& s);
+  // Stores the steps the batch brought and no chunk took as rows.
+  void storeFreshSteps();
+  // Stores `steps` of `rank` as a chunk (inside a transaction).
+  void storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps);
+  // Packs every step of the run still stored as a row into chunks, in a transaction of its own.
+  void packSteps(int64_t runId);
+  // Drops what the run's ranks have pending (their rows stay rows).
+  void forgetPendingSteps(int64_t runId);
   void insertFindingRow(int64_t runId, const v1::Finding& f);
   void insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e);
   // Stores a chunk as a new row (row 0) or over row `row`; returns its row.
@@ -103,6 +129,7 @@ struct RunStore::Impl {
     try {
       transaction([&] {
         body();
+        storeFreshSteps();
         if (!changedChunks.empty() &&
             (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
                                        std::chrono::milliseconds(timelineFlushMs))) {
@@ -111,9 +138,11 @@ struct RunStore::Impl {
       });
     } catch (...) {
       // Rows inserted by the rolled-back transaction are gone: lanes start new chunks, and what the open ones
-      // held unstored is lost with the batch.
+      // held unstored is lost with the batch. Steps stored as rows before stay rows until the run ends.
       changedChunks.clear();
       openChunks.clear();
+      pendingSteps.clear();
+      freshSteps.clear();
       throw;
     }
   }
@@ -126,6 +155,8 @@ struct RunStore::Impl {
   // Throws the StoreError naming the run and lane of a chunk that cannot be unpacked.
   [[noreturn]] void damagedChunk(int64_t runId, int rank, std::string_view lane,
                                  const TimelineChunkError& error) const;
+  // The same for a chunk of steps.
+  [[noreturn]] void damagedStepChunk(int64_t runId, int rank, const ChunkError& error) const;
 };
 
 }  // namespace ringmaster

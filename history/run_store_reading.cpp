@@ -72,6 +72,31 @@ void RunStore::Impl::damagedChunk(int64_t runId, int rank, std::string_view lane
                    "; the run's other records can still be read");
 }
 
+void RunStore::Impl::damagedStepChunk(int64_t runId, int rank, const ChunkError& error) const {
+  throw StoreError("run store " + path + ": a chunk of steps of run " + std::to_string(runId) + " (rank " +
+                   std::to_string(rank) + ") is damaged: " + error.what() +
+                   "; the run's other records can still be read");
+}
+
+v1::StepSample readStepRow(Statement& q, int first) {
+  v1::StepSample s;
+  s.set_rank(q.integer(first));
+  s.set_step(uint64_t(q.int64(first + 1)));
+  s.set_epoch(uint32_t(q.int64(first + 2)));
+  s.set_start_ns(q.int64(first + 3));
+  s.set_data_ns(q.int64(first + 4));
+  s.set_forward_ns(q.int64(first + 5));
+  s.set_backward_ns(q.int64(first + 6));
+  s.set_comm_wait_ns(q.int64(first + 7));
+  s.set_optimizer_ns(q.int64(first + 8));
+  s.set_total_ns(q.int64(first + 9));
+  s.set_samples(uint32_t(q.int64(first + 10)));
+  // NULL: a value that was not a finite number, which SQLite keeps as NULL.
+  s.set_loss(q.isNull(first + 11) ? std::numeric_limits<double>::quiet_NaN() : q.real(first + 11));
+  s.set_lr(q.isNull(first + 12) ? std::numeric_limits<double>::quiet_NaN() : q.real(first + 12));
+  return s;
+}
+
 int64_t RunStore::dataVersion() const {
   auto q = impl_->prepare("PRAGMA data_version");
   return q->step() ? q->int64(0) : 0;
@@ -118,6 +143,12 @@ RunCounts RunStore::counts(int64_t runId) const {
     return q->int64(0);
   };
   c.steps = count("steps");
+  {
+    auto q = impl_->prepare("SELECT coalesce(sum(steps), 0) FROM step_chunks WHERE run_id = ?");
+    q->bind(1, runId);
+    q->step();
+    c.steps += q->int64(0);
+  }
   c.allreduceOps = count("allreduce_ops");
   c.memorySamples = count("memory_samples");
   c.timelineEvents = count("timeline_events");
@@ -182,22 +213,22 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
         "total_ns, samples, loss, lr FROM steps WHERE run_id = ?");
     q->bind(1, runId);
     while (q->step()) {
-      v1::StepSample s;
-      s.set_rank(q->integer(0));
-      s.set_step(uint64_t(q->int64(1)));
-      s.set_epoch(uint32_t(q->int64(2)));
-      s.set_start_ns(q->int64(3));
-      s.set_data_ns(q->int64(4));
-      s.set_forward_ns(q->int64(5));
-      s.set_backward_ns(q->int64(6));
-      s.set_comm_wait_ns(q->int64(7));
-      s.set_optimizer_ns(q->int64(8));
-      s.set_total_ns(q->int64(9));
-      s.set_samples(uint32_t(q->int64(10)));
-      // NULL: a value that was not a finite number, which SQLite keeps as NULL.
-      s.set_loss(q->isNull(11) ? std::numeric_limits<double>::quiet_NaN() : q->real(11));
-      s.set_lr(q->isNull(12) ? std::numeric_limits<double>::quiet_NaN() : q->real(12));
+      v1::StepSample s = readStepRow(*q, 0);
       series(s.rank()).steps.push_back(std::move(s));
+    }
+  }
+  {
+    auto q = impl_->prepare("SELECT rank, data FROM step_chunks WHERE run_id = ?");
+    q->bind(1, runId);
+    while (q->step()) {
+      const int rank = q->integer(0);
+      RankSeries& s = series(rank);
+      try {
+        decodeStepChunk(q->blobView(1), rank,
+                        [&](v1::StepSample&& step) { s.steps.push_back(std::move(step)); });
+      } catch (const ChunkError& error) {
+        impl_->damagedStepChunk(runId, rank, error);
+      }
     }
   }
   {

@@ -36,6 +36,9 @@ void RunStore::Impl::prepareWriters() {
       "VALUES (?,?,?,?,?,?,?)");
   updateChunk = prepare(
       "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
+  insertStepChunk = prepare(
+      "INSERT INTO step_chunks (run_id, rank, first_step, last_step, steps, data) VALUES (?,?,?,?,?,?)");
+  deleteStepRow = prepare("DELETE FROM steps WHERE rowid = ?");
   insertScalar = prepare("INSERT INTO scalars (run_id, rank, step, name, value) VALUES (?,?,?,?,?)");
   insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
   insertStall = prepare(
@@ -133,19 +136,83 @@ void RunStore::Impl::flushOpenChunks() {
   if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
 }
 
+void RunStore::Impl::insertStepRow(int64_t runId, const v1::StepSample& s) {
+  insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
+  insertStep->bind(6, s.data_ns()).bind(7, s.forward_ns()).bind(8, s.backward_ns()).bind(9, s.comm_wait_ns());
+  insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
+  insertStep->bind(14, s.lr()).run();
+}
+
+void RunStore::Impl::addStep(int64_t runId, const v1::StepSample& s) {
+  PendingSteps& pending = pendingSteps[{runId, s.rank()}];
+  pending.steps.add(s);
+  if (pending.fresh.empty()) freshSteps.emplace_back(runId, &pending);
+  pending.fresh.push_back(s);
+  if (!pending.steps.full()) return;
+  storeStepChunk(runId, s.rank(), pending.steps);
+  for (int64_t row : pending.rows) deleteStepRow->bind(1, row).run();
+  pending.steps.clear();
+  pending.rows.clear();
+  pending.fresh.clear();
+}
+
+void RunStore::Impl::storeFreshSteps() {
+  for (auto [runId, pending] : freshSteps) {
+    for (const auto& s : pending->fresh) {
+      insertStepRow(runId, s);
+      pending->rows.push_back(sqlite3_last_insert_rowid(db));
+    }
+    pending->fresh.clear();
+  }
+  freshSteps.clear();
+}
+
+void RunStore::Impl::storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps) {
+  insertStepChunk->bind(1, runId).bind(2, rank).bind(3, steps.firstStep()).bind(4, steps.lastStep());
+  insertStepChunk->bind(5, uint64_t(steps.size())).bindBlob(6, steps.encode()).run();
+}
+
+void RunStore::Impl::forgetPendingSteps(int64_t runId) {
+  assert(freshSteps.empty() && "forgotten between a batch's steps and its commit");
+  pendingSteps.erase(pendingSteps.lower_bound({runId, std::numeric_limits<int>::min()}),
+                     pendingSteps.lower_bound({runId + 1, std::numeric_limits<int>::min()}));
+}
+
+void RunStore::Impl::packSteps(int64_t runId) {
+  forgetPendingSteps(runId);
+  transaction([&] {
+    // Every row left, whether this connection wrote it or one before it (a console that died, a batch
+    // rolled back), a rank's in the order they came.
+    auto rows = prepare(
+        "SELECT rowid, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, "
+        "optimizer_ns, total_ns, samples, loss, lr FROM steps WHERE run_id = ? ORDER BY rank, rowid");
+    rows->bind(1, runId);
+    StepChunkEncoder steps;
+    std::vector<int64_t> packed;
+    int rank = 0;
+    auto store = [&] {
+      if (!steps.empty()) storeStepChunk(runId, rank, steps);
+      steps.clear();
+    };
+    while (rows->step()) {
+      if (rows->integer(1) != rank || steps.full()) {
+        store();
+        rank = rows->integer(1);
+      }
+      steps.add(readStepRow(*rows, 1));
+      packed.push_back(rows->int64(0));
+    }
+    store();
+    rows.reset();
+    for (int64_t row : packed) deleteStepRow->bind(1, row).run();
+  });
+}
+
 void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
   switch (record.body_case()) {
-    case v1::Record::kStep: {
-      const auto& s = record.step();
-      insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
-      insertStep->bind(6, s.data_ns())
-          .bind(7, s.forward_ns())
-          .bind(8, s.backward_ns())
-          .bind(9, s.comm_wait_ns());
-      insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
-      insertStep->bind(14, s.lr()).run();
+    case v1::Record::kStep:
+      addStep(runId, record.step());
       break;
-    }
     case v1::Record::kAllreduce: {
       const auto& o = record.allreduce();
       insertOp->bind(1, runId).bind(2, o.rank()).bind(3, o.step()).bind(4, o.bucket()).bind(5, o.bytes());
@@ -398,7 +465,30 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
 }
 
 void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
+  impl_->forgetPendingSteps(runId);  // what is left as rows is packed when the run ends
   impl_->transaction([&] {
+    // Chunks holding steps from `fromStep` on keep those before it, in a chunk of their own.
+    auto chunks =
+        impl_->prepare("SELECT id, rank, data FROM step_chunks WHERE run_id = ? AND last_step >= ?");
+    chunks->bind(1, runId).bind(2, static_cast<int64_t>(fromStep));
+    std::vector<std::pair<int, StepChunkEncoder>> kept;
+    std::vector<int64_t> replaced;
+    while (chunks->step()) {
+      replaced.push_back(chunks->int64(0));
+      kept.emplace_back(chunks->integer(1), StepChunkEncoder());
+      try {
+        decodeStepChunk(chunks->blobView(2), chunks->integer(1), [&](v1::StepSample&& s) {
+          if (s.step() < fromStep) kept.back().second.add(s);
+        });
+      } catch (const ChunkError& error) {
+        impl_->damagedStepChunk(runId, chunks->integer(1), error);
+      }
+    }
+    chunks.reset();
+    for (int64_t id : replaced) impl_->prepare("DELETE FROM step_chunks WHERE id = ?")->bind(1, id).run();
+    for (const auto& [rank, steps] : kept) {
+      if (!steps.empty()) impl_->storeStepChunk(runId, rank, steps);
+    }
     for (const char* table : {"steps", "allreduce_ops", "memory_samples", "scalars"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")
           ->bind(1, runId)

@@ -152,11 +152,25 @@ CREATE TABLE scalars (
 CREATE INDEX scalars_by_run ON scalars (run_id);
 )sql";
 
+// Version 7: a rank's steps in compressed chunks of up to 256 (see history/step_chunk.h): a row per step took
+// about 80 bytes. A live run's steps go in as rows first, so that each batch is kept as it commits, and a
+// rank's rows become a chunk once it has a chunk's worth, or when the run ends. Readers read both.
+constexpr std::string_view kVersion7 = R"sql(
+CREATE TABLE step_chunks (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL,
+  first_step INTEGER NOT NULL, last_step INTEGER NOT NULL,  -- the lowest and highest step it holds
+  steps INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX step_chunks_by_run ON step_chunks (run_id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string_view>& migrations() {
-  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3,
-                                                    kVersion4, kVersion5, kVersion6};
+  static const std::vector<std::string_view> all = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                                    kVersion5, kVersion6, kVersion7};
   return all;
 }
 

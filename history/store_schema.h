@@ -12,7 +12,7 @@ namespace ringmaster::store_schema {
 inline constexpr int kApplicationId = 0x52474D53;
 
 // The version this build writes.
-inline constexpr int kCurrentVersion = 6;
+inline constexpr int kCurrentVersion = 7;
 
 // migrations()[i] takes a store from version i to version i + 1 (version 0 = an empty file).
 const std::vector<std::string_view>& migrations();

@@ -13,64 +13,10 @@ constexpr char kFormat = 1;
 // deflate's fastest level: on these columns it packs within a few percent of the default level at several
 // times the speed, and an import is bound by its time.
 constexpr int kLevel = Z_BEST_SPEED;
-// Sanity limits for what a blob claims, so that a damaged one cannot ask for gigabytes.
+// What a blob may claim, so that a damaged one cannot ask for gigabytes.
 constexpr uint64_t kMaxEvents = 1u << 24;
-constexpr uint64_t kMaxUnpackedBytes = 1u << 30;
 
-void putVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
-// Differences are taken modulo 2^64, so any two int64 values round-trip.
-uint64_t zigzag(uint64_t difference) {
-  const auto signedValue = static_cast<int64_t>(difference);
-  return (difference << 1) ^ static_cast<uint64_t>(signedValue >> 63);
-}
-
-uint64_t unzigzag(uint64_t value) {
-  return (value >> 1) ^ (~(value & 1) + 1);
-}
-
-// Reads varints and byte runs from a blob's part; whatever runs past its end is damage.
-class Cursor {
- public:
-  Cursor(std::string_view bytes, const char* part) : bytes_(bytes), part_(part) {}
-
-  uint64_t varint() {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (at_ >= bytes_.size()) throw TimelineChunkError(std::string(part_) + " ends early");
-      const auto byte = static_cast<uint8_t>(bytes_[at_++]);
-      value |= uint64_t(byte & 0x7F) << shift;
-      if ((byte & 0x80) == 0) return value;
-    }
-    throw TimelineChunkError(std::string(part_) + " holds a number longer than 64 bits");
-  }
-  std::string_view bytes(uint64_t length) {
-    if (length > bytes_.size() - at_) throw TimelineChunkError(std::string(part_) + " ends early");
-    std::string_view out = bytes_.substr(at_, size_t(length));
-    at_ += size_t(length);
-    return out;
-  }
-  uint32_t index(size_t limit) {
-    const uint64_t value = varint();
-    if (value >= limit)
-      throw TimelineChunkError(std::string(part_) + " names a text the chunk does not hold");
-    return uint32_t(value);
-  }
-  void skip(size_t n) { bytes(n); }
-  size_t offset() const { return at_; }
-  bool atEnd() const { return at_ == bytes_.size(); }
-
- private:
-  std::string_view bytes_;
-  size_t at_ = 0;
-  const char* part_;
-};
+using Cursor = ChunkCursor;
 
 }  // namespace
 
@@ -129,46 +75,16 @@ std::string TimelineChunkEncoder::encode() const {
     putVarint(packed, column->size());
     packed += *column;
   }
-  std::string blob(1, kFormat);
-  putVarint(blob, count_);
-  putVarint(blob, packed.size());
-  uLongf size = compressBound(uLong(packed.size()));
-  std::string deflated(size, '\0');
-  const int rc = compress2(reinterpret_cast<Bytef*>(deflated.data()), &size,
-                           reinterpret_cast<const Bytef*>(packed.data()), uLong(packed.size()), kLevel);
-  if (rc != Z_OK) throw std::bad_alloc();  // zlib fails here only when it cannot allocate
-  // Appended rather than shrunk in place, so that the blob holds no more memory than its bytes: an import
-  // keeps many chunks a while before storing them.
-  blob.append(deflated, 0, size);
-  return blob;
+  return packChunk(kFormat, count_, packed, kLevel);
 }
 
 void decodeTimelineChunk(std::string_view blob, int rank, const std::string& lane,
                          const std::function<void(const v1::TimelineEvent&)>& visit) {
-  if (blob.empty()) throw TimelineChunkError("the chunk is empty");
-  if (blob[0] != kFormat) {
-    throw TimelineChunkError("the chunk is of format " + std::to_string(int(uint8_t(blob[0]))) +
-                             ", which this build does not know");
-  }
-  Cursor header(blob, "the chunk's header");
-  header.skip(1);
-  const uint64_t count = header.varint();
-  const uint64_t packedSize = header.varint();
-  const std::string_view deflated = blob.substr(header.offset());
-  // deflate packs at most about 1032:1, and every event takes a byte in each of the five columns.
-  if (count > kMaxEvents || packedSize > kMaxUnpackedBytes || packedSize > 1100 * (deflated.size() + 16) ||
-      count * 5 > packedSize) {
-    throw TimelineChunkError("the chunk's header claims " + std::to_string(count) + " events in " +
-                             std::to_string(packedSize) + " bytes, more than it can hold");
-  }
-  std::string packed(size_t(packedSize), '\0');
-  uLongf size = uLongf(packedSize);
-  const int rc = uncompress(reinterpret_cast<Bytef*>(packed.data()), &size,
-                            reinterpret_cast<const Bytef*>(deflated.data()), uLong(deflated.size()));
-  if (rc != Z_OK || size != packedSize) {
-    throw TimelineChunkError(std::string("the chunk's compressed data is damaged (zlib: ") +
-                             (rc == Z_OK ? "wrong length" : zError(rc)) + ")");
-  }
+  // Every event takes a byte in each of the five columns.
+  UnpackedChunk unpacked = unpackChunk(blob, kFormat, kMaxEvents, 5, "events");
+  const uint64_t count = unpacked.count;
+  const std::string& packed = unpacked.packed;
+  const uint64_t packedSize = packed.size();
 
   Cursor body(packed, "the chunk's texts");
   const uint64_t textCount = body.varint();

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/error.h"
+#include "history/chunk_bytes.h"
 #include "ringmaster/v1/records.pb.h"
 
 namespace ringmaster {
@@ -33,10 +33,7 @@ inline constexpr size_t kTimelineChunkEvents = 1024;
 inline constexpr size_t kTimelineChunkBytes = size_t{8} << 20;
 
 // A blob that is not a timeline chunk this build can read: what is wrong with it.
-class TimelineChunkError : public InputError {
- public:
-  using InputError::InputError;
-};
+using TimelineChunkError = ChunkError;
 
 // Collects one lane's events and packs them into a blob. Rank and lane are the chunk's and are not stored.
 class TimelineChunkEncoder {
