@@ -28,28 +28,35 @@ namespace ringmaster {
 // The step of a row of `steps` whose columns rank, step, epoch, start_ns, ..., loss, lr begin at `first`.
 v1::StepSample readStepRow(Statement& q, int first);
 
+// Copies a writable store's write-ahead log into the file from a thread and connection of its own
+// (run_store.cpp).
+class WalCheckpointer;
+
 struct RunStore::Impl {
   std::string path;
   sqlite3* db = nullptr;
+  std::unique_ptr<WalCheckpointer> checkpointer;  // a store opened for writing
   int openedVersion = 0;
   int version = 0;
   // Opened read-only: the runs left "running" or "importing" by processes that have died, read as
   // "interrupted" (a reader does not mark them so; the next writer does).
   std::set<int64_t> orphanedRuns;
-  std::unique_ptr<Statement> insertStep, insertOp, insertMemory, insertScalar, insertChunk, updateChunk,
-      insertLog, insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost,
-      insertStepChunk, deleteStepRow;
+  std::unique_ptr<Statement> insertOp, insertMemory, insertScalar, insertChunk, updateChunk, insertLog,
+      insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost,
+      insertStepChunk, updateStepChunk;
 
-  // A live run's ranks' steps since their last step chunk: the steps, the rows of those stored as rows, which
-  // go once the chunk holding them is stored, and those the batch being appended brought, which become rows
-  // as it commits unless a chunk took them first (a large batch goes to chunks straight away).
-  struct PendingSteps {
+  // A live run's ranks' last chunk of steps, not yet full, and that chunk's row (0: none yet): stored with
+  // the open timeline chunks (at most once a second, when the run ends and when the store closes).
+  struct OpenSteps {
     StepChunkEncoder steps;
-    std::vector<int64_t> rows;
-    std::vector<v1::StepSample> fresh;
+    int64_t row = 0;
+    bool changed = false;
+    // Steps in the chunk: the rank's first is from half a chunk to a whole one as the rank goes, so that a
+    // thousand ranks in step fill theirs a few at a time rather than all in the same second.
+    size_t capacity = kStepChunkSteps;
   };
-  std::map<std::pair<int64_t, int>, PendingSteps> pendingSteps;  // by run and rank
-  std::vector<std::pair<int64_t, PendingSteps*>> freshSteps;     // those with fresh steps, and their run
+  std::map<std::pair<int64_t, int>, OpenSteps> openSteps;  // by run and rank
+  std::vector<std::map<std::pair<int64_t, int>, OpenSteps>::iterator> changedSteps;
 
   // A live run's lanes: the events of each one's last chunk, not yet full, and that chunk's row (0: none
   // yet). The chunks changed by the batch being appended are stored before it commits.
@@ -104,24 +111,19 @@ struct RunStore::Impl {
   void prepareWriters();
 
   void insert(int64_t runId, const v1::Record& record);
-  void insertStepRow(int64_t runId, const v1::StepSample& s);
   void addStep(int64_t runId, const v1::StepSample& s);
-  // Stores the steps the batch brought and no chunk took as rows.
-  void storeFreshSteps();
-  // Stores `steps` of `rank` as a chunk (inside a transaction).
-  void storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps);
-  // Packs every step of the run still stored as a row into chunks, in a transaction of its own.
-  void packSteps(int64_t runId);
-  // Drops what the run's ranks have pending (their rows stay rows).
-  void forgetPendingSteps(int64_t runId);
+  // Stores `steps` of `rank` as a new row (row 0) or over row `row`; returns its row.
+  int64_t storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps, int64_t row);
   void insertFindingRow(int64_t runId, const v1::Finding& f);
   void insertTimelineEvent(int64_t runId, const v1::TimelineEvent& e);
   // Stores a chunk as a new row (row 0) or over row `row`; returns its row.
   int64_t storeChunk(int64_t runId, int rank, const std::string& lane, const TimelineChunkEncoder& events,
                      int64_t row);
-  // Drops the run's open chunks from memory (what they hold that was not stored is lost).
+  // Drops the run's open chunks, of its timeline and its steps, from memory (what they hold that was not
+  // stored is lost).
   void forgetOpenChunks(int64_t runId);
-  // Stores the open chunks changed since they were last stored (inside a transaction).
+  // Stores the open chunks, of timelines and steps, changed since they were last stored (inside a
+  // transaction).
   void storeChangedChunks();
   // Appends in one transaction, storing the changed open chunks with it when they are due.
   template <typename Body>
@@ -129,26 +131,27 @@ struct RunStore::Impl {
     try {
       transaction([&] {
         body();
-        storeFreshSteps();
-        if (!changedChunks.empty() &&
+        if ((!changedChunks.empty() || !changedSteps.empty()) &&
             (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
                                        std::chrono::milliseconds(timelineFlushMs))) {
           storeChangedChunks();
         }
       });
     } catch (...) {
-      // Rows inserted by the rolled-back transaction are gone: lanes start new chunks, and what the open ones
-      // held unstored is lost with the batch. Steps stored as rows before stay rows until the run ends.
+      // Rows inserted by the rolled-back transaction are gone: lanes and ranks start new chunks, and what the
+      // open ones held unstored is lost with the batch.
       changedChunks.clear();
       openChunks.clear();
-      pendingSteps.clear();
-      freshSteps.clear();
+      changedSteps.clear();
+      openSteps.clear();
       throw;
     }
   }
 
   // Stores the changed open chunks now, in a transaction of their own.
   void flushOpenChunks();
+  // The same before the store that writes a run reads its steps, so that it reads each one it was given.
+  void storeOpenStepsForReading();
 
   // A row of the runs' columns the readers select; a run whose console died reads as "interrupted".
   RunInfo readRun(Statement& q) const;

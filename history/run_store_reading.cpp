@@ -134,7 +134,17 @@ int64_t RunStore::resolveRun(const std::string& text) const {
   throw InputError("no run '" + text + "' in " + impl_->path + "; `ringmaster runs` lists the runs it holds");
 }
 
+void RunStore::Impl::storeOpenStepsForReading() {
+  if (!insertOp || changedSteps.empty()) return;  // read-only, or nothing its readers would miss
+  try {
+    flushOpenChunks();
+  } catch (const StoreError&) {
+    // Another process holds the store: what is stored is read.
+  }
+}
+
 RunCounts RunStore::counts(int64_t runId) const {
+  impl_->storeOpenStepsForReading();
   RunCounts c;
   auto count = [&](const char* table) {
     auto q = impl_->prepare(std::string("SELECT count(*) FROM ") + table + " WHERE run_id = ?");
@@ -201,6 +211,7 @@ std::map<std::string, std::map<std::string, std::string>> RunStore::hosts(int64_
 }
 
 std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
+  impl_->storeOpenStepsForReading();
   std::map<int, RankSeries> byRank;
   auto series = [&](int rank) -> RankSeries& {
     RankSeries& s = byRank[rank];

@@ -20,10 +20,6 @@
 namespace ringmaster {
 
 void RunStore::Impl::prepareWriters() {
-  insertStep = prepare(
-      "INSERT INTO steps (run_id, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, "
-      "comm_wait_ns, "
-      "optimizer_ns, total_ns, samples, loss, lr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   insertOp = prepare(
       "INSERT INTO allreduce_ops (run_id, rank, step, bucket, bytes, start_ns, end_ns, latency_us, "
       "algbw_gbps, "
@@ -38,7 +34,8 @@ void RunStore::Impl::prepareWriters() {
       "UPDATE timeline_chunks SET first_start_ns = ?, last_end_ns = ?, events = ?, data = ? WHERE id = ?");
   insertStepChunk = prepare(
       "INSERT INTO step_chunks (run_id, rank, first_step, last_step, steps, data) VALUES (?,?,?,?,?,?)");
-  deleteStepRow = prepare("DELETE FROM steps WHERE rowid = ?");
+  updateStepChunk =
+      prepare("UPDATE step_chunks SET first_step = ?, last_step = ?, steps = ?, data = ? WHERE id = ?");
   insertScalar = prepare("INSERT INTO scalars (run_id, rank, step, name, value) VALUES (?,?,?,?,?)");
   insertLog = prepare("INSERT INTO logs (run_id, rank, stream, time_unix_ns, text) VALUES (?,?,?,?,?)");
   insertStall = prepare(
@@ -119,6 +116,10 @@ void RunStore::Impl::forgetOpenChunks(int64_t runId) {
   constexpr int kLowest = std::numeric_limits<int>::min();
   openChunks.erase(openChunks.lower_bound(LaneKey{runId, kLowest, ""}),
                    openChunks.lower_bound(LaneKey{runId + 1, kLowest, ""}));
+  changedSteps.erase(std::remove_if(changedSteps.begin(), changedSteps.end(),
+                                    [&](const auto& it) { return it->first.first == runId; }),
+                     changedSteps.end());
+  openSteps.erase(openSteps.lower_bound({runId, kLowest}), openSteps.lower_bound({runId + 1, kLowest}));
 }
 
 void RunStore::Impl::storeChangedChunks() {
@@ -129,83 +130,50 @@ void RunStore::Impl::storeChangedChunks() {
     open.changed = false;
   }
   changedChunks.clear();
+  for (auto it : changedSteps) {
+    OpenSteps& open = it->second;
+    if (!open.changed) continue;
+    open.changed = false;
+    if (open.steps.empty()) continue;  // filled and stored since
+    open.row = storeStepChunk(it->first.first, it->first.second, open.steps, open.row);
+  }
+  changedSteps.clear();
   lastTimelineFlush = std::chrono::steady_clock::now();
 }
 
 void RunStore::Impl::flushOpenChunks() {
-  if (!changedChunks.empty()) appending([this] { storeChangedChunks(); });
-}
-
-void RunStore::Impl::insertStepRow(int64_t runId, const v1::StepSample& s) {
-  insertStep->bind(1, runId).bind(2, s.rank()).bind(3, s.step()).bind(4, s.epoch()).bind(5, s.start_ns());
-  insertStep->bind(6, s.data_ns()).bind(7, s.forward_ns()).bind(8, s.backward_ns()).bind(9, s.comm_wait_ns());
-  insertStep->bind(10, s.optimizer_ns()).bind(11, s.total_ns()).bind(12, s.samples()).bind(13, s.loss());
-  insertStep->bind(14, s.lr()).run();
+  if (!changedChunks.empty() || !changedSteps.empty()) appending([this] { storeChangedChunks(); });
 }
 
 void RunStore::Impl::addStep(int64_t runId, const v1::StepSample& s) {
-  PendingSteps& pending = pendingSteps[{runId, s.rank()}];
-  pending.steps.add(s);
-  if (pending.fresh.empty()) freshSteps.emplace_back(runId, &pending);
-  pending.fresh.push_back(s);
-  if (!pending.steps.full()) return;
-  storeStepChunk(runId, s.rank(), pending.steps);
-  for (int64_t row : pending.rows) deleteStepRow->bind(1, row).run();
-  pending.steps.clear();
-  pending.rows.clear();
-  pending.fresh.clear();
-}
-
-void RunStore::Impl::storeFreshSteps() {
-  for (auto [runId, pending] : freshSteps) {
-    for (const auto& s : pending->fresh) {
-      insertStepRow(runId, s);
-      pending->rows.push_back(sqlite3_last_insert_rowid(db));
-    }
-    pending->fresh.clear();
+  auto [it, added] = openSteps.try_emplace({runId, s.rank()});
+  OpenSteps& open = it->second;
+  if (added) {
+    constexpr size_t kHalf = kStepChunkSteps / 2;
+    open.capacity = kHalf + (size_t(uint32_t(s.rank())) * 97) % kHalf;
   }
-  freshSteps.clear();
+  open.steps.add(s);
+  if (open.steps.size() >= open.capacity) {
+    storeStepChunk(runId, s.rank(), open.steps, open.row);
+    open.steps.clear();
+    open.row = 0;
+    open.capacity = kStepChunkSteps;  // stays marked changed, if it was: an empty chunk is not stored
+  } else if (!open.changed) {
+    open.changed = true;
+    changedSteps.push_back(it);
+  }
 }
 
-void RunStore::Impl::storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps) {
-  insertStepChunk->bind(1, runId).bind(2, rank).bind(3, steps.firstStep()).bind(4, steps.lastStep());
-  insertStepChunk->bind(5, uint64_t(steps.size())).bindBlob(6, steps.encode()).run();
-}
-
-void RunStore::Impl::forgetPendingSteps(int64_t runId) {
-  assert(freshSteps.empty() && "forgotten between a batch's steps and its commit");
-  pendingSteps.erase(pendingSteps.lower_bound({runId, std::numeric_limits<int>::min()}),
-                     pendingSteps.lower_bound({runId + 1, std::numeric_limits<int>::min()}));
-}
-
-void RunStore::Impl::packSteps(int64_t runId) {
-  forgetPendingSteps(runId);
-  transaction([&] {
-    // Every row left, whether this connection wrote it or one before it (a console that died, a batch
-    // rolled back), a rank's in the order they came.
-    auto rows = prepare(
-        "SELECT rowid, rank, step, epoch, start_ns, data_ns, forward_ns, backward_ns, comm_wait_ns, "
-        "optimizer_ns, total_ns, samples, loss, lr FROM steps WHERE run_id = ? ORDER BY rank, rowid");
-    rows->bind(1, runId);
-    StepChunkEncoder steps;
-    std::vector<int64_t> packed;
-    int rank = 0;
-    auto store = [&] {
-      if (!steps.empty()) storeStepChunk(runId, rank, steps);
-      steps.clear();
-    };
-    while (rows->step()) {
-      if (rows->integer(1) != rank || steps.full()) {
-        store();
-        rank = rows->integer(1);
-      }
-      steps.add(readStepRow(*rows, 1));
-      packed.push_back(rows->int64(0));
-    }
-    store();
-    rows.reset();
-    for (int64_t row : packed) deleteStepRow->bind(1, row).run();
-  });
+int64_t RunStore::Impl::storeStepChunk(int64_t runId, int rank, const StepChunkEncoder& steps, int64_t row) {
+  const std::string blob = steps.encode();
+  if (row == 0) {
+    insertStepChunk->bind(1, runId).bind(2, rank).bind(3, steps.firstStep()).bind(4, steps.lastStep());
+    insertStepChunk->bind(5, uint64_t(steps.size())).bindBlob(6, blob).run();
+    return sqlite3_last_insert_rowid(db);
+  }
+  updateStepChunk->bind(1, steps.firstStep()).bind(2, steps.lastStep()).bind(3, uint64_t(steps.size()));
+  updateStepChunk->bindBlob(4, blob).bind(5, row).run();
+  return row;
 }
 
 void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
@@ -298,21 +266,21 @@ void RunStore::Impl::insert(int64_t runId, const v1::Record& record) {
 }
 
 void RunStore::append(int64_t runId, const v1::RecordBatch& batch) {
-  assert(impl_->insertStep && "read-only store");
+  assert(impl_->insertOp && "read-only store");
   impl_->appending([&] {
     for (const auto& record : batch.records()) impl_->insert(runId, record);
   });
 }
 
 void RunStore::append(int64_t runId, const std::vector<v1::Record>& records) {
-  assert(impl_->insertStep && "read-only store");
+  assert(impl_->insertOp && "read-only store");
   impl_->appending([&] {
     for (const auto& record : records) impl_->insert(runId, record);
   });
 }
 
 void RunStore::appendTimeline(int64_t runId, const std::vector<v1::TimelineEvent>& events) {
-  assert(impl_->insertStep && "read-only store");
+  assert(impl_->insertOp && "read-only store");
   impl_->appending([&] {
     for (const auto& event : events) impl_->insertTimelineEvent(runId, event);
   });
@@ -465,7 +433,8 @@ RunStore::ClippedEnds RunStore::clipTimelineEnds(int64_t runId, int64_t afterNs)
 }
 
 void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
-  impl_->forgetPendingSteps(runId);  // what is left as rows is packed when the run ends
+  impl_->flushOpenChunks();
+  impl_->forgetOpenChunks(runId);  // the steps trained again start chunks of their own
   impl_->transaction([&] {
     // Chunks holding steps from `fromStep` on keep those before it, in a chunk of their own.
     auto chunks =
@@ -487,7 +456,7 @@ void RunStore::forgetStepsFrom(int64_t runId, uint64_t fromStep) {
     chunks.reset();
     for (int64_t id : replaced) impl_->prepare("DELETE FROM step_chunks WHERE id = ?")->bind(1, id).run();
     for (const auto& [rank, steps] : kept) {
-      if (!steps.empty()) impl_->storeStepChunk(runId, rank, steps);
+      if (!steps.empty()) impl_->storeStepChunk(runId, rank, steps, 0);
     }
     for (const char* table : {"steps", "allreduce_ops", "memory_samples", "scalars"}) {
       impl_->prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")

@@ -14,6 +14,9 @@ namespace ringmaster::console {
 
 namespace {
 constexpr int64_t kFindingsEveryNs = 1'000'000'000;
+// News (a stall report, a finding from elsewhere, a rank that ends) is stored within this: a thousand ranks
+// that end within a second are one store of the findings, not a diagnosis each.
+constexpr int64_t kNewsEveryNs = 100'000'000;
 
 // What the history lacks of a run whose records the store refused (a full disk, a store locked too long).
 v1::Finding recordsNotStored(uint64_t lost, uint64_t fromStep) {
@@ -150,12 +153,12 @@ void RunIngest::store(const std::vector<v1::Record>& given, const std::string& h
     return;
   }
   int64_t now = monotonicNs();
-  bool urgent = false;
+  bool news = false;
   const int worldBefore = diagnosis_.worldSize();
   for (const auto& r : records) {
     diagnosis_.observe(r, now);
-    // Stall reports, findings from elsewhere and ranks that end are news: store them at once.
-    urgent |= r.has_stall() || r.has_finding() || r.has_rank_state();
+    // Stall reports, findings from elsewhere and ranks that end are news, stored within kNewsEveryNs.
+    news |= r.has_stall() || r.has_finding() || r.has_rank_state();
   }
   if (diagnosis_.worldSize() > worldBefore && store_) {
     try {
@@ -164,7 +167,7 @@ void RunIngest::store(const std::vector<v1::Record>& given, const std::string& h
       if (storeProblem_.empty()) storeProblem_ = e.what();
     }
   }
-  storeFindingsIfDue(urgent);
+  storeFindingsIfDue(news);
 }
 
 void RunIngest::keepRuntime(const v1::RankRuntime& runtime, const std::string& host,
@@ -238,11 +241,13 @@ std::vector<v1::Finding> RunIngest::findingsAsOf(int64_t nowNs) const {
   return final_ ? *final_ : diagnosis_.findings(nowNs);
 }
 
-void RunIngest::storeFindingsIfDue(bool now) {
+void RunIngest::storeFindingsIfDue(bool news) {
   if (final_ || replaying_) return;
+  newsWaiting_ |= news;
   int64_t t = monotonicNs();
-  if (!now && lastFindingsNs_ && t - *lastFindingsNs_ < kFindingsEveryNs) return;
+  if (lastFindingsNs_ && t - *lastFindingsNs_ < (newsWaiting_ ? kNewsEveryNs : kFindingsEveryNs)) return;
   lastFindingsNs_ = t;
+  newsWaiting_ = false;
   storeFindings(diagnosis_.findings(t));
 }
 

@@ -85,7 +85,9 @@ class RunIngest : public RecordSink {
   void keepRuntime(const v1::RankRuntime& runtime, const std::string& host,
                    std::set<std::string>& changedHosts, bool& environmentChanged);
   void storeEnvironment(const std::set<std::string>& hosts, bool environment);
-  void storeFindingsIfDue(bool now);
+  // Stores the findings when a second has passed since they last were, or a tenth of one with `news` (now or
+  // since then).
+  void storeFindingsIfDue(bool news);
   void storeFindings(const std::vector<v1::Finding>& findings);
 
   mutable std::mutex mutex_;
@@ -93,6 +95,7 @@ class RunIngest : public RecordSink {
   int64_t runId_ = 0;
   diagnosis::RunDiagnosis diagnosis_;
   std::optional<int64_t> lastFindingsNs_;  // none before the first store: due at once
+  bool newsWaiting_ = false;               // news arrived since the findings were last stored
   size_t lastFindingsCount_ = 0;
   std::optional<std::vector<v1::Finding>> final_;  // set by finish()
   uint64_t recordsStored_ = 0;

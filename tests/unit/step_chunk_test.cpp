@@ -222,35 +222,44 @@ class StepStore : public ::testing::Test {
 
 }  // namespace
 
-// A rank's steps become a chunk once it has a chunk's worth; the rest wait as rows until the run ends. Read
-// back at any time they are every step sent, field for field.
+// A rank's steps go into chunks as they come: its last chunk, not yet full, is stored again with the batches
+// (here every batch; at most once a second by default), a full one stays as it is. Read back at any time they
+// are every step sent, field for field, and no step is a row.
 TEST_F(StepStore, ALiveRunsStepsAreChunkedAsTheyComeAndReadBackWholeBeforeAndAfterItEnds) {
-  RunStore store(path_);
+  RunStore::Options everyBatch;
+  everyBatch.timelineFlushMs = 0;
+  RunStore store(path_, everyBatch);
   const int64_t id = store.createRun(named("live"));
   auto sent = train(store, id, 3, 0, 2 * kStepChunkSteps + 40);
-  EXPECT_EQ(rowsAndChunks(path_, id), std::make_pair(int64_t(3 * 40), int64_t(3 * 2)));
-  expectStored(store, id, sent);
-  EXPECT_EQ(store.counts(id).steps, int64_t(3 * (2 * kStepChunkSteps + 40)));
+  // Each rank's first chunk holds from half a chunk to a whole one (ranks in step fill theirs at different
+  // steps), the next a whole one, the last the rest: three chunks each, no rows.
+  EXPECT_EQ(rowsAndChunks(path_, id), std::make_pair(int64_t(0), int64_t(3 * 3)));
+  RunStore reader(path_);
+  expectStored(reader, id, sent);
+  EXPECT_EQ(reader.counts(id).steps, int64_t(3 * (2 * kStepChunkSteps + 40)));
 
   store.endRun(id, "finished", 1, {});
   EXPECT_EQ(rowsAndChunks(path_, id), std::make_pair(int64_t(0), int64_t(3 * 3)));
   expectStored(store, id, sent);
   EXPECT_EQ(store.counts(id).steps, int64_t(3 * (2 * kStepChunkSteps + 40)));
-  RunStore reopened(path_);
-  expectStored(reopened, id, sent);
 }
 
-// A console that dies leaves its last steps as rows, which the next reader reads as they are.
-TEST_F(StepStore, StepsOfARunWhoseConsoleDiedStayReadable) {
+// The store that writes a run reads its steps whole even before its open chunks are due to be stored; another
+// reader sees them once they are, and a store that closes stores them.
+TEST_F(StepStore, OpenChunksAreReadByTheirWriterAtOnceAndStoredWhenTheStoreCloses) {
+  RunStore::Options rarely;
+  rarely.timelineFlushMs = 3'600'000;
   int64_t id = 0;
-  std::map<int, std::vector<v1::StepSample>> sent;
   {
-    RunStore store(path_);
-    id = store.createRun(named("died"));
-    sent = train(store, id, 2, 0, kStepChunkSteps + 10);
+    RunStore store(path_, rarely);
+    id = store.createRun(named("closes"));
+    train(store, id, 2, 0, kStepChunkSteps + 10);  // the first batch is stored at once, the rest an hour on
+    EXPECT_LT(RunStore(path_).counts(id).steps, int64_t(2 * (kStepChunkSteps + 10)));
+    EXPECT_EQ(store.rankSeries(id).at(0).steps.size(), size_t(kStepChunkSteps + 10));
+    EXPECT_EQ(RunStore(path_).counts(id).steps, int64_t(2 * (kStepChunkSteps + 10)));
+    train(store, id, 2, kStepChunkSteps + 10, kStepChunkSteps + 20);
   }
-  RunStore reader(path_);
-  expectStored(reader, id, sent);
+  EXPECT_EQ(RunStore(path_).counts(id).steps, int64_t(2 * (kStepChunkSteps + 20)));
 }
 
 // A restart forgets the steps from its checkpoint's on, in chunks and rows alike, and the steps trained again

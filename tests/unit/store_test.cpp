@@ -592,7 +592,9 @@ TEST_F(StoreTest, MissingFolderIsAClearError) {
 TEST_F(StoreTest, ConcurrentReaderSeesARunGrowWhileItIsIngested) {
   constexpr int kBatches = 60;
   constexpr int kStepsPerBatch = 400;
-  RunStore writer(file());
+  RunStore::Options everyBatch;  // each batch's steps stored as it commits, for the reader to count
+  everyBatch.timelineFlushMs = 0;
+  RunStore writer(file(), everyBatch);
   int64_t id = writer.createRun(named("live"));
   std::atomic<bool> done{false};
   std::atomic<int> reads{0};
