@@ -45,12 +45,14 @@ struct RunStore::Impl {
       insertStall, insertFinding, upsertRankState, upsertRankSummary, upsertHealth, insertHost,
       insertStepChunk, updateStepChunk;
 
-  // A live run's ranks' last chunk of steps, not yet full, and that chunk's row (0: none yet): stored with
-  // the open timeline chunks (at most once a second, when the run ends and when the store closes).
+  // A live run's ranks' last chunk of steps, not yet full, and that chunk's row (0: none yet): stored when it
+  // changed a second ago (timelineFlushMs), each rank's on its own, so that a thousand ranks' chunks are not
+  // all encoded in one batch; at once when it has no row yet; when the run ends and when the store closes.
   struct OpenSteps {
     StepChunkEncoder steps;
     int64_t row = 0;
     bool changed = false;
+    std::chrono::steady_clock::time_point dueAt{};  // when changed: when to store it
     // Steps in the chunk: the rank's first is from half a chunk to a whole one as the rank goes, so that a
     // thousand ranks in step fill theirs a few at a time rather than all in the same second.
     size_t capacity = kStepChunkSteps;
@@ -122,20 +124,22 @@ struct RunStore::Impl {
   // Drops the run's open chunks, of its timeline and its steps, from memory (what they hold that was not
   // stored is lost).
   void forgetOpenChunks(int64_t runId);
-  // Stores the open chunks, of timelines and steps, changed since they were last stored (inside a
-  // transaction).
+  // Stores the open timeline chunks changed since they were last stored (inside a transaction).
   void storeChangedChunks();
+  // The same for the ranks' open chunks of steps: all of them, or those due.
+  void storeChangedSteps(bool all);
   // Appends in one transaction, storing the changed open chunks with it when they are due.
   template <typename Body>
   void appending(Body&& body) {
     try {
       transaction([&] {
         body();
-        if ((!changedChunks.empty() || !changedSteps.empty()) &&
+        if (!changedChunks.empty() &&
             (!lastTimelineFlush || std::chrono::steady_clock::now() - *lastTimelineFlush >=
                                        std::chrono::milliseconds(timelineFlushMs))) {
           storeChangedChunks();
         }
+        if (!changedSteps.empty()) storeChangedSteps(false);
       });
     } catch (...) {
       // Rows inserted by the rolled-back transaction are gone: lanes and ranks start new chunks, and what the

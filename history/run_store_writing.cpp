@@ -130,19 +130,32 @@ void RunStore::Impl::storeChangedChunks() {
     open.changed = false;
   }
   changedChunks.clear();
-  for (auto it : changedSteps) {
-    OpenSteps& open = it->second;
-    if (!open.changed) continue;
-    open.changed = false;
-    if (open.steps.empty()) continue;  // filled and stored since
-    open.row = storeStepChunk(it->first.first, it->first.second, open.steps, open.row);
-  }
-  changedSteps.clear();
   lastTimelineFlush = std::chrono::steady_clock::now();
 }
 
+void RunStore::Impl::storeChangedSteps(bool all) {
+  const auto now = std::chrono::steady_clock::now();
+  size_t kept = 0;
+  for (auto it : changedSteps) {
+    OpenSteps& open = it->second;
+    if (!open.changed) continue;
+    if (!all && open.dueAt > now) {
+      changedSteps[kept++] = it;
+      continue;
+    }
+    open.changed = false;
+    if (!open.steps.empty())
+      open.row = storeStepChunk(it->first.first, it->first.second, open.steps, open.row);
+  }
+  changedSteps.resize(kept);
+}
+
 void RunStore::Impl::flushOpenChunks() {
-  if (!changedChunks.empty() || !changedSteps.empty()) appending([this] { storeChangedChunks(); });
+  if (changedChunks.empty() && changedSteps.empty()) return;
+  appending([this] {
+    storeChangedChunks();
+    storeChangedSteps(true);
+  });
 }
 
 void RunStore::Impl::addStep(int64_t runId, const v1::StepSample& s) {
@@ -160,6 +173,8 @@ void RunStore::Impl::addStep(int64_t runId, const v1::StepSample& s) {
     open.capacity = kStepChunkSteps;  // stays marked changed, if it was: an empty chunk is not stored
   } else if (!open.changed) {
     open.changed = true;
+    open.dueAt = std::chrono::steady_clock::now();
+    if (open.row != 0) open.dueAt += std::chrono::milliseconds(timelineFlushMs);
     changedSteps.push_back(it);
   }
 }
