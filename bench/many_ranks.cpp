@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "common/quantiles.h"
 #include "console/session/run_flags.h"
 #include "console/session/run_session.h"
 #include "tests/support/files.h"
@@ -72,13 +73,6 @@ double processCpuSeconds(int pid) {
   return ticks / double(::sysconf(_SC_CLK_TCK));
 }
 
-double quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  const size_t at = std::min(values.size() - 1, size_t(q * double(values.size() - 1) + 0.5));
-  std::nth_element(values.begin(), values.begin() + long(at), values.end());
-  return values[at];
-}
-
 // How long each step sample took from its rank's step end (the ranks' step times are on this machine's
 // monotonic clock) to here: called after the session's own sinks, so after it was stored and diagnosed.
 class LagSink : public console::RecordSink {
@@ -112,18 +106,11 @@ class LagSink : public console::RecordSink {
   std::vector<double> second_, all_;
 };
 
-std::string kindName(v1::Finding::Kind kind) {
-  std::string name = v1::Finding::Kind_Name(kind);
-  name = name.substr(name.find('_') + 1);
+// A protobuf enum value's name as words: KIND_MEMORY_LEAK -> "memory leak".
+std::string words(const std::string& enumName) {
+  std::string name = enumName.substr(enumName.find('_') + 1);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](char c) { return c == '_' ? ' ' : char(std::tolower(c)); });
-  return name;
-}
-
-std::string severityName(v1::Finding::Severity severity) {
-  std::string name = v1::Finding::Severity_Name(severity);
-  name = name.substr(name.find('_') + 1);
-  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::tolower(c)); });
   return name;
 }
 
@@ -131,8 +118,9 @@ std::string findingsLine(const std::vector<v1::Finding>& findings) {
   std::string line;
   for (const auto& f : findings) {
     if (!line.empty()) line += ", ";
-    line += kindName(f.kind()) + (f.rank() >= 0 ? " rank " + std::to_string(f.rank()) : "") + " (" +
-            severityName(f.severity()) + ")";
+    line += words(v1::Finding::Kind_Name(f.kind())) +
+            (f.rank() >= 0 ? " rank " + std::to_string(f.rank()) : "") + " (" +
+            words(v1::Finding::Severity_Name(f.severity())) + ")";
   }
   return line.empty() ? "none" : line;
 }
@@ -253,7 +241,6 @@ int main(int argc, char** argv) {
   std::optional<console::JobOutcome> outcome;
   double cpuThen = bench::cpuSeconds();
   auto then = std::chrono::steady_clock::now();
-  uint64_t peakResident = 0;
   double cpuFirstStep = -1, wallFirstStep = 0;
   while (!(outcome = session.waitFor(1s))) {
     const auto now = std::chrono::steady_clock::now();
@@ -265,12 +252,11 @@ int main(int argc, char** argv) {
       cpuFirstStep = cpu;
       wallFirstStep = bench::secondsSince(began);
     }
-    peakResident = std::max(peakResident, residentBytes());
     std::printf(
         "t %5.1f s: %8.0f records/s, step samples %6zu, lag p50 %.3f s p99 %.3f s, console CPU %5.1f %%, "
         "memory %.0f MB, findings: %s\n",
-        bench::secondsSince(began), double(records) / wall, lags.size(), quantile(lags, 0.5),
-        quantile(lags, 0.99), 100 * (cpu - cpuThen) / wall, double(residentBytes()) / 1e6,
+        bench::secondsSince(began), double(records) / wall, lags.size(), stats::quantile(lags, 0.5),
+        stats::quantile(lags, 0.99), 100 * (cpu - cpuThen) / wall, double(residentBytes()) / 1e6,
         findingsLine(session.findings()).c_str());
     std::fflush(stdout);
     cpuThen = cpu;
@@ -281,9 +267,9 @@ int main(int argc, char** argv) {
   const double wallRun = bench::secondsSince(began) - wallFirstStep;
   const console::RunResult result = session.finish(*outcome);
   const std::vector<double> lags = lag.all();
-  const double p99 = quantile(lags, 0.99);
+  const double p99 = stats::quantile(lags, 0.99);
   const double cpuPct = 100 * cpuRun / wallRun;
-  const double memoryMb = double(std::max(peakResident, bench::peakRssBytes())) / 1e6;
+  const double memoryMb = double(bench::peakRssBytes()) / 1e6;  // the process's peak
 
   std::printf(
       "job %s, %zu step samples (%d expected), stored as run %lld in %s; the %d agents used %.1f %% of "

@@ -57,11 +57,11 @@ MemoryTrend MemoryLeakDetector::fit(int rank, const Series& s, bool device, bool
 
   const std::vector<double>& values = device ? s.device : s.rss;
   std::vector<double> steps(s.steps.begin() + long(skip), s.steps.end());
-  std::vector<double> times(s.timesNs.begin() + long(skip), s.timesNs.end());
   std::vector<double> memory(values.begin() + long(skip), values.end());
   // A leak needs the slope's interval above zero: a thousand ranks' flat memory is told apart without
   // fitting.
   if (leaksOnly && !stats::theilSenLowerAboveZero(steps, memory)) return trend;
+  std::vector<double> times(s.timesNs.begin() + long(skip), s.timesNs.end());
   auto bySteps = stats::theilSen(steps, memory);
   auto byTime = stats::theilSen(times, memory);
 

@@ -39,8 +39,8 @@ SlopeEstimate theilSen(const std::vector<double>& x, const std::vector<double>& 
 // Whether theilSen(x, y, confidence, maxPoints).lower > 0, the same answer for the same points, found by
 // counting the pairs whose slope is positive (Kendall's concordant pairs) in O(n log n) instead of selecting
 // among every pair's slope: a series that does not grow is told so cheaply.
-bool theilSenLowerAboveZero(const std::vector<double>& x, const std::vector<double>& y, double confidence = 0.95,
-                            size_t maxPoints = 400);
+bool theilSenLowerAboveZero(const std::vector<double>& x, const std::vector<double>& y,
+                            double confidence = 0.95, size_t maxPoints = 400);
 
 struct Interval {
   double estimate = 0;

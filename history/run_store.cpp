@@ -5,14 +5,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,87 +21,12 @@
 
 namespace ringmaster {
 
-// SQLite checkpoints a write-ahead log in the connection whose commit made it long enough: the writer then
-// waits for the disk (an fdatasync of the store) in the middle of a live run, which took a second and more
-// when the machine flushed its dirty pages. Here the checkpoints run on a thread and connection of their own,
-// PASSIVE, so they never hold up the writer, which only appends to the log.
-class WalCheckpointer {
- public:
-  explicit WalCheckpointer(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-        SQLITE_OK) {
-      sqlite3_close_v2(db_);
-      db_ = nullptr;  // the writer's connection checkpoints as SQLite does by default
-      return;
-    }
-    thread_ = std::thread([this] { run(); });
-  }
-  ~WalCheckpointer() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    if (db_) sqlite3_close_v2(db_);
-  }
-  WalCheckpointer(const WalCheckpointer&) = delete;
-  WalCheckpointer& operator=(const WalCheckpointer&) = delete;
-
-  // Takes over checkpointing `writer`'s log from SQLite's own (its wal_autocheckpoint); false when it cannot.
-  bool follow(sqlite3* writer) {
-    if (!db_) return false;
-    sqlite3_wal_hook(
-        writer,
-        [](void* self, sqlite3*, const char*, int pages) {
-          static_cast<WalCheckpointer*>(self)->walGrew(pages);
-          return SQLITE_OK;
-        },
-        this);
-    return true;
-  }
-
- private:
-  // As many pages as SQLite's own automatic checkpoint lets the log grow to.
-  static constexpr int kPages = 1000;
-
-  void walGrew(int pages) {
-    if (pages < kPages) return;
-    {
-      std::lock_guard lock(mutex_);
-      due_ = true;
-    }
-    wake_.notify_one();
-  }
-  void run() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [this] { return due_ || stop_; });
-      if (stop_) return;
-      due_ = false;
-      lock.unlock();
-      // Busy or failing (another process's checkpoint, a full disk): the next commit asks again.
-      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-      lock.lock();
-    }
-  }
-
-  sqlite3* db_ = nullptr;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool due_ = false;
-  bool stop_ = false;
-};
-
 RunStore::Impl::~Impl() {
   try {
     flushOpenChunks();
   } catch (...) {
     // The store cannot be written now: those events are lost, as with a console that dies.
   }
-  if (db) sqlite3_wal_hook(db, nullptr, nullptr);
-  checkpointer.reset();  // before the writer's connection, whose close checkpoints what is left
   // Statements must go before the connection.
   insertOp.reset();
   insertMemory.reset();
@@ -233,8 +155,6 @@ RunStore::RunStore(const std::string& path, Options options) : impl_(std::make_u
     // WAL lets readers run while a run is ingested; NORMAL sync is durable across crashes of the process.
     impl_->exec("PRAGMA journal_mode = WAL", "open");
     impl_->exec("PRAGMA synchronous = NORMAL", "open");
-    impl_->checkpointer = std::make_unique<WalCheckpointer>(path);
-    if (!impl_->checkpointer->follow(impl_->db)) impl_->checkpointer.reset();
   }
   impl_->exec("PRAGMA cache_size = -32768", "open");
   impl_->exec("PRAGMA temp_store = MEMORY", "open");

@@ -25,17 +25,9 @@
 
 namespace ringmaster {
 
-// The step of a row of `steps` whose columns rank, step, epoch, start_ns, ..., loss, lr begin at `first`.
-v1::StepSample readStepRow(Statement& q, int first);
-
-// Copies a writable store's write-ahead log into the file from a thread and connection of its own
-// (run_store.cpp).
-class WalCheckpointer;
-
 struct RunStore::Impl {
   std::string path;
   sqlite3* db = nullptr;
-  std::unique_ptr<WalCheckpointer> checkpointer;  // a store opened for writing
   int openedVersion = 0;
   int version = 0;
   // Opened read-only: the runs left "running" or "importing" by processes that have died, read as

@@ -78,25 +78,6 @@ void RunStore::Impl::damagedStepChunk(int64_t runId, int rank, const ChunkError&
                    "; the run's other records can still be read");
 }
 
-v1::StepSample readStepRow(Statement& q, int first) {
-  v1::StepSample s;
-  s.set_rank(q.integer(first));
-  s.set_step(uint64_t(q.int64(first + 1)));
-  s.set_epoch(uint32_t(q.int64(first + 2)));
-  s.set_start_ns(q.int64(first + 3));
-  s.set_data_ns(q.int64(first + 4));
-  s.set_forward_ns(q.int64(first + 5));
-  s.set_backward_ns(q.int64(first + 6));
-  s.set_comm_wait_ns(q.int64(first + 7));
-  s.set_optimizer_ns(q.int64(first + 8));
-  s.set_total_ns(q.int64(first + 9));
-  s.set_samples(uint32_t(q.int64(first + 10)));
-  // NULL: a value that was not a finite number, which SQLite keeps as NULL.
-  s.set_loss(q.isNull(first + 11) ? std::numeric_limits<double>::quiet_NaN() : q.real(first + 11));
-  s.set_lr(q.isNull(first + 12) ? std::numeric_limits<double>::quiet_NaN() : q.real(first + 12));
-  return s;
-}
-
 int64_t RunStore::dataVersion() const {
   auto q = impl_->prepare("PRAGMA data_version");
   return q->step() ? q->int64(0) : 0;
@@ -224,7 +205,21 @@ std::vector<RankSeries> RunStore::rankSeries(int64_t runId) const {
         "total_ns, samples, loss, lr FROM steps WHERE run_id = ?");
     q->bind(1, runId);
     while (q->step()) {
-      v1::StepSample s = readStepRow(*q, 0);
+      v1::StepSample s;
+      s.set_rank(q->integer(0));
+      s.set_step(uint64_t(q->int64(1)));
+      s.set_epoch(uint32_t(q->int64(2)));
+      s.set_start_ns(q->int64(3));
+      s.set_data_ns(q->int64(4));
+      s.set_forward_ns(q->int64(5));
+      s.set_backward_ns(q->int64(6));
+      s.set_comm_wait_ns(q->int64(7));
+      s.set_optimizer_ns(q->int64(8));
+      s.set_total_ns(q->int64(9));
+      s.set_samples(uint32_t(q->int64(10)));
+      // NULL: a value that was not a finite number, which SQLite keeps as NULL.
+      s.set_loss(q->isNull(11) ? std::numeric_limits<double>::quiet_NaN() : q->real(11));
+      s.set_lr(q->isNull(12) ? std::numeric_limits<double>::quiet_NaN() : q->real(12));
       series(s.rank()).steps.push_back(std::move(s));
     }
   }

@@ -153,8 +153,8 @@ CREATE INDEX scalars_by_run ON scalars (run_id);
 )sql";
 
 // Version 7: a rank's steps in compressed chunks of up to 256 (see history/step_chunk.h): a row per step took
-// about 80 bytes. A live run's steps go in as rows first, so that each batch is kept as it commits, and a
-// rank's rows become a chunk once it has a chunk's worth, or when the run ends. Readers read both.
+// about 80 bytes. A live run's ranks keep their last chunk open and store it again as it grows (RunStore's
+// open chunks). Runs stored before keep their rows in steps, which readers still read.
 constexpr std::string_view kVersion7 = R"sql(
 CREATE TABLE step_chunks (
   id INTEGER PRIMARY KEY,
